@@ -1,0 +1,82 @@
+# fabsim build. `make` builds build/fabsim and build/libfabsim.a; `make test`
+# runs every test and ends with "N passed, N failed"; `make check` runs them
+# under ASan+UBSan; `make bench` prints the benchmark figures; `make demo` runs
+# every course lab and writes the report. Missing Debian packages are installed
+# by `make deps`, which the other targets run first when something is missing.
+
+CC      ?= cc
+BUILD   ?= build
+OPT     ?= -O2 -g
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wundef -Werror
+CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) $(WARN) -Isrc $(EXTRA_CFLAGS)
+LDLIBS  := -lfyaml -lm
+TEST_LDLIBS := -lcmocka
+
+SRCS    := $(filter-out src/cli/main.c,$(shell find src -name '*.c' | sort))
+OBJS    := $(SRCS:%.c=$(BUILD)/%.o)
+TESTS_SRC := $(shell find tests -name 'test_*.c' | sort)
+TESTS   := $(TESTS_SRC:%.c=$(BUILD)/%)
+BENCH_SRC := $(shell find bench -name '*.c' 2>/dev/null | sort)
+BENCHES := $(BENCH_SRC:%.c=$(BUILD)/%)
+
+DEPS_STAMP := $(BUILD)/.deps-ok
+
+.PHONY: all deps test check bench demo clean lint fmt
+
+all: $(BUILD)/fabsim
+
+# Installs what the build needs from Debian when it is missing. Headers are the
+# test: a fresh Debian 12 machine has gcc and make but not these -dev packages.
+$(DEPS_STAMP):
+	@sh tools/deps.sh
+	@mkdir -p $(BUILD) && touch $@
+
+deps:
+	@rm -f $(DEPS_STAMP)
+	@$(MAKE) --no-print-directory $(DEPS_STAMP)
+
+$(BUILD)/%.o: %.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/libfabsim.a: $(OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/fabsim: $(BUILD)/src/cli/main.o $(BUILD)/libfabsim.a
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libfabsim.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -Itests $< -o $@ $(BUILD)/libfabsim.a $(TEST_LDLIBS) $(LDLIBS)
+
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libfabsim.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) $< -o $@ $(BUILD)/libfabsim.a $(LDLIBS)
+
+test: $(BUILD)/fabsim $(TESTS)
+	@sh tests/run.sh $(BUILD)
+
+# ASan + UBSan build of everything, in its own folder.
+check:
+	@$(MAKE) --no-print-directory BUILD=build-check OPT="-O1 -g -fno-omit-frame-pointer -DFABSIM_DEBUG" \
+	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
+	  LDFLAGS="-fsanitize=address,undefined" test
+
+bench: $(BUILD)/fabsim $(BENCHES)
+	@sh bench/run.sh $(BUILD) $(COUNT)
+
+demo: $(BUILD)/fabsim
+	@$(BUILD)/fabsim labs -o out/labs
+
+lint:
+	cppcheck --quiet --enable=warning,performance,portability --error-exitcode=1 -Isrc src
+	$(MAKE) --no-print-directory BUILD=build-lint EXTRA_CFLAGS="-Wconversion -Wno-error=conversion" all
+
+fmt:
+	clang-format -i $$(find src tests bench -name '*.[ch]')
+
+clean:
+	rm -rf build build-check build-lint
+
+-include $(OBJS:.o=.d)

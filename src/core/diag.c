@@ -1,0 +1,42 @@
+#include "core/diag.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+int diag_set(struct diag *d, const char *file, struct srcpos pos, int code, const char *fmt, ...) {
+    if (!d || d->msg[0])
+        return code;
+    snprintf(d->file, sizeof d->file, "%s", file ? file : "");
+    d->line = pos.line;
+    d->col = pos.col;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+void diag_format(const struct diag *d, char *buf, size_t len) {
+    if (d->file[0] && d->line)
+        snprintf(buf, len, "%s:%u:%u: error: %s", d->file, d->line, d->col, d->msg);
+    else if (d->file[0])
+        snprintf(buf, len, "%s: error: %s", d->file, d->msg);
+    else
+        snprintf(buf, len, "error: %s", d->msg);
+}
+
+void diag_print(const struct diag *d, FILE *f) {
+    char buf[1200];
+    diag_format(d, buf, sizeof buf);
+    fprintf(f, "fabsim: %s\n", buf);
+}
+
+void fs_assert_fail(const char *file, int line, const char *expr, const char *fmt, ...) {
+    fprintf(stderr, "fabsim: internal error at %s:%d: assertion '%s' failed: ", file, line, expr);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    abort();
+}

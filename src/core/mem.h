@@ -1,0 +1,19 @@
+/* src/core/mem.h
+ *
+ * Allocation that aborts with a message on exhaustion (Redis zmalloc, ROSS
+ * tw_calloc), so callers need no NULL checks. Never used on the hot path.
+ */
+#ifndef FABSIM_CORE_MEM_H
+#define FABSIM_CORE_MEM_H
+
+#include <stddef.h>
+
+void *fs_xmalloc(size_t n);
+void *fs_xcalloc(size_t count, size_t size);
+void *fs_xrealloc(void *p, size_t n);
+char *fs_xstrdup(const char *s);
+
+/* Grows *p (element size `size`) so that it holds at least `need` elements. */
+void fs_grow(void **p, size_t *cap, size_t need, size_t size);
+
+#endif /* FABSIM_CORE_MEM_H */

@@ -1,0 +1,32 @@
+/* src/cc/none.c
+ *
+ * No end-to-end congestion control: every QP sends at line rate, and the NIC
+ * port's round robin shares the link (as InfiniBand fabrics without CC do).
+ */
+#include "cc/cc.h"
+
+#include "config/scenario.h"
+#include "net/net.h"
+
+static sim_time_ps none_send_time(struct net *n, uint32_t qp) {
+    (void)qp;
+    return n->sim->now_ps;
+}
+
+const struct cc_ops cc_none_ops = {
+    .name = "none",
+    .send_time = none_send_time,
+};
+
+const struct cc_ops *cc_select(const struct net *n, struct diag *d) {
+    switch (n->sc->fabric.congestion_control) {
+    case CC_NONE:
+        return &cc_none_ops;
+    case CC_DCQCN:
+        diag_set(d, n->sc->file, (struct srcpos){0, 0}, FS_ENOTSUP,
+                 "fabric.congestion_control: dcqcn is not implemented yet; use "
+                 "--set fabric.congestion_control=none");
+        return NULL;
+    }
+    return NULL;
+}

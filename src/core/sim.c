@@ -1,0 +1,47 @@
+#include "core/sim.h"
+
+#include "core/diag.h"
+#include "core/mem.h"
+
+#include <string.h>
+
+void sim_init(struct sim *s, uint32_t nentities) {
+    memset(s, 0, sizeof *s);
+    evq_init(&s->q, 1024);
+    s->nentities = nentities;
+    s->entity_seq = fs_xcalloc(nentities ? nentities : 1, sizeof *s->entity_seq);
+    s->stop_ps = SIM_TIME_NEVER;
+}
+
+void sim_fini(struct sim *s) {
+    evq_fini(&s->q);
+    free(s->entity_seq);
+    s->entity_seq = NULL;
+}
+
+void sim_register(struct sim *s, uint16_t kind, sim_handler_fn fn) {
+    FS_ASSERT(kind < SIM_MAX_KINDS, "kind %u", kind);
+    s->handlers[kind] = fn;
+}
+
+uint64_t sim_run(struct sim *s, void (*tick)(struct sim *, void *), void *tick_arg,
+                 uint64_t tick_every) {
+    struct event e;
+    uint64_t n = 0;
+    uint64_t next_tick = tick_every ? tick_every : UINT64_MAX;
+    while (!s->stopped && !evq_empty(&s->q)) {
+        if (evq_top(&s->q)->time_ps > s->stop_ps)
+            break;
+        evq_pop(&s->q, &e);
+        FS_DASSERT(e.time_ps >= s->now_ps, "time went back: %llu < %llu",
+                   (unsigned long long)e.time_ps, (unsigned long long)s->now_ps);
+        s->now_ps = e.time_ps;
+        s->handlers[e.kind](s, &e);
+        if (++n == next_tick && tick) {
+            tick(s, tick_arg);
+            next_tick += tick_every;
+        }
+    }
+    s->events_run += n;
+    return n;
+}

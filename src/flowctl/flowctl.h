@@ -1,0 +1,42 @@
+/* src/flowctl/flowctl.h
+ *
+ * Link-level flow control as a policy table (DESIGN.md): `none` (tail drop),
+ * `credit` (InfiniBand) and `pfc` (802.1Qbb). Chosen once per scenario by
+ * flowctl_select; called by net/port.c and net/switch.c on the forwarding path.
+ */
+#ifndef FABSIM_FLOWCTL_FLOWCTL_H
+#define FABSIM_FLOWCTL_FLOWCTL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct net;
+struct packet;
+struct diag;
+
+struct flowctl_ops {
+    const char *name;
+    /* Sets up per-port state once the topology is built. */
+    int (*init)(struct net *n, struct diag *d);
+    void (*fini)(struct net *n);
+    /* A packet arrived at a switch (or NIC) through in_port, headed for
+     * out_port (NET_NONE at a NIC). false = no room: the caller drops it. */
+    bool (*admit)(struct net *n, uint32_t in_port, uint32_t out_port, struct packet *p);
+    /* May `port` start sending a packet of class `cls` now (credits, pause)? */
+    bool (*can_send)(struct net *n, uint32_t port, uint32_t cls, uint32_t wire_bytes);
+    /* `p` starts serialising on `port` (consume credits). */
+    void (*on_send)(struct net *n, uint32_t port, struct packet *p);
+    /* `p`, which entered this node through in_port, left the node's buffer
+     * (switch: started on its egress link; NIC: consumed): free its space. */
+    void (*on_release)(struct net *n, uint32_t in_port, const struct packet *p);
+    /* A link-level frame (PKT_CREDIT, PKT_PAUSE) arrived at `port`. */
+    void (*on_ctrl)(struct net *n, uint32_t port, const struct packet *p);
+};
+
+/* The table for the scenario's fabric.flow_control, or NULL with `d` set
+ * ("not implemented yet"). */
+const struct flowctl_ops *flowctl_select(const struct net *n, struct diag *d);
+
+extern const struct flowctl_ops flowctl_none_ops;
+
+#endif /* FABSIM_FLOWCTL_FLOWCTL_H */

@@ -1,0 +1,204 @@
+#include "net/model.h"
+
+#include "cc/cc.h"
+#include "config/scenario.h"
+#include "core/diag.h"
+#include "core/mem.h"
+#include "flowctl/flowctl.h"
+#include "net/nic.h"
+#include "net/port.h"
+#include "route/route.h"
+#include "stats/wall.h"
+#include "topo/topo.h"
+#include "workload/workload.h"
+
+#include <string.h>
+
+/* Scenario events (SPEC.md `events:`), resolved to ports/nodes at build. */
+struct sc_ev_state {
+    uint32_t port[2]; /* link_down/up: the directions affected (NET_NONE if one) */
+    uint32_t node;    /* host_stall */
+    uint32_t cp_row;
+};
+
+static void set_link(struct net *n, const struct sc_ev_state *st, bool up) {
+    for (int i = 0; i < 2; i++)
+        if (st->port[i] != NET_NONE)
+            port_set_up(n, st->port[i], up);
+    if (n->route->on_topology_change)
+        n->route->on_topology_change(n);
+}
+
+static uint64_t link_drops(const struct net *n, const struct sc_ev_state *st) {
+    uint64_t d = 0;
+    for (int i = 0; i < 2; i++)
+        if (st->port[i] != NET_NONE)
+            d += n->ports[st->port[i]].drops;
+    return d;
+}
+
+static void on_scenario_event(struct sim *s, const struct event *e) {
+    struct net *n = s->model;
+    struct sc_ev_state *evs = n->ev_state; /* see model_build */
+    uint32_t idx = e->arg & 0x7fffffffu;
+    bool second = e->arg >> 31; /* end of a host stall */
+    const struct sc_event *ev = &n->sc->events[idx];
+    struct sc_ev_state *st = &evs[idx];
+    switch (ev->kind) {
+    case EV_LINK_DOWN: {
+        struct cp_row *r = &n->cp_rows[st->cp_row];
+        r->drops_at_start = link_drops(n, st);
+        set_link(n, st, false);
+        break;
+    }
+    case EV_LINK_UP:
+        set_link(n, st, true);
+        break;
+    case EV_HOST_STALL:
+        n->nodes[st->node].stalled = second ? 0 : 1;
+        if (second)
+            port_kick(n, nic_port(n, st->node));
+        break;
+    }
+}
+
+static int build_events(struct model *m, struct diag *d) {
+    struct net *n = &m->net;
+    const struct scenario *sc = m->sc;
+    struct sc_ev_state *evs = fs_xcalloc(sc->nevents + 1, sizeof *evs);
+    n->ev_state = evs;
+    n->cp_rows = fs_xcalloc(sc->nevents + 1, sizeof *n->cp_rows);
+    for (size_t i = 0; i < sc->nevents; i++) {
+        const struct sc_event *ev = &sc->events[i];
+        struct sc_ev_state *st = &evs[i];
+        st->port[0] = st->port[1] = st->node = NET_NONE;
+        if (ev->kind == EV_HOST_STALL) {
+            st->node = net_node_by_name(n, ev->target);
+            if (st->node == NET_NONE || n->nodes[st->node].kind != NODE_HOST)
+                return diag_set(d, sc->file, ev->pos, FS_EINVAL,
+                                "unknown host '%s' in host_stall; hosts are h0..h%u",
+                                ev->target, n->nhosts - 1);
+            sim_at(&m->sim, ev->at_ps, 0, NET_EV_SCENARIO, (uint32_t)i, 0);
+            sim_at(&m->sim, ev->at_ps + ev->for_ps, 0, NET_EV_SCENARIO,
+                   (uint32_t)i | 0x80000000u, 0);
+            continue;
+        }
+        bool directed = false;
+        uint32_t p = net_link_by_name(n, ev->target, &directed);
+        if (p == NET_NONE)
+            return diag_set(d, sc->file, ev->pos, FS_EINVAL,
+                            "unknown link '%s'; a link is named by its two ends, e.g. "
+                            "'leaf0-spine1', one direction 'leaf0->spine1', a parallel link "
+                            "'leaf0-spine1#1'",
+                            ev->target);
+        st->port[0] = p;
+        if (!directed)
+            st->port[1] = n->ports[p].peer;
+        if (ev->kind == EV_LINK_DOWN) {
+            st->cp_row = n->ncp_rows++;
+            struct cp_row *r = &n->cp_rows[st->cp_row];
+            r->event = EV_LINK_DOWN;
+            r->port = p;
+            r->at_ps = ev->at_ps;
+            r->rerouted_ps = SIM_TIME_NEVER;
+        }
+        sim_at(&m->sim, ev->at_ps, 0, NET_EV_SCENARIO, (uint32_t)i, 0);
+    }
+    return 0;
+}
+
+int model_build(struct model *m, const struct scenario *sc, struct diag *d) {
+    memset(m, 0, sizeof *m);
+    m->sc = sc;
+    struct net *n = &m->net;
+    net_init(n, &m->sim);
+    n->sc = sc;
+    int rc = topo_build(n, sc, d);
+    if (rc)
+        return rc;
+    sim_init(&m->sim, n->nnodes + 1);
+    m->sim.model = n;
+    m->sim.stop_ps = sc->stop_ps ? sc->stop_ps : SCENARIO_STOP_CAP_PS;
+    sim_register(&m->sim, NET_EV_LINK_ARRIVE, port_on_arrive);
+    sim_register(&m->sim, NET_EV_PORT_WAKE, port_on_wake);
+    sim_register(&m->sim, NET_EV_MSG_POST, nic_on_msg_post);
+    sim_register(&m->sim, NET_EV_QP_TIMER, nic_on_qp_timer);
+    sim_register(&m->sim, NET_EV_NIC_WAKE, nic_on_wake);
+    sim_register(&m->sim, NET_EV_SAMPLE, sampler_on_event);
+    sim_register(&m->sim, NET_EV_SCENARIO, on_scenario_event);
+    sim_register(&m->sim, NET_EV_GEN, workload_on_gen);
+
+    const struct fabric_params *f = &sc->fabric;
+    n->mtu_bytes = f->mtu_bytes;
+    n->overhead_bytes = f->overhead_bytes;
+    n->ack_every = f->transport.ack_every ? f->transport.ack_every : 1;
+    n->switch_latency_ps = f->switch_latency_ps;
+    n->buffer_bytes = f->buffer_bytes;
+    n->rto_ps = f->transport.timeout_ps;
+    n->go_back_0 = f->transport.retransmit == RETX_GO_BACK_0;
+
+    if (!(n->fc = flowctl_select(n, d)) || !(n->route = route_select(n, d)) ||
+        !(n->cc = cc_select(n, d)))
+        return FS_ENOTSUP;
+    nic_init(n);
+    route_fib_build(n);
+    if (n->fc->init && (rc = n->fc->init(n, d)))
+        return rc;
+    if (n->route->init && (rc = n->route->init(n, d)))
+        return rc;
+    if (n->cc->init && (rc = n->cc->init(n, d)))
+        return rc;
+    if ((rc = build_events(m, d)))
+        return rc;
+    if ((rc = workload_build(n, d)))
+        return rc;
+    sampler_init(&m->sampler, n, sc->output.sample_ps);
+    n->sampler = &m->sampler;
+    sim_at(&m->sim, m->sampler.interval_ps, 0, NET_EV_SAMPLE, 0, 0);
+    return 0;
+}
+
+static void tick(struct sim *s, void *arg) {
+    void **a = arg;
+    ((model_progress_fn)a[0])((const struct model *)a[1], a[2]);
+    (void)s;
+}
+
+void model_run(struct model *m, model_progress_fn progress, void *arg) {
+    double t0 = wall_now_s();
+    void *targ[3] = {(void *)progress, m, arg};
+    sim_run(&m->sim, progress ? tick : NULL, targ, 1u << 20);
+    struct net *n = &m->net;
+    /* The time the model reached: the last event run. */
+    sampler_take(&m->sampler, n, m->sim.now_ps);
+    m->completed = n->work_pending == 0 && !n->deadlock.detected;
+    for (uint32_t i = 0; i < n->ncp_rows; i++) {
+        struct cp_row *r = &n->cp_rows[i];
+        uint64_t d = 0;
+        d += n->ports[r->port].drops + n->ports[n->ports[r->port].peer].drops;
+        r->packets_lost = d - r->drops_at_start;
+    }
+    m->wall_s = wall_now_s() - t0;
+}
+
+void model_fini(struct model *m) {
+    struct net *n = &m->net;
+    if (n->fc && n->fc->fini)
+        n->fc->fini(n);
+    if (n->route && n->route->fini)
+        n->route->fini(n);
+    if (n->cc && n->cc->fini)
+        n->cc->fini(n);
+    workload_fini(n);
+    free(n->ev_state);
+    n->ev_state = NULL;
+    sampler_fini(&m->sampler);
+    net_fini(n);
+    if (m->sim.entity_seq)
+        sim_fini(&m->sim);
+}
+
+double model_progress(const struct model *m) {
+    const struct net *n = &m->net;
+    return n->work_total ? 1.0 - (double)n->work_pending / (double)n->work_total : 1.0;
+}

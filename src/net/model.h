@@ -1,0 +1,39 @@
+/* src/net/model.h
+ *
+ * One simulation run: builds the network for a validated scenario (topology,
+ * forwarding, policies, workload, scheduled events), runs it to completion or
+ * to the stop time, and keeps the state that stats/results.c reports. This is
+ * the library's entry point for the CLI and for in-process tests.
+ */
+#ifndef FABSIM_NET_MODEL_H
+#define FABSIM_NET_MODEL_H
+
+#include "core/sim.h"
+#include "net/net.h"
+#include "stats/sampler.h"
+
+struct scenario;
+struct diag;
+
+struct model {
+    const struct scenario *sc; /* not owned */
+    struct sim sim;
+    struct net net;
+    struct sampler sampler;
+    double wall_s; /* wall-clock seconds of model_run (stats only) */
+    bool completed;
+};
+
+typedef void (*model_progress_fn)(const struct model *m, void *arg);
+
+/* 0, or a negative FS_E* with `d` filled (unknown link in an event, a
+ * mechanism not implemented yet, ...). model_fini is safe after a failure. */
+int model_build(struct model *m, const struct scenario *sc, struct diag *d);
+/* Runs to completion (or stop). `progress` may be NULL. */
+void model_run(struct model *m, model_progress_fn progress, void *arg);
+void model_fini(struct model *m);
+
+/* Fraction of the workload done, for progress lines: delivered / posted bytes. */
+double model_progress(const struct model *m);
+
+#endif /* FABSIM_NET_MODEL_H */

@@ -1,0 +1,63 @@
+/* src/net/msg.c
+ *
+ * Messages: what applications (workloads, collectives) hand to a queue pair.
+ * A message gets its PSN range when it is posted, so messages of one QP are
+ * sent in posting order, as on a real RC queue pair.
+ */
+#include "core/mem.h"
+#include "net/net.h"
+#include "net/nic.h"
+
+#include <string.h>
+
+uint32_t net_msg_new(struct net *n, uint32_t qp, uint64_t size_bytes, sim_time_ps at_ps,
+                     int32_t flow, uint32_t owner) {
+    size_t cap = n->msgs_cap;
+    fs_grow((void **)&n->msgs, &cap, n->nmsgs + 1, sizeof *n->msgs);
+    n->msgs_cap = (uint32_t)cap;
+    uint32_t id = n->nmsgs++;
+    struct msg *m = &n->msgs[id];
+    memset(m, 0, sizeof *m);
+    m->qp = qp;
+    m->size_bytes = size_bytes;
+    m->npkts = size_bytes ? (uint32_t)((size_bytes + n->mtu_bytes - 1) / n->mtu_bytes) : 1;
+    m->flow = flow;
+    m->owner = owner;
+    m->next = NET_NONE;
+    m->post_ps = at_ps;
+    if (flow >= 0)
+        n->flows[flow].msgs_left++;
+    net_work_add(n);
+    if (at_ps != SIM_TIME_NEVER)
+        sim_at(n->sim, at_ps, 0, NET_EV_MSG_POST, id, 0);
+    return id;
+}
+
+void net_msg_post_now(struct net *n, uint32_t id) {
+    struct msg *m = &n->msgs[id];
+    struct qp *q = &n->qps[m->qp];
+    m->post_ps = n->sim->now_ps;
+    m->first_psn = q->posted_pkts;
+    q->posted_pkts += m->npkts;
+    if (q->msg_tail != NET_NONE)
+        n->msgs[q->msg_tail].next = id;
+    q->msg_tail = id;
+    if (q->una_msg == NET_NONE)
+        q->una_msg = id;
+    if (q->cur_msg == NET_NONE)
+        q->cur_msg = id;
+    if (m->flow >= 0) {
+        struct flow_row *f = &n->flows[m->flow];
+        f->size_bytes += m->size_bytes;
+        if (m->post_ps < f->start_ps)
+            f->start_ps = m->post_ps;
+    }
+    nic_activate(n, m->qp);
+}
+
+void net_work_done(struct net *n) {
+    if (--n->work_pending == 0) {
+        n->done_ps = n->sim->now_ps;
+        net_check_idle(n);
+    }
+}

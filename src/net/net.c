@@ -1,0 +1,257 @@
+/* src/net/net.c
+ *
+ * Building the graph (nodes, links), names, queue pairs, messages and flow
+ * rows. Nothing here runs on the per-packet path except the wire-size helpers.
+ */
+#include "net/net.h"
+
+#include "config/scenario.h"
+#include "core/diag.h"
+#include "core/mem.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void net_init(struct net *n, struct sim *s) {
+    memset(n, 0, sizeof *n);
+    n->sim = s;
+    pkt_pool_init(&n->pool);
+}
+
+void net_fini(struct net *n) {
+    pkt_pool_fini(&n->pool);
+    free(n->nodes);
+    free(n->names);
+    free(n->host_node);
+    free(n->ports);
+    free(n->nics);
+    free(n->qps);
+    free(n->msgs);
+    free(n->flows);
+    free(n->fib_off);
+    free(n->fib_ports);
+    free(n->lft);
+    free(n->coll_rows);
+    free(n->cp_rows);
+    free(n->deadlock.cycle);
+    free(n->warnings);
+    memset(n, 0, sizeof *n);
+}
+
+uint32_t net_add_node(struct net *n, enum node_kind kind, enum node_role role, const char *name,
+                      uint8_t level) {
+    size_t cap = n->nodes_cap;
+    fs_grow((void **)&n->nodes, &cap, n->nnodes + 1, sizeof *n->nodes);
+    cap = n->nodes_cap;
+    fs_grow((void **)&n->names, &cap, n->nnodes + 1, sizeof *n->names);
+    n->nodes_cap = (uint32_t)cap;
+    uint32_t id = n->nnodes++;
+    struct node *nd = &n->nodes[id];
+    memset(nd, 0, sizeof *nd);
+    nd->kind = (uint8_t)kind;
+    nd->role = (uint8_t)role;
+    nd->level = level;
+    snprintf(n->names[id], sizeof n->names[id], "%s", name);
+    if (kind == NODE_HOST) {
+        nd->index = n->nhosts++;
+        n->host_node = fs_xrealloc(n->host_node, n->nhosts * sizeof *n->host_node);
+        n->host_node[nd->index] = id;
+    } else {
+        nd->index = n->nswitches++;
+    }
+    return id;
+}
+
+static uint32_t add_port(struct net *n, uint32_t owner, uint64_t rate_bps, uint64_t prop_ps) {
+    size_t cap = n->ports_cap;
+    fs_grow((void **)&n->ports, &cap, n->nports + 1, sizeof *n->ports);
+    n->ports_cap = (uint32_t)cap;
+    uint32_t id = n->nports++;
+    struct port *p = &n->ports[id];
+    memset(p, 0, sizeof *p);
+    p->node = owner;
+    p->rate_bps = rate_bps;
+    p->prop_ps = prop_ps;
+    p->up = 1;
+    p->wake_at_ps = SIM_TIME_NEVER;
+    p->fly_head = p->fly_tail = PKT_NONE;
+    p->ctrl.head = p->ctrl.tail = PKT_NONE;
+    for (int c = 0; c < NET_NCLASS; c++)
+        p->cls[c].head = p->cls[c].tail = PKT_NONE;
+    return id;
+}
+
+uint32_t net_add_link(struct net *n, uint32_t a, uint32_t b, uint64_t rate_bps, uint64_t prop_ps) {
+    uint32_t pa = add_port(n, a, rate_bps, prop_ps);
+    uint32_t pb = add_port(n, b, rate_bps, prop_ps);
+    n->ports[pa].peer = pb;
+    n->ports[pb].peer = pa;
+    return pa;
+}
+
+void net_finish_ports(struct net *n) {
+    uint32_t *count = fs_xcalloc(n->nnodes + 1, sizeof *count);
+    for (uint32_t i = 0; i < n->nports; i++)
+        count[n->ports[i].node + 1]++;
+    for (uint32_t v = 0; v < n->nnodes; v++) {
+        n->nodes[v].first_port = count[v];
+        n->nodes[v].nports = count[v + 1];
+        count[v + 1] += count[v];
+    }
+    uint32_t *newid = fs_xmalloc(n->nports * sizeof *newid);
+    for (uint32_t i = 0; i < n->nports; i++)
+        newid[i] = count[n->ports[i].node]++;
+    struct port *np = fs_xmalloc(n->nports * sizeof *np);
+    for (uint32_t i = 0; i < n->nports; i++) {
+        np[newid[i]] = n->ports[i];
+        np[newid[i]].peer = newid[n->ports[i].peer];
+    }
+    free(n->ports);
+    n->ports = np;
+    n->ports_cap = n->nports;
+    /* parallel-link index: k-th link between the same two nodes */
+    for (uint32_t v = 0; v < n->nnodes; v++) {
+        struct node *nd = &n->nodes[v];
+        for (uint32_t i = 0; i < nd->nports; i++) {
+            struct port *p = &n->ports[nd->first_port + i];
+            uint32_t other = n->ports[p->peer].node;
+            p->parallel = 0;
+            for (uint32_t j = 0; j < i; j++)
+                if (n->ports[n->ports[nd->first_port + j].peer].node == other)
+                    p->parallel++;
+        }
+    }
+    free(newid);
+    free(count);
+}
+
+uint32_t net_node_by_name(const struct net *n, const char *name) {
+    for (uint32_t i = 0; i < n->nnodes; i++)
+        if (strcmp(n->names[i], name) == 0)
+            return i;
+    return NET_NONE;
+}
+
+void net_port_name(const struct net *n, uint32_t port, char *buf, size_t len) {
+    const struct port *p = &n->ports[port];
+    uint32_t to = n->ports[p->peer].node;
+    if (p->parallel)
+        snprintf(buf, len, "%s->%s#%u", n->names[p->node], n->names[to], p->parallel);
+    else
+        snprintf(buf, len, "%s->%s", n->names[p->node], n->names[to]);
+}
+
+const char *net_role_name(enum node_role r) {
+    static const char *const names[] = {"host", "sw", "leaf", "spine", "edge", "agg", "core", "nvs"};
+    return r <= ROLE_NVSWITCH ? names[r] : "?";
+}
+
+void net_port_tier(const struct net *n, uint32_t port, char *buf, size_t len) {
+    const struct node *a = &n->nodes[n->ports[port].node];
+    const struct node *b = &n->nodes[n->ports[n->ports[port].peer].node];
+    if (a->level > b->level || (a->level == b->level && a->role > b->role)) {
+        const struct node *t = a;
+        a = b;
+        b = t;
+    }
+    snprintf(buf, len, "%s-%s", net_role_name((enum node_role)a->role),
+             net_role_name((enum node_role)b->role));
+}
+
+uint32_t net_link_by_name(const struct net *n, const char *name, bool *directed) {
+    char a[64], b[64];
+    unsigned k = 0;
+    const char *sep = strstr(name, "->");
+    size_t seplen = 2;
+    if (directed)
+        *directed = sep != NULL;
+    if (!sep) {
+        sep = strchr(name, '-');
+        seplen = 1;
+    }
+    if (!sep || (size_t)(sep - name) >= sizeof a)
+        return NET_NONE;
+    memcpy(a, name, (size_t)(sep - name));
+    a[sep - name] = 0;
+    snprintf(b, sizeof b, "%s", sep + seplen);
+    char *hash = strchr(b, '#');
+    if (hash) {
+        char *end;
+        unsigned long v = strtoul(hash + 1, &end, 10);
+        if (*end || end == hash + 1 || v > 65535)
+            return NET_NONE;
+        k = (unsigned)v;
+        *hash = 0;
+    }
+    uint32_t na = net_node_by_name(n, a), nb = net_node_by_name(n, b);
+    if (na == NET_NONE || nb == NET_NONE)
+        return NET_NONE;
+    const struct node *nd = &n->nodes[na];
+    for (uint32_t i = 0; i < nd->nports; i++) {
+        const struct port *p = &n->ports[nd->first_port + i];
+        if (n->ports[p->peer].node == nb && p->parallel == k)
+            return nd->first_port + i;
+    }
+    return NET_NONE;
+}
+
+uint32_t net_qp_new(struct net *n, uint32_t src_node, uint32_t dst_node, uint8_t prio) {
+    size_t cap = n->qps_cap;
+    fs_grow((void **)&n->qps, &cap, n->nqps + 1, sizeof *n->qps);
+    n->qps_cap = (uint32_t)cap;
+    uint32_t id = n->nqps++;
+    struct qp *q = &n->qps[id];
+    memset(q, 0, sizeof *q);
+    q->src = src_node;
+    q->dst = dst_node;
+    q->prio = prio;
+    q->cur_msg = q->una_msg = q->msg_tail = q->recv_msg = NET_NONE;
+    q->rr_next = NET_NONE;
+    q->rto_deadline_ps = q->rto_event_ps = SIM_TIME_NEVER;
+    return id;
+}
+
+uint32_t net_flow_new(struct net *n, uint32_t src_host, uint32_t dst_host) {
+    size_t cap = n->flows_cap;
+    fs_grow((void **)&n->flows, &cap, n->nflows + 1, sizeof *n->flows);
+    n->flows_cap = (uint32_t)cap;
+    uint32_t id = n->nflows++;
+    struct flow_row *f = &n->flows[id];
+    memset(f, 0, sizeof *f);
+    f->src = src_host;
+    f->dst = dst_host;
+    f->start_ps = SIM_TIME_NEVER;
+    return id;
+}
+
+uint32_t net_data_wire_bytes(const struct net *n, uint32_t payload, bool first) {
+    /* RETH (16 B) rides on the first packet of an RDMA WRITE (domain.md A1). */
+    return payload + n->overhead_bytes + (first ? 16u : 0u);
+}
+
+uint32_t net_ctrl_wire_bytes(const struct net *n, enum pkt_type t) {
+    bool roce = n->sc->fabric.kind == FABRIC_ROCE;
+    switch (t) {
+    case PKT_ACK:
+    case PKT_NAK:
+        return n->overhead_bytes + 4; /* AETH (domain.md A1) */
+    case PKT_CNP:
+        return n->overhead_bytes + 16; /* BTH + 16 reserved bytes (RoCEv2 Annex A17) */
+    case PKT_PAUSE:
+        return 64 + 20; /* 64 B MAC control frame + preamble/IFG (domain.md A4) */
+    case PKT_CREDIT:
+        return roce ? 84 : 8; /* IB flow-control packet: 6 B + delimiters */
+    default:
+        return n->overhead_bytes;
+    }
+}
+
+void net_warn(struct net *n, const char *fmt, ...) {
+    n->warnings = fs_xrealloc(n->warnings, (n->nwarnings + 1) * sizeof *n->warnings);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(n->warnings[n->nwarnings++], sizeof *n->warnings, fmt, ap);
+    va_end(ap);
+}

@@ -1,0 +1,284 @@
+/* src/net/net.h
+ *
+ * The network model's state: nodes (NICs and switches), ports (each port is
+ * also the directed link it transmits on), queue pairs, messages, and the
+ * policy tables chosen for the scenario (flow control, routing, congestion
+ * control). Entities refer to each other by integer id only. Built by
+ * net/model.c and topo/, driven by events on core/'s clock.
+ */
+#ifndef FABSIM_NET_NET_H
+#define FABSIM_NET_NET_H
+
+#include "core/rng.h"
+#include "core/sim.h"
+#include "net/packet.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct scenario;
+struct flowctl_ops;
+struct route_ops;
+struct cc_ops;
+
+#define NET_NONE UINT32_MAX
+#define NET_NCLASS 4 /* egress classes per port: IB VLs / Ethernet priorities modelled */
+
+/* Event kinds of the whole model (core/sim dispatches on them). */
+enum net_ev {
+    NET_EV_LINK_ARRIVE, /* arg = port whose link delivers its head packet */
+    NET_EV_PORT_WAKE,   /* arg = port: transmitter free or head packet ready */
+    NET_EV_MSG_POST,    /* arg = message id: the application posts it */
+    NET_EV_QP_TIMER,    /* arg = qp: retransmission timeout check */
+    NET_EV_NIC_WAKE,    /* arg = node: a rate-limited QP may send */
+    NET_EV_SAMPLE,      /* periodic statistics sample */
+    NET_EV_SCENARIO,    /* arg = index into scenario events */
+    NET_EV_GEN,         /* arg = generator id (open-loop workloads) */
+    NET_EV_FIRST_FREE,  /* modules (ctrl, coll, flowctl, cc) take kinds from here */
+    NET_EV_CTRL = NET_EV_FIRST_FREE,
+    NET_EV_FLOWCTL,
+    NET_EV_CC,
+    NET_EV_COLL,
+    NET_EV_NKINDS
+};
+
+enum node_kind { NODE_HOST, NODE_SWITCH };
+
+/* Roles name nodes and tiers (SPEC.md names: leaf0, spine1, edge2, ...). */
+enum node_role { ROLE_HOST, ROLE_SW, ROLE_LEAF, ROLE_SPINE, ROLE_EDGE, ROLE_AGG, ROLE_CORE, ROLE_NVSWITCH };
+
+struct node {
+    uint8_t kind;  /* enum node_kind */
+    uint8_t role;  /* enum node_role */
+    uint8_t level; /* 0 host, 1 first switch tier, ... (up/down routing, tier names) */
+    uint8_t stalled;
+    uint32_t index; /* among nodes of the same kind: host index or switch index */
+    uint32_t first_port, nports;
+    uint32_t pad;
+};
+
+struct pq { /* one FIFO of packets (intrusive list) */
+    uint32_t head, tail;
+    uint64_t bytes;
+};
+
+struct port {
+    uint32_t node;     /* owner */
+    uint32_t peer;     /* the port at the other end of the link */
+    uint64_t rate_bps; /* link rate */
+    uint64_t prop_ps;  /* propagation delay */
+    uint64_t deliver_ps; /* prop_ps + the receiving switch's pipeline latency: a packet
+                            enters the far node's queues this long after its last bit left */
+    uint16_t fly_gen;  /* bumped when the link is cut: stale arrival events are ignored */
+    uint16_t pad16[3];
+    sim_time_ps busy_until_ps; /* transmitter serialising until then */
+    sim_time_ps wake_at_ps;    /* latest PORT_WAKE scheduled */
+    struct pq cls[NET_NCLASS]; /* egress queues per class */
+    struct pq ctrl;            /* link-level frames (credits, pause), served first */
+    uint32_t fly_head, fly_tail; /* packets on the wire, in arrival order */
+    uint8_t up;
+    uint8_t rr;         /* round-robin pointer over classes */
+    uint16_t parallel;  /* index among parallel links between the same nodes (#1, ...) */
+    uint64_t q_bytes;   /* waiting bytes in all classes (not the one in service) */
+    /* statistics */
+    uint64_t tx_bytes, tx_packets, busy_ps, drops, paused_ps, credit_stall_ps;
+    double q_area;   /* integral of q_bytes over time, byte·ps */
+    sim_time_ps q_last_ps;
+    uint64_t q_max;
+};
+
+struct msg {
+    uint32_t qp;
+    uint32_t first_psn, npkts;
+    int32_t flow;  /* row in flows[], or -1 (collectives report their own rows) */
+    uint64_t size_bytes;
+    sim_time_ps post_ps, recv_ps, acked_ps; /* recv: last byte at the receiver */
+    uint32_t owner; /* opaque id for the poster (collective op), NET_NONE if none */
+    uint32_t next;  /* next message of the same QP, in PSN order */
+};
+
+struct flow_row {
+    uint32_t src, dst; /* host indices */
+    uint64_t size_bytes;
+    sim_time_ps start_ps, end_ps;
+    uint32_t msgs_left;
+    uint32_t pad;
+};
+
+struct qp {
+    uint32_t src, dst; /* node ids */
+    /* sender */
+    uint32_t posted_pkts; /* PSNs [0, posted_pkts) belong to posted messages */
+    uint32_t next_psn, una, max_sent_psn;
+    uint32_t cur_msg;     /* message that next_psn falls in */
+    uint32_t una_msg;     /* oldest message not fully acknowledged */
+    uint32_t msg_tail;    /* last posted message */
+    sim_time_ps rto_deadline_ps, rto_event_ps;
+    uint32_t rr_next;     /* link in the host's active ring */
+    uint8_t active;       /* in the host's active ring */
+    uint8_t prio;
+    uint16_t entropy;     /* UDP source port (RoCEv2) / flow label */
+    /* receiver */
+    uint32_t expect_psn;
+    uint32_t since_ack;   /* in-order packets since the last ACK */
+    uint32_t recv_msg;    /* message being received */
+    uint8_t nak_sent;
+    uint8_t pad[3];
+};
+
+struct nic {
+    uint32_t node;
+    uint32_t rr_head, rr_tail; /* ring of active QPs (qp.rr_next) */
+    sim_time_ps wake_at_ps;
+};
+
+struct net_counters {
+    uint64_t packets_sent, packets_delivered, packets_dropped;
+    uint64_t bytes_delivered, retransmitted_packets;
+    uint64_t pause_frames, ecn_marked, cnps;
+    uint64_t reorder_max_bytes;
+};
+
+/* One row of results.json "collectives" (written by coll/). */
+struct coll_row {
+    uint32_t job;
+    uint8_t op;        /* enum wl_kind */
+    uint8_t algorithm; /* enum coll_algo actually used */
+    uint8_t fallback;  /* SHARP requested but resources exhausted: ran as ring */
+    uint8_t pad;
+    uint32_t ranks;
+    uint64_t size_bytes;
+    sim_time_ps start_ps, end_ps;
+};
+
+/* One row of results.json "control_plane". */
+struct cp_row {
+    uint8_t event; /* enum ev_kind */
+    uint8_t pad[3];
+    uint32_t port;     /* link (port on the named side) */
+    sim_time_ps at_ps; /* the event */
+    sim_time_ps rerouted_ps; /* new forwarding state everywhere, or SIM_TIME_NEVER */
+    uint64_t drops_at_start;  /* link drops when it went down */
+    uint64_t packets_lost;
+};
+
+struct deadlock_info {
+    bool detected;
+    sim_time_ps at_ps;
+    uint32_t *cycle; /* ports */
+    uint32_t ncycle;
+};
+
+struct sampler;
+
+struct net {
+    struct sim *sim;
+    const struct scenario *sc;
+    struct pkt_pool pool;
+
+    struct node *nodes;
+    uint32_t nnodes, nodes_cap;
+    char (*names)[24]; /* node names */
+    uint32_t nhosts, nswitches;
+    uint32_t *host_node; /* host index -> node id */
+
+    struct port *ports;
+    uint32_t nports, ports_cap;
+
+    struct nic *nics; /* by host index */
+
+    struct qp *qps;
+    uint32_t nqps, qps_cap;
+    struct msg *msgs;
+    uint32_t nmsgs, msgs_cap;
+    struct flow_row *flows;
+    uint32_t nflows, flows_cap;
+
+    /* policies */
+    const struct flowctl_ops *fc;
+    const struct route_ops *route;
+    const struct cc_ops *cc;
+    void *fc_state, *route_state, *cc_state, *ctrl_state, *coll_state, *wl_state, *ev_state;
+
+    /* per-switch forwarding: for switch s and destination host h, the minimal
+     * output ports are fib_ports[fib_off[s*nhosts+h] .. fib_off[s*nhosts+h+1]) */
+    uint32_t *fib_off, *fib_ports;
+    uint32_t *lft; /* static routing: one port per (switch, host); NET_NONE if none */
+
+    /* fabric constants, resolved from the scenario */
+    uint32_t mtu_bytes, overhead_bytes, ack_every;
+    uint64_t switch_latency_ps, buffer_bytes, rto_ps;
+    bool go_back_0;
+
+    struct net_counters c;
+    uint64_t work_pending; /* messages not yet acknowledged + open generators */
+    uint64_t work_total;
+    sim_time_ps done_ps;   /* when work_pending last reached 0 */
+    uint64_t pkts_in_flight;
+
+    struct sampler *sampler;
+    struct coll_row *coll_rows;
+    uint32_t ncoll_rows;
+    struct cp_row *cp_rows;
+    uint32_t ncp_rows;
+    struct deadlock_info deadlock;
+    char (*warnings)[160]; /* for the summary and results.json */
+    uint32_t nwarnings;
+
+    /* hook: a message finished (delivered and acknowledged) */
+    void (*on_msg_done)(struct net *n, uint32_t msg);
+    void (*on_msg_recv)(struct net *n, uint32_t msg);
+};
+
+/* Building */
+void net_init(struct net *n, struct sim *s);
+void net_fini(struct net *n);
+uint32_t net_add_node(struct net *n, enum node_kind kind, enum node_role role, const char *name,
+                      uint8_t level);
+/* Adds a bidirectional link a<->b: two ports, returns the port id on a's side
+ * (the one on b's side is its `peer`). Nodes' ports must be added in order:
+ * all of a node's ports are contiguous, so add links node by node or call
+ * net_finish_ports once at the end (topo builders do). */
+uint32_t net_add_link(struct net *n, uint32_t a, uint32_t b, uint64_t rate_bps, uint64_t prop_ps);
+/* Sorts ports by owner so that every node's ports are contiguous; fixes peers. */
+void net_finish_ports(struct net *n);
+
+uint32_t net_node_by_name(const struct net *n, const char *name);
+/* "leaf0->spine1", with "#k" for the k-th parallel link. */
+void net_port_name(const struct net *n, uint32_t port, char *buf, size_t len);
+/* "host-leaf", "leaf-spine", ...: lower role first. */
+const char *net_role_name(enum node_role r);
+void net_port_tier(const struct net *n, uint32_t port, char *buf, size_t len);
+/* Finds the port (from a's side) of a link named "a-b", "a->b", "a-b#k"; NET_NONE if none. */
+uint32_t net_link_by_name(const struct net *n, const char *name, bool *directed);
+
+/* Queue pairs and messages */
+uint32_t net_qp_new(struct net *n, uint32_t src_node, uint32_t dst_node, uint8_t prio);
+/* Creates a message of `size_bytes` on `qp`, posted at `at_ps` (an event), or
+ * at once when at_ps <= now and `now_ok`. flow: row in flows[] or -1. */
+uint32_t net_msg_new(struct net *n, uint32_t qp, uint64_t size_bytes, sim_time_ps at_ps,
+                     int32_t flow, uint32_t owner);
+void net_msg_post_now(struct net *n, uint32_t msg);
+uint32_t net_flow_new(struct net *n, uint32_t src_host, uint32_t dst_host);
+
+/* Accounting of outstanding work (messages, generators). */
+static inline void net_work_add(struct net *n) {
+    n->work_pending++;
+    n->work_total++;
+}
+void net_work_done(struct net *n);
+/* Stops the run once all work is done and nothing is left in flight: what
+ * remains on the queue then (cancelled timers, samples) changes nothing. */
+static inline void net_check_idle(struct net *n) {
+    if (n->work_pending == 0 && n->pkts_in_flight == 0)
+        sim_stop(n->sim);
+}
+
+/* Wire size of a data packet with `payload` bytes (first: carries RETH). */
+/* Adds a line to the run's warnings (e.g. "routes can deadlock"). */
+void net_warn(struct net *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+uint32_t net_data_wire_bytes(const struct net *n, uint32_t payload, bool first);
+uint32_t net_ctrl_wire_bytes(const struct net *n, enum pkt_type t);
+
+#endif /* FABSIM_NET_NET_H */

@@ -1,0 +1,36 @@
+/* src/net/nic.h
+ *
+ * The NIC and its reliable transport (an RDMA RC-like queue pair): messages
+ * are cut into MTU packets with sequence numbers, the receiver ACKs in order
+ * (every `ack_every` packets and on a message's last), NAKs a gap once, and
+ * the sender goes back N on a NAK or a retransmission timeout. Active QPs of
+ * a NIC share its port in round robin; congestion control may delay a QP.
+ */
+#ifndef FABSIM_NET_NIC_H
+#define FABSIM_NET_NIC_H
+
+#include <stdint.h>
+
+struct net;
+struct sim;
+struct event;
+
+void nic_init(struct net *n); /* after the topology: one struct nic per host */
+/* The NIC's port is free: the next data packet to send, or PKT_NONE. */
+uint32_t nic_pull(struct net *n, uint32_t node, uint32_t port);
+/* A packet arrived at NIC `node` through `port`. */
+void nic_rx(struct net *n, uint32_t node, uint32_t port, uint32_t id);
+/* Makes QP `qp` eligible to send and kicks its port. */
+void nic_activate(struct net *n, uint32_t qp);
+/* Sends a transport control packet (ACK/NAK/CNP) for `qp` from `node`. */
+void nic_send_ctrl(struct net *n, uint32_t node, uint32_t qp, uint8_t type, uint32_t aux);
+/* Does NIC `node` have QPs with data to send? */
+int nic_has_work(const struct net *n, uint32_t node);
+/* The port a NIC node sends on. */
+uint32_t nic_port(const struct net *n, uint32_t node);
+
+void nic_on_msg_post(struct sim *s, const struct event *e);
+void nic_on_qp_timer(struct sim *s, const struct event *e);
+void nic_on_wake(struct sim *s, const struct event *e);
+
+#endif /* FABSIM_NET_NIC_H */

@@ -1,0 +1,91 @@
+/* src/net/packet.h
+ *
+ * The packet: one 64-byte cache line, payload never stored (DESIGN.md rule 2).
+ * Packets live in a chunked pool and are named by 32-bit index; the `next`
+ * field links a packet into whichever single list holds it (an egress queue,
+ * a link's in-flight FIFO, or the free list). Pointers returned by pkt() stay
+ * valid while the pool grows, because chunks never move.
+ */
+#ifndef FABSIM_NET_PACKET_H
+#define FABSIM_NET_PACKET_H
+
+#include <stdint.h>
+
+#define PKT_NONE UINT32_MAX
+
+enum pkt_type {
+    PKT_DATA,   /* RDMA WRITE segment */
+    PKT_ACK,    /* cumulative ACK: aux = next expected PSN */
+    PKT_NAK,    /* sequence-error NAK: aux = expected PSN */
+    PKT_CNP,    /* RoCEv2 congestion notification */
+    PKT_CREDIT, /* IB flow-control packet: aux = credits, prio = VL */
+    PKT_PAUSE,  /* 802.1Qbb PFC frame: aux = quanta, prio = class */
+    PKT_INNET,  /* in-network aggregation traffic (innet/) */
+    PKT_NTYPES
+};
+
+enum {
+    PKT_F_ECN_CE = 1 << 0, /* congestion experienced (IP ECN = 11) */
+    PKT_F_LAST = 1 << 1,   /* last packet of a message */
+    PKT_F_FIRST = 1 << 2,  /* first packet of a message (carries RETH) */
+    PKT_F_RETX = 1 << 3,   /* a retransmission */
+    PKT_F_ECT = 1 << 4,    /* ECN-capable transport */
+};
+
+struct packet {
+    uint32_t next;          /* list link: queue, link FIFO or free list */
+    uint32_t qp;            /* connection (queue pair) */
+    uint32_t src, dst;      /* node ids of the sending and receiving NIC */
+    uint32_t psn;           /* packet sequence number in the QP */
+    uint32_t payload_bytes; /* application bytes carried */
+    uint32_t wire_bytes;    /* what serialises: payload + headers + wire gaps */
+    uint32_t in_port;       /* port it entered the current switch through */
+    uint64_t t_ps;          /* in flight: arrival time; queued: ready time */
+    uint64_t sent_ps;       /* when the NIC put it on the wire */
+    uint32_t aux;           /* type-specific (see enum pkt_type); DATA: message id */
+    uint16_t entropy;       /* UDP source port / flow label: what ECMP hashes */
+    uint8_t type;           /* enum pkt_type */
+    uint8_t flags;          /* PKT_F_* */
+    uint8_t prio;           /* VL (InfiniBand) or priority (Ethernet) */
+    uint8_t hops;
+    uint16_t pad;
+    uint32_t pad2;
+};
+
+_Static_assert(sizeof(struct packet) == 64, "a packet is one cache line");
+
+#define PKT_POOL_CHUNK_SHIFT 12
+#define PKT_POOL_CHUNK (1u << PKT_POOL_CHUNK_SHIFT)
+
+struct pkt_pool {
+    struct packet **chunks;
+    uint32_t nchunks, chunks_cap;
+    uint32_t free_head;
+    uint64_t in_use, peak;
+};
+
+void pkt_pool_init(struct pkt_pool *pp);
+void pkt_pool_fini(struct pkt_pool *pp);
+uint32_t pkt_pool_grow(struct pkt_pool *pp); /* slow path of pkt_alloc */
+
+static inline struct packet *pkt(struct pkt_pool *pp, uint32_t id) {
+    return &pp->chunks[id >> PKT_POOL_CHUNK_SHIFT][id & (PKT_POOL_CHUNK - 1)];
+}
+
+static inline uint32_t pkt_alloc(struct pkt_pool *pp) {
+    uint32_t id = pp->free_head;
+    if (id == PKT_NONE)
+        id = pkt_pool_grow(pp);
+    pp->free_head = pkt(pp, id)->next;
+    if (++pp->in_use > pp->peak)
+        pp->peak = pp->in_use;
+    return id;
+}
+
+static inline void pkt_free(struct pkt_pool *pp, uint32_t id) {
+    pkt(pp, id)->next = pp->free_head;
+    pp->free_head = id;
+    pp->in_use--;
+}
+
+#endif /* FABSIM_NET_PACKET_H */

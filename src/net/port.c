@@ -1,0 +1,209 @@
+/* src/net/port.c
+ *
+ * The per-hop engine. A packet costs two events per hop at most: its arrival
+ * at the far end, and a transmitter wake when something waits behind it.
+ */
+#include "net/port.h"
+
+#include "core/diag.h"
+#include "flowctl/flowctl.h"
+#include "net/net.h"
+#include "net/nic.h"
+#include "net/switch.h"
+
+static inline void q_account(struct port *pt, sim_time_ps now) {
+    pt->q_area += (double)pt->q_bytes * (double)(now - pt->q_last_ps);
+    pt->q_last_ps = now;
+}
+
+static inline void pq_push(struct pkt_pool *pp, struct pq *q, uint32_t id, uint32_t bytes) {
+    pkt(pp, id)->next = PKT_NONE;
+    if (q->tail == PKT_NONE)
+        q->head = id;
+    else
+        pkt(pp, q->tail)->next = id;
+    q->tail = id;
+    q->bytes += bytes;
+}
+
+static inline uint32_t pq_pop(struct pkt_pool *pp, struct pq *q) {
+    uint32_t id = q->head;
+    struct packet *p = pkt(pp, id);
+    q->head = p->next;
+    if (q->head == PKT_NONE)
+        q->tail = PKT_NONE;
+    q->bytes -= p->wire_bytes;
+    return id;
+}
+
+static void schedule_wake(struct net *n, uint32_t port, sim_time_ps at) {
+    struct port *pt = &n->ports[port];
+    if (pt->wake_at_ps <= at)
+        return; /* one already pending, no later than needed */
+    pt->wake_at_ps = at;
+    sim_at(n->sim, at, pt->node + 1, NET_EV_PORT_WAKE, port, 0);
+}
+
+void port_enqueue(struct net *n, uint32_t port, uint32_t cls, uint32_t id) {
+    struct port *pt = &n->ports[port];
+    struct packet *p = pkt(&n->pool, id);
+    sim_time_ps now = n->sim->now_ps;
+    q_account(pt, now);
+    pq_push(&n->pool, &pt->cls[cls], id, p->wire_bytes);
+    pt->q_bytes += p->wire_bytes;
+    if (pt->q_bytes > pt->q_max)
+        pt->q_max = pt->q_bytes;
+    port_kick(n, port);
+}
+
+void port_enqueue_ctrl(struct net *n, uint32_t port, uint32_t id) {
+    struct port *pt = &n->ports[port];
+    pq_push(&n->pool, &pt->ctrl, id, pkt(&n->pool, id)->wire_bytes);
+    port_kick(n, port);
+}
+
+static void start_tx(struct net *n, uint32_t port, uint32_t id) {
+    struct port *pt = &n->ports[port];
+    struct packet *p = pkt(&n->pool, id);
+    sim_time_ps now = n->sim->now_ps;
+    sim_time_ps ser = time_serialise_ps(p->wire_bytes, pt->rate_bps);
+    pt->busy_until_ps = now + ser;
+    pt->busy_ps += ser;
+    pt->tx_bytes += p->wire_bytes;
+    pt->tx_packets++;
+    p->t_ps = now + ser + pt->deliver_ps;
+    p->next = PKT_NONE;
+    if (pt->fly_tail == PKT_NONE) {
+        pt->fly_head = id;
+        sim_at(n->sim, p->t_ps, pt->node + 1, NET_EV_LINK_ARRIVE, port, pt->fly_gen);
+    } else {
+        pkt(&n->pool, pt->fly_tail)->next = id;
+    }
+    pt->fly_tail = id;
+}
+
+void port_kick(struct net *n, uint32_t port) {
+    struct port *pt = &n->ports[port];
+    sim_time_ps now = n->sim->now_ps;
+    if (!pt->up)
+        return;
+    if (pt->busy_until_ps > now) {
+        schedule_wake(n, port, pt->busy_until_ps);
+        return;
+    }
+    uint32_t id = PKT_NONE;
+    if (pt->ctrl.head != PKT_NONE) {
+        id = pq_pop(&n->pool, &pt->ctrl);
+        start_tx(n, port, id);
+        schedule_wake(n, port, pt->busy_until_ps);
+        return;
+    }
+    const struct flowctl_ops *fc = n->fc;
+    for (uint32_t k = 0; k < NET_NCLASS; k++) {
+        uint32_t c = (pt->rr + k) % NET_NCLASS;
+        struct pq *q = &pt->cls[c];
+        if (q->head == PKT_NONE)
+            continue;
+        if (!fc->can_send(n, port, c, pkt(&n->pool, q->head)->wire_bytes))
+            continue;
+        pt->rr = (uint8_t)((c + 1) % NET_NCLASS);
+        q_account(pt, now);
+        id = pq_pop(&n->pool, q);
+        struct packet *p = pkt(&n->pool, id);
+        pt->q_bytes -= p->wire_bytes;
+        if (n->nodes[pt->node].kind == NODE_SWITCH && fc->on_release)
+            fc->on_release(n, p->in_port, p);
+        break;
+    }
+    if (id == PKT_NONE && n->nodes[pt->node].kind == NODE_HOST)
+        id = nic_pull(n, pt->node, port);
+    if (id == PKT_NONE)
+        return;
+    if (fc->on_send)
+        fc->on_send(n, port, pkt(&n->pool, id));
+    start_tx(n, port, id);
+    /* Wake at the end of this packet only if something will want the wire. */
+    if (pt->q_bytes || pt->ctrl.head != PKT_NONE ||
+        (n->nodes[pt->node].kind == NODE_HOST && nic_has_work(n, pt->node)))
+        schedule_wake(n, port, pt->busy_until_ps);
+}
+
+void port_on_wake(struct sim *s, const struct event *e) {
+    struct net *n = s->model;
+    struct port *pt = &n->ports[e->arg];
+    if (pt->wake_at_ps == e->time_ps)
+        pt->wake_at_ps = SIM_TIME_NEVER;
+    port_kick(n, e->arg);
+}
+
+void port_on_arrive(struct sim *s, const struct event *e) {
+    struct net *n = s->model;
+    uint32_t port = e->arg;
+    struct port *pt = &n->ports[port];
+    if (e->aux != pt->fly_gen || pt->fly_head == PKT_NONE)
+        return; /* the link was cut after this was scheduled */
+    uint32_t id = pt->fly_head;
+    struct packet *p = pkt(&n->pool, id);
+    FS_DASSERT(p->t_ps == s->now_ps, "link head arrives at %llu, now %llu",
+               (unsigned long long)p->t_ps, (unsigned long long)s->now_ps);
+    pt->fly_head = p->next;
+    if (pt->fly_head == PKT_NONE)
+        pt->fly_tail = PKT_NONE;
+    else
+        sim_at(s, pkt(&n->pool, pt->fly_head)->t_ps, pt->node + 1, NET_EV_LINK_ARRIVE, port,
+               pt->fly_gen);
+    uint32_t in = pt->peer;
+    uint32_t node = n->ports[in].node;
+    p->hops++;
+    if (n->nodes[node].kind == NODE_SWITCH)
+        switch_rx(n, node, in, id);
+    else
+        nic_rx(n, node, in, id);
+}
+
+void port_drop(struct net *n, uint32_t port, uint32_t id) {
+    struct packet *p = pkt(&n->pool, id);
+    if (p->type != PKT_CREDIT && p->type != PKT_PAUSE) {
+        n->c.packets_dropped++;
+        n->pkts_in_flight--;
+    }
+    if (port != NET_NONE)
+        n->ports[port].drops++;
+    pkt_free(&n->pool, id);
+    if (n->work_pending == 0)
+        net_check_idle(n);
+}
+
+void port_set_up(struct net *n, uint32_t port, bool up) {
+    struct port *pt = &n->ports[port];
+    if (pt->up == up)
+        return;
+    pt->up = up;
+    if (up) {
+        port_kick(n, port);
+        return;
+    }
+    /* What is on the wire is lost... */
+    for (uint32_t id = pt->fly_head; id != PKT_NONE;) {
+        uint32_t next = pkt(&n->pool, id)->next;
+        port_drop(n, port, id);
+        id = next;
+    }
+    pt->fly_head = pt->fly_tail = PKT_NONE;
+    pt->fly_gen++;
+    /* ...and so is what waits for this link. */
+    q_account(pt, n->sim->now_ps);
+    bool sw = n->nodes[pt->node].kind == NODE_SWITCH;
+    for (int c = 0; c < NET_NCLASS; c++) {
+        while (pt->cls[c].head != PKT_NONE) {
+            uint32_t id = pq_pop(&n->pool, &pt->cls[c]);
+            struct packet *p = pkt(&n->pool, id);
+            pt->q_bytes -= p->wire_bytes;
+            if (sw && n->fc->on_release)
+                n->fc->on_release(n, p->in_port, p);
+            port_drop(n, port, id);
+        }
+    }
+    while (pt->ctrl.head != PKT_NONE)
+        port_drop(n, port, pq_pop(&n->pool, &pt->ctrl));
+}

@@ -1,0 +1,31 @@
+#include "net/switch.h"
+
+#include "flowctl/flowctl.h"
+#include "net/net.h"
+#include "net/port.h"
+#include "route/route.h"
+
+void switch_rx(struct net *n, uint32_t sw, uint32_t in_port, uint32_t id) {
+    struct packet *p = pkt(&n->pool, id);
+    if (p->type == PKT_CREDIT || p->type == PKT_PAUSE) {
+        if (n->fc->on_ctrl)
+            n->fc->on_ctrl(n, in_port, p);
+        pkt_free(&n->pool, id);
+        return;
+    }
+    uint32_t out = n->route->select(n, sw, p);
+    if (out == NET_NONE) {
+        port_drop(n, in_port, id); /* no route: lost where it arrived */
+        return;
+    }
+    if (!n->ports[out].up) {
+        port_drop(n, out, id); /* routed into a dead link */
+        return;
+    }
+    p->in_port = in_port;
+    if (!n->fc->admit(n, in_port, out, p)) {
+        port_drop(n, out, id);
+        return;
+    }
+    port_enqueue(n, out, p->prio, id);
+}

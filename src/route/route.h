@@ -1,0 +1,37 @@
+/* src/route/route.h
+ *
+ * Forwarding as a policy table: static linear forwarding tables (filled by the
+ * subnet manager, or by the shortest-path default), adaptive, ECMP, spray.
+ * route_fib_build computes, for every switch and destination host, the set of
+ * minimal output ports from the graph (BFS), which every policy chooses from.
+ */
+#ifndef FABSIM_ROUTE_ROUTE_H
+#define FABSIM_ROUTE_ROUTE_H
+
+#include <stdint.h>
+
+struct net;
+struct packet;
+struct diag;
+
+struct route_ops {
+    const char *name;
+    /* Fills the policy's tables once the topology and the FIB are built. */
+    int (*init)(struct net *n, struct diag *d);
+    void (*fini)(struct net *n);
+    /* Output port at switch node `sw` for packet `p` (NET_NONE: no route, drop). */
+    uint32_t (*select)(struct net *n, uint32_t sw, const struct packet *p);
+    /* Links changed state (up/down): recompute what depends on it. */
+    void (*on_topology_change)(struct net *n);
+};
+
+/* BFS over live links from every host: minimal output ports per (switch, host). */
+void route_fib_build(struct net *n);
+/* Candidate ports for (switch node, destination host): returns the count. */
+uint32_t route_fib_get(const struct net *n, uint32_t sw, uint32_t host, const uint32_t **ports);
+
+const struct route_ops *route_select(const struct net *n, struct diag *d);
+
+extern const struct route_ops route_static_ops;
+
+#endif /* FABSIM_ROUTE_ROUTE_H */

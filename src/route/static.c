@@ -1,0 +1,69 @@
+/* src/route/static.c
+ *
+ * Static forwarding: one output port per (switch, destination), as in an
+ * InfiniBand linear forwarding table. Until the subnet manager's routing
+ * engines fill the table (ctrl/), it is derived from the shortest-path sets:
+ * destination d takes candidate d mod count, which spreads destinations over
+ * equal-cost uplinks the way OpenSM's minhop balancing does on a regular tree.
+ */
+#include "config/scenario.h"
+#include "core/mem.h"
+#include "net/net.h"
+#include "route/route.h"
+
+#include <stdlib.h>
+
+static void lft_from_fib(struct net *n) {
+    free(n->lft);
+    n->lft = fs_xmalloc(((size_t)n->nswitches * n->nhosts + 1) * sizeof *n->lft);
+    for (uint32_t v = 0; v < n->nnodes; v++) {
+        if (n->nodes[v].kind != NODE_SWITCH)
+            continue;
+        for (uint32_t h = 0; h < n->nhosts; h++) {
+            const uint32_t *ports;
+            uint32_t c = route_fib_get(n, v, h, &ports);
+            n->lft[(size_t)n->nodes[v].index * n->nhosts + h] = c ? ports[h % c] : NET_NONE;
+        }
+    }
+}
+
+static int static_init(struct net *n, struct diag *d) {
+    (void)d;
+    if (!n->lft)
+        lft_from_fib(n);
+    return 0;
+}
+
+static uint32_t static_select(struct net *n, uint32_t sw, const struct packet *p) {
+    return n->lft[(size_t)n->nodes[sw].index * n->nhosts + n->nodes[p->dst].index];
+}
+
+const struct route_ops route_static_ops = {
+    .name = "static",
+    .init = static_init,
+    .select = static_select,
+};
+
+const struct route_ops *route_select(const struct net *n, struct diag *d) {
+    const char *what = NULL;
+    switch (n->sc->fabric.routing) {
+    case ROUTING_STATIC:
+        if (n->sc->fabric.routing_engine == ENGINE_FILE) {
+            what = "fabric.routing_engine: file";
+            break;
+        }
+        return &route_static_ops;
+    case ROUTING_ADAPTIVE:
+        what = "fabric.routing: adaptive";
+        break;
+    case ROUTING_ECMP:
+        what = "fabric.routing: ecmp";
+        break;
+    case ROUTING_SPRAY:
+        what = "fabric.routing: spray";
+        break;
+    }
+    diag_set(d, n->sc->file, (struct srcpos){0, 0}, FS_ENOTSUP,
+             "%s is not implemented yet; use --set fabric.routing=static", what);
+    return NULL;
+}

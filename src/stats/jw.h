@@ -1,0 +1,45 @@
+/* src/stats/jw.h
+ *
+ * A streaming JSON writer (no tree in memory): results are written once and
+ * never parsed back by the simulator. Keeps a small nesting stack for commas
+ * and indentation. Used by stats/results.c and report/.
+ */
+#ifndef FABSIM_STATS_JW_H
+#define FABSIM_STATS_JW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define JW_MAX_DEPTH 32
+
+struct jw {
+    FILE *f;
+    int depth;
+    bool first[JW_MAX_DEPTH];
+    bool after_key;
+    bool compact[JW_MAX_DEPTH]; /* one line for this container */
+};
+
+void jw_init(struct jw *w, FILE *f);
+void jw_obj(struct jw *w);          /* { */
+void jw_obj_compact(struct jw *w);  /* { on one line */
+void jw_obj_end(struct jw *w);      /* } */
+void jw_arr(struct jw *w);
+void jw_arr_compact(struct jw *w);
+void jw_arr_end(struct jw *w);
+void jw_key(struct jw *w, const char *k);
+void jw_str(struct jw *w, const char *s);
+void jw_u64(struct jw *w, uint64_t v);
+void jw_i64(struct jw *w, int64_t v);
+void jw_num(struct jw *w, double v); /* %.12g; non-finite as null */
+void jw_bool(struct jw *w, bool v);
+void jw_null(struct jw *w);
+/* key + value shorthands */
+void jw_kstr(struct jw *w, const char *k, const char *s);
+void jw_ku64(struct jw *w, const char *k, uint64_t v);
+void jw_knum(struct jw *w, const char *k, double v);
+void jw_kbool(struct jw *w, const char *k, bool v);
+void jw_end(struct jw *w); /* final newline */
+
+#endif /* FABSIM_STATS_JW_H */

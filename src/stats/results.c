@@ -1,0 +1,304 @@
+#include "stats/results.h"
+
+#include "config/scenario.h"
+#include "core/diag.h"
+#include "core/units.h"
+#include "net/model.h"
+#include "stats/jw.h"
+#include "stats/sampler.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char *op_name(int op) {
+    switch (op) {
+    case WL_ALLREDUCE:
+        return "allreduce";
+    case WL_ALLGATHER:
+        return "allgather";
+    case WL_REDUCESCATTER:
+        return "reducescatter";
+    case WL_BROADCAST:
+        return "broadcast";
+    case WL_ALLTOALL:
+        return "alltoall";
+    default:
+        return "?";
+    }
+}
+
+static const char *algo_name(int a) {
+    static const char *const names[] = {"ring", "tree", "halving_doubling", "sharp", "nvls", "auto"};
+    return a >= 0 && a <= ALGO_AUTO ? names[a] : "?";
+}
+
+/* NCCL busbw factor (nccl-tests doc/PERFORMANCE.md, domain.md B). */
+static double busbw_factor(int op, uint32_t n) {
+    if (n == 0)
+        return 0;
+    switch (op) {
+    case WL_ALLREDUCE:
+        return 2.0 * (n - 1) / n;
+    case WL_ALLGATHER:
+    case WL_REDUCESCATTER:
+    case WL_ALLTOALL:
+        return (double)(n - 1) / n;
+    default:
+        return 1.0;
+    }
+}
+
+static void write_summary(const struct model *m, struct jw *w) {
+    const struct net *n = &m->net;
+    uint64_t paused = 0, stall = 0;
+    for (uint32_t p = 0; p < n->nports; p++) {
+        paused += n->ports[p].paused_ps;
+        stall += n->ports[p].credit_stall_ps;
+    }
+    jw_key(w, "summary");
+    jw_obj(w);
+    jw_kbool(w, "completed", m->completed);
+    jw_knum(w, "sim_time_ns", time_ps_to_ns(m->sim.now_ps));
+    jw_knum(w, "done_ns", m->net.work_pending ? -1.0 : time_ps_to_ns(n->done_ps));
+    jw_knum(w, "wall_s", m->wall_s);
+    jw_ku64(w, "events", m->sim.events_run);
+    jw_ku64(w, "packets_sent", n->c.packets_sent);
+    jw_ku64(w, "packets_delivered", n->c.packets_delivered);
+    jw_ku64(w, "packets_dropped", n->c.packets_dropped);
+    jw_ku64(w, "packets_in_flight", n->pkts_in_flight);
+    jw_ku64(w, "bytes_delivered", n->c.bytes_delivered);
+    jw_ku64(w, "retransmitted_packets", n->c.retransmitted_packets);
+    jw_ku64(w, "pause_frames", n->c.pause_frames);
+    jw_knum(w, "paused_ns_total", time_ps_to_ns(paused));
+    jw_ku64(w, "ecn_marked", n->c.ecn_marked);
+    jw_ku64(w, "cnps", n->c.cnps);
+    jw_knum(w, "credit_stall_ns_total", time_ps_to_ns(stall));
+    jw_ku64(w, "reorder_max_bytes", n->c.reorder_max_bytes);
+    jw_key(w, "deadlock");
+    jw_obj_compact(w);
+    jw_kbool(w, "detected", n->deadlock.detected);
+    jw_key(w, "at_ns");
+    if (n->deadlock.detected)
+        jw_num(w, time_ps_to_ns(n->deadlock.at_ps));
+    else
+        jw_null(w);
+    jw_key(w, "cycle");
+    jw_arr_compact(w);
+    char name[64];
+    for (uint32_t i = 0; i < n->deadlock.ncycle; i++) {
+        net_port_name(n, n->deadlock.cycle[i], name, sizeof name);
+        jw_str(w, name);
+    }
+    jw_arr_end(w);
+    jw_obj_end(w);
+    jw_key(w, "warnings");
+    jw_arr(w);
+    for (uint32_t i = 0; i < n->nwarnings; i++)
+        jw_str(w, n->warnings[i]);
+    jw_arr_end(w);
+    jw_obj_end(w);
+}
+
+static void write_links(const struct model *m, struct jw *w) {
+    const struct net *n = &m->net;
+    double T = (double)m->sim.now_ps;
+    char name[64], tier[32];
+    jw_key(w, "links");
+    jw_arr(w);
+    for (uint32_t p = 0; p < n->nports; p++) {
+        const struct port *pt = &n->ports[p];
+        net_port_name(n, p, name, sizeof name);
+        net_port_tier(n, p, tier, sizeof tier);
+        double qarea = pt->q_area + (double)pt->q_bytes * (double)(m->sim.now_ps - pt->q_last_ps);
+        jw_obj_compact(w);
+        jw_kstr(w, "name", name);
+        jw_kstr(w, "from", n->names[pt->node]);
+        jw_kstr(w, "to", n->names[n->ports[pt->peer].node]);
+        jw_kstr(w, "tier", tier);
+        jw_ku64(w, "bytes", pt->tx_bytes);
+        jw_ku64(w, "packets", pt->tx_packets);
+        double u = T > 0 ? (double)pt->busy_ps / T : 0.0;
+        jw_knum(w, "utilization", u > 1.0 ? 1.0 : u);
+        jw_ku64(w, "drops", pt->drops);
+        jw_knum(w, "paused_ns", time_ps_to_ns(pt->paused_ps));
+        jw_knum(w, "credit_stall_ns", time_ps_to_ns(pt->credit_stall_ps));
+        jw_knum(w, "mean_queue_bytes", T > 0 ? qarea / T : 0.0);
+        jw_ku64(w, "max_queue_bytes", pt->q_max);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+}
+
+static void write_flows(const struct model *m, struct jw *w) {
+    const struct net *n = &m->net;
+    jw_key(w, "flows");
+    jw_arr(w);
+    for (uint32_t i = 0; i < n->nflows; i++) {
+        const struct flow_row *f = &n->flows[i];
+        bool done = f->msgs_left == 0 && f->start_ps != SIM_TIME_NEVER;
+        jw_obj_compact(w);
+        jw_ku64(w, "id", i);
+        jw_kstr(w, "src", n->names[n->host_node[f->src]]);
+        jw_kstr(w, "dst", n->names[n->host_node[f->dst]]);
+        jw_ku64(w, "size", f->size_bytes);
+        jw_knum(w, "start_ns", f->start_ps == SIM_TIME_NEVER ? 0 : time_ps_to_ns(f->start_ps));
+        jw_key(w, "end_ns");
+        if (done)
+            jw_num(w, time_ps_to_ns(f->end_ps));
+        else
+            jw_null(w);
+        jw_key(w, "fct_ns");
+        if (done)
+            jw_num(w, time_ps_to_ns(f->end_ps - f->start_ps));
+        else
+            jw_null(w);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+}
+
+static void write_collectives(const struct model *m, struct jw *w) {
+    const struct net *n = &m->net;
+    jw_key(w, "collectives");
+    jw_arr(w);
+    for (uint32_t i = 0; i < n->ncoll_rows; i++) {
+        const struct coll_row *r = &n->coll_rows[i];
+        double t_ns = time_ps_to_ns(r->end_ps - r->start_ps);
+        double algbw = t_ns > 0 ? (double)r->size_bytes * 8.0 / t_ns : 0.0; /* Gbit/s */
+        jw_obj_compact(w);
+        jw_ku64(w, "job", r->job);
+        jw_kstr(w, "op", op_name(r->op));
+        jw_kstr(w, "algorithm", algo_name(r->algorithm));
+        jw_kbool(w, "fallback", r->fallback);
+        jw_ku64(w, "size", r->size_bytes);
+        jw_ku64(w, "ranks", r->ranks);
+        jw_knum(w, "start_ns", time_ps_to_ns(r->start_ps));
+        jw_knum(w, "time_ns", t_ns);
+        jw_knum(w, "algbw_gbps", algbw);
+        jw_knum(w, "busbw_gbps", algbw * busbw_factor(r->op, r->ranks));
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+}
+
+static void write_control_plane(const struct model *m, struct jw *w) {
+    const struct net *n = &m->net;
+    char name[64];
+    jw_key(w, "control_plane");
+    jw_arr(w);
+    for (uint32_t i = 0; i < n->ncp_rows; i++) {
+        const struct cp_row *r = &n->cp_rows[i];
+        const struct port *pt = &n->ports[r->port];
+        snprintf(name, sizeof name, "%s-%s", n->names[pt->node], n->names[n->ports[pt->peer].node]);
+        jw_obj_compact(w);
+        jw_kstr(w, "event", "link_down");
+        jw_kstr(w, "link", name);
+        jw_knum(w, "at_ns", time_ps_to_ns(r->at_ps));
+        jw_key(w, "rerouted_at_ns");
+        if (r->rerouted_ps == SIM_TIME_NEVER)
+            jw_null(w);
+        else
+            jw_num(w, time_ps_to_ns(r->rerouted_ps));
+        jw_ku64(w, "packets_lost", r->packets_lost);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+}
+
+void results_write_json(const struct model *m, FILE *f) {
+    struct jw w;
+    jw_init(&w, f);
+    jw_obj(&w);
+    jw_kstr(&w, "fabsim", FABSIM_VERSION);
+    jw_ku64(&w, "schema_version", RESULTS_SCHEMA_VERSION);
+    jw_kstr(&w, "scenario", m->sc->name);
+    jw_ku64(&w, "seed", m->sc->seed);
+    jw_kstr(&w, "fabric", m->sc->fabric.kind == FABRIC_ROCE ? "roce" : "infiniband");
+    write_summary(m, &w);
+    write_links(m, &w);
+    write_flows(m, &w);
+    write_collectives(m, &w);
+    write_control_plane(m, &w);
+    jw_obj_end(&w);
+    jw_end(&w);
+}
+
+int results_mkdirs(const char *dir) {
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", dir);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        if (mkdir(buf, 0777) && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    if (mkdir(buf, 0777) && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
+int results_write_dir(const struct model *m, const char *dir, struct diag *d) {
+    char path[4200];
+    if (results_mkdirs(dir))
+        return diag_set(d, dir, (struct srcpos){0, 0}, FS_EINVAL,
+                        "cannot create output folder: %s", strerror(errno));
+    snprintf(path, sizeof path, "%s/results.json", dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL, "cannot write: %s",
+                        strerror(errno));
+    results_write_json(m, f);
+    if (fclose(f))
+        return diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL, "write failed");
+    snprintf(path, sizeof path, "%s/links.csv", dir);
+    f = fopen(path, "w");
+    if (!f)
+        return diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL, "cannot write: %s",
+                        strerror(errno));
+    sampler_write_csv(&m->sampler, &m->net, f);
+    if (fclose(f))
+        return diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL, "write failed");
+    return 0;
+}
+
+void results_print_summary(const struct model *m, FILE *f) {
+    const struct net *n = &m->net;
+    char t[32], b[32];
+    units_fmt_time(m->sim.now_ps, t, sizeof t);
+    units_fmt_size(n->c.bytes_delivered, b, sizeof b);
+    fprintf(f, "%s (%s, seed %llu): %s at %s simulated, %.2f s wall, %llu events\n", m->sc->name,
+            m->sc->fabric.kind == FABRIC_ROCE ? "RoCEv2" : "InfiniBand",
+            (unsigned long long)m->sc->seed, m->completed ? "completed" : "NOT completed", t,
+            m->wall_s, (unsigned long long)m->sim.events_run);
+    fprintf(f, "  delivered %s in %llu packets; dropped %llu, retransmitted %llu\n", b,
+            (unsigned long long)n->c.packets_delivered, (unsigned long long)n->c.packets_dropped,
+            (unsigned long long)n->c.retransmitted_packets);
+    if (n->nflows) {
+        double sum = 0, max = 0;
+        uint32_t done = 0;
+        for (uint32_t i = 0; i < n->nflows; i++) {
+            const struct flow_row *fl = &n->flows[i];
+            if (fl->msgs_left || fl->start_ps == SIM_TIME_NEVER)
+                continue;
+            double fct = time_ps_to_ns(fl->end_ps - fl->start_ps) / 1000.0;
+            sum += fct;
+            if (fct > max)
+                max = fct;
+            done++;
+        }
+        fprintf(f, "  flows: %u of %u done, mean FCT %.2f us, max %.2f us\n", done, n->nflows,
+                done ? sum / done : 0.0, max);
+    }
+    if (n->c.pause_frames || n->c.ecn_marked || n->c.cnps)
+        fprintf(f, "  PFC pause frames %llu, ECN marked %llu, CNPs %llu\n",
+                (unsigned long long)n->c.pause_frames, (unsigned long long)n->c.ecn_marked,
+                (unsigned long long)n->c.cnps);
+    if (n->deadlock.detected)
+        fprintf(f, "  DEADLOCK detected at %.1f us (cycle of %u ports)\n",
+                time_ps_to_ns(n->deadlock.at_ps) / 1000.0, n->deadlock.ncycle);
+    for (uint32_t i = 0; i < n->nwarnings; i++)
+        fprintf(f, "  warning: %s\n", n->warnings[i]);
+}

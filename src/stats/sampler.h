@@ -1,0 +1,50 @@
+/* src/stats/sampler.h
+ *
+ * Periodic per-link samples for links.csv and the report's timelines: bytes,
+ * busy time, paused time per interval and the queue at the sample instant.
+ * In automatic mode the interval starts at 1 us and doubles (pairs of samples
+ * merged) whenever the table fills, so memory stays bounded whatever the run
+ * length. Owned by net/model.c.
+ */
+#ifndef FABSIM_STATS_SAMPLER_H
+#define FABSIM_STATS_SAMPLER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/time.h"
+
+struct net;
+struct sim;
+struct event;
+
+struct sample {
+    uint32_t bytes;     /* wire bytes sent in the interval */
+    uint32_t busy_ns;   /* transmitter busy time in the interval */
+    uint32_t paused_ns; /* time paused (PFC) or stalled for credits */
+    uint32_t q_bytes;   /* waiting bytes at the end of the interval (max over merged) */
+};
+
+struct sampler {
+    sim_time_ps interval_ps;
+    bool automatic;
+    uint32_t nports;
+    uint32_t n, cap; /* samples taken; rows allocated */
+    struct sample *rows; /* n x nports */
+    uint64_t *last_bytes, *last_busy, *last_paused;
+    sim_time_ps last_ps;
+};
+
+#define SAMPLER_AUTO_ROWS 128
+#define SAMPLER_AUTO_START_PS 1000000ULL /* 1 us */
+
+void sampler_init(struct sampler *sp, const struct net *n, sim_time_ps interval_ps);
+void sampler_fini(struct sampler *sp);
+/* Takes one sample at `now` (also called once at the end of the run). */
+void sampler_take(struct sampler *sp, const struct net *n, sim_time_ps now);
+void sampler_on_event(struct sim *s, const struct event *e);
+/* links.csv: time_ns,link,bytes,utilization,queue_bytes,paused_ns */
+int sampler_write_csv(const struct sampler *sp, const struct net *n, FILE *f);
+
+#endif /* FABSIM_STATS_SAMPLER_H */

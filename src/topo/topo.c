@@ -1,0 +1,126 @@
+#include "topo/topo.h"
+
+#include "config/scenario.h"
+#include "core/diag.h"
+#include "net/net.h"
+
+#include <stdio.h>
+
+struct builder {
+    struct net *n;
+    uint64_t rate_bps, prop_ps;
+};
+
+static uint32_t node(struct builder *b, enum node_kind kind, enum node_role role, uint32_t i,
+                     uint8_t level) {
+    char name[24];
+    snprintf(name, sizeof name, "%s%u", role == ROLE_HOST ? "h" : net_role_name(role), i);
+    return net_add_node(b->n, kind, role, name, level);
+}
+
+static void hosts(struct builder *b, uint32_t count) {
+    for (uint32_t i = 0; i < count; i++)
+        node(b, NODE_HOST, ROLE_HOST, i, 0);
+}
+
+static void link(struct builder *b, uint32_t x, uint32_t y) {
+    net_add_link(b->n, x, y, b->rate_bps, b->prop_ps);
+}
+
+static void single_switch(struct builder *b, const struct topo_params *t) {
+    hosts(b, t->hosts);
+    uint32_t sw = node(b, NODE_SWITCH, ROLE_SW, 0, 1);
+    for (uint32_t h = 0; h < t->hosts; h++)
+        link(b, h, sw);
+}
+
+static void leaf_spine(struct builder *b, const struct topo_params *t) {
+    uint32_t H = t->leaves * t->hosts_per_leaf;
+    hosts(b, H);
+    uint32_t leaf0 = b->n->nnodes;
+    for (uint32_t l = 0; l < t->leaves; l++)
+        node(b, NODE_SWITCH, ROLE_LEAF, l, 1);
+    uint32_t spine0 = b->n->nnodes;
+    for (uint32_t s = 0; s < t->spines; s++)
+        node(b, NODE_SWITCH, ROLE_SPINE, s, 2);
+    for (uint32_t h = 0; h < H; h++)
+        link(b, h, leaf0 + h / t->hosts_per_leaf);
+    for (uint32_t l = 0; l < t->leaves; l++)
+        for (uint32_t s = 0; s < t->spines; s++)
+            for (uint32_t u = 0; u < t->uplinks_per_spine; u++)
+                link(b, leaf0 + l, spine0 + s);
+}
+
+/* k-ary fat tree: k pods of k/2 edge and k/2 aggregation switches, (k/2)^2
+ * cores, k/2 hosts per edge switch; aggregation switch j of every pod connects
+ * to cores j*k/2 .. j*k/2 + k/2 - 1 (Al-Fares et al., SIGCOMM 2008). */
+static void fat_tree(struct builder *b, const struct topo_params *t) {
+    uint32_t k = t->k, h2 = k / 2;
+    uint32_t H = k * h2 * h2;
+    hosts(b, H);
+    uint32_t edge0 = b->n->nnodes;
+    for (uint32_t i = 0; i < k * h2; i++)
+        node(b, NODE_SWITCH, ROLE_EDGE, i, 1);
+    uint32_t agg0 = b->n->nnodes;
+    for (uint32_t i = 0; i < k * h2; i++)
+        node(b, NODE_SWITCH, ROLE_AGG, i, 2);
+    uint32_t core0 = b->n->nnodes;
+    for (uint32_t i = 0; i < h2 * h2; i++)
+        node(b, NODE_SWITCH, ROLE_CORE, i, 3);
+    for (uint32_t h = 0; h < H; h++)
+        link(b, h, edge0 + h / h2);
+    for (uint32_t p = 0; p < k; p++)
+        for (uint32_t e = 0; e < h2; e++)
+            for (uint32_t a = 0; a < h2; a++)
+                link(b, edge0 + p * h2 + e, agg0 + p * h2 + a);
+    for (uint32_t p = 0; p < k; p++)
+        for (uint32_t a = 0; a < h2; a++)
+            for (uint32_t c = 0; c < h2; c++)
+                link(b, agg0 + p * h2 + a, core0 + a * h2 + c);
+}
+
+static void ring(struct builder *b, const struct topo_params *t) {
+    uint32_t S = t->ring_switches, per = t->ring_hosts_per_switch;
+    hosts(b, S * per);
+    uint32_t sw0 = b->n->nnodes;
+    for (uint32_t s = 0; s < S; s++)
+        node(b, NODE_SWITCH, ROLE_SW, s, 1);
+    for (uint32_t h = 0; h < S * per; h++)
+        link(b, h, sw0 + h / per);
+    for (uint32_t s = 0; s < S; s++)
+        link(b, sw0 + s, sw0 + (s + 1) % S);
+}
+
+int topo_build(struct net *n, const struct scenario *sc, struct diag *d) {
+    const struct topo_params *t = &sc->topo;
+    struct builder b = {n, sc->fabric.link_bps, sc->fabric.propagation_ps};
+    if (t->gpus_per_host > 1 || t->kind == TOPO_RAIL_OPTIMIZED)
+        return diag_set(d, sc->file, (struct srcpos){0, 0}, FS_ENOTSUP,
+                        "multi-GPU hosts (gpus_per_host > 1, rail_optimized) are not "
+                        "implemented yet; use gpus_per_host: 1 with single_switch, "
+                        "leaf_spine, fat_tree or ring");
+    switch (t->kind) {
+    case TOPO_SINGLE_SWITCH:
+        single_switch(&b, t);
+        break;
+    case TOPO_LEAF_SPINE:
+        leaf_spine(&b, t);
+        break;
+    case TOPO_FAT_TREE:
+        fat_tree(&b, t);
+        break;
+    case TOPO_RING:
+        ring(&b, t);
+        break;
+    case TOPO_RAIL_OPTIMIZED:
+        break;
+    }
+    net_finish_ports(n);
+    for (uint32_t i = 0; i < n->nports; i++) {
+        struct port *p = &n->ports[i];
+        uint32_t far = n->ports[p->peer].node;
+        p->deliver_ps =
+            p->prop_ps + (n->nodes[far].kind == NODE_SWITCH ? sc->fabric.switch_latency_ps : 0);
+    }
+    return 0;
+}

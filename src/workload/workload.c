@@ -1,0 +1,193 @@
+#include "workload/workload.h"
+
+#include "config/scenario.h"
+#include "core/diag.h"
+#include "core/mem.h"
+#include "core/rng.h"
+#include "net/net.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* An open-loop Poisson source: one QP from a sender to the receiver, messages
+ * of fixed or exponential size at exponential inter-arrival times. */
+struct gen {
+    uint32_t qp;
+    int32_t flow;
+    struct rng rng;
+    double mean_gap_ps;
+    double size_bytes; /* fixed size, or the mean */
+    int exponential;
+    uint64_t end_ps;
+};
+
+struct wl_state {
+    struct gen *gens;
+    uint32_t ngens;
+};
+
+/* RNG stream ids, so workload entries never share a stream. */
+enum { STREAM_PERMUTATION = 1, STREAM_POISSON = 2, STREAM_QP_ENTROPY = 3 };
+
+static uint32_t new_qp(struct net *n, uint32_t src_host, uint32_t dst_host, struct rng *ent) {
+    uint32_t qp = net_qp_new(n, n->host_node[src_host], n->host_node[dst_host], 0);
+    /* RoCEv2 UDP source port: per-QP entropy in the dynamic range 49152..65535 */
+    n->qps[qp].entropy = (uint16_t)(49152 + rng_below(ent, 16384));
+    return qp;
+}
+
+static void one_flow(struct net *n, uint32_t src, uint32_t dst, uint64_t size, uint64_t start,
+                     struct rng *ent) {
+    uint32_t qp = new_qp(n, src, dst, ent);
+    int32_t f = (int32_t)net_flow_new(n, src, dst);
+    net_msg_new(n, qp, size, start, f, NET_NONE);
+}
+
+static void shuffle(uint32_t *a, uint32_t len, struct rng *r) {
+    for (uint32_t i = len; i > 1; i--) {
+        uint32_t j = (uint32_t)rng_below(r, i);
+        uint32_t t = a[i - 1];
+        a[i - 1] = a[j];
+        a[j] = t;
+    }
+}
+
+/* A random permutation with no fixed point (every host sends to another):
+ * shuffle, then rotate any fixed points away (Sattolo-free, unbiased enough
+ * for traffic and deterministic for a seed). */
+static void derangement(uint32_t *to, uint32_t H, struct rng *r) {
+    for (uint32_t i = 0; i < H; i++)
+        to[i] = i;
+    shuffle(to, H, r);
+    for (uint32_t i = 0; i < H; i++)
+        if (to[i] == i) {
+            uint32_t j = (i + 1) % H;
+            uint32_t t = to[i];
+            to[i] = to[j];
+            to[j] = t;
+        }
+}
+
+static int add_poisson(struct net *n, struct wl_state *ws, const struct wl_entry *w, size_t idx) {
+    const struct scenario *sc = n->sc;
+    uint32_t count = (uint32_t)w->nsenders;
+    double wire = (double)w->packet_bytes +
+                  ceil((double)w->packet_bytes / n->mtu_bytes) * n->overhead_bytes;
+    /* Aggregate arrival rate that loads the receiver link to `load` on the
+     * wire (so that rho is the link utilisation M/D/1 speaks of). */
+    double rate_pkts_per_ps = w->load * (double)sc->fabric.link_bps / (8.0 * wire) / 1e12;
+    for (uint32_t s = 0; s < count; s++) {
+        ws->gens = fs_xrealloc(ws->gens, (ws->ngens + 1) * sizeof *ws->gens);
+        struct gen *g = &ws->gens[ws->ngens];
+        uint32_t src = w->senders[s];
+        struct rng ent;
+        rng_seed(&ent, sc->seed, n->host_node[src] + 1, STREAM_QP_ENTROPY + 16 * idx);
+        g->qp = new_qp(n, src, w->receiver, &ent);
+        g->flow = (int32_t)net_flow_new(n, src, w->receiver);
+        rng_seed(&g->rng, sc->seed, n->host_node[src] + 1, STREAM_POISSON + 16 * idx);
+        g->mean_gap_ps = 1.0 / (rate_pkts_per_ps / count);
+        g->size_bytes = (double)w->packet_bytes;
+        g->exponential = w->exponential;
+        g->end_ps = w->start_ps + w->duration_ps;
+        net_work_add(n);
+        uint64_t first = w->start_ps + (uint64_t)llround(rng_exponential(&g->rng, g->mean_gap_ps));
+        sim_at(n->sim, first, n->host_node[src] + 1, NET_EV_GEN, ws->ngens, 0);
+        ws->ngens++;
+    }
+    return 0;
+}
+
+void workload_on_gen(struct sim *s, const struct event *e) {
+    struct net *n = s->model;
+    struct wl_state *ws = n->wl_state;
+    struct gen *g = &ws->gens[e->arg];
+    if (s->now_ps >= g->end_ps) {
+        net_work_done(n);
+        return;
+    }
+    uint64_t size = (uint64_t)g->size_bytes;
+    if (g->exponential) {
+        size = (uint64_t)llround(rng_exponential(&g->rng, g->size_bytes));
+        if (size == 0)
+            size = 1;
+    }
+    uint32_t m = net_msg_new(n, g->qp, size, SIM_TIME_NEVER, g->flow, NET_NONE);
+    net_msg_post_now(n, m);
+    uint64_t next = s->now_ps + (uint64_t)llround(rng_exponential(&g->rng, g->mean_gap_ps));
+    sim_at(s, next, e->entity, NET_EV_GEN, e->arg, 0);
+}
+
+int workload_build(struct net *n, struct diag *d) {
+    const struct scenario *sc = n->sc;
+    struct wl_state *ws = fs_xcalloc(1, sizeof *ws);
+    n->wl_state = ws;
+    uint32_t H = n->nhosts;
+    for (size_t i = 0; i < sc->nworkload; i++) {
+        const struct wl_entry *w = &sc->workload[i];
+        struct rng ent;
+        rng_seed(&ent, sc->seed, 0, STREAM_QP_ENTROPY + 16 * i);
+        switch (w->kind) {
+        case WL_FLOWS:
+            for (size_t f = 0; f < w->nflows; f++)
+                one_flow(n, w->flows[f].src, w->flows[f].dst, w->flows[f].size_bytes,
+                         w->start_ps + w->flows[f].start_ps, &ent);
+            break;
+        case WL_PERMUTATION: {
+            if (H < 2)
+                return diag_set(d, sc->file, w->pos, FS_EINVAL,
+                                "a permutation needs at least 2 hosts; the topology has %u", H);
+            uint32_t *to = fs_xmalloc(H * sizeof *to);
+            if (w->pattern == PERM_SHIFT) {
+                if (w->shift % H == 0) {
+                    free(to);
+                    return diag_set(d, sc->file, w->pos, FS_EINVAL,
+                                    "permutation shift %u maps every host onto itself on %u "
+                                    "hosts; use a shift that is not a multiple of %u",
+                                    w->shift, H, H);
+                }
+                for (uint32_t h = 0; h < H; h++)
+                    to[h] = (h + w->shift) % H;
+            } else {
+                struct rng r;
+                rng_seed(&r, sc->seed, 0, STREAM_PERMUTATION + 16 * i);
+                derangement(to, H, &r);
+            }
+            for (uint32_t h = 0; h < H; h++)
+                one_flow(n, h, to[h], w->size_bytes, w->start_ps, &ent);
+            free(to);
+            break;
+        }
+        case WL_INCAST:
+            for (size_t s = 0; s < w->nsenders; s++)
+                one_flow(n, w->senders[s], w->receiver, w->size_bytes, w->start_ps, &ent);
+            break;
+        case WL_ALLTOALL:
+            for (uint32_t a = 0; a < H; a++)
+                for (uint32_t b = 0; b < H; b++)
+                    if (a != b)
+                        one_flow(n, a, b, w->size_bytes, w->start_ps, &ent);
+            break;
+        case WL_POISSON:
+            add_poisson(n, ws, w, i);
+            break;
+        case WL_ALLREDUCE:
+        case WL_ALLGATHER:
+        case WL_REDUCESCATTER:
+        case WL_BROADCAST:
+            return diag_set(d, sc->file, w->pos, FS_ENOTSUP,
+                            "collective workloads (allreduce, allgather, reducescatter, "
+                            "broadcast) are not implemented yet; use flows, permutation, "
+                            "incast, alltoall or poisson");
+        }
+    }
+    return 0;
+}
+
+void workload_fini(struct net *n) {
+    struct wl_state *ws = n->wl_state;
+    if (!ws)
+        return;
+    free(ws->gens);
+    free(ws);
+    n->wl_state = NULL;
+}

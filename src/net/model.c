@@ -4,6 +4,8 @@
 #include "config/scenario.h"
 #include "core/diag.h"
 #include "core/mem.h"
+#include "ctrl/ctrl.h"
+#include "net/deadlock.h"
 #include "flowctl/flowctl.h"
 #include "net/nic.h"
 #include "net/port.h"
@@ -15,6 +17,11 @@
 #include <string.h>
 
 /* Scenario events (SPEC.md `events:`), resolved to ports/nodes at build. */
+/* Deadlock look interval: a port that sent nothing for this long while
+ * holding packets is stuck. 100 us is far above any queueing delay at 100+
+ * Gb/s with MiB buffers, and short against the 1 s run cap. */
+#define DEADLOCK_CHECK_PS (100 * PS_PER_US)
+
 struct sc_ev_state {
     uint32_t port[2]; /* link_down/up: the directions affected (NET_NONE if one) */
     uint32_t node;    /* host_stall */
@@ -27,6 +34,10 @@ static void set_link(struct net *n, const struct sc_ev_state *st, bool up) {
             port_set_up(n, st->port[i], up);
     if (n->route->on_topology_change)
         n->route->on_topology_change(n);
+    if (n->ctrl && n->ctrl->on_link_change)
+        for (int i = 0; i < 2; i++)
+            if (st->port[i] != NET_NONE)
+                n->ctrl->on_link_change(n, st->port[i], up);
 }
 
 static uint64_t link_drops(const struct net *n, const struct sc_ev_state *st) {
@@ -127,6 +138,7 @@ int model_build(struct model *m, const struct scenario *sc, struct diag *d) {
     sim_register(&m->sim, NET_EV_SAMPLE, sampler_on_event);
     sim_register(&m->sim, NET_EV_SCENARIO, on_scenario_event);
     sim_register(&m->sim, NET_EV_GEN, workload_on_gen);
+    sim_register(&m->sim, NET_EV_DEADLOCK, deadlock_on_event);
 
     const struct fabric_params *f = &sc->fabric;
     n->mtu_bytes = f->mtu_bytes;
@@ -142,6 +154,11 @@ int model_build(struct model *m, const struct scenario *sc, struct diag *d) {
         return FS_ENOTSUP;
     nic_init(n);
     route_fib_build(n);
+    n->ctrl = ctrl_select(n, d);
+    if (d->msg[0])
+        return FS_ENOTSUP;
+    if (n->ctrl && n->ctrl->init && (rc = n->ctrl->init(n, d)))
+        return rc;
     if (n->fc->init && (rc = n->fc->init(n, d)))
         return rc;
     if (n->route->init && (rc = n->route->init(n, d)))
@@ -155,6 +172,9 @@ int model_build(struct model *m, const struct scenario *sc, struct diag *d) {
     sampler_init(&m->sampler, n, sc->output.sample_ps);
     n->sampler = &m->sampler;
     sim_at(&m->sim, m->sampler.interval_ps, 0, NET_EV_SAMPLE, 0, 0);
+    /* Only lossless fabrics can deadlock; a lossy one drops instead. */
+    if (sc->fabric.flow_control != FLOWCTL_NONE)
+        deadlock_start(n, DEADLOCK_CHECK_PS);
     return 0;
 }
 
@@ -190,6 +210,9 @@ void model_fini(struct model *m) {
     if (n->cc && n->cc->fini)
         n->cc->fini(n);
     workload_fini(n);
+    deadlock_fini(n);
+    if (n->ctrl && n->ctrl->fini)
+        n->ctrl->fini(n);
     free(n->ev_state);
     n->ev_state = NULL;
     sampler_fini(&m->sampler);

@@ -20,6 +20,7 @@ struct scenario;
 struct flowctl_ops;
 struct route_ops;
 struct cc_ops;
+struct ctrl_ops;
 
 #define NET_NONE UINT32_MAX
 #define NET_NCLASS 4 /* egress classes per port: IB VLs / Ethernet priorities modelled */
@@ -34,6 +35,7 @@ enum net_ev {
     NET_EV_SAMPLE,      /* periodic statistics sample */
     NET_EV_SCENARIO,    /* arg = index into scenario events */
     NET_EV_GEN,         /* arg = generator id (open-loop workloads) */
+    NET_EV_DEADLOCK,    /* periodic deadlock check */
     NET_EV_FIRST_FREE,  /* modules (ctrl, coll, flowctl, cc) take kinds from here */
     NET_EV_CTRL = NET_EV_FIRST_FREE,
     NET_EV_FLOWCTL,
@@ -222,6 +224,8 @@ struct net {
     struct cp_row *cp_rows;
     uint32_t ncp_rows;
     struct deadlock_info deadlock;
+    void *deadlock_state;
+    const struct ctrl_ops *ctrl;
     char (*warnings)[160]; /* for the summary and results.json */
     uint32_t nwarnings;
 

@@ -20,9 +20,7 @@ struct bheap {
 static int before(const struct event *a, const struct event *b) {
     if (a->time_ps != b->time_ps)
         return a->time_ps < b->time_ps;
-    if (a->entity != b->entity)
-        return a->entity < b->entity;
-    return a->seq < b->seq;
+    return a->order < b->order;
 }
 
 static void bpush(struct bheap *q, struct event e) {
@@ -64,14 +62,13 @@ int main(void) {
         evq_init(&q, n);
         rng_seed(&r, 1, 0, 0);
         for (size_t i = 0; i < n; i++)
-            evq_push(&q, (struct event){rng_below(&r, 1000000), (uint32_t)(i % 64), (uint32_t)i,
-                                        0, 0, 0});
+            evq_push(&q, (struct event){rng_below(&r, 1000000), ((uint64_t)(i % 64) << 32) | i, 0, 0, 0});
         double t0 = wall_cpu_s();
         struct event e;
         for (uint64_t i = 0; i < ops; i++) {
             evq_pop(&q, &e);
             e.time_ps += 1 + rng_below(&r, 1000000);
-            e.seq += (uint32_t)n;
+            e.order += n;
             evq_push(&q, e);
         }
         double t4 = (wall_cpu_s() - t0) / ops * 1e9;
@@ -79,13 +76,12 @@ int main(void) {
         struct bheap b = {malloc(n * sizeof(struct event)), 0};
         rng_seed(&r, 1, 0, 0);
         for (size_t i = 0; i < n; i++)
-            bpush(&b, (struct event){rng_below(&r, 1000000), (uint32_t)(i % 64), (uint32_t)i, 0,
-                                     0, 0});
+            bpush(&b, (struct event){rng_below(&r, 1000000), ((uint64_t)(i % 64) << 32) | i, 0, 0, 0});
         t0 = wall_cpu_s();
         for (uint64_t i = 0; i < ops; i++) {
             e = bpop(&b);
             e.time_ps += 1 + rng_below(&r, 1000000);
-            e.seq += (uint32_t)n;
+            e.order += n;
             bpush(&b, e);
         }
         double t2 = (wall_cpu_s() - t0) / ops * 1e9;

@@ -20,7 +20,7 @@ static void test_evq_order(void **state) {
     struct rng r;
     rng_seed(&r, 7, 0, 0);
     for (uint32_t i = 0; i < 5000; i++) {
-        struct event e = {rng_below(&r, 100), (uint32_t)rng_below(&r, 4), i, 0, 0, i};
+        struct event e = {rng_below(&r, 100), (rng_below(&r, 4) << 32) | i, i, 0, 0};
         evq_push(&q, e);
     }
     struct event prev, e;
@@ -29,7 +29,8 @@ static void test_evq_order(void **state) {
     while (evq_pop(&q, &e) == 0) {
         int ok = prev.time_ps < e.time_ps ||
                  (prev.time_ps == e.time_ps &&
-                  (prev.entity < e.entity || (prev.entity == e.entity && prev.seq < e.seq)));
+                  (event_entity(&prev) < event_entity(&e) ||
+                   (event_entity(&prev) == event_entity(&e) && prev.order < e.order)));
         assert_true(ok);
         prev = e;
         n++;

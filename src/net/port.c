@@ -99,8 +99,9 @@ void port_kick(struct net *n, uint32_t port) {
         return;
     }
     const struct flowctl_ops *fc = n->fc;
+    uint32_t first = fc->arbitrate ? fc->arbitrate(n, port) : pt->rr;
     for (uint32_t k = 0; k < NET_NCLASS; k++) {
-        uint32_t c = (pt->rr + k) % NET_NCLASS;
+        uint32_t c = (first + k) % NET_NCLASS;
         struct pq *q = &pt->cls[c];
         if (q->head == PKT_NONE)
             continue;

@@ -11,6 +11,12 @@
 #include "net/net.h"
 
 const struct ctrl_ops *ctrl_select(const struct net *n, struct diag *d) {
-    (void)n, (void)d;
+    (void)d;
+    switch (n->sc->fabric.control_plane.kind) {
+    case CP_SM:
+        return &ctrl_sm_ops;
+    case CP_BGP:
+        break;
+    }
     return NULL;
 }

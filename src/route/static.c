@@ -7,6 +7,7 @@
  * equal-cost uplinks the way OpenSM's minhop balancing does on a regular tree.
  */
 #include "config/scenario.h"
+#include "ctrl/ctrl.h"
 #include "core/mem.h"
 #include "net/net.h"
 #include "route/route.h"
@@ -35,7 +36,10 @@ static int static_init(struct net *n, struct diag *d) {
 }
 
 static uint32_t static_select(struct net *n, uint32_t sw, const struct packet *p) {
-    return n->lft[(size_t)n->nodes[sw].index * n->nhosts + n->nodes[p->dst].index];
+    uint32_t out = n->lft[(size_t)n->nodes[sw].index * n->nhosts + n->nodes[p->dst].index];
+    if (out != NET_NONE && !n->ports[out].up && n->ctrl && n->ctrl->local_reroute)
+        out = n->ctrl->local_reroute(n, sw, p, out);
+    return out;
 }
 
 const struct route_ops route_static_ops = {
@@ -48,14 +52,9 @@ const struct route_ops *route_select(const struct net *n, struct diag *d) {
     const char *what = NULL;
     switch (n->sc->fabric.routing) {
     case ROUTING_STATIC:
-        if (n->sc->fabric.routing_engine == ENGINE_FILE) {
-            what = "fabric.routing_engine: file";
-            break;
-        }
         return &route_static_ops;
     case ROUTING_ADAPTIVE:
-        what = "fabric.routing: adaptive";
-        break;
+        return &route_adaptive_ops;
     case ROUTING_ECMP:
         what = "fabric.routing: ecmp";
         break;

@@ -14,7 +14,6 @@
 struct net;
 struct diag;
 struct jw;
-struct packet;
 
 struct ctrl_ops {
     const char *name;
@@ -25,9 +24,6 @@ struct ctrl_ops {
      * control plane schedules its own detection, computation and pushes, and
      * fills n->cp_rows[].rerouted_ps when forwarding has converged. */
     void (*on_link_change)(struct net *n, uint32_t port, bool up);
-    /* Optional: the forwarding port `dead` of switch `sw` for `p` is down;
-     * a switch-local fast reroute may return another live port (or NET_NONE). */
-    uint32_t (*local_reroute)(struct net *n, uint32_t sw, const struct packet *p, uint32_t dead);
     /* Optional: the control plane's own top-level results.json members. */
     void (*write_results)(const struct net *n, struct jw *w);
 };

@@ -26,10 +26,11 @@
  * Defaults reproduce A10b's 40-45 ms (16 switches) and 89-95 ms (80
  * switches) from the drop to new LFTs in place.
  *
- * SHIELD (control_plane.shield): a switch whose LFT port is down forwards,
- * shield_delay after the port went down, to another live minimal port of its
- * own (domain.md A10: FLFR), long before the SM is done. FLFN notifications
- * to neighbours are left out: a switch with no live minimal port still drops.
+ * SHIELD (control_plane.shield): shield_delay after a port went down, its
+ * switch moves the LFT entries that used it to other live minimal ports of
+ * its own (domain.md A10: FLFR); destinations it can no longer reach at all
+ * are notified to its neighbours (FLFN), which move their entries pointing at
+ * it. All long before the SM is done; the SM's later pushes overwrite.
  */
 #include "ctrl/sm.h"
 
@@ -78,13 +79,14 @@ static const char *engine_name(int e) {
     return e >= 0 && e <= ENGINE_FILE ? names[e] : "?";
 }
 
-struct sm *sm_of(struct net *n) { return n->ctrl == &ctrl_sm_ops ? n->ctrl_state : NULL; }
+struct sm *sm_of(struct net *n) {
+    return n->ctrl == &ctrl_sm_ops ? n->ctrl_state : NULL;
+}
 
 static void count_ports(const struct net *n, uint64_t *sw_ports, uint64_t *host_ports) {
     *sw_ports = *host_ports = 0;
     for (uint32_t p = 0; p < n->nports; p++) {
-        if (!n->ports[p].up || !n->ports[n->ports[p].peer].up)
-            continue;
+        if (!n->ports[p].up || !n->ports[n->ports[p].peer].up) continue;
         if (n->nodes[n->ports[p].node].kind == NODE_SWITCH)
             (*sw_ports)++;
         else
@@ -96,8 +98,7 @@ static void count_ports(const struct net *n, uint64_t *sw_ports, uint64_t *host_
 static void lft_publish(struct net *n, struct sm *sm, uint32_t s, uint32_t lid_lo,
                         uint32_t lid_hi) {
     for (uint32_t lid = lid_lo; lid < lid_hi && lid <= sm->H; lid++) {
-        if (lid == 0)
-            continue;
+        if (lid == 0) continue;
         uint32_t out = sm->tab[(size_t)s * sm->nlids + lid];
         n->lft[(size_t)s * sm->H + lid - 1] = out == SM_PORT_SELF ? NET_NONE : out;
     }
@@ -105,8 +106,7 @@ static void lft_publish(struct net *n, struct sm *sm, uint32_t s, uint32_t lid_l
 
 static void cdg_warn(struct net *n, struct sm *sm) {
     sm->cdg_acyclic = sm_cdg_check(n, sm);
-    if (sm->cdg_acyclic)
-        return;
+    if (sm->cdg_acyclic) return;
     char buf[120] = "", name[48];
     size_t len = 0;
     for (uint32_t i = 0; i < sm->ncdg_cycle && len + 8 < sizeof buf; i++) {
@@ -118,6 +118,7 @@ static void cdg_warn(struct net *n, struct sm *sm) {
 }
 
 static void sm_on_event(struct sim *s, const struct event *e);
+static void shield(struct net *n, struct sm *sm, uint32_t dp);
 
 static int sm_init(struct net *n, struct diag *d) {
     struct sm *sm = fs_xcalloc(1, sizeof *sm);
@@ -129,19 +130,16 @@ static int sm_init(struct net *n, struct diag *d) {
     sm->nblocks = (sm->nlids - 1) / SM_LFT_BLOCK + 1;
     sm->sw_node = fs_xcalloc(sm->S + 1, sizeof *sm->sw_node);
     for (uint32_t v = 0; v < n->nnodes; v++)
-        if (n->nodes[v].kind == NODE_SWITCH)
-            sm->sw_node[n->nodes[v].index] = v;
+        if (n->nodes[v].kind == NODE_SWITCH) sm->sw_node[n->nodes[v].index] = v;
     size_t cells = (size_t)sm->S * sm->nlids + 1;
     sm->tab = fs_xmalloc(cells * sizeof *sm->tab);
     sm->next = fs_xmalloc(cells * sizeof *sm->next);
     for (size_t i = 0; i < cells; i++)
         sm->tab[i] = sm->next[i] = NET_NONE;
-    sm->down_at = fs_xcalloc(n->nports + 1, sizeof *sm->down_at);
     sm->engine = sc->fabric.routing_engine;
     sim_register(n->sim, NET_EV_CTRL, sm_on_event);
     int rc = sm_route_compute(n, sm, sm->engine, d);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     memcpy(sm->tab, sm->next, cells * sizeof *sm->tab);
     free(n->lft);
     n->lft = fs_xmalloc(((size_t)sm->S * sm->H + 1) * sizeof *n->lft);
@@ -160,12 +158,10 @@ static int sm_init(struct net *n, struct diag *d) {
 
 static void sm_fini(struct net *n) {
     struct sm *sm = n->ctrl_state;
-    if (!sm)
-        return;
+    if (!sm) return;
     free(sm->sw_node);
     free(sm->tab);
     free(sm->next);
-    free(sm->down_at);
     free(sm->cdg_cycle);
     free(sm);
     n->ctrl_state = NULL;
@@ -209,8 +205,8 @@ static void finish(struct net *n, struct sm *sm) {
 static void swept(struct net *n, struct sm *sm) {
     /* OpenSM's ftree needs its root/compute-node GUID files to keep its
      * layout after a failure; without them it falls back to minhop (A10b). */
-    int engine = sm->engine == ENGINE_FTREE || sm->engine == ENGINE_FILE ? ENGINE_MINHOP
-                                                                           : sm->engine;
+    int engine =
+        sm->engine == ENGINE_FTREE || sm->engine == ENGINE_FILE ? ENGINE_MINHOP : sm->engine;
     struct diag d = {0};
     sm_route_compute(n, sm, engine, &d);
     route_fib_build(n); /* the AR groups and SHIELD alternatives, re-programmed */
@@ -222,8 +218,7 @@ static void swept(struct net *n, struct sm *sm) {
             size_t lo = (size_t)s * sm->nlids + (size_t)b * SM_LFT_BLOCK;
             size_t hi = (size_t)s * sm->nlids + sm->nlids;
             size_t end = lo + SM_LFT_BLOCK < hi ? lo + SM_LFT_BLOCK : hi;
-            if (!memcmp(sm->tab + lo, sm->next + lo, (end - lo) * sizeof *sm->tab))
-                continue;
+            if (!memcmp(sm->tab + lo, sm->next + lo, (end - lo) * sizeof *sm->tab)) continue;
             pushes++;
             t += smp_ps(n);
             sim_at(n->sim, t, 0, NET_EV_CTRL, EV_PUSH | (s * sm->nblocks + b), 0);
@@ -231,8 +226,7 @@ static void swept(struct net *n, struct sm *sm) {
     sm->pushes_left = pushes;
     sm->last_blocks_changed = pushes;
     sm->blocks_pushed += pushes;
-    if (!pushes)
-        sim_at(n->sim, t, 0, NET_EV_CTRL, EV_PUSH | EV_MASK >> 2, 0); /* nothing to push */
+    if (!pushes) sim_at(n->sim, t, 0, NET_EV_CTRL, EV_PUSH | EV_MASK >> 2, 0); /* nothing to push */
 }
 
 static void push(struct net *n, struct sm *sm, uint32_t idx) {
@@ -241,18 +235,21 @@ static void push(struct net *n, struct sm *sm, uint32_t idx) {
         return;
     }
     uint32_t s = idx / sm->nblocks, b = idx % sm->nblocks;
-    uint32_t lo = b * SM_LFT_BLOCK, hi = lo + SM_LFT_BLOCK < sm->nlids ? lo + SM_LFT_BLOCK
-                                                                        : sm->nlids;
+    uint32_t lo = b * SM_LFT_BLOCK,
+             hi = lo + SM_LFT_BLOCK < sm->nlids ? lo + SM_LFT_BLOCK : sm->nlids;
     size_t base = (size_t)s * sm->nlids;
     memcpy(sm->tab + base + lo, sm->next + base + lo, (hi - lo) * sizeof *sm->tab);
     lft_publish(n, sm, s, lo, hi);
-    if (--sm->pushes_left == 0)
-        finish(n, sm);
+    if (--sm->pushes_left == 0) finish(n, sm);
 }
 
 static void sm_on_event(struct sim *s, const struct event *e) {
     struct net *n = s->model;
     struct sm *sm = n->ctrl_state;
+    if (e->aux == 1) {
+        shield(n, sm, e->arg);
+        return;
+    }
     switch (e->arg & EV_MASK) {
     case EV_TRAP:
         sm->trap_pending = false;
@@ -274,40 +271,63 @@ static void sm_on_event(struct sim *s, const struct event *e) {
 
 static void sm_on_link_change(struct net *n, uint32_t port, bool up) {
     struct sm *sm = n->ctrl_state;
-    if (!up)
-        sm->down_at[port] = n->sim->now_ps;
-    if (sm->trap_pending)
-        return;
+    const struct control_plane_params *cp = &n->sc->fabric.control_plane;
+    if (!up && cp->shield)
+        sim_at(n->sim,
+               n->sim->now_ps +
+                   (cp->shield_delay_ps ? cp->shield_delay_ps : SM_SHIELD_DELAY_PS_DEFAULT),
+               0, NET_EV_CTRL, port, 1);
+    if (sm->trap_pending) return;
     sm->trap_pending = true;
     /* The run goes on until the SM has converged (results: rerouted_at_ns). */
     if (!sm->work_held) {
         sm->work_held = true;
         net_work_add(n);
     }
-    sim_at(n->sim, n->sim->now_ps + n->sc->fabric.control_plane.detect_ps, 0, NET_EV_CTRL,
-           EV_TRAP, 0);
+    sim_at(n->sim, n->sim->now_ps + n->sc->fabric.control_plane.detect_ps, 0, NET_EV_CTRL, EV_TRAP,
+           0);
 }
 
-static uint32_t sm_local_reroute(struct net *n, uint32_t sw, const struct packet *p,
-                                 uint32_t dead) {
-    struct sm *sm = n->ctrl_state;
-    const struct control_plane_params *cp = &n->sc->fabric.control_plane;
-    if (!cp->shield)
-        return dead;
-    sim_time_ps delay = cp->shield_delay_ps ? cp->shield_delay_ps : SM_SHIELD_DELAY_PS_DEFAULT;
-    if (n->sim->now_ps < sm->down_at[dead] + delay)
-        return dead;
+/* A live minimal port of switch node v towards host h other than `avoid`
+ * (the FIB as the SM last programmed it: AR groups), or NET_NONE. */
+static uint32_t live_alternative(struct net *n, uint32_t v, uint32_t h, uint32_t avoid) {
     const uint32_t *ports;
-    uint32_t h = n->nodes[p->dst].index, c = route_fib_get(n, sw, h, &ports), nlive = 0;
+    uint32_t c = route_fib_get(n, v, h, &ports), nlive = 0;
     for (uint32_t i = 0; i < c; i++)
-        nlive += n->ports[ports[i]].up;
-    if (!nlive)
-        return dead;
+        nlive += ports[i] != avoid && n->ports[ports[i]].up && n->ports[n->ports[ports[i]].peer].up;
+    if (!nlive) return NET_NONE;
     uint32_t k = h % nlive;
     for (uint32_t i = 0; i < c; i++)
-        if (n->ports[ports[i]].up && k-- == 0)
+        if (ports[i] != avoid && n->ports[ports[i]].up && n->ports[n->ports[ports[i]].peer].up &&
+            k-- == 0)
             return ports[i];
-    return dead;
+    return NET_NONE;
+}
+
+/* SHIELD on the switch owning dead port `dp`: FLFR moves its own LFT entries
+ * to live minimal ports; for destinations it cannot reach any more, FLFN
+ * tells its neighbours, which move their entries that point at it. */
+static void shield(struct net *n, struct sm *sm, uint32_t dp) {
+    uint32_t v = n->ports[dp].node;
+    if (n->nodes[v].kind != NODE_SWITCH || n->ports[dp].up) return;
+    uint32_t H = sm->H, s = n->nodes[v].index;
+    for (uint32_t h = 0; h < H; h++) {
+        uint32_t *e = &n->lft[(size_t)s * H + h];
+        if (*e != dp) continue;
+        uint32_t alt = live_alternative(n, v, h, dp);
+        if (alt != NET_NONE) {
+            *e = alt;
+            continue;
+        }
+        const struct node *nd = &n->nodes[v];
+        for (uint32_t i = 0; i < nd->nports; i++) {
+            uint32_t back = n->ports[nd->first_port + i].peer; /* neighbour -> v */
+            uint32_t u = n->ports[back].node;
+            if (n->nodes[u].kind != NODE_SWITCH || !n->ports[back].up) continue;
+            uint32_t *f = &n->lft[(size_t)n->nodes[u].index * H + h];
+            if (*f == back && (alt = live_alternative(n, u, h, back)) != NET_NONE) *f = alt;
+        }
+    }
 }
 
 static void sm_write_results(const struct net *n, struct jw *w) {
@@ -341,6 +361,5 @@ const struct ctrl_ops ctrl_sm_ops = {
     .init = sm_init,
     .fini = sm_fini,
     .on_link_change = sm_on_link_change,
-    .local_reroute = sm_local_reroute,
     .write_results = sm_write_results,
 };

@@ -42,11 +42,12 @@ struct sm {
     /* failure handling */
     bool busy, dirty, trap_pending;
     uint32_t pushes_left;
-    sim_time_ps *down_at; /* [port]: when the port went down (SHIELD) */
-    bool work_held;       /* counted in n->work_pending while reacting */
+    bool work_held; /* counted in n->work_pending while reacting */
 };
 
-static inline uint32_t sm_host_lid(uint32_t h) { return h + 1; }
+static inline uint32_t sm_host_lid(uint32_t h) {
+    return h + 1;
+}
 
 /* Routing: fills sm->next for `engine` over the live links; 0 or FS_E*. */
 int sm_route_compute(struct net *n, struct sm *sm, int engine, struct diag *d);

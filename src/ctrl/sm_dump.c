@@ -37,8 +37,7 @@ void sm_dump_write(const struct net *n, const struct sm *sm, FILE *f) {
         uint32_t count = 0;
         for (uint32_t lid = 1; lid <= maxlid; lid++) {
             uint32_t out = sm->tab[(size_t)s * sm->nlids + lid];
-            if (out == NET_NONE)
-                continue;
+            if (out == NET_NONE) continue;
             unsigned port = out == SM_PORT_SELF ? 0 : out - n->nodes[v].first_port + 1;
             bool host = lid <= sm->H;
             uint32_t t = host ? n->host_node[lid - 1] : sm->sw_node[lid - 1 - sm->H];
@@ -53,16 +52,14 @@ void sm_dump_write(const struct net *n, const struct sm *sm, FILE *f) {
 
 /* The LID that port GUID `g` has in this fabric, or 0. */
 static uint32_t lid_of_guid(const struct sm *sm, unsigned long long g) {
-    if (g > GUID_CA && g - GUID_CA <= sm->H)
-        return (uint32_t)(g - GUID_CA);
-    if (g >= GUID_SW && g - GUID_SW < sm->S)
-        return sm->H + 1 + (uint32_t)(g - GUID_SW);
+    if (g > GUID_CA && g - GUID_CA <= sm->H) return (uint32_t)(g - GUID_CA);
+    if (g >= GUID_SW && g - GUID_SW < sm->S) return sm->H + 1 + (uint32_t)(g - GUID_SW);
     return 0;
 }
 
 static int bad(struct diag *d, const char *path, unsigned line, size_t col, const char *what) {
-    return diag_set(d, path, (struct srcpos){line, (unsigned)col + 1}, FS_EINVAL,
-                    "lft_file: %s", what);
+    return diag_set(d, path, (struct srcpos){line, (unsigned)col + 1}, FS_EINVAL, "lft_file: %s",
+                    what);
 }
 
 int sm_dump_read(struct net *n, struct sm *sm, const char *path, struct diag *d) {
@@ -72,8 +69,8 @@ int sm_dump_read(struct net *n, struct sm *sm, const char *path, struct diag *d)
                         "opensm-lfts.dump, e.g. written by `fabsim routes`)");
     FILE *f = fopen(path, "r");
     if (!f)
-        return diag_set(d, path, (struct srcpos){0, 0}, FS_ENOENT,
-                        "lft_file: cannot open: %s", strerror(errno));
+        return diag_set(d, path, (struct srcpos){0, 0}, FS_ENOENT, "lft_file: cannot open: %s",
+                        strerror(errno));
     for (size_t i = 0; i < (size_t)sm->S * sm->nlids; i++)
         sm->next[i] = NET_NONE;
     char buf[1024], msg[160];
@@ -85,8 +82,7 @@ int sm_dump_read(struct net *n, struct sm *sm, const char *path, struct diag *d)
         const char *s = buf;
         while (*s == ' ' || *s == '\t')
             s++;
-        if (*s == '\n' || *s == '\r' || *s == 0 || *s == '#')
-            continue;
+        if (*s == '\n' || *s == '\r' || *s == 0 || *s == '#') continue;
         if (!strncmp(s, "Unicast lids", 12)) {
             const char *g = strstr(s, " guid 0x");
             if (!g) {
@@ -97,9 +93,9 @@ int sm_dump_read(struct net *n, struct sm *sm, const char *path, struct diag *d)
             unsigned long long guid = strtoull(g + 8, &end, 16);
             uint32_t lid = end == g + 8 ? 0 : lid_of_guid(sm, guid);
             if (!lid || lid <= sm->H) {
-                snprintf(msg, sizeof msg, "unknown switch guid 0x%016llx (switches are 0x%016llx..0x%016llx)",
-                         guid, (unsigned long long)GUID_SW,
-                         (unsigned long long)(GUID_SW + sm->S - 1));
+                snprintf(msg, sizeof msg,
+                         "unknown switch guid 0x%016llx (switches are 0x%016llx..0x%016llx)", guid,
+                         (unsigned long long)GUID_SW, (unsigned long long)(GUID_SW + sm->S - 1));
                 rc = bad(d, path, line, (size_t)(g + 6 - buf), msg);
                 break;
             }
@@ -149,8 +145,7 @@ int sm_dump_read(struct net *n, struct sm *sm, const char *path, struct diag *d)
                 port == 0 ? SM_PORT_SELF : n->nodes[v].first_port + (uint32_t)port - 1;
             continue;
         }
-        if (isdigit((unsigned char)*s) && strstr(s, "lids dumped"))
-            continue;
+        if (isdigit((unsigned char)*s) && strstr(s, "lids dumped")) continue;
         rc = bad(d, path, line, (size_t)(s - buf),
                  "expected 'Unicast lids ...', '0x<lid> <port>' or '# ...'");
     }

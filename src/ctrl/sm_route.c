@@ -51,13 +51,11 @@ static void bfs_to(const struct net *n, uint32_t t, uint32_t *dist, uint32_t *qu
     queue[qt++] = t;
     while (qh < qt) {
         uint32_t w = queue[qh++];
-        if (n->nodes[w].kind == NODE_HOST && w != t)
-            continue;
+        if (n->nodes[w].kind == NODE_HOST && w != t) continue;
         const struct node *nd = &n->nodes[w];
         for (uint32_t i = 0; i < nd->nports; i++) {
             uint32_t p = nd->first_port + i;
-            if (!live(n, p))
-                continue;
+            if (!live(n, p)) continue;
             uint32_t v = far_node(n, p);
             if (dist[v] == INF) {
                 dist[v] = dist[w] + 1;
@@ -69,14 +67,11 @@ static void bfs_to(const struct net *n, uint32_t t, uint32_t *dist, uint32_t *qu
 
 /* Least-used candidate (OpenSM balancing); counts it for host targets. */
 static uint32_t pick_balanced(const uint32_t *cand, uint32_t nc, uint32_t *use, bool count) {
-    if (!nc)
-        return NET_NONE;
+    if (!nc) return NET_NONE;
     uint32_t best = cand[0];
     for (uint32_t i = 1; i < nc; i++)
-        if (use[cand[i]] < use[best])
-            best = cand[i];
-    if (count)
-        use[best]++;
+        if (use[cand[i]] < use[best]) best = cand[i];
+    if (count) use[best]++;
     return best;
 }
 
@@ -94,8 +89,7 @@ static void minhop_cands(struct rt *r, uint32_t v, uint32_t t, uint32_t *nc) {
     *nc = 0;
     for (uint32_t i = 0; i < nd->nports; i++) {
         uint32_t p = nd->first_port + i;
-        if (!live(n, p))
-            continue;
+        if (!live(n, p)) continue;
         uint32_t w = far_node(n, p);
         if (r->dist[w] != INF && r->dist[w] + 1 == r->dist[v] &&
             (n->nodes[w].kind == NODE_SWITCH || w == t))
@@ -117,14 +111,12 @@ static void updn_ranks(struct rt *r) {
     struct net *n = r->n;
     uint32_t maxlvl = 0, nmax = 0;
     for (uint32_t s = 0; s < r->sm->S; s++)
-        if (n->nodes[r->sm->sw_node[s]].level > maxlvl)
-            maxlvl = n->nodes[r->sm->sw_node[s]].level;
+        if (n->nodes[r->sm->sw_node[s]].level > maxlvl) maxlvl = n->nodes[r->sm->sw_node[s]].level;
     for (uint32_t v = 0; v < n->nnodes; v++)
         r->rank[v] = INF;
     uint32_t qh = 0, qt = 0;
     for (uint32_t s = 0; s < r->sm->S; s++)
-        if (n->nodes[r->sm->sw_node[s]].level == maxlvl)
-            nmax++;
+        if (n->nodes[r->sm->sw_node[s]].level == maxlvl) nmax++;
     bool flat = nmax == r->sm->S && r->sm->S > 1;
     for (uint32_t s = 0; s < r->sm->S; s++) {
         uint32_t v = r->sm->sw_node[s];
@@ -139,16 +131,14 @@ static void updn_ranks(struct rt *r) {
         for (uint32_t i = 0; i < nd->nports; i++) {
             uint32_t p = nd->first_port + i;
             uint32_t v = far_node(n, p);
-            if (!live(n, p) || n->nodes[v].kind != NODE_SWITCH || r->rank[v] != INF)
-                continue;
+            if (!live(n, p) || n->nodes[v].kind != NODE_SWITCH || r->rank[v] != INF) continue;
             r->rank[v] = r->rank[w] + 1;
             r->queue[qt++] = v;
         }
     }
     /* hosts (and unreachable switches) sort below everything */
     for (uint32_t v = 0; v < n->nnodes; v++)
-        if (r->rank[v] == INF)
-            r->rank[v] = INF - 1;
+        if (r->rank[v] == INF) r->rank[v] = INF - 1;
     uint64_t *keys = fs_xmalloc((r->sm->S + 1) * sizeof *keys);
     for (uint32_t s = 0; s < r->sm->S; s++)
         keys[s] = key(r, r->sm->sw_node[s]);
@@ -172,8 +162,7 @@ static void updn_dist(struct rt *r, uint32_t t) {
         for (uint32_t i = 0; i < nd->nports; i++) {
             uint32_t p = nd->first_port + i;
             uint32_t v = far_node(n, p);
-            if (!live(n, p) || n->nodes[v].kind != NODE_SWITCH || r->dd[v] != INF)
-                continue;
+            if (!live(n, p) || n->nodes[v].kind != NODE_SWITCH || r->dd[v] != INF) continue;
             if (key(r, w) > key(r, v)) { /* v -> w is a down hop */
                 r->dd[v] = r->dd[w] + 1;
                 r->queue[qt++] = v;
@@ -201,16 +190,13 @@ static void updn_cands(struct rt *r, uint32_t v, uint32_t t, uint32_t *nc) {
     const struct net *n = r->n;
     const struct node *nd = &n->nodes[v];
     *nc = 0;
-    if (r->eff[v] == INF)
-        return;
+    if (r->eff[v] == INF) return;
     bool down = r->dd[v] != INF;
     for (uint32_t i = 0; i < nd->nports; i++) {
         uint32_t p = nd->first_port + i;
-        if (!live(n, p))
-            continue;
+        if (!live(n, p)) continue;
         uint32_t w = far_node(n, p);
-        if (n->nodes[w].kind != NODE_SWITCH && w != t)
-            continue;
+        if (n->nodes[w].kind != NODE_SWITCH && w != t) continue;
         if (down ? key(r, w) > key(r, v) && r->dd[w] + 1 == r->dd[v]
                  : key(r, w) < key(r, v) && r->eff[w] != INF && r->eff[w] + 1 == r->eff[v])
             r->cand[(*nc)++] = p;
@@ -224,13 +210,11 @@ static void ftree_divisors(struct rt *r) {
     for (uint32_t s = 0; s < r->sm->S; s++) {
         uint32_t v = r->sm->sw_node[s];
         uint8_t L = n->nodes[v].level;
-        if (seen[L])
-            continue;
+        if (seen[L]) continue;
         seen[L] = true;
         const struct node *nd = &n->nodes[v];
         for (uint32_t i = 0; i < nd->nports; i++)
-            if (n->nodes[far_node(n, nd->first_port + i)].level > L)
-                up[L]++;
+            if (n->nodes[far_node(n, nd->first_port + i)].level > L) up[L]++;
     }
     r->div[0] = r->div[1] = 1;
     for (uint32_t L = 2; L < 256; L++)
@@ -252,8 +236,7 @@ static uint32_t ftree_pick(struct rt *r, uint32_t v, uint32_t d, uint32_t nc) {
 }
 
 int sm_route_compute(struct net *n, struct sm *sm, int engine, struct diag *d) {
-    if (engine == ENGINE_FILE)
-        return sm_dump_read(n, sm, n->sc->fabric.lft_file, d);
+    if (engine == ENGINE_FILE) return sm_dump_read(n, sm, n->sc->fabric.lft_file, d);
     uint32_t V = n->nnodes;
     struct rt r = {.n = n, .sm = sm};
     r.dist = fs_xmalloc((V + 1) * sizeof *r.dist);
@@ -275,8 +258,7 @@ int sm_route_compute(struct net *n, struct sm *sm, int engine, struct diag *d) {
         bool host = lid <= sm->H;
         uint32_t t = host ? n->host_node[lid - 1] : sm->sw_node[lid - 1 - sm->H];
         bfs_to(n, t, r.dist, r.queue);
-        if (host && engine == ENGINE_UPDN)
-            updn_dist(&r, t);
+        if (host && engine == ENGINE_UPDN) updn_dist(&r, t);
         for (uint32_t s = 0; s < sm->S; s++) {
             uint32_t v = sm->sw_node[s], nc = 0, out;
             if (v == t) {
@@ -314,16 +296,12 @@ bool sm_cdg_check(struct net *n, struct sm *sm) {
     uint64_t *e = fs_xmalloc(cap * sizeof *e);
     for (uint32_t a = 0; a < sm->H; a++)
         for (uint32_t b = 0; b < sm->H; b++) {
-            if (a == b)
-                continue;
+            if (a == b) continue;
             uint32_t c = n->nodes[n->host_node[a]].first_port;
             uint32_t v = far_node(n, c);
-            for (uint32_t hops = 0; hops <= n->nnodes && n->nodes[v].kind == NODE_SWITCH;
-                 hops++) {
-                uint32_t out =
-                    sm->tab[(size_t)n->nodes[v].index * sm->nlids + sm_host_lid(b)];
-                if (out == NET_NONE || out == SM_PORT_SELF)
-                    break;
+            for (uint32_t hops = 0; hops <= n->nnodes && n->nodes[v].kind == NODE_SWITCH; hops++) {
+                uint32_t out = sm->tab[(size_t)n->nodes[v].index * sm->nlids + sm_host_lid(b)];
+                if (out == NET_NONE || out == SM_PORT_SELF) break;
                 fs_grow((void **)&e, &cap, ne + 1, sizeof *e);
                 e[ne++] = ((uint64_t)c << 32) | out;
                 c = out;
@@ -333,8 +311,7 @@ bool sm_cdg_check(struct net *n, struct sm *sm) {
     qsort(e, ne, sizeof *e, cmp_u64);
     size_t k = 0;
     for (size_t i = 0; i < ne; i++)
-        if (!k || e[i] != e[k - 1])
-            e[k++] = e[i];
+        if (!k || e[i] != e[k - 1]) e[k++] = e[i];
     ne = k;
     uint32_t *off = fs_xcalloc(P + 2, sizeof *off);
     for (size_t i = 0; i < ne; i++)
@@ -343,15 +320,15 @@ bool sm_cdg_check(struct net *n, struct sm *sm) {
         off[p + 1] += off[p];
     /* edges are sorted by source: the targets are in order already */
     uint8_t *color = fs_xcalloc(P + 1, 1);
-    uint32_t *next = fs_xcalloc(P + 1, sizeof *next), *parent = fs_xmalloc((P + 1) * sizeof *parent);
+    uint32_t *next = fs_xcalloc(P + 1, sizeof *next),
+             *parent = fs_xmalloc((P + 1) * sizeof *parent);
     uint32_t *stack = fs_xmalloc((P + 1) * sizeof *stack);
     bool cyclic = false;
     free(sm->cdg_cycle);
     sm->cdg_cycle = NULL;
     sm->ncdg_cycle = 0;
     for (uint32_t s = 0; s < P && !cyclic; s++) {
-        if (color[s])
-            continue;
+        if (color[s]) continue;
         uint32_t sp = 0;
         stack[sp++] = s;
         color[s] = 1;

@@ -37,16 +37,15 @@ static int ar_init(struct net *n, struct diag *d) {
         if (n->nodes[v].kind == NODE_SWITCH)
             rng_seed(&st->rng[n->nodes[v].index], n->sc->seed, v + 1, 7);
     n->route_state = st;
-    uint32_t w = n->sc->fabric.reorder_window_pkts ? n->sc->fabric.reorder_window_pkts
-                                                    : AR_WINDOW_DEFAULT;
+    uint32_t w =
+        n->sc->fabric.reorder_window_pkts ? n->sc->fabric.reorder_window_pkts : AR_WINDOW_DEFAULT;
     n->ooo_window = (w + 63) / 64 * 64;
     return 0;
 }
 
 static void ar_fini(struct net *n) {
     struct ar_state *st = n->route_state;
-    if (!st)
-        return;
+    if (!st) return;
     free(st->rng);
     free(st);
     n->route_state = NULL;
@@ -60,8 +59,7 @@ static uint32_t ar_select(struct net *n, uint32_t sw, const struct packet *p) {
     uint64_t best_q = UINT64_MAX;
     for (uint32_t i = 0; i < c; i++) {
         const struct port *pt = &n->ports[ports[i]];
-        if (!pt->up)
-            continue;
+        if (!pt->up) continue;
         uint64_t q = pt->q_bytes;
         if (q < best_q) {
             best_q = q;
@@ -70,8 +68,7 @@ static uint32_t ar_select(struct net *n, uint32_t sw, const struct packet *p) {
         } else if (q == best_q) {
             /* reservoir choice among equals: uniform without a second pass */
             ties++;
-            if (rng_below(&st->rng[n->nodes[sw].index], ties) == 0)
-                best = ports[i];
+            if (rng_below(&st->rng[n->nodes[sw].index], ties) == 0) best = ports[i];
         }
     }
     return best;

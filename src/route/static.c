@@ -7,7 +7,6 @@
  * equal-cost uplinks the way OpenSM's minhop balancing does on a regular tree.
  */
 #include "config/scenario.h"
-#include "ctrl/ctrl.h"
 #include "core/mem.h"
 #include "net/net.h"
 #include "route/route.h"
@@ -36,10 +35,7 @@ static int static_init(struct net *n, struct diag *d) {
 }
 
 static uint32_t static_select(struct net *n, uint32_t sw, const struct packet *p) {
-    uint32_t out = n->lft[(size_t)n->nodes[sw].index * n->nhosts + n->nodes[p->dst].index];
-    if (out != NET_NONE && !n->ports[out].up && n->ctrl && n->ctrl->local_reroute)
-        out = n->ctrl->local_reroute(n, sw, p, out);
-    return out;
+    return n->lft[(size_t)n->nodes[sw].index * n->nhosts + n->nodes[p->dst].index];
 }
 
 const struct route_ops route_static_ops = {

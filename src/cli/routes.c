@@ -70,8 +70,7 @@ int cli_routes(int argc, char **argv) {
         return 2;
     }
     sm_dump_write(&m.net, sm, f);
-    if (out)
-        fclose(f);
+    if (out) fclose(f);
     model_fini(&m);
     scenario_fini(&sc);
     return 0;

@@ -294,12 +294,17 @@ bool sm_cdg_check(struct net *n, struct sm *sm) {
     uint32_t P = n->nports;
     size_t cap = 1024, ne = 0;
     uint64_t *e = fs_xmalloc(cap * sizeof *e);
-    for (uint32_t a = 0; a < sm->H; a++)
-        for (uint32_t b = 0; b < sm->H; b++) {
+    /* The rest of a route is fixed by (channel, destination): once a channel
+     * was walked towards b, every source reaching it adds nothing new. */
+    uint32_t *stamp = fs_xcalloc(P + 1, sizeof *stamp);
+    for (uint32_t b = 0; b < sm->H; b++)
+        for (uint32_t a = 0; a < sm->H; a++) {
             if (a == b) continue;
             uint32_t c = n->nodes[n->host_node[a]].first_port;
             uint32_t v = far_node(n, c);
             for (uint32_t hops = 0; hops <= n->nnodes && n->nodes[v].kind == NODE_SWITCH; hops++) {
+                if (stamp[c] == b + 1) break;
+                stamp[c] = b + 1;
                 uint32_t out = sm->tab[(size_t)n->nodes[v].index * sm->nlids + sm_host_lid(b)];
                 if (out == NET_NONE || out == SM_PORT_SELF) break;
                 fs_grow((void **)&e, &cap, ne + 1, sizeof *e);
@@ -308,6 +313,7 @@ bool sm_cdg_check(struct net *n, struct sm *sm) {
                 v = far_node(n, out);
             }
         }
+    free(stamp);
     qsort(e, ne, sizeof *e, cmp_u64);
     size_t k = 0;
     for (size_t i = 0; i < ne; i++)

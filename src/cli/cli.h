@@ -11,6 +11,7 @@ int cli_validate(int argc, char **argv);
 int cli_compare(int argc, char **argv);
 int cli_labs(int argc, char **argv);
 int cli_report(int argc, char **argv);
+int cli_routes(int argc, char **argv); /* cli/routes.c */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif /* FABSIM_CLI_CLI_H */

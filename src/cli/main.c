@@ -18,6 +18,7 @@ static void usage(FILE *f) {
                "  fabsim labs [-o DIR]                    every course lab + report.html\n"
                "  fabsim report DIR                       (re)build DIR/report.html\n"
                "  fabsim validate SCENARIO.yaml [--explain] [--set KEY=VALUE]...\n"
+               "  fabsim routes SCENARIO.yaml [-o FILE]   InfiniBand LFTs as opensm-lfts.dump\n"
                "  fabsim --help | --version\n"
                "\n"
                "Exit status: 0 ran, 2 bad input or usage, 1 internal error.\n",
@@ -48,6 +49,8 @@ int main(int argc, char **argv) {
         return cli_labs(argc - 2, argv + 2);
     if (!strcmp(cmd, "report"))
         return cli_report(argc - 2, argv + 2);
+    if (!strcmp(cmd, "routes"))
+        return cli_routes(argc - 2, argv + 2);
     return cli_usage_error("unknown command '%s'; commands: run, compare, labs, report, validate "
                            "(fabsim --help)",
                            cmd);

@@ -72,6 +72,29 @@ struct transport_params {
 struct control_plane_params {
     enum cp_kind kind;
     uint64_t detect_ps;
+    /* subnet manager (ctrl/sm.c); 0 = default (docs/scenario.md, domain.md A10b) */
+    uint64_t smp_ps;          /* time per SMP of a sweep or LFT push */
+    uint64_t sweep_fixed_ps;  /* fixed cost of a heavy sweep (phase barriers) */
+    bool shield;              /* SHIELD/FLFR switch-local fast reroute */
+    uint64_t shield_delay_ps; /* port-down to local reroute */
+};
+
+/* InfiniBand link layer (flowctl/credit.c); 0 = default (docs/scenario.md). */
+struct ib_vlarb_entry {
+    uint8_t vl, weight; /* weight in 64-byte units (IBA VLArb table entry) */
+};
+
+struct ib_params {
+    uint32_t vls;                 /* data VLs in use, 1..4 */
+    uint64_t vl_buffer_bytes;     /* input buffer per VL per switch port */
+    uint64_t nic_buffer_bytes;    /* NIC receive buffer per VL */
+    uint32_t credit_batch_blocks; /* return credits once this many 64 B blocks are free */
+    uint64_t credit_flush_ps;     /* ...or at the latest this long after the first */
+    uint8_t sl2vl[16];
+    bool sl2vl_set; /* false: SL mod vls */
+    struct ib_vlarb_entry vlarb_high[16], vlarb_low[16];
+    uint8_t nvlarb_high, nvlarb_low; /* 0 entries in low: every VL weight 255 */
+    uint32_t high_limit;             /* LimitOfHighPriority, 4 KB units; 255 = unlimited */
 };
 
 struct fabric_params {
@@ -95,6 +118,9 @@ struct fabric_params {
     uint64_t reorder_buffer_bytes;
     bool sharp;
     struct control_plane_params control_plane;
+    struct ib_params ib;
+    uint64_t deadlock_timeout_ps; /* deadlock detector interval; 0 = default 100 us */
+    uint32_t reorder_window_pkts; /* adaptive routing: NIC out-of-order window; 0 = default */
 };
 
 struct topo_params {

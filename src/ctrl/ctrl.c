@@ -11,6 +11,12 @@
 #include "net/net.h"
 
 const struct ctrl_ops *ctrl_select(const struct net *n, struct diag *d) {
-    (void)n, (void)d;
+    (void)d;
+    switch (n->sc->fabric.control_plane.kind) {
+    case CP_SM: /* a subnet manager belongs to an InfiniBand subnet */
+        return n->sc->fabric.kind == FABRIC_INFINIBAND ? &ctrl_sm_ops : NULL;
+    case CP_BGP:
+        break;
+    }
     return NULL;
 }

@@ -13,6 +13,7 @@
 
 struct net;
 struct diag;
+struct jw;
 
 struct ctrl_ops {
     const char *name;
@@ -23,9 +24,13 @@ struct ctrl_ops {
      * control plane schedules its own detection, computation and pushes, and
      * fills n->cp_rows[].rerouted_ps when forwarding has converged. */
     void (*on_link_change)(struct net *n, uint32_t port, bool up);
+    /* Optional: the control plane's own top-level results.json members. */
+    void (*write_results)(const struct net *n, struct jw *w);
 };
 
 /* The scenario's control plane, or NULL for none (static forwarding). */
 const struct ctrl_ops *ctrl_select(const struct net *n, struct diag *d);
+
+extern const struct ctrl_ops ctrl_sm_ops; /* InfiniBand subnet manager (ctrl/sm.c) */
 
 #endif /* FABSIM_CTRL_CTRL_H */

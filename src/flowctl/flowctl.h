@@ -31,6 +31,13 @@ struct flowctl_ops {
     void (*on_release)(struct net *n, uint32_t in_port, const struct packet *p);
     /* A link-level frame (PKT_CREDIT, PKT_PAUSE) arrived at `port`. */
     void (*on_ctrl)(struct net *n, uint32_t port, const struct packet *p);
+    /* Optional: `p` arrived through in_port and was discarded before admit
+     * (no route, dead output): its input-buffer space is free again. */
+    void (*on_discard)(struct net *n, uint32_t in_port, const struct packet *p);
+    /* Optional: the class `port` should try first (VL arbitration). */
+    uint32_t (*arbitrate)(struct net *n, uint32_t port);
+    /* Lossless: a stalled host holds what it receives instead of dropping it. */
+    bool lossless;
 };
 
 /* The table for the scenario's fabric.flow_control, or NULL with `d` set
@@ -38,5 +45,6 @@ struct flowctl_ops {
 const struct flowctl_ops *flowctl_select(const struct net *n, struct diag *d);
 
 extern const struct flowctl_ops flowctl_none_ops;
+extern const struct flowctl_ops flowctl_credit_ops;
 
 #endif /* FABSIM_FLOWCTL_FLOWCTL_H */

@@ -68,7 +68,7 @@ static void on_scenario_event(struct sim *s, const struct event *e) {
     case EV_HOST_STALL:
         n->nodes[st->node].stalled = second ? 0 : 1;
         if (second)
-            port_kick(n, nic_port(n, st->node));
+            nic_unstall(n, st->node);
         break;
     }
 }
@@ -174,7 +174,7 @@ int model_build(struct model *m, const struct scenario *sc, struct diag *d) {
     sim_at(&m->sim, m->sampler.interval_ps, 0, NET_EV_SAMPLE, 0, 0);
     /* Only lossless fabrics can deadlock; a lossy one drops instead. */
     if (sc->fabric.flow_control != FLOWCTL_NONE)
-        deadlock_start(n, DEADLOCK_CHECK_PS);
+        deadlock_start(n, f->deadlock_timeout_ps ? f->deadlock_timeout_ps : DEADLOCK_CHECK_PS);
     return 0;
 }
 

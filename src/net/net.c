@@ -18,6 +18,8 @@ void net_init(struct net *n, struct sim *s) {
     memset(n, 0, sizeof *n);
     n->sim = s;
     pkt_pool_init(&n->pool);
+    for (int i = 0; i < 16; i++)
+        n->sl2vl[i] = (uint8_t)(i % NET_NCLASS);
 }
 
 void net_fini(struct net *n) {
@@ -33,6 +35,7 @@ void net_fini(struct net *n) {
     free(n->fib_off);
     free(n->fib_ports);
     free(n->lft);
+    free(n->ooo_bits);
     free(n->coll_rows);
     free(n->cp_rows);
     free(n->deadlock.cycle);

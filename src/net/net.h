@@ -139,6 +139,7 @@ struct nic {
     uint32_t pad;
     sim_time_ps wake_at_ps;
     sim_time_ps timer_at_ps; /* the NIC's one pending retransmission-timer event */
+    uint32_t held_head, held_tail; /* lossless fabric, stalled host: packets held, not dropped */
 };
 
 struct net_counters {
@@ -218,6 +219,12 @@ struct net {
     uint32_t mtu_bytes, overhead_bytes, ack_every;
     uint64_t switch_latency_ps, buffer_bytes, rto_ps;
     bool go_back_0;
+    uint8_t sl2vl[16]; /* QP service level -> egress class (VL); identity mod NET_NCLASS */
+    /* Out-of-order acceptance (adaptive routing): 0 = in-order receiver
+     * (go-back-N on any gap); else a per-QP bitmap of this many PSNs. */
+    uint32_t ooo_window;
+    uint64_t *ooo_bits; /* nqps * ooo_window/64 words, grown lazily */
+    size_t ooo_cap;
 
     struct net_counters c;
     uint64_t work_pending; /* messages not yet acknowledged + open generators */

@@ -19,6 +19,7 @@ void nic_init(struct net *n) {
         c->wake_at_ps = SIM_TIME_NEVER;
         c->timer_at_ps = SIM_TIME_NEVER;
         c->qp_head = NET_NONE;
+        c->held_head = c->held_tail = PKT_NONE;
     }
 }
 
@@ -120,7 +121,7 @@ uint32_t nic_pull(struct net *n, uint32_t node, uint32_t port) {
         uint32_t payload = left < n->mtu_bytes ? (uint32_t)left : n->mtu_bytes;
         bool first = off == 0, last = off + 1 == m->npkts;
         uint32_t wire = net_data_wire_bytes(n, payload, first);
-        if (!n->fc->can_send(n, port, q->prio, wire)) {
+        if (!n->fc->can_send(n, port, n->sl2vl[q->prio & 15], wire)) {
             /* blocked by link-level flow control: a credit or resume kicks us */
             ring_push(n, c, qp);
             break;
@@ -138,7 +139,7 @@ uint32_t nic_pull(struct net *n, uint32_t node, uint32_t port) {
         p->wire_bytes = wire;
         p->aux = q->cur_msg;
         p->entropy = q->entropy;
-        p->prio = q->prio;
+        p->prio = n->sl2vl[q->prio & 15];
         p->sent_ps = now;
         p->in_port = NET_NONE;
         p->flags = (uint8_t)((first ? PKT_F_FIRST : 0) | (last ? PKT_F_LAST : 0) | PKT_F_ECT);
@@ -179,7 +180,7 @@ void nic_send_ctrl(struct net *n, uint32_t node, uint32_t qp, uint8_t type, uint
     p->dst = node == q->dst ? q->src : q->dst;
     p->aux = aux;
     p->entropy = q->entropy;
-    p->prio = q->prio;
+    p->prio = n->sl2vl[q->prio & 15];
     p->wire_bytes = net_ctrl_wire_bytes(n, (enum pkt_type)type);
     p->sent_ps = n->sim->now_ps;
     p->in_port = NET_NONE;
@@ -239,10 +240,91 @@ static void go_back(struct net *n, uint32_t qp, uint32_t psn) {
     nic_activate(n, qp);
 }
 
+/* The QP's out-of-order bitmap: bit i = PSN expect_psn + 1 + i arrived
+ * (a window that slides with expect_psn, stored as a ring indexed by PSN). */
+static uint64_t *ooo_bits(struct net *n, uint32_t qp) {
+    size_t words = n->ooo_window / 64, need = (size_t)n->nqps * words;
+    if (need > n->ooo_cap) {
+        size_t old = n->ooo_cap;
+        fs_grow((void **)&n->ooo_bits, &n->ooo_cap, need, sizeof *n->ooo_bits);
+        memset(n->ooo_bits + old, 0, (n->ooo_cap - old) * sizeof *n->ooo_bits);
+    }
+    return n->ooo_bits + (size_t)qp * words;
+}
+
+static bool ooo_test_clear(uint64_t *b, uint32_t w, uint32_t psn) {
+    uint32_t i = psn % w;
+    bool set = (b[i / 64] >> (i % 64)) & 1;
+    b[i / 64] &= ~(1ull << (i % 64));
+    return set;
+}
+
+/* Adaptive routing delivers out of order (domain.md A10: "per-packet ->
+ * out-of-order delivery handled by NIC"): keep PSNs within the window beyond
+ * the expected one, advance over them when the gap fills, ACK cumulatively.
+ * A PSN beyond the window is treated as loss (go-back-N NAK). */
+static void rx_data_ooo(struct net *n, uint32_t node, struct packet *p) {
+    struct qp *q = &n->qps[p->qp];
+    uint32_t W = n->ooo_window;
+    uint64_t *b = ooo_bits(n, p->qp);
+    if (p->psn < q->expect_psn) {
+        nic_send_ctrl(n, node, p->qp, PKT_ACK, q->expect_psn); /* duplicate */
+        return;
+    }
+    if (p->psn >= q->expect_psn + W) {
+        if (!q->nak_sent) {
+            q->nak_sent = 1;
+            nic_send_ctrl(n, node, p->qp, PKT_NAK, q->expect_psn);
+        }
+        return;
+    }
+    if (p->psn > q->expect_psn) {
+        uint32_t i = p->psn % W;
+        if (!((b[i / 64] >> (i % 64)) & 1)) {
+            b[i / 64] |= 1ull << (i % 64);
+            n->c.bytes_delivered += p->payload_bytes;
+            uint64_t depth = (uint64_t)(p->psn - q->expect_psn) * n->mtu_bytes;
+            if (depth > n->c.reorder_max_bytes)
+                n->c.reorder_max_bytes = depth;
+        }
+        return;
+    }
+    /* the expected one: advance over it and whatever arrived beyond it */
+    n->c.bytes_delivered += p->payload_bytes;
+    uint32_t from = q->expect_psn;
+    q->expect_psn++;
+    q->since_ack++;
+    while (ooo_test_clear(b, W, q->expect_psn)) {
+        q->expect_psn++;
+        q->since_ack++;
+    }
+    q->nak_sent = 0;
+    bool done_msg = false;
+    for (uint32_t m = p->aux; m != NET_NONE;) {
+        struct msg *mm = &n->msgs[m];
+        if (mm->first_psn + mm->npkts > q->expect_psn || mm->first_psn + mm->npkts <= from)
+            break;
+        mm->recv_ps = n->sim->now_ps;
+        done_msg = true;
+        uint32_t next = mm->next;
+        if (n->on_msg_recv)
+            n->on_msg_recv(n, m);
+        m = next;
+    }
+    if (q->since_ack >= n->ack_every || done_msg) {
+        q->since_ack = 0;
+        nic_send_ctrl(n, node, p->qp, PKT_ACK, q->expect_psn);
+    }
+}
+
 static void rx_data(struct net *n, uint32_t node, struct packet *p) {
     struct qp *q = &n->qps[p->qp];
     if (n->cc->on_rx_data)
         n->cc->on_rx_data(n, p->qp, p);
+    if (n->ooo_window) {
+        rx_data_ooo(n, node, p);
+        return;
+    }
     if (p->psn == q->expect_psn) {
         q->expect_psn++;
         q->nak_sent = 0;
@@ -269,6 +351,8 @@ static void rx_data(struct net *n, uint32_t node, struct packet *p) {
     }
 }
 
+static void nic_deliver(struct net *n, uint32_t node, uint32_t port, uint32_t id);
+
 void nic_rx(struct net *n, uint32_t node, uint32_t port, uint32_t id) {
     struct packet *p = pkt(&n->pool, id);
     if (p->type == PKT_CREDIT || p->type == PKT_PAUSE) {
@@ -277,10 +361,42 @@ void nic_rx(struct net *n, uint32_t node, uint32_t port, uint32_t id) {
         pkt_free(&n->pool, id);
         return;
     }
+    if (n->nodes[node].stalled && n->fc->lossless) {
+        /* A lossless NIC that stops draining keeps what fits in its receive
+         * buffer and stops freeing space: back-pressure, not drops. */
+        FS_ASSERT(n->fc->admit(n, port, NET_NONE, p), "lossless NIC buffer overflow");
+        struct nic *c = nic_of(n, node);
+        p->next = PKT_NONE;
+        p->in_port = port;
+        if (c->held_tail == PKT_NONE)
+            c->held_head = id;
+        else
+            pkt(&n->pool, c->held_tail)->next = id;
+        c->held_tail = id;
+        return;
+    }
     if (n->nodes[node].stalled || !n->fc->admit(n, port, NET_NONE, p)) {
         port_drop(n, n->ports[port].peer, id);
         return;
     }
+    nic_deliver(n, node, port, id);
+}
+
+void nic_unstall(struct net *n, uint32_t node) {
+    struct nic *c = nic_of(n, node);
+    while (c->held_head != PKT_NONE && !n->nodes[node].stalled) {
+        uint32_t id = c->held_head;
+        struct packet *p = pkt(&n->pool, id);
+        c->held_head = p->next;
+        if (c->held_head == PKT_NONE)
+            c->held_tail = PKT_NONE;
+        nic_deliver(n, node, p->in_port, id);
+    }
+    port_kick(n, nic_port(n, node));
+}
+
+static void nic_deliver(struct net *n, uint32_t node, uint32_t port, uint32_t id) {
+    struct packet *p = pkt(&n->pool, id);
     n->c.packets_delivered++;
     n->pkts_in_flight--;
     switch (p->type) {

@@ -29,6 +29,9 @@ int nic_has_work(const struct net *n, uint32_t node);
 /* The port a NIC node sends on. */
 uint32_t nic_port(const struct net *n, uint32_t node);
 
+/* A host stall ended: deliver what a lossless NIC held, then resume sending. */
+void nic_unstall(struct net *n, uint32_t node);
+
 void nic_on_msg_post(struct sim *s, const struct event *e);
 void nic_on_qp_timer(struct sim *s, const struct event *e);
 void nic_on_wake(struct sim *s, const struct event *e);

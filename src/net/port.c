@@ -101,10 +101,12 @@ void port_kick(struct net *n, uint32_t port) {
         return;
     }
     const struct flowctl_ops *fc = n->fc;
-    /* One class waiting (the common case) needs no round robin. */
+    /* One class waiting (the common case) needs no round robin; with VL
+     * arbitration (credit.c) the flow-control policy says where to start. */
     uint32_t single = pt->cls_mask && !(pt->cls_mask & (pt->cls_mask - 1));
+    uint32_t first = !single && pt->cls_mask && fc->arbitrate ? fc->arbitrate(n, port) : pt->rr;
     for (uint32_t k = 0; pt->cls_mask && k < NET_NCLASS; k++) {
-        uint32_t c = single ? (uint32_t)__builtin_ctz(pt->cls_mask) : (pt->rr + k) % NET_NCLASS;
+        uint32_t c = single ? (uint32_t)__builtin_ctz(pt->cls_mask) : (first + k) % NET_NCLASS;
         if (!(pt->cls_mask & (1u << c)))
             continue;
         struct pq *q = &pt->cls[c];

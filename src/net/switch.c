@@ -14,12 +14,11 @@ void switch_rx(struct net *n, uint32_t sw, uint32_t in_port, uint32_t id) {
         return;
     }
     uint32_t out = n->route->select(n, sw, p);
-    if (out == NET_NONE) {
-        port_drop(n, in_port, id); /* no route: lost where it arrived */
-        return;
-    }
-    if (!n->ports[out].up) {
-        port_drop(n, out, id); /* routed into a dead link */
+    if (out == NET_NONE || !n->ports[out].up) {
+        if (n->fc->on_discard)
+            n->fc->on_discard(n, in_port, p);
+        /* no route: lost where it arrived; routed into a dead link: lost there */
+        port_drop(n, out == NET_NONE ? in_port : out, id);
         return;
     }
     p->in_port = in_port;

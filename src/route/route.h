@@ -33,5 +33,6 @@ uint32_t route_fib_get(const struct net *n, uint32_t sw, uint32_t host, const ui
 const struct route_ops *route_select(const struct net *n, struct diag *d);
 
 extern const struct route_ops route_static_ops;
+extern const struct route_ops route_adaptive_ops; /* route/adaptive.c */
 
 #endif /* FABSIM_ROUTE_ROUTE_H */

@@ -48,14 +48,9 @@ const struct route_ops *route_select(const struct net *n, struct diag *d) {
     const char *what = NULL;
     switch (n->sc->fabric.routing) {
     case ROUTING_STATIC:
-        if (n->sc->fabric.routing_engine == ENGINE_FILE) {
-            what = "fabric.routing_engine: file";
-            break;
-        }
         return &route_static_ops;
     case ROUTING_ADAPTIVE:
-        what = "fabric.routing: adaptive";
-        break;
+        return &route_adaptive_ops;
     case ROUTING_ECMP:
         what = "fabric.routing: ecmp";
         break;

@@ -3,6 +3,7 @@
 #include "config/scenario.h"
 #include "core/diag.h"
 #include "core/units.h"
+#include "ctrl/ctrl.h"
 #include "net/model.h"
 #include "stats/jw.h"
 #include "stats/sampler.h"
@@ -220,6 +221,8 @@ void results_write_json(const struct model *m, FILE *f) {
     write_flows(m, &w);
     write_collectives(m, &w);
     write_control_plane(m, &w);
+    if (m->net.ctrl && m->net.ctrl->write_results)
+        m->net.ctrl->write_results(&m->net, &w);
     jw_obj_end(&w);
     jw_end(&w);
 }

@@ -1,0 +1,77 @@
+/* src/cli/routes.c
+ *
+ * `fabsim routes SCENARIO [-o FILE] [--set KEY=VALUE]...`: builds the
+ * scenario's fabric, lets the subnet manager route it (fabric.routing_engine)
+ * and writes the LFTs in OpenSM's opensm-lfts.dump format (domain.md A10b),
+ * which `routing_engine: file` with `lft_file: FILE` reads back, as does
+ * `opensm -R file -U FILE`.
+ */
+#include "cli/cli.h"
+#include "config/scenario.h"
+#include "core/diag.h"
+#include "core/mem.h"
+#include "ctrl/sm.h"
+#include "net/model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_routes(int argc, char **argv) {
+    const char *file = NULL, *out = NULL;
+    const char **sets = fs_xcalloc((size_t)argc + 1, sizeof *sets);
+    size_t nsets = 0;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--out")) {
+            if (i + 1 >= argc) {
+                free(sets);
+                return cli_usage_error("%s needs a file", argv[i]);
+            }
+            out = argv[++i];
+        } else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
+            sets[nsets++] = argv[++i];
+        } else if (argv[i][0] == '-' || file) {
+            free(sets);
+            return cli_usage_error("usage: fabsim routes SCENARIO.yaml [-o FILE] [--set K=V]...");
+        } else {
+            file = argv[i];
+        }
+    }
+    if (!file) {
+        free(sets);
+        return cli_usage_error("usage: fabsim routes SCENARIO.yaml [-o FILE] [--set K=V]...");
+    }
+    struct scenario sc;
+    struct diag d = {0};
+    int rc = scenario_load(&sc, file, sets, nsets, &d);
+    free(sets);
+    if (rc) {
+        diag_print(&d, stderr);
+        return 2;
+    }
+    struct model m;
+    rc = model_build(&m, &sc, &d);
+    struct sm *sm = rc ? NULL : sm_of(&m.net);
+    if (rc || !sm) {
+        if (!rc)
+            fprintf(stderr, "fabsim: routes needs control_plane.kind: sm (an InfiniBand "
+                            "subnet manager)\n");
+        else
+            diag_print(&d, stderr);
+        model_fini(&m);
+        scenario_fini(&sc);
+        return 2;
+    }
+    FILE *f = out ? fopen(out, "w") : stdout;
+    if (!f) {
+        perror(out);
+        model_fini(&m);
+        scenario_fini(&sc);
+        return 2;
+    }
+    sm_dump_write(&m.net, sm, f);
+    if (out) fclose(f);
+    model_fini(&m);
+    scenario_fini(&sc);
+    return 0;
+}

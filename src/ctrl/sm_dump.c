@@ -1,0 +1,154 @@
+/* src/ctrl/sm_dump.c
+ *
+ * OpenSM's LFT dump (opensm-lfts.dump, `opensm -D 0x40`; domain.md A10b), and
+ * its reading back as OpenSM's `file` routing engine does (`-R file -U`):
+ *
+ *   Unicast lids [0-80] of switch Lid 13 guid 0x0001000000000008 ('L0'):
+ *   0x0001 001 # Channel Adapter portguid 0x0002000000000001: 'H0'
+ *   0x000d 000 # Switch portguid 0x0001000000000008: 'L0'
+ *   80 lids dumped
+ *
+ * GUIDs here: switch index s -> 0x0001000000000000 + s, host h's port ->
+ * 0x0002000000000000 + h + 1 (the layout ibsim gives these fabrics). The
+ * reader needs what OpenSM's parser needs: "Unicast lids" headers with
+ * " guid 0x<hex>", then "0x<lid> <port>" lines, optionally " portguid
+ * 0x<hex>" (re-maps the LID to that port's LID now); other '#'-lines and the
+ * "N lids dumped" trailer are skipped. Errors say file:line:column.
+ */
+#include "config/scenario.h"
+#include "core/diag.h"
+#include "ctrl/sm.h"
+#include "net/net.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GUID_SW 0x0001000000000000ULL
+#define GUID_CA 0x0002000000000000ULL
+
+void sm_dump_write(const struct net *n, const struct sm *sm, FILE *f) {
+    uint32_t maxlid = sm->nlids - 1;
+    for (uint32_t s = 0; s < sm->S; s++) {
+        uint32_t v = sm->sw_node[s];
+        fprintf(f, "Unicast lids [0-%u] of switch Lid %u guid 0x%016llx ('%s'):\n", maxlid,
+                sm->H + 1 + s, (unsigned long long)(GUID_SW + s), n->names[v]);
+        uint32_t count = 0;
+        for (uint32_t lid = 1; lid <= maxlid; lid++) {
+            uint32_t out = sm->tab[(size_t)s * sm->nlids + lid];
+            if (out == NET_NONE) continue;
+            unsigned port = out == SM_PORT_SELF ? 0 : out - n->nodes[v].first_port + 1;
+            bool host = lid <= sm->H;
+            uint32_t t = host ? n->host_node[lid - 1] : sm->sw_node[lid - 1 - sm->H];
+            unsigned long long guid = host ? GUID_CA + lid : GUID_SW + (lid - 1 - sm->H);
+            fprintf(f, "0x%04x %03u # %s portguid 0x%016llx: '%s'\n", lid, port,
+                    host ? "Channel Adapter" : "Switch", guid, n->names[t]);
+            count++;
+        }
+        fprintf(f, "%u lids dumped\n", count);
+    }
+}
+
+/* The LID that port GUID `g` has in this fabric, or 0. */
+static uint32_t lid_of_guid(const struct sm *sm, unsigned long long g) {
+    if (g > GUID_CA && g - GUID_CA <= sm->H) return (uint32_t)(g - GUID_CA);
+    if (g >= GUID_SW && g - GUID_SW < sm->S) return sm->H + 1 + (uint32_t)(g - GUID_SW);
+    return 0;
+}
+
+static int bad(struct diag *d, const char *path, unsigned line, size_t col, const char *what) {
+    return diag_set(d, path, (struct srcpos){line, (unsigned)col + 1}, FS_EINVAL, "lft_file: %s",
+                    what);
+}
+
+int sm_dump_read(struct net *n, struct sm *sm, const char *path, struct diag *d) {
+    if (!path || !*path)
+        return diag_set(d, n->sc->file, (struct srcpos){0, 0}, FS_EINVAL,
+                        "fabric.routing_engine: file needs fabric.lft_file: PATH (an "
+                        "opensm-lfts.dump, e.g. written by `fabsim routes`)");
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return diag_set(d, path, (struct srcpos){0, 0}, FS_ENOENT, "lft_file: cannot open: %s",
+                        strerror(errno));
+    for (size_t i = 0; i < (size_t)sm->S * sm->nlids; i++)
+        sm->next[i] = NET_NONE;
+    char buf[1024], msg[160];
+    unsigned line = 0;
+    int32_t cur = -1;
+    int rc = 0;
+    while (!rc && fgets(buf, sizeof buf, f)) {
+        line++;
+        const char *s = buf;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (*s == '\n' || *s == '\r' || *s == 0 || *s == '#') continue;
+        if (!strncmp(s, "Unicast lids", 12)) {
+            const char *g = strstr(s, " guid 0x");
+            if (!g) {
+                rc = bad(d, path, line, (size_t)(s - buf), "switch header without ' guid 0x'");
+                break;
+            }
+            char *end;
+            unsigned long long guid = strtoull(g + 8, &end, 16);
+            uint32_t lid = end == g + 8 ? 0 : lid_of_guid(sm, guid);
+            if (!lid || lid <= sm->H) {
+                snprintf(msg, sizeof msg,
+                         "unknown switch guid 0x%016llx (switches are 0x%016llx..0x%016llx)", guid,
+                         (unsigned long long)GUID_SW, (unsigned long long)(GUID_SW + sm->S - 1));
+                rc = bad(d, path, line, (size_t)(g + 6 - buf), msg);
+                break;
+            }
+            cur = (int32_t)(lid - 1 - sm->H);
+            continue;
+        }
+        if (s[0] == '0' && s[1] == 'x') {
+            if (cur < 0) {
+                rc = bad(d, path, line, (size_t)(s - buf),
+                         "route line before any 'Unicast lids ... guid 0x...' header");
+                break;
+            }
+            char *end;
+            unsigned long lid = strtoul(s + 2, &end, 16);
+            if (end == s + 2 || lid == 0 || lid >= sm->nlids) {
+                snprintf(msg, sizeof msg, "LID must be 0x0001..0x%04x", sm->nlids - 1);
+                rc = bad(d, path, line, (size_t)(s - buf), msg);
+                break;
+            }
+            const char *ps = end;
+            while (*ps == ' ' || *ps == '\t')
+                ps++;
+            if (!isdigit((unsigned char)*ps)) {
+                rc = bad(d, path, line, (size_t)(ps - buf), "expected an output port number");
+                break;
+            }
+            unsigned long port = strtoul(ps, &end, 10);
+            uint32_t v = sm->sw_node[cur];
+            if (port > n->nodes[v].nports) {
+                snprintf(msg, sizeof msg, "port %lu out of range: switch '%s' has ports 0..%u",
+                         port, n->names[v], n->nodes[v].nports);
+                rc = bad(d, path, line, (size_t)(ps - buf), msg);
+                break;
+            }
+            const char *pg = strstr(end, " portguid 0x");
+            if (pg) {
+                unsigned long long guid = strtoull(pg + 12, NULL, 16);
+                uint32_t l = lid_of_guid(sm, guid);
+                if (!l) {
+                    snprintf(msg, sizeof msg, "unknown portguid 0x%016llx", guid);
+                    rc = bad(d, path, line, (size_t)(pg + 1 - buf), msg);
+                    break;
+                }
+                lid = l;
+            }
+            sm->next[(size_t)cur * sm->nlids + lid] =
+                port == 0 ? SM_PORT_SELF : n->nodes[v].first_port + (uint32_t)port - 1;
+            continue;
+        }
+        if (isdigit((unsigned char)*s) && strstr(s, "lids dumped")) continue;
+        rc = bad(d, path, line, (size_t)(s - buf),
+                 "expected 'Unicast lids ...', '0x<lid> <port>' or '# ...'");
+    }
+    fclose(f);
+    return rc;
+}

@@ -1,0 +1,388 @@
+/* src/flowctl/credit.c
+ *
+ * InfiniBand credit-based link-level flow control (IBA vol. 1 ch. 7.9; domain.md
+ * A2). Every receiving port advertises its input buffer per VL in 64-byte
+ * blocks; the transmitter on the other end of the link holds that many
+ * credits and starts a packet only when it holds enough for all the packet's
+ * blocks. When a packet leaves the receiver's buffer (a switch: starts on its
+ * egress link; a NIC: consumed), its blocks become free and go back to the
+ * transmitter in a flow-control packet (PKT_CREDIT) over the reverse link,
+ * served before data and paying that link's serialisation and delay. Credit
+ * updates can be batched (return once `credit_batch_blocks` are free, or after
+ * `credit_flush` at the latest), as switches do.
+ *
+ * Buffer overflow is impossible by construction: admit() asserts it. The
+ * conservation law, per link and VL, is
+ *   credits held by the transmitter + data blocks on the wire
+ *   + blocks in the receiver's buffer + freed blocks not yet returned
+ *   + blocks in credit packets on their way back  ==  the buffer's size,
+ * checked by credit_check_invariant (tests, mid-run and at the end).
+ *
+ * VL arbitration: SL->VL (n->sl2vl, applied by the NIC) puts each packet on a
+ * VL = egress class; each port arbitrates with the IBA VLArb high and low
+ * weighted round-robin tables (weights in 64 B units) and LimitOfHighPriority
+ * (4 KB units, 255 = unlimited). Fairness among the input ports feeding one
+ * output comes from the per-input credit pools: an input may have at most its
+ * buffer's worth of packets waiting at any output, so under overload every
+ * input holds the same number of packets in the output's FIFO and is served
+ * in turn (k-to-1 incast shares C/k: domain.md C, "k-to-1 incast").
+ *
+ * Links cut and restored (link_down/up): credits in flight are stale; the
+ * transmitter re-synchronises with the receiver's state (IB link
+ * re-initialisation resets the flow-control counters). Credit packets carry
+ * the data link's generation (port.fly_gen) in `psn`; stale ones are ignored.
+ */
+#include "flowctl/credit.h"
+#include "flowctl/flowctl.h"
+
+#include "config/scenario.h"
+#include "core/diag.h"
+#include "core/mem.h"
+#include "net/net.h"
+#include "net/port.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CREDIT_BLOCK 64 /* bytes per credit (domain.md A2) */
+#define NV NET_NCLASS
+
+struct vlarb {
+    uint8_t hi_idx, lo_idx;
+    int32_t hi_left, lo_left; /* blocks left in the current entry */
+    uint32_t hi_sent;         /* blocks sent from the high table since low last went */
+};
+
+struct credit_state {
+    uint32_t vls;
+    uint32_t batch; /* blocks */
+    sim_time_ps flush_ps;
+    uint32_t *cap;          /* [port]: input buffer per VL at this port (as receiver), blocks */
+    int64_t (*credits)[NV]; /* [port][vl]: held by this port as transmitter */
+    int64_t (*occ)[NV];     /* [port][vl]: blocks in this port's input buffer */
+    int64_t (*pending)[NV]; /* [port][vl]: freed, not yet returned */
+    uint16_t *gen;          /* [port]: fly_gen the credits were synced at */
+    uint8_t *flush_armed;
+    sim_time_ps *stall_since;
+    struct vlarb *arb;
+    struct ib_vlarb_entry high[16], low[16];
+    uint32_t nhigh, nlow, high_limit_blocks;
+};
+
+static inline uint32_t blocks_of(uint32_t wire_bytes) {
+    return (wire_bytes + CREDIT_BLOCK - 1) / CREDIT_BLOCK;
+}
+
+static struct credit_state *cs(struct net *n) {
+    return n->fc_state;
+}
+
+/* Credit blocks for `vl` of data link `port` still on their way back: in the
+ * reverse transmitter's control queue or on the reverse wire. */
+static int64_t credits_returning(struct net *n, uint32_t port, uint32_t vl) {
+    const struct port *rev = &n->ports[n->ports[port].peer];
+    uint16_t g = n->ports[port].fly_gen;
+    int64_t sum = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t id = pass ? rev->fly_head : rev->ctrl.head; id != PKT_NONE;
+             id = pkt(&n->pool, id)->next) {
+            const struct packet *p = pkt(&n->pool, id);
+            if (p->type == PKT_CREDIT && p->prio == vl && p->psn == g) sum += p->aux;
+        }
+    return sum;
+}
+
+/* After the link was cut, start over from what the receiver really has. */
+static void sync(struct net *n, uint32_t port) {
+    struct credit_state *st = cs(n);
+    const struct port *pt = &n->ports[port];
+    if (st->gen[port] == pt->fly_gen) return;
+    st->gen[port] = pt->fly_gen;
+    uint32_t rx = pt->peer;
+    for (uint32_t v = 0; v < NV; v++)
+        st->credits[port][v] = (int64_t)st->cap[rx] - st->occ[rx][v] - st->pending[rx][v] -
+                               credits_returning(n, port, v);
+}
+
+static void send_credits(struct net *n, uint32_t in_port) {
+    struct credit_state *st = cs(n);
+    struct port *rev = &n->ports[in_port]; /* transmits back to the data sender */
+    uint32_t data_port = rev->peer;
+    for (uint32_t v = 0; v < NV; v++) {
+        if (!st->pending[in_port][v]) continue;
+        if (!rev->up || !n->ports[data_port].up) {
+            /* nowhere to send: the link's re-initialisation will resync */
+            st->pending[in_port][v] = 0;
+            continue;
+        }
+        uint32_t id = pkt_alloc(&n->pool);
+        struct packet *p = pkt(&n->pool, id);
+        memset(p, 0, sizeof *p);
+        p->type = PKT_CREDIT;
+        p->prio = (uint8_t)v;
+        p->aux = (uint32_t)st->pending[in_port][v];
+        p->psn = n->ports[data_port].fly_gen;
+        p->src = p->dst = rev->node;
+        p->in_port = NET_NONE;
+        p->wire_bytes = net_ctrl_wire_bytes(n, PKT_CREDIT);
+        p->sent_ps = n->sim->now_ps;
+        st->pending[in_port][v] = 0;
+        port_enqueue_ctrl(n, in_port, id);
+    }
+}
+
+static void on_flush(struct sim *s, const struct event *e) {
+    struct net *n = s->model;
+    cs(n)->flush_armed[e->arg] = 0;
+    send_credits(n, e->arg);
+}
+
+static void free_blocks(struct net *n, uint32_t in_port, uint32_t vl, uint32_t b) {
+    struct credit_state *st = cs(n);
+    st->pending[in_port][vl] += b;
+    if (st->pending[in_port][vl] >= st->batch || st->flush_ps == 0) {
+        send_credits(n, in_port);
+    } else if (!st->flush_armed[in_port]) {
+        st->flush_armed[in_port] = 1;
+        sim_at(n->sim, n->sim->now_ps + st->flush_ps, n->ports[in_port].node + 1, NET_EV_FLOWCTL,
+               in_port, 0);
+    }
+}
+
+static bool credit_admit(struct net *n, uint32_t in_port, uint32_t out_port, struct packet *p) {
+    (void)out_port;
+    struct credit_state *st = cs(n);
+    uint32_t vl = p->prio % NV;
+    st->occ[in_port][vl] += blocks_of(p->wire_bytes);
+    /* The transmitter had the credits, so there is room: by construction. */
+    FS_DASSERT(st->occ[in_port][vl] <= (int64_t)st->cap[in_port],
+               "credit buffer overflow at port %u VL %u: %lld > %u blocks", in_port, vl,
+               (long long)st->occ[in_port][vl], st->cap[in_port]);
+    return true;
+}
+
+static bool credit_can_send(struct net *n, uint32_t port, uint32_t cls, uint32_t wire_bytes) {
+    struct credit_state *st = cs(n);
+    sync(n, port);
+    if (st->credits[port][cls % NV] >= (int64_t)blocks_of(wire_bytes)) return true;
+    if (st->stall_since[port] == SIM_TIME_NEVER) st->stall_since[port] = n->sim->now_ps;
+    return false;
+}
+
+static void arb_charge(struct credit_state *st, uint32_t port, uint32_t vl, uint32_t b);
+
+static void credit_on_send(struct net *n, uint32_t port, struct packet *p) {
+    struct credit_state *st = cs(n);
+    sync(n, port);
+    uint32_t vl = p->prio % NV, b = blocks_of(p->wire_bytes);
+    FS_ASSERT(st->credits[port][vl] >= (int64_t)b, "sent without credits on port %u", port);
+    st->credits[port][vl] -= b;
+    if (st->stall_since[port] != SIM_TIME_NEVER) {
+        n->ports[port].credit_stall_ps += n->sim->now_ps - st->stall_since[port];
+        st->stall_since[port] = SIM_TIME_NEVER;
+    }
+    arb_charge(st, port, vl, b);
+}
+
+static void credit_on_release(struct net *n, uint32_t in_port, const struct packet *p) {
+    if (in_port == NET_NONE) return;
+    struct credit_state *st = cs(n);
+    uint32_t vl = p->prio % NV, b = blocks_of(p->wire_bytes);
+    st->occ[in_port][vl] -= b;
+    FS_DASSERT(st->occ[in_port][vl] >= 0, "negative occupancy at port %u", in_port);
+    free_blocks(n, in_port, vl, b);
+}
+
+static void credit_on_discard(struct net *n, uint32_t in_port, const struct packet *p) {
+    /* It held the transmitter's credits on its way in; give them back. */
+    free_blocks(n, in_port, p->prio % NV, blocks_of(p->wire_bytes));
+}
+
+static void credit_on_ctrl(struct net *n, uint32_t port, const struct packet *p) {
+    if (p->type != PKT_CREDIT) return;
+    struct credit_state *st = cs(n);
+    /* The generation test first: a stale credit must not count after a resync. */
+    if (p->psn != n->ports[port].fly_gen) return;
+    sync(n, port);
+    st->credits[port][p->prio % NV] += p->aux;
+    FS_DASSERT(st->credits[port][p->prio % NV] <= (int64_t)st->cap[n->ports[port].peer],
+               "credits beyond the buffer on port %u", port);
+    port_kick(n, port);
+}
+
+/* VLArb: the VL whose head packet should go first on `port`. */
+static bool head_ready(struct net *n, uint32_t port, uint32_t vl) {
+    const struct port *pt = &n->ports[port];
+    uint32_t h = pt->cls[vl].head;
+    if (h == PKT_NONE) return false;
+    return cs(n)->credits[port][vl] >= (int64_t)blocks_of(pkt(&n->pool, h)->wire_bytes);
+}
+
+static int table_pick(struct net *n, uint32_t port, const struct ib_vlarb_entry *t, uint32_t nt,
+                      uint8_t *idx, int32_t *left) {
+    for (uint32_t k = 0; k <= nt; k++) {
+        uint32_t i = (*idx + k) % nt;
+        if (t[i].weight == 0 || t[i].vl >= NV) continue;
+        if (k == 0) { /* the current entry goes on while it has weight left */
+            if (*left > 0 && head_ready(n, port, t[i].vl)) return t[i].vl;
+            continue;
+        }
+        if (!head_ready(n, port, t[i].vl)) continue;
+        *idx = (uint8_t)i;
+        *left = t[i].weight;
+        return t[i].vl;
+    }
+    return -1;
+}
+
+static uint32_t credit_arbitrate(struct net *n, uint32_t port) {
+    struct credit_state *st = cs(n);
+    struct vlarb *a = &st->arb[port];
+    sync(n, port);
+    int vl = -1;
+    bool hi_ok = st->high_limit_blocks == UINT32_MAX || a->hi_sent < st->high_limit_blocks;
+    if (st->nhigh && hi_ok) vl = table_pick(n, port, st->high, st->nhigh, &a->hi_idx, &a->hi_left);
+    if (vl < 0 && st->nlow) {
+        vl = table_pick(n, port, st->low, st->nlow, &a->lo_idx, &a->lo_left);
+        if (vl >= 0) a->hi_sent = 0;
+    }
+    if (vl < 0 && st->nhigh) /* low has nothing: high may exceed its limit */
+        vl = table_pick(n, port, st->high, st->nhigh, &a->hi_idx, &a->hi_left);
+    return vl < 0 ? n->ports[port].rr : (uint32_t)vl;
+}
+
+static void arb_charge(struct credit_state *st, uint32_t port, uint32_t vl, uint32_t b) {
+    struct vlarb *a = &st->arb[port];
+    if (st->nhigh && st->high[a->hi_idx].vl == vl && a->hi_left > 0) {
+        a->hi_left -= (int32_t)b;
+        a->hi_sent += b;
+    } else if (st->nlow && st->low[a->lo_idx].vl == vl && a->lo_left > 0) {
+        a->lo_left -= (int32_t)b;
+    }
+}
+
+static int credit_init(struct net *n, struct diag *d) {
+    const struct fabric_params *f = &n->sc->fabric;
+    const struct ib_params *ib = &f->ib;
+    struct credit_state *st = fs_xcalloc(1, sizeof *st);
+    n->fc_state = st;
+    /* 4 data VLs: ConnectX default NUM_OF_VL (domain.md A2). */
+    st->vls = ib->vls ? ib->vls : NV;
+    if (st->vls > NV)
+        return diag_set(d, n->sc->file, (struct srcpos){0, 0}, FS_ERANGE,
+                        "fabric.vls: %u VLs; this model has 1..%u", st->vls, NV);
+    /* Per-port buffer is not published (domain.md A2, C): fabric.buffer split
+     * over the VLs in use unless fabric.vl_buffer says otherwise. */
+    uint64_t vlbuf = ib->vl_buffer_bytes ? ib->vl_buffer_bytes : n->buffer_bytes / st->vls;
+    uint64_t nicbuf = ib->nic_buffer_bytes ? ib->nic_buffer_bytes : vlbuf;
+    uint32_t mtu_blocks = blocks_of(net_data_wire_bytes(n, n->mtu_bytes, true));
+    if (vlbuf / CREDIT_BLOCK < mtu_blocks || nicbuf / CREDIT_BLOCK < mtu_blocks)
+        return diag_set(d, n->sc->file, (struct srcpos){0, 0}, FS_ERANGE,
+                        "credit buffer per VL (%llu B switch, %llu B NIC) holds less than one "
+                        "MTU packet (%u B); raise fabric.vl_buffer or fabric.buffer",
+                        (unsigned long long)vlbuf, (unsigned long long)nicbuf,
+                        mtu_blocks * CREDIT_BLOCK);
+    st->batch = ib->credit_batch_blocks ? ib->credit_batch_blocks : 1;
+    st->flush_ps = st->batch > 1 ? (ib->credit_flush_ps ? ib->credit_flush_ps : PS_PER_US) : 0;
+    uint32_t P = n->nports;
+    st->cap = fs_xcalloc(P + 1, sizeof *st->cap);
+    st->credits = fs_xcalloc(P + 1, sizeof *st->credits);
+    st->occ = fs_xcalloc(P + 1, sizeof *st->occ);
+    st->pending = fs_xcalloc(P + 1, sizeof *st->pending);
+    st->gen = fs_xcalloc(P + 1, sizeof *st->gen);
+    st->flush_armed = fs_xcalloc(P + 1, 1);
+    st->stall_since = fs_xcalloc(P + 1, sizeof *st->stall_since);
+    st->arb = fs_xcalloc(P + 1, sizeof *st->arb);
+    for (uint32_t p = 0; p < P; p++) {
+        bool host = n->nodes[n->ports[p].node].kind == NODE_HOST;
+        st->cap[p] = (uint32_t)((host ? nicbuf : vlbuf) / CREDIT_BLOCK);
+        st->stall_since[p] = SIM_TIME_NEVER;
+    }
+    for (uint32_t p = 0; p < P; p++) {
+        st->gen[p] = n->ports[p].fly_gen;
+        for (uint32_t v = 0; v < NV; v++)
+            st->credits[p][v] = v < st->vls ? st->cap[n->ports[p].peer] : 0;
+    }
+    /* SL -> VL: as given, else SL mod VLs (OpenSM without QoS maps all SLs
+     * onto the data VLs). Applied at the NIC; all ports share the table. */
+    for (int i = 0; i < 16; i++)
+        n->sl2vl[i] = (uint8_t)(ib->sl2vl_set ? ib->sl2vl[i] % st->vls : (uint32_t)i % st->vls);
+    /* VLArb: as given, else one low-priority entry per VL with weight 255
+     * (plain round robin by up to 16 KB per turn). */
+    st->nhigh = ib->nvlarb_high;
+    memcpy(st->high, ib->vlarb_high, sizeof st->high);
+    if (ib->nvlarb_low) {
+        st->nlow = ib->nvlarb_low;
+        memcpy(st->low, ib->vlarb_low, sizeof st->low);
+    } else {
+        st->nlow = st->vls;
+        for (uint32_t v = 0; v < st->vls; v++)
+            st->low[v] = (struct ib_vlarb_entry){(uint8_t)v, 255};
+    }
+    uint32_t hl = ib->high_limit ? ib->high_limit : 255;
+    st->high_limit_blocks = hl >= 255 ? UINT32_MAX : hl * 4096 / CREDIT_BLOCK;
+    sim_register(n->sim, NET_EV_FLOWCTL, on_flush);
+    return 0;
+}
+
+static void credit_fini(struct net *n) {
+    struct credit_state *st = cs(n);
+    if (!st) return;
+    free(st->cap);
+    free(st->credits);
+    free(st->occ);
+    free(st->pending);
+    free(st->gen);
+    free(st->flush_armed);
+    free(st->stall_since);
+    free(st->arb);
+    free(st);
+    n->fc_state = NULL;
+}
+
+const struct flowctl_ops flowctl_credit_ops = {
+    .name = "credit",
+    .init = credit_init,
+    .fini = credit_fini,
+    .admit = credit_admit,
+    .can_send = credit_can_send,
+    .on_send = credit_on_send,
+    .on_release = credit_on_release,
+    .on_ctrl = credit_on_ctrl,
+    .on_discard = credit_on_discard,
+    .arbitrate = credit_arbitrate,
+    .lossless = true,
+};
+
+int credit_check_invariant(struct net *n, char *why, size_t len) {
+    struct credit_state *st = cs(n);
+    if (!st || n->fc != &flowctl_credit_ops) return 0;
+    int bad = 0;
+    for (uint32_t p = 0; p < n->nports; p++) {
+        const struct port *pt = &n->ports[p];
+        if (!pt->up || !n->ports[pt->peer].up) continue;
+        sync(n, p);
+        uint32_t rx = pt->peer;
+        int64_t wire[NV] = {0};
+        for (uint32_t id = pt->fly_head; id != PKT_NONE; id = pkt(&n->pool, id)->next) {
+            const struct packet *q = pkt(&n->pool, id);
+            if (q->type != PKT_CREDIT && q->type != PKT_PAUSE)
+                wire[q->prio % NV] += blocks_of(q->wire_bytes);
+        }
+        for (uint32_t v = 0; v < st->vls; v++) {
+            int64_t sum = st->credits[p][v] + wire[v] + st->occ[rx][v] + st->pending[rx][v] +
+                          credits_returning(n, p, v);
+            if (sum != (int64_t)st->cap[rx]) {
+                if (!bad)
+                    snprintf(why, len,
+                             "port %u VL %u: held %lld + wire %lld + buffer %lld + pending "
+                             "%lld + returning %lld != %u",
+                             p, v, (long long)st->credits[p][v], (long long)wire[v],
+                             (long long)st->occ[rx][v], (long long)st->pending[rx][v],
+                             (long long)credits_returning(n, p, v), st->cap[rx]);
+                bad++;
+            }
+        }
+    }
+    return bad;
+}

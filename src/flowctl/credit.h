@@ -1,0 +1,18 @@
+/* src/flowctl/credit.h
+ *
+ * InfiniBand credit flow control (credit.c): what tests may inspect.
+ */
+#ifndef FABSIM_FLOWCTL_CREDIT_H
+#define FABSIM_FLOWCTL_CREDIT_H
+
+#include <stddef.h>
+
+struct net;
+
+/* Walks every live link and VL: credits held + data blocks on the wire +
+ * receiver buffer + freed-not-returned + credits returning == buffer size.
+ * Returns the number of violations (0 when the fabric is not credit-based);
+ * the first is described in `why`. */
+int credit_check_invariant(struct net *n, char *why, size_t len);
+
+#endif /* FABSIM_FLOWCTL_CREDIT_H */

@@ -1,0 +1,220 @@
+/* tests/ib/test_credit.c
+ *
+ * InfiniBand credit-based flow control (flowctl/credit.c): lossless by
+ * construction, fair k-to-1 incast at line rate, conservation of credits,
+ * tiny buffers, stalled hosts, VL arbitration weights.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "ib_common.h"
+
+#include "flowctl/credit.h"
+#include "net/port.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static uint32_t hosts_seq[64];
+
+static void incast(struct scenario *sc, struct wl_entry *w, uint32_t k, uint64_t size) {
+    memset(w, 0, sizeof *w);
+    for (uint32_t i = 0; i < k; i++)
+        hosts_seq[i] = i;
+    w->kind = WL_INCAST;
+    w->senders = hosts_seq;
+    w->nsenders = k;
+    w->receiver = k;
+    w->size_bytes = size;
+    sc->workload = w;
+    sc->nworkload = 1;
+}
+
+/* The port of the link a -> b. */
+static uint32_t link_port(const struct net *n, uint32_t a, uint32_t b) {
+    const struct node *nd = &n->nodes[a];
+    for (uint32_t i = 0; i < nd->nports; i++)
+        if (n->ports[n->ports[nd->first_port + i].peer].node == b) return nd->first_port + i;
+    return NET_NONE;
+}
+
+/* 16:1 incast through one switch with credits: nothing is lost, the
+ * receiver's link stays busy, and the per-input credit pools share it fairly
+ * (domain.md C: "k-to-1 incast ... per-flow rate -> C/k"). */
+static void test_incast_16_to_1(void **state) {
+    (void)state;
+    struct scenario sc;
+    struct wl_entry w;
+    ib_scenario(&sc);
+    ib_single_switch(&sc, 17);
+    incast(&sc, &w, 16, 2 << 20);
+    struct model m;
+    struct diag d = {0};
+    assert_int_equal(model_build(&m, &sc, &d), 0);
+    model_run(&m, NULL, NULL);
+    struct net *n = &m.net;
+    assert_true(m.completed);
+    assert_int_equal(n->c.packets_dropped, 0);
+    assert_int_equal(n->c.retransmitted_packets, 0);
+    uint32_t sw = n->nhosts, rx = link_port(n, sw, n->host_node[16]);
+    double busy = (double)n->ports[rx].busy_ps / (double)n->done_ps;
+    printf("incast 16:1: receiver link busy %.4f, done %.1f us\n", busy, n->done_ps / 1e6);
+    assert_true(busy >= 0.95);
+    /* ideal: 32 MiB of payload at 400 Gb/s with 26 B per 4096 B */
+    double ideal_ps = 16.0 * (2 << 20) / 4096 * 4122 * 8 / 400e9 * 1e12;
+    assert_true((double)n->done_ps < ideal_ps * 1.05);
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (uint32_t f = 0; f < n->nflows; f++) {
+        uint64_t t = n->flows[f].end_ps - n->flows[f].start_ps;
+        lo = t < lo ? t : lo;
+        hi = t > hi ? t : hi;
+    }
+    printf("incast 16:1: completion %.1f .. %.1f us\n", lo / 1e6, hi / 1e6);
+    assert_true((double)hi <= (double)lo * 1.10);
+    /* the senders waited for credits: back-pressure, not loss */
+    uint64_t stall = 0;
+    for (uint32_t h = 0; h < 16; h++)
+        stall += n->ports[n->nodes[n->host_node[h]].first_port].credit_stall_ps;
+    assert_true(stall > 0);
+    char why[256];
+    assert_int_equal(credit_check_invariant(n, why, sizeof why), 0);
+    model_fini(&m);
+}
+
+/* Conservation under random traffic, mid-run and at the end. */
+static void test_invariant_random(void **state) {
+    (void)state;
+    struct scenario sc;
+    ib_scenario(&sc);
+    ib_leaf_spine(&sc, 4, 2, 4);
+    sc.fabric.ib.credit_batch_blocks = 200; /* batched updates, flushed after 1 us */
+    struct wl_entry w[2];
+    memset(w, 0, sizeof w);
+    w[0].kind = WL_PERMUTATION;
+    w[0].pattern = PERM_RANDOM;
+    w[0].size_bytes = 1 << 20;
+    w[1].kind = WL_PERMUTATION;
+    w[1].pattern = PERM_RANDOM;
+    w[1].size_bytes = 300000;
+    w[1].start_ps = 3000000;
+    sc.workload = w;
+    sc.nworkload = 2;
+    struct model m;
+    struct diag d = {0};
+    assert_int_equal(model_build(&m, &sc, &d), 0);
+    char why[256] = "";
+    for (int step = 1; step <= 8; step++) {
+        m.sim.stop_ps = (sim_time_ps)step * 2500000; /* every 2.5 us */
+        sim_run(&m.sim, NULL, NULL, 1u << 20);
+        int bad = credit_check_invariant(&m.net, why, sizeof why);
+        if (bad) printf("mid-run at %d: %s\n", step, why);
+        assert_int_equal(bad, 0);
+    }
+    m.sim.stop_ps = SCENARIO_STOP_CAP_PS;
+    model_run(&m, NULL, NULL);
+    assert_true(m.completed);
+    assert_int_equal(m.net.c.packets_dropped, 0);
+    assert_int_equal(credit_check_invariant(&m.net, why, sizeof why), 0);
+    model_fini(&m);
+}
+
+/* One MTU packet of credits per VL: slow (a credit round trip per packet)
+ * but never a drop, and everything finishes. */
+static void test_one_mtu_buffers(void **state) {
+    (void)state;
+    struct scenario sc;
+    struct wl_entry w;
+    ib_scenario(&sc);
+    ib_leaf_spine(&sc, 2, 2, 4);
+    sc.fabric.ib.vl_buffer_bytes = 4160; /* 65 blocks = one 4122 B packet */
+    sc.fabric.ib.nic_buffer_bytes = 4160;
+    memset(&w, 0, sizeof w);
+    w.kind = WL_ALLTOALL;
+    w.size_bytes = 64 * 1024;
+    sc.workload = &w;
+    sc.nworkload = 1;
+    struct model m;
+    struct diag d = {0};
+    assert_int_equal(model_build(&m, &sc, &d), 0);
+    model_run(&m, NULL, NULL);
+    assert_true(m.completed);
+    assert_int_equal(m.net.c.packets_dropped, 0);
+    assert_false(m.net.deadlock.detected);
+    char why[256];
+    assert_int_equal(credit_check_invariant(&m.net, why, sizeof why), 0);
+    model_fini(&m);
+    /* less than one packet is refused with a message */
+    sc.fabric.ib.vl_buffer_bytes = 4096;
+    assert_int_not_equal(model_build(&m, &sc, &d), 0);
+    assert_non_null(strstr(d.msg, "one MTU"));
+    model_fini(&m);
+}
+
+/* A receiver that stops draining: back-pressure spreads, nothing drops, the
+ * senders stall on credits for about the stall's length. */
+static void test_host_stall(void **state) {
+    (void)state;
+    struct scenario sc;
+    struct wl_entry w;
+    ib_scenario(&sc);
+    ib_single_switch(&sc, 5);
+    incast(&sc, &w, 4, 1 << 20);
+    struct sc_event ev = {
+        .at_ps = 5000000, .kind = EV_HOST_STALL, .target = "h4", .for_ps = 50000000};
+    sc.events = &ev;
+    sc.nevents = 1;
+    struct model m;
+    struct diag d = {0};
+    assert_int_equal(model_build(&m, &sc, &d), 0);
+    model_run(&m, NULL, NULL);
+    struct net *n = &m.net;
+    assert_true(m.completed);
+    assert_int_equal(n->c.packets_dropped, 0);
+    uint32_t rx = link_port(n, n->nhosts, n->host_node[4]);
+    printf("host stall: switch->h4 stalled %.1f us, done %.1f us\n",
+           n->ports[rx].credit_stall_ps / 1e6, n->done_ps / 1e6);
+    assert_true(n->ports[rx].credit_stall_ps > 45000000);
+    assert_true(n->done_ps > 55000000);
+    model_fini(&m);
+}
+
+/* VLArb low table VL0 weight 128, VL1 weight 64: two flows on the two VLs
+ * into one output share it 2:1 while both are backlogged. */
+static void test_vlarb_weights(void **state) {
+    (void)state;
+    struct scenario sc;
+    ib_scenario(&sc);
+    ib_single_switch(&sc, 3);
+    sc.fabric.ib.vls = 2;
+    sc.fabric.ib.nvlarb_low = 2;
+    sc.fabric.ib.vlarb_low[0] = (struct ib_vlarb_entry){0, 128};
+    sc.fabric.ib.vlarb_low[1] = (struct ib_vlarb_entry){1, 64};
+    struct model m;
+    struct diag d = {0};
+    assert_int_equal(model_build(&m, &sc, &d), 0);
+    struct net *n = &m.net;
+    uint32_t q0 = net_qp_new(n, n->host_node[0], n->host_node[2], 0);
+    uint32_t q1 = net_qp_new(n, n->host_node[1], n->host_node[2], 1);
+    uint32_t m0 = net_msg_new(n, q0, 8 << 20, 0, -1, NET_NONE);
+    uint32_t m1 = net_msg_new(n, q1, 8 << 20, 0, -1, NET_NONE);
+    m.sim.stop_ps = 100000000; /* 100 us: both backlogged throughout */
+    model_run(&m, NULL, NULL);
+    (void)m0, (void)m1;
+    double a = (double)n->qps[q0].una, b = (double)n->qps[q1].una;
+    printf("vlarb 128:64: VL0 %.0f VL1 %.0f packets, ratio %.3f\n", a, b, a / b);
+    assert_true(a / b > 1.8 && a / b < 2.2);
+    model_fini(&m);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_incast_16_to_1),  cmocka_unit_test(test_invariant_random),
+        cmocka_unit_test(test_one_mtu_buffers), cmocka_unit_test(test_host_stall),
+        cmocka_unit_test(test_vlarb_weights),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

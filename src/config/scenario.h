@@ -43,7 +43,13 @@ struct pfc_params {
     uint64_t xoff_bytes, xon_bytes;
     uint64_t headroom_bytes; /* valid when !headroom_auto */
     bool headroom_auto;      /* domain.md A4 formula */
-    uint64_t watchdog_ps;
+    uint64_t watchdog_ps;    /* 0 = off */
+    /* Shared-buffer dynamic threshold (domain.md A3) instead of static xoff/xon:
+     * XOFF when an ingress queue holds more than (B - headroom - shared used) >>
+     * alpha_shift, XON when resume_offset below that again. */
+    bool dynamic;
+    uint32_t alpha_shift;         /* 3 = alpha 1/8 (ConWeave, domain.md A3) */
+    uint64_t resume_offset_bytes; /* 3 KB (HPCC switch-mmu.cc, domain.md A3) */
 };
 
 struct ecn_params {
@@ -67,11 +73,14 @@ struct transport_params {
     enum retransmit_kind retransmit;
     uint64_t timeout_ps;
     uint32_t ack_every; /* ACK after this many in-order packets (and on a message's last) */
+    uint32_t qps_per_connection; /* messages striped over this many QPs (domain.md A11, B); 0 = 1 */
 };
 
 struct control_plane_params {
     enum cp_kind kind;
     uint64_t detect_ps;
+    /* bgp: per-hop route processing and advertisement interval (MRAI) */
+    uint64_t proc_ps, mrai_ps;
 };
 
 struct fabric_params {
@@ -93,6 +102,7 @@ struct fabric_params {
     struct dcqcn_params dcqcn;
     struct transport_params transport;
     uint64_t reorder_buffer_bytes;
+    bool ecmp_same_seed; /* every switch hashes with the same seed (polarisation) */
     bool sharp;
     struct control_plane_params control_plane;
 };

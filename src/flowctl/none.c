@@ -37,10 +37,7 @@ const struct flowctl_ops *flowctl_select(const struct net *n, struct diag *d) {
                  "--set fabric.flow_control=none");
         return NULL;
     case FLOWCTL_PFC:
-        diag_set(d, n->sc->file, (struct srcpos){0, 0}, FS_ENOTSUP,
-                 "fabric.flow_control: pfc is not implemented yet; use "
-                 "--set fabric.flow_control=none");
-        return NULL;
+        return &flowctl_pfc_ops;
     }
     return NULL;
 }

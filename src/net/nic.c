@@ -269,7 +269,8 @@ void nic_rx(struct net *n, uint32_t node, uint32_t port, uint32_t id) {
         pkt_free(&n->pool, id);
         return;
     }
-    if (n->nodes[node].stalled || !n->fc->admit(n, port, NET_NONE, p)) {
+    /* admit first: a stalled host's NIC still fills its receive buffer (PFC) */
+    if (!n->fc->admit(n, port, NET_NONE, p) || n->nodes[node].stalled) {
         port_drop(n, n->ports[port].peer, id);
         return;
     }

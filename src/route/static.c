@@ -17,8 +17,7 @@ static void lft_from_fib(struct net *n) {
     free(n->lft);
     n->lft = fs_xmalloc(((size_t)n->nswitches * n->nhosts + 1) * sizeof *n->lft);
     for (uint32_t v = 0; v < n->nnodes; v++) {
-        if (n->nodes[v].kind != NODE_SWITCH)
-            continue;
+        if (n->nodes[v].kind != NODE_SWITCH) continue;
         for (uint32_t h = 0; h < n->nhosts; h++) {
             const uint32_t *ports;
             uint32_t c = route_fib_get(n, v, h, &ports);
@@ -29,8 +28,7 @@ static void lft_from_fib(struct net *n) {
 
 static int static_init(struct net *n, struct diag *d) {
     (void)d;
-    if (!n->lft)
-        lft_from_fib(n);
+    if (!n->lft) lft_from_fib(n);
     return 0;
 }
 
@@ -57,11 +55,9 @@ const struct route_ops *route_select(const struct net *n, struct diag *d) {
         what = "fabric.routing: adaptive";
         break;
     case ROUTING_ECMP:
-        what = "fabric.routing: ecmp";
-        break;
+        return &route_ecmp_ops;
     case ROUTING_SPRAY:
-        what = "fabric.routing: spray";
-        break;
+        return &route_spray_ops;
     }
     diag_set(d, n->sc->file, (struct srcpos){0, 0}, FS_ENOTSUP,
              "%s is not implemented yet; use --set fabric.routing=static", what);

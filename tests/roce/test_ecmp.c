@@ -14,6 +14,8 @@
 
 #include "roce_common.h"
 
+#include "route/route.h"
+
 #include <math.h>
 #include <stdio.h>
 

@@ -96,7 +96,7 @@ static void check_paths(uint32_t paths, uint32_t seeds) {
  * leaf0 average the balls-into-bins value within 1 %. */
 static void test_hash_is_balls_into_bins(void **state) {
     (void)state;
-    const uint32_t paths = 8, seeds = 2000;
+    const uint32_t paths = 8, seeds = 1000;
     double sum = 0;
     for (uint32_t seed = 1; seed <= seeds; seed++) {
         struct scenario sc;

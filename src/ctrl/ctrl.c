@@ -11,6 +11,12 @@
 #include "net/net.h"
 
 const struct ctrl_ops *ctrl_select(const struct net *n, struct diag *d) {
-    (void)n, (void)d;
+    (void)d;
+    const struct fabric_params *f = &n->sc->fabric;
+    /* BGP acts through the per-switch views of ecmp and spray (route/live.c);
+     * with static forwarding there is nothing for it to update. */
+    if (f->control_plane.kind == CP_BGP &&
+        (f->routing == ROUTING_ECMP || f->routing == ROUTING_SPRAY))
+        return &ctrl_bgp_ops;
     return NULL;
 }

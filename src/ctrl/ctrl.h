@@ -28,4 +28,6 @@ struct ctrl_ops {
 /* The scenario's control plane, or NULL for none (static forwarding). */
 const struct ctrl_ops *ctrl_select(const struct net *n, struct diag *d);
 
+extern const struct ctrl_ops ctrl_bgp_ops;
+
 #endif /* FABSIM_CTRL_CTRL_H */

@@ -60,7 +60,9 @@ static inline void roce_scenario(struct scenario *sc) {
     f->transport.qps_per_connection = 1;
     f->reorder_buffer_bytes = 256 * KIB;
     f->control_plane.kind = CP_BGP;
-    f->control_plane.detect_ps = 150 * PS_PER_MS;
+    f->control_plane.detect_ps = 150 * PS_PER_MS; /* BFD 3 x 50 ms (domain.md A10) */
+    f->control_plane.proc_ps = 1 * PS_PER_MS;
+    f->control_plane.mrai_ps = 0;
     sc->topo.kind = TOPO_SINGLE_SWITCH;
     sc->topo.hosts = 17;
     sc->topo.gpus_per_host = 1;

@@ -38,9 +38,22 @@ static uint32_t new_qp(struct net *n, uint32_t src_host, uint32_t dst_host, stru
 
 static void one_flow(struct net *n, uint32_t src, uint32_t dst, uint64_t size, uint64_t start,
                      struct rng *ent) {
-    uint32_t qp = new_qp(n, src, dst, ent);
+    /* QP scaling (transport.qps_per_connection, NCCL_IB_QPS_PER_CONNECTION;
+     * Meta's RoCE fabric, domain.md A11/B): the flow is striped over several
+     * QPs, each with its own UDP source port, so ECMP sees more entropy. */
+    uint32_t nq = n->sc->fabric.transport.qps_per_connection;
+    if (nq <= 1 || size < nq) {
+        uint32_t qp = new_qp(n, src, dst, ent);
+        int32_t f = (int32_t)net_flow_new(n, src, dst);
+        net_msg_new(n, qp, size, start, f, NET_NONE);
+        return;
+    }
     int32_t f = (int32_t)net_flow_new(n, src, dst);
-    net_msg_new(n, qp, size, start, f, NET_NONE);
+    for (uint32_t i = 0; i < nq; i++) {
+        uint32_t qp = new_qp(n, src, dst, ent);
+        uint64_t part = size / nq + (i < size % nq ? 1 : 0);
+        net_msg_new(n, qp, part, start, f, NET_NONE);
+    }
 }
 
 static void shuffle(uint32_t *a, uint32_t len, struct rng *r) {
@@ -71,8 +84,8 @@ static void derangement(uint32_t *to, uint32_t H, struct rng *r) {
 static int add_poisson(struct net *n, struct wl_state *ws, const struct wl_entry *w, size_t idx) {
     const struct scenario *sc = n->sc;
     uint32_t count = (uint32_t)w->nsenders;
-    double wire = (double)w->packet_bytes +
-                  ceil((double)w->packet_bytes / n->mtu_bytes) * n->overhead_bytes;
+    double wire =
+        (double)w->packet_bytes + ceil((double)w->packet_bytes / n->mtu_bytes) * n->overhead_bytes;
     /* Aggregate arrival rate that loads the receiver link to `load` on the
      * wire (so that rho is the link utilisation M/D/1 speaks of). */
     double rate_pkts_per_ps = w->load * (double)sc->fabric.link_bps / (8.0 * wire) / 1e12;
@@ -108,8 +121,7 @@ void workload_on_gen(struct sim *s, const struct event *e) {
     uint64_t size = (uint64_t)g->size_bytes;
     if (g->exponential) {
         size = (uint64_t)llround(rng_exponential(&g->rng, g->size_bytes));
-        if (size == 0)
-            size = 1;
+        if (size == 0) size = 1;
     }
     uint32_t m = net_msg_new(n, g->qp, size, SIM_TIME_NEVER, g->flow, NET_NONE);
     net_msg_post_now(n, m);
@@ -164,8 +176,7 @@ int workload_build(struct net *n, struct diag *d) {
         case WL_ALLTOALL:
             for (uint32_t a = 0; a < H; a++)
                 for (uint32_t b = 0; b < H; b++)
-                    if (a != b)
-                        one_flow(n, a, b, w->size_bytes, w->start_ps, &ent);
+                    if (a != b) one_flow(n, a, b, w->size_bytes, w->start_ps, &ent);
             break;
         case WL_POISSON:
             add_poisson(n, ws, w, i);
@@ -185,8 +196,7 @@ int workload_build(struct net *n, struct diag *d) {
 
 void workload_fini(struct net *n) {
     struct wl_state *ws = n->wl_state;
-    if (!ws)
-        return;
+    if (!ws) return;
     free(ws->gens);
     free(ws);
     n->wl_state = NULL;

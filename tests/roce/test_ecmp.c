@@ -212,12 +212,58 @@ static void test_polarisation(void **state) {
     assert_true((double)ui / seeds > 11.0);
 }
 
+/* QP scaling (domain.md A11, V13): striping each flow over 4 QPs gives ECMP
+ * 4x the entropy; k = n = 4 flows then fill more of the paths on average. */
+static double qp_scaled(uint32_t qps, uint32_t seeds) {
+    double sum = 0;
+    for (uint32_t seed = 1; seed <= seeds; seed++) {
+        struct scenario sc;
+        roce_scenario(&sc);
+        sc.seed = seed;
+        sc.stop_ps = STOP_PS;
+        sc.fabric.link_bps = 100 * GBPS;
+        sc.fabric.routing = ROUTING_ECMP;
+        sc.fabric.transport.qps_per_connection = qps;
+        sc.topo.kind = TOPO_LEAF_SPINE;
+        sc.topo.leaves = 2;
+        sc.topo.spines = 4;
+        sc.topo.hosts_per_leaf = 4;
+        sc.topo.uplinks_per_spine = 1;
+        struct wl_flow fl[4];
+        for (uint32_t i = 0; i < 4; i++)
+            fl[i] = (struct wl_flow){i, 4 + i, 4096 * KIB, 0};
+        struct wl_entry w;
+        memset(&w, 0, sizeof w);
+        w.kind = WL_FLOWS;
+        w.flows = fl;
+        w.nflows = 4;
+        sc.workload = &w;
+        sc.nworkload = 1;
+        struct model m;
+        struct diag d = {0};
+        assert_int_equal(model_build(&m, &sc, &d), 0);
+        assert_int_equal(m.net.nqps, 4 * qps);
+        model_run(&m, NULL, NULL);
+        sum += norm_tput(&m.net, 4);
+        model_fini(&m);
+    }
+    return sum / seeds;
+}
+
+static void test_qp_scaling(void **state) {
+    (void)state;
+    double one = qp_scaled(1, 40), four = qp_scaled(4, 40);
+    printf("  k = n = 4: 1 QP per connection %.3f, 4 QPs %.3f\n", one, four);
+    assert_true(four > one + 0.1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hash_is_balls_into_bins),
         cmocka_unit_test(test_balls_into_bins_4),
         cmocka_unit_test(test_balls_into_bins_8),
         cmocka_unit_test(test_polarisation),
+        cmocka_unit_test(test_qp_scaling),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -269,8 +269,8 @@ static void on_event(struct sim *s, const struct event *e) {
             }
         }
         send_pause(n, port, cls, PFC_MAX_QUANTA);
-        sim_at(s, s->now_ps + quanta_ps(&n->ports[port], PFC_MAX_QUANTA) / 2, e->entity,
-               NET_EV_FLOWCTL, port, ev_aux(cls, EV_REFRESH, g->gen));
+        sim_at(s, s->now_ps + quanta_ps(&n->ports[port], PFC_MAX_QUANTA) / 2,
+               n->ports[port].node + 1, NET_EV_FLOWCTL, port, ev_aux(cls, EV_REFRESH, g->gen));
         break;
     }
     case EV_WATCHDOG:

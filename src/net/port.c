@@ -189,6 +189,7 @@ void port_flush_class(struct net *n, uint32_t port, uint32_t cls) {
             n->fc->on_release(n, p->in_port, p);
         port_drop(n, port, id);
     }
+    pt->cls_mask &= (uint8_t)~(1u << cls);
 }
 
 void port_set_up(struct net *n, uint32_t port, bool up) {

@@ -93,10 +93,10 @@ static void check_paths(uint32_t paths, uint32_t seeds) {
 }
 
 /* The hash alone over many seeds (no run): the paths k QPs' 5-tuples pick at
- * leaf0 average the balls-into-bins value within 1 %. */
+ * leaf0 average the balls-into-bins value within 1.5 %. */
 static void test_hash_is_balls_into_bins(void **state) {
     (void)state;
-    const uint32_t paths = 8, seeds = 1000;
+    const uint32_t paths = 8, seeds = 500;
     double sum = 0;
     for (uint32_t seed = 1; seed <= seeds; seed++) {
         struct scenario sc;
@@ -140,7 +140,7 @@ static void test_hash_is_balls_into_bins(void **state) {
     double expect = 1.0 - pow(1.0 - 1.0 / paths, paths);
     printf("  hash only, n = k = 8, %u seeds: non-empty %.4f, balls-into-bins %.4f\n", seeds,
            sum / seeds, expect);
-    assert_true(fabs(sum / seeds - expect) < 0.01);
+    assert_true(fabs(sum / seeds - expect) < 0.015);
 }
 
 static void test_balls_into_bins_4(void **state) {

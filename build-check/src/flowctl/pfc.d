@@ -1,0 +1,15 @@
+build-check/src/flowctl/pfc.o: src/flowctl/pfc.c src/flowctl/flowctl.h \
+ src/config/scenario.h src/core/diag.h src/core/mem.h src/net/net.h \
+ src/core/rng.h src/core/sim.h src/core/evq.h src/core/time.h \
+ src/net/packet.h src/net/port.h
+src/flowctl/flowctl.h:
+src/config/scenario.h:
+src/core/diag.h:
+src/core/mem.h:
+src/net/net.h:
+src/core/rng.h:
+src/core/sim.h:
+src/core/evq.h:
+src/core/time.h:
+src/net/packet.h:
+src/net/port.h:

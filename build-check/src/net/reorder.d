@@ -1,0 +1,15 @@
+build-check/src/net/reorder.o: src/net/reorder.c src/net/reorder.h \
+ src/config/scenario.h src/core/diag.h src/core/mem.h src/net/net.h \
+ src/core/rng.h src/core/sim.h src/core/evq.h src/core/time.h \
+ src/net/packet.h src/net/nic.h
+src/net/reorder.h:
+src/config/scenario.h:
+src/core/diag.h:
+src/core/mem.h:
+src/net/net.h:
+src/core/rng.h:
+src/core/sim.h:
+src/core/evq.h:
+src/core/time.h:
+src/net/packet.h:
+src/net/nic.h:

@@ -21,13 +21,9 @@ void nic_init(struct net *n) {
     }
 }
 
-uint32_t nic_port(const struct net *n, uint32_t node) {
-    return n->nodes[node].first_port;
-}
+uint32_t nic_port(const struct net *n, uint32_t node) { return n->nodes[node].first_port; }
 
-static struct nic *nic_of(struct net *n, uint32_t node) {
-    return &n->nics[n->nodes[node].index];
-}
+static struct nic *nic_of(struct net *n, uint32_t node) { return &n->nics[n->nodes[node].index]; }
 
 int nic_has_work(const struct net *n, uint32_t node) {
     return n->nics[n->nodes[node].index].rr_head != NET_NONE;
@@ -44,9 +40,11 @@ static void ring_push(struct net *n, struct nic *c, uint32_t qp) {
 
 static uint32_t ring_pop(struct net *n, struct nic *c) {
     uint32_t qp = c->rr_head;
-    if (qp == NET_NONE) return qp;
+    if (qp == NET_NONE)
+        return qp;
     c->rr_head = n->qps[qp].rr_next;
-    if (c->rr_head == NET_NONE) c->rr_tail = NET_NONE;
+    if (c->rr_head == NET_NONE)
+        c->rr_tail = NET_NONE;
     return qp;
 }
 
@@ -77,7 +75,8 @@ static void arm_timer(struct net *n, uint32_t qp) {
 }
 
 static void schedule_nic_wake(struct net *n, struct nic *c, sim_time_ps at) {
-    if (c->wake_at_ps <= at) return;
+    if (c->wake_at_ps <= at)
+        return;
     c->wake_at_ps = at;
     sim_at(n->sim, at, c->node + 1, NET_EV_NIC_WAKE, c->node, 0);
 }
@@ -103,7 +102,8 @@ uint32_t nic_pull(struct net *n, uint32_t node, uint32_t port) {
         }
         sim_time_ps t = n->cc->send_time(n, qp);
         if (t > now) {
-            if (t < wake) wake = t;
+            if (t < wake)
+                wake = t;
             ring_push(n, c, qp);
             continue;
         }
@@ -140,19 +140,24 @@ uint32_t nic_pull(struct net *n, uint32_t node, uint32_t port) {
             n->c.retransmitted_packets++;
         }
         q->next_psn++;
-        if (q->next_psn > q->max_sent_psn) q->max_sent_psn = q->next_psn;
-        if (last) q->cur_msg = m->next;
+        if (q->next_psn > q->max_sent_psn)
+            q->max_sent_psn = q->next_psn;
+        if (last)
+            q->cur_msg = m->next;
         if (q->next_psn < q->posted_pkts)
             ring_push(n, c, qp);
         else
             q->active = 0;
-        if (q->rto_deadline_ps == SIM_TIME_NEVER) arm_timer(n, qp);
+        if (q->rto_deadline_ps == SIM_TIME_NEVER)
+            arm_timer(n, qp);
         n->c.packets_sent++;
         n->pkts_in_flight++;
-        if (n->cc->on_sent) n->cc->on_sent(n, qp, p);
+        if (n->cc->on_sent)
+            n->cc->on_sent(n, qp, p);
         return id;
     }
-    if (wake != SIM_TIME_NEVER) schedule_nic_wake(n, c, wake);
+    if (wake != SIM_TIME_NEVER)
+        schedule_nic_wake(n, c, wake);
     return PKT_NONE;
 }
 
@@ -181,17 +186,20 @@ static void msg_acked(struct net *n, uint32_t mid) {
     m->acked_ps = n->sim->now_ps;
     if (m->flow >= 0) {
         struct flow_row *f = &n->flows[m->flow];
-        if (m->recv_ps > f->end_ps) f->end_ps = m->recv_ps;
+        if (m->recv_ps > f->end_ps)
+            f->end_ps = m->recv_ps;
         f->msgs_left--;
     }
-    if (n->on_msg_done) n->on_msg_done(n, mid);
+    if (n->on_msg_done)
+        n->on_msg_done(n, mid);
     net_work_done(n);
 }
 
 /* Cumulative acknowledgement of every PSN below `a`. */
 static void ack_upto(struct net *n, uint32_t qp, uint32_t a) {
     struct qp *q = &n->qps[qp];
-    if (a <= q->una) return;
+    if (a <= q->una)
+        return;
     q->una = a;
     while (q->una_msg != NET_NONE &&
            n->msgs[q->una_msg].first_psn + n->msgs[q->una_msg].npkts <= a) {
@@ -213,8 +221,10 @@ static void ack_upto(struct net *n, uint32_t qp, uint32_t a) {
 static void go_back(struct net *n, uint32_t qp, uint32_t psn) {
     struct qp *q = &n->qps[qp];
     uint32_t m = seek_msg(n, q, psn);
-    if (m == NET_NONE) return;
-    if (n->go_back_0) psn = n->msgs[m].first_psn;
+    if (m == NET_NONE)
+        return;
+    if (n->go_back_0)
+        psn = n->msgs[m].first_psn;
     if (psn < q->next_psn) {
         q->next_psn = psn;
         q->cur_msg = m;
@@ -222,8 +232,8 @@ static void go_back(struct net *n, uint32_t qp, uint32_t psn) {
     nic_activate(n, qp);
 }
 
-void nic_deliver(struct net *n, uint32_t node, uint32_t qp, uint32_t payload_bytes, uint8_t flags,
-                 uint32_t msg) {
+void nic_deliver(struct net *n, uint32_t node, uint32_t qp, uint32_t payload_bytes,
+                 uint8_t flags, uint32_t msg) {
     struct qp *q = &n->qps[qp];
     q->expect_psn++;
     q->nak_sent = 0;
@@ -233,7 +243,8 @@ void nic_deliver(struct net *n, uint32_t node, uint32_t qp, uint32_t payload_byt
     if (last) {
         struct msg *m = &n->msgs[msg];
         m->recv_ps = n->sim->now_ps;
-        if (n->on_msg_recv) n->on_msg_recv(n, msg);
+        if (n->on_msg_recv)
+            n->on_msg_recv(n, msg);
     }
     if (q->since_ack >= n->ack_every || last) {
         q->since_ack = 0;
@@ -243,10 +254,12 @@ void nic_deliver(struct net *n, uint32_t node, uint32_t qp, uint32_t payload_byt
 
 static void rx_data(struct net *n, uint32_t node, struct packet *p) {
     struct qp *q = &n->qps[p->qp];
-    if (n->cc->on_rx_data) n->cc->on_rx_data(n, p->qp, p);
+    if (n->cc->on_rx_data)
+        n->cc->on_rx_data(n, p->qp, p);
     if (p->psn == q->expect_psn) {
         nic_deliver(n, node, p->qp, p->payload_bytes, p->flags, p->aux);
-        if (n->reorder_state) nic_reorder_release(n, node, p->qp); /* early packets now in order */
+        if (n->reorder_state)
+            nic_reorder_release(n, node, p->qp); /* early packets now in order */
     } else if (p->psn > q->expect_psn) {
         if (n->reorder_state && nic_reorder_hold(n, node, p))
             return; /* held in the reorder buffer (net/reorder.c) */
@@ -262,7 +275,8 @@ static void rx_data(struct net *n, uint32_t node, struct packet *p) {
 void nic_rx(struct net *n, uint32_t node, uint32_t port, uint32_t id) {
     struct packet *p = pkt(&n->pool, id);
     if (p->type == PKT_CREDIT || p->type == PKT_PAUSE) {
-        if (n->fc->on_ctrl) n->fc->on_ctrl(n, port, p);
+        if (n->fc->on_ctrl)
+            n->fc->on_ctrl(n, port, p);
         pkt_free(&n->pool, id);
         return;
     }
@@ -285,26 +299,28 @@ void nic_rx(struct net *n, uint32_t node, uint32_t port, uint32_t id) {
         go_back(n, p->qp, p->aux);
         break;
     case PKT_CNP:
-        if (n->cc->on_cnp) n->cc->on_cnp(n, p->qp);
+        if (n->cc->on_cnp)
+            n->cc->on_cnp(n, p->qp);
         break;
     default:
         break;
     }
-    if (n->fc->on_release) n->fc->on_release(n, port, p);
+    if (n->fc->on_release)
+        n->fc->on_release(n, port, p);
     pkt_free(&n->pool, id);
-    if (n->work_pending == 0) net_check_idle(n);
+    if (n->work_pending == 0)
+        net_check_idle(n);
 }
 
-void nic_on_msg_post(struct sim *s, const struct event *e) {
-    net_msg_post_now(s->model, e->arg);
-}
+void nic_on_msg_post(struct sim *s, const struct event *e) { net_msg_post_now(s->model, e->arg); }
 
 void nic_on_qp_timer(struct sim *s, const struct event *e) {
     struct net *n = s->model;
     uint32_t qp = e->arg;
     struct qp *q = &n->qps[qp];
     q->rto_event_ps = SIM_TIME_NEVER;
-    if (q->rto_deadline_ps == SIM_TIME_NEVER) return;
+    if (q->rto_deadline_ps == SIM_TIME_NEVER)
+        return;
     if (q->rto_deadline_ps > s->now_ps) {
         q->rto_event_ps = q->rto_deadline_ps;
         sim_at(s, q->rto_deadline_ps, q->src + 1, NET_EV_QP_TIMER, qp, 0);
@@ -319,6 +335,7 @@ void nic_on_qp_timer(struct sim *s, const struct event *e) {
 void nic_on_wake(struct sim *s, const struct event *e) {
     struct net *n = s->model;
     struct nic *c = nic_of(n, e->arg);
-    if (c->wake_at_ps == e->time_ps) c->wake_at_ps = SIM_TIME_NEVER;
+    if (c->wake_at_ps == e->time_ps)
+        c->wake_at_ps = SIM_TIME_NEVER;
     port_kick(n, nic_port(n, e->arg));
 }

@@ -26,10 +26,21 @@ struct cc_ops {
     void (*on_rx_data)(struct net *n, uint32_t qp, const struct packet *p);
     /* Sender side: a CNP for `qp` arrived. */
     void (*on_cnp)(struct net *n, uint32_t qp);
+    /* Switch `sw` queues `p` on egress `out_port` (ECN marking; may be NULL). */
+    void (*on_enqueue)(struct net *n, uint32_t sw, uint32_t out_port, struct packet *p);
 };
 
 const struct cc_ops *cc_select(const struct net *n, struct diag *d);
 
 extern const struct cc_ops cc_none_ops;
+extern const struct cc_ops cc_dcqcn_ops;
+
+struct dcqcn_params;
+struct ecn_params;
+/* The DCQCN paper's parameters (Zhu et al. SIGCOMM'15, 40 G; domain.md A5,
+ * A6, V3) for `dcqcn: {preset: paper}`; defaults are ConnectX values. */
+void dcqcn_preset_paper(struct dcqcn_params *dp, struct ecn_params *ep);
+/* DCQCN's current rate R_C of `qp` (tests, reports). */
+double dcqcn_rate_bps(struct net *n, uint32_t qp);
 
 #endif /* FABSIM_CC_CC_H */

@@ -43,7 +43,13 @@ struct pfc_params {
     uint64_t xoff_bytes, xon_bytes;
     uint64_t headroom_bytes; /* valid when !headroom_auto */
     bool headroom_auto;      /* domain.md A4 formula */
-    uint64_t watchdog_ps;
+    uint64_t watchdog_ps;    /* 0 = off */
+    /* Shared-buffer dynamic threshold (domain.md A3) instead of static xoff/xon:
+     * XOFF when an ingress queue holds more than (B - headroom - shared used) >>
+     * alpha_shift, XON when resume_offset below that again. */
+    bool dynamic;
+    uint32_t alpha_shift;         /* 3 = alpha 1/8 (ConWeave, domain.md A3) */
+    uint64_t resume_offset_bytes; /* 3 KB (HPCC switch-mmu.cc, domain.md A3) */
 };
 
 struct ecn_params {
@@ -67,6 +73,7 @@ struct transport_params {
     enum retransmit_kind retransmit;
     uint64_t timeout_ps;
     uint32_t ack_every; /* ACK after this many in-order packets (and on a message's last) */
+    uint32_t qps_per_connection; /* messages striped over this many QPs (domain.md A11, B); 0 = 1 */
 };
 
 struct control_plane_params {
@@ -77,6 +84,8 @@ struct control_plane_params {
     uint64_t sweep_fixed_ps;  /* fixed cost of a heavy sweep (phase barriers) */
     bool shield;              /* SHIELD/FLFR switch-local fast reroute */
     uint64_t shield_delay_ps; /* port-down to local reroute */
+    /* bgp: per-hop route processing and advertisement interval (MRAI) */
+    uint64_t proc_ps, mrai_ps;
 };
 
 /* InfiniBand link layer (flowctl/credit.c); 0 = default (docs/scenario.md). */
@@ -116,6 +125,7 @@ struct fabric_params {
     struct dcqcn_params dcqcn;
     struct transport_params transport;
     uint64_t reorder_buffer_bytes;
+    bool ecmp_same_seed; /* every switch hashes with the same seed (polarisation) */
     bool sharp;
     struct control_plane_params control_plane;
     struct ib_params ib;

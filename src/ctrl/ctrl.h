@@ -32,5 +32,6 @@ struct ctrl_ops {
 const struct ctrl_ops *ctrl_select(const struct net *n, struct diag *d);
 
 extern const struct ctrl_ops ctrl_sm_ops; /* InfiniBand subnet manager (ctrl/sm.c) */
+extern const struct ctrl_ops ctrl_bgp_ops;
 
 #endif /* FABSIM_CTRL_CTRL_H */

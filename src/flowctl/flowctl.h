@@ -46,5 +46,13 @@ const struct flowctl_ops *flowctl_select(const struct net *n, struct diag *d);
 
 extern const struct flowctl_ops flowctl_none_ops;
 extern const struct flowctl_ops flowctl_credit_ops;
+extern const struct flowctl_ops flowctl_pfc_ops;
+
+/* PFC headroom per ingress queue from domain.md A4's formula: link rate,
+ * propagation (cable), switch pipeline latency and the MTU on the wire. */
+uint64_t pfc_headroom_auto(uint64_t rate_bps, uint64_t prop_ps, uint64_t switch_latency_ps,
+                           uint32_t mtu_wire_bytes);
+/* The headroom in use (after `headroom: auto`), 0 without PFC. */
+uint64_t pfc_headroom_bytes(const struct net *n);
 
 #endif /* FABSIM_FLOWCTL_FLOWCTL_H */

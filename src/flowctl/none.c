@@ -28,16 +28,14 @@ const struct flowctl_ops flowctl_none_ops = {
 };
 
 const struct flowctl_ops *flowctl_select(const struct net *n, struct diag *d) {
+    (void)d;
     switch (n->sc->fabric.flow_control) {
     case FLOWCTL_NONE:
         return &flowctl_none_ops;
     case FLOWCTL_CREDIT:
         return &flowctl_credit_ops;
     case FLOWCTL_PFC:
-        diag_set(d, n->sc->file, (struct srcpos){0, 0}, FS_ENOTSUP,
-                 "fabric.flow_control: pfc is not implemented yet; use "
-                 "--set fabric.flow_control=none");
-        return NULL;
+        return &flowctl_pfc_ops;
     }
     return NULL;
 }

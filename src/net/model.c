@@ -9,6 +9,7 @@
 #include "flowctl/flowctl.h"
 #include "net/nic.h"
 #include "net/port.h"
+#include "net/reorder.h"
 #include "route/route.h"
 #include "stats/wall.h"
 #include "topo/topo.h"
@@ -153,6 +154,7 @@ int model_build(struct model *m, const struct scenario *sc, struct diag *d) {
         !(n->cc = cc_select(n, d)))
         return FS_ENOTSUP;
     nic_init(n);
+    nic_reorder_init(n);
     route_fib_build(n);
     n->ctrl = ctrl_select(n, d);
     if (d->msg[0])
@@ -211,6 +213,7 @@ void model_fini(struct model *m) {
         n->cc->fini(n);
     workload_fini(n);
     deadlock_fini(n);
+    nic_reorder_fini(n);
     if (n->ctrl && n->ctrl->fini)
         n->ctrl->fini(n);
     free(n->ev_state);

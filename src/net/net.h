@@ -239,6 +239,7 @@ struct net {
     uint32_t ncp_rows;
     struct deadlock_info deadlock;
     void *deadlock_state;
+    void *reorder_state; /* net/reorder.c: NIC reorder buffers (spray) */
     const struct ctrl_ops *ctrl;
     char (*warnings)[160]; /* for the summary and results.json */
     uint32_t nwarnings;

@@ -6,6 +6,7 @@
 #include "flowctl/flowctl.h"
 #include "net/net.h"
 #include "net/port.h"
+#include "net/reorder.h"
 
 #include <string.h>
 
@@ -317,6 +318,28 @@ static void rx_data_ooo(struct net *n, uint32_t node, struct packet *p) {
     }
 }
 
+/* In-order delivery of one data packet's payload (also called by the
+ * reorder buffer, net/reorder.c, when held packets become in order). */
+void nic_deliver(struct net *n, uint32_t node, uint32_t qp, uint32_t payload_bytes,
+                 uint8_t flags, uint32_t msg) {
+    struct qp *q = &n->qps[qp];
+    q->expect_psn++;
+    q->nak_sent = 0;
+    q->since_ack++;
+    n->c.bytes_delivered += payload_bytes;
+    bool last = flags & PKT_F_LAST;
+    if (last) {
+        struct msg *m = &n->msgs[msg];
+        m->recv_ps = n->sim->now_ps;
+        if (n->on_msg_recv)
+            n->on_msg_recv(n, msg);
+    }
+    if (q->since_ack >= n->ack_every || last) {
+        q->since_ack = 0;
+        nic_send_ctrl(n, node, qp, PKT_ACK, q->expect_psn);
+    }
+}
+
 static void rx_data(struct net *n, uint32_t node, struct packet *p) {
     struct qp *q = &n->qps[p->qp];
     if (n->cc->on_rx_data)
@@ -326,22 +349,12 @@ static void rx_data(struct net *n, uint32_t node, struct packet *p) {
         return;
     }
     if (p->psn == q->expect_psn) {
-        q->expect_psn++;
-        q->nak_sent = 0;
-        q->since_ack++;
-        n->c.bytes_delivered += p->payload_bytes;
-        bool last = p->flags & PKT_F_LAST;
-        if (last) {
-            struct msg *m = &n->msgs[p->aux];
-            m->recv_ps = n->sim->now_ps;
-            if (n->on_msg_recv)
-                n->on_msg_recv(n, p->aux);
-        }
-        if (q->since_ack >= n->ack_every || last) {
-            q->since_ack = 0;
-            nic_send_ctrl(n, node, p->qp, PKT_ACK, q->expect_psn);
-        }
+        nic_deliver(n, node, p->qp, p->payload_bytes, p->flags, p->aux);
+        if (n->reorder_state)
+            nic_reorder_release(n, node, p->qp); /* early packets now in order */
     } else if (p->psn > q->expect_psn) {
+        if (n->reorder_state && nic_reorder_hold(n, node, p))
+            return; /* held in the reorder buffer (net/reorder.c) */
         if (!q->nak_sent) {
             q->nak_sent = 1;
             nic_send_ctrl(n, node, p->qp, PKT_NAK, q->expect_psn);
@@ -351,7 +364,7 @@ static void rx_data(struct net *n, uint32_t node, struct packet *p) {
     }
 }
 
-static void nic_deliver(struct net *n, uint32_t node, uint32_t port, uint32_t id);
+static void nic_consume(struct net *n, uint32_t node, uint32_t port, uint32_t id);
 
 void nic_rx(struct net *n, uint32_t node, uint32_t port, uint32_t id) {
     struct packet *p = pkt(&n->pool, id);
@@ -375,11 +388,12 @@ void nic_rx(struct net *n, uint32_t node, uint32_t port, uint32_t id) {
         c->held_tail = id;
         return;
     }
-    if (n->nodes[node].stalled || !n->fc->admit(n, port, NET_NONE, p)) {
+    /* admit first: a stalled host's NIC still fills its receive buffer (PFC) */
+    if (!n->fc->admit(n, port, NET_NONE, p) || n->nodes[node].stalled) {
         port_drop(n, n->ports[port].peer, id);
         return;
     }
-    nic_deliver(n, node, port, id);
+    nic_consume(n, node, port, id);
 }
 
 void nic_unstall(struct net *n, uint32_t node) {
@@ -390,12 +404,12 @@ void nic_unstall(struct net *n, uint32_t node) {
         c->held_head = p->next;
         if (c->held_head == PKT_NONE)
             c->held_tail = PKT_NONE;
-        nic_deliver(n, node, p->in_port, id);
+        nic_consume(n, node, p->in_port, id);
     }
     port_kick(n, nic_port(n, node));
 }
 
-static void nic_deliver(struct net *n, uint32_t node, uint32_t port, uint32_t id) {
+static void nic_consume(struct net *n, uint32_t node, uint32_t port, uint32_t id) {
     struct packet *p = pkt(&n->pool, id);
     n->c.packets_delivered++;
     n->pkts_in_flight--;

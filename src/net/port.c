@@ -184,6 +184,21 @@ void port_drop(struct net *n, uint32_t port, uint32_t id) {
         net_check_idle(n);
 }
 
+void port_flush_class(struct net *n, uint32_t port, uint32_t cls) {
+    struct port *pt = &n->ports[port];
+    bool sw = n->nodes[pt->node].kind == NODE_SWITCH;
+    q_account(pt, n->sim->now_ps);
+    while (pt->cls[cls].head != PKT_NONE) {
+        uint32_t id = pq_pop(&n->pool, &pt->cls[cls]);
+        struct packet *p = pkt(&n->pool, id);
+        pt->q_bytes -= p->wire_bytes;
+        if (sw && n->fc->on_release)
+            n->fc->on_release(n, p->in_port, p);
+        port_drop(n, port, id);
+    }
+    pt->cls_mask &= (uint8_t)~(1u << cls);
+}
+
 void port_set_up(struct net *n, uint32_t port, bool up) {
     struct port *pt = &n->ports[port];
     if (pt->up == up)

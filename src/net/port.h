@@ -24,6 +24,8 @@ void port_kick(struct net *n, uint32_t port);
 /* Cuts or restores one direction of a link. Cutting loses what is queued for
  * and in flight on it (counted as drops on that link). */
 void port_set_up(struct net *n, uint32_t port, bool up);
+/* Drops every packet waiting in `port`'s class `cls` (PFC watchdog). */
+void port_flush_class(struct net *n, uint32_t port, uint32_t cls);
 /* Counts a lost packet on `port` and frees it. */
 void port_drop(struct net *n, uint32_t port, uint32_t id);
 

@@ -1,5 +1,6 @@
 #include "net/switch.h"
 
+#include "cc/cc.h"
 #include "flowctl/flowctl.h"
 #include "net/net.h"
 #include "net/port.h"
@@ -26,5 +27,7 @@ void switch_rx(struct net *n, uint32_t sw, uint32_t in_port, uint32_t id) {
         port_drop(n, out, id);
         return;
     }
+    if (n->cc->on_enqueue)
+        n->cc->on_enqueue(n, sw, out, p); /* ECN marking at the egress queue */
     port_enqueue(n, out, p->prio, id);
 }

@@ -8,6 +8,7 @@
 #ifndef FABSIM_ROUTE_ROUTE_H
 #define FABSIM_ROUTE_ROUTE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct net;
@@ -34,5 +35,26 @@ const struct route_ops *route_select(const struct net *n, struct diag *d);
 
 extern const struct route_ops route_static_ops;
 extern const struct route_ops route_adaptive_ops; /* route/adaptive.c */
+extern const struct route_ops route_ecmp_ops;
+extern const struct route_ops route_spray_ops;
+
+/* The 32-bit Toeplitz hash of `p`'s 5-tuple at switch `sw` (route/ecmp.c). */
+uint32_t ecmp_hash(const struct net *n, uint32_t sw, const struct packet *p);
+
+/* Per-switch forwarding views during control-plane convergence (route/live.c).
+ * Policies that support a distributed control plane (ecmp, spray) put one
+ * first in their route_state. */
+struct route_live {
+    uint32_t *old_off, *old_ports; /* the FIB before the last change */
+    uint8_t *stale;                /* per switch index: forwards with the old FIB */
+};
+void route_live_init(struct route_live *lv, const struct net *n);
+void route_live_fini(struct route_live *lv);
+/* Keeps the current FIB as every switch's view; call before route_fib_build. */
+void route_live_snapshot(struct net *n);
+/* Candidate ports at switch `sw` for `host` as that switch currently sees them. */
+uint32_t route_live_get(const struct net *n, uint32_t sw, uint32_t host, const uint32_t **ports);
+/* Does switch `sw`'s old view differ from the new FIB? */
+bool route_live_differs(const struct net *n, uint32_t sw);
 
 #endif /* FABSIM_ROUTE_ROUTE_H */

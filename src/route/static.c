@@ -45,20 +45,16 @@ const struct route_ops route_static_ops = {
 };
 
 const struct route_ops *route_select(const struct net *n, struct diag *d) {
-    const char *what = NULL;
+    (void)d;
     switch (n->sc->fabric.routing) {
     case ROUTING_STATIC:
         return &route_static_ops;
     case ROUTING_ADAPTIVE:
         return &route_adaptive_ops;
     case ROUTING_ECMP:
-        what = "fabric.routing: ecmp";
-        break;
+        return &route_ecmp_ops;
     case ROUTING_SPRAY:
-        what = "fabric.routing: spray";
-        break;
+        return &route_spray_ops;
     }
-    diag_set(d, n->sc->file, (struct srcpos){0, 0}, FS_ENOTSUP,
-             "%s is not implemented yet; use --set fabric.routing=static", what);
     return NULL;
 }

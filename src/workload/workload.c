@@ -38,9 +38,22 @@ static uint32_t new_qp(struct net *n, uint32_t src_host, uint32_t dst_host, stru
 
 static void one_flow(struct net *n, uint32_t src, uint32_t dst, uint64_t size, uint64_t start,
                      struct rng *ent) {
-    uint32_t qp = new_qp(n, src, dst, ent);
+    /* QP scaling (transport.qps_per_connection, NCCL_IB_QPS_PER_CONNECTION;
+     * Meta's RoCE fabric, domain.md A11/B): the flow is striped over several
+     * QPs, each with its own UDP source port, so ECMP sees more entropy. */
+    uint32_t nq = n->sc->fabric.transport.qps_per_connection;
+    if (nq <= 1 || size < nq) {
+        uint32_t qp = new_qp(n, src, dst, ent);
+        int32_t f = (int32_t)net_flow_new(n, src, dst);
+        net_msg_new(n, qp, size, start, f, NET_NONE);
+        return;
+    }
     int32_t f = (int32_t)net_flow_new(n, src, dst);
-    net_msg_new(n, qp, size, start, f, NET_NONE);
+    for (uint32_t i = 0; i < nq; i++) {
+        uint32_t qp = new_qp(n, src, dst, ent);
+        uint64_t part = size / nq + (i < size % nq ? 1 : 0);
+        net_msg_new(n, qp, part, start, f, NET_NONE);
+    }
 }
 
 static void shuffle(uint32_t *a, uint32_t len, struct rng *r) {

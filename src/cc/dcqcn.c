@@ -1,0 +1,289 @@
+/* src/cc/dcqcn.c
+ *
+ * DCQCN (Zhu et al., SIGCOMM 2015), in the three roles of domain.md A6:
+ *  - CP, the switch: RED-like ECN marking when a packet joins an egress queue
+ *    holding q bytes: never below Kmin, probability rising linearly to Pmax at
+ *    Kmax, always above (per-switch seeded RNG; domain.md A5 thresholds).
+ *  - NP, the receiving NIC: a CE-marked data packet makes it send a CNP to the
+ *    sender's QP, at most one per cnp_interval per QP.
+ *  - RP, the sending NIC: per-QP current rate R_C, target R_T, alpha. On CNPs
+ *    (checked every rate_reduce_period): R_T = R_C, R_C *= 1 - alpha/2. Alpha
+ *    is an EWMA with gain g updated every alpha_period (towards 1 when a CNP
+ *    came in the period, towards 0 otherwise). Rate increases come from a
+ *    timer (period T) and a byte counter (every B bytes sent): the first F
+ *    are fast recovery (R_C = (R_T + R_C) / 2), then additive (R_T += R_AI)
+ *    and, when both counters are past F, hyper increase (R_T += R_HAI).
+ *    The rate limiter spaces the QP's packets at R_C (cc->send_time).
+ * Timers run only while a QP is below line rate, so uncongested QPs cost no
+ * events. Defaults are ConnectX firmware values; dcqcn_preset_paper gives the
+ * paper's (domain.md A6 table).
+ */
+#include "cc/cc.h"
+
+#include "config/scenario.h"
+#include "core/mem.h"
+#include "core/rng.h"
+#include "net/net.h"
+#include "net/nic.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DCQCN_RNG_STREAM 0x45434eu /* "ECN" */
+
+enum { TM_ALPHA = 0, TM_DECREASE = 1, TM_INCREASE = 2 };
+
+struct dq {
+    double rc_bps, rt_bps, alpha;
+    sim_time_ps next_send_ps;
+    sim_time_ps last_cnp_ps;    /* NP: last CNP sent for this QP (receiver side) */
+    sim_time_ps alpha_at_ps;    /* last alpha update (decay while idle) */
+    sim_time_ps inc_at_ps;      /* next timer-driven increase */
+    uint64_t bytes_since;       /* byte counter */
+    uint32_t t_stage, b_stage;  /* increase events since the last decrease */
+    uint16_t gen;               /* bumped when timers stop: stale events die */
+    uint8_t cnp_alpha, cnp_dec; /* a CNP arrived since the last alpha / decrease step */
+    uint8_t active;             /* below line rate: timers running */
+    uint8_t pad[3];
+};
+
+struct dcqcn_state {
+    struct dq *q;
+    uint32_t nq;
+    struct rng *sw_rng; /* per switch index */
+};
+
+static struct dq *dq_of(struct net *n, uint32_t qp) {
+    struct dcqcn_state *st = n->cc_state;
+    if (qp >= st->nq) {
+        /* QPs are made by the workload after init: grow (amortised, not per packet). */
+        uint32_t nq = st->nq ? st->nq : 16;
+        while (nq <= qp)
+            nq *= 2;
+        st->q = fs_xrealloc(st->q, nq * sizeof *st->q);
+        for (uint32_t i = st->nq; i < nq; i++) {
+            memset(&st->q[i], 0, sizeof st->q[i]);
+            st->q[i].rc_bps = st->q[i].rt_bps = -1; /* line rate, set on first use */
+            st->q[i].alpha = 1.0; /* initial_alpha_value 1023/1024 ~ 1 (domain.md A6) */
+            st->q[i].last_cnp_ps = SIM_TIME_NEVER;
+        }
+        st->nq = nq;
+    }
+    struct dq *d = &st->q[qp];
+    if (d->rc_bps < 0)
+        d->rc_bps = d->rt_bps = (double)n->ports[nic_port(n, n->qps[qp].src)].rate_bps;
+    return d;
+}
+
+static double line_bps(const struct net *n, uint32_t qp) {
+    return (double)n->ports[nic_port(n, n->qps[qp].src)].rate_bps;
+}
+
+static void timer(struct net *n, uint32_t qp, uint32_t kind, sim_time_ps at) {
+    const struct dq *d = &((struct dcqcn_state *)n->cc_state)->q[qp];
+    sim_at(n->sim, at, n->qps[qp].src + 1, NET_EV_CC, qp,
+           (uint16_t)(kind | ((uint32_t)(d->gen & 0x3fffu) << 2)));
+}
+
+static void decrease(struct net *n, uint32_t qp, struct dq *d) {
+    const struct dcqcn_params *p = &n->sc->fabric.dcqcn;
+    d->rt_bps = d->rc_bps;
+    d->rc_bps *= 1.0 - d->alpha / 2.0;
+    if (d->rc_bps < (double)p->min_rate_bps) d->rc_bps = (double)p->min_rate_bps;
+    d->t_stage = d->b_stage = 0;
+    d->bytes_since = 0;
+    d->inc_at_ps = n->sim->now_ps + p->timer_ps;
+    (void)qp;
+}
+
+/* One rate-increase event (timer or byte counter). */
+static void increase(struct net *n, uint32_t qp, struct dq *d, bool by_timer) {
+    const struct dcqcn_params *p = &n->sc->fabric.dcqcn;
+    if (by_timer)
+        d->t_stage++;
+    else
+        d->b_stage++;
+    uint32_t t = d->t_stage, b = p->byte_counter_bytes ? d->b_stage : d->t_stage;
+    uint32_t hi = t > b ? t : b, lo = t < b ? t : b, F = p->fast_recovery_steps;
+    if (hi < F) {
+        /* fast recovery: towards the rate before the cut */
+    } else if (lo > F) {
+        d->rt_bps += (double)p->rhai_bps; /* hyper increase */
+    } else {
+        d->rt_bps += (double)p->rai_bps; /* additive increase */
+    }
+    double line = line_bps(n, qp);
+    if (d->rt_bps > line) d->rt_bps = line;
+    d->rc_bps = (d->rt_bps + d->rc_bps) / 2.0;
+    if (line - d->rc_bps < 1e-6 * line) {
+        /* Back at line rate: stop the timers until the next CNP. */
+        d->rc_bps = d->rt_bps = line;
+        d->active = 0;
+        d->gen++;
+    }
+}
+
+static void on_timer(struct sim *s, const struct event *e) {
+    struct net *n = s->model;
+    uint32_t qp = e->arg, kind = e->aux & 3u;
+    struct dq *d = dq_of(n, qp);
+    if (!d->active || (d->gen & 0x3fffu) != (e->aux >> 2)) return;
+    const struct dcqcn_params *p = &n->sc->fabric.dcqcn;
+    double g = p->g;
+    switch (kind) {
+    case TM_ALPHA:
+        d->alpha = (1.0 - g) * d->alpha + (d->cnp_alpha ? g : 0.0);
+        d->cnp_alpha = 0;
+        d->alpha_at_ps = s->now_ps;
+        timer(n, qp, TM_ALPHA, s->now_ps + p->alpha_period_ps);
+        break;
+    case TM_DECREASE:
+        if (d->cnp_dec) decrease(n, qp, d);
+        d->cnp_dec = 0;
+        timer(n, qp, TM_DECREASE, s->now_ps + p->rate_reduce_period_ps);
+        break;
+    case TM_INCREASE:
+        if (s->now_ps < d->inc_at_ps) { /* reset by a decrease: lazy re-arm */
+            timer(n, qp, TM_INCREASE, d->inc_at_ps);
+            break;
+        }
+        d->inc_at_ps = s->now_ps + p->timer_ps;
+        increase(n, qp, d, true);
+        if (d->active) timer(n, qp, TM_INCREASE, d->inc_at_ps);
+        break;
+    default:
+        break;
+    }
+}
+
+static void dcqcn_on_cnp(struct net *n, uint32_t qp) {
+    struct dq *d = dq_of(n, qp);
+    const struct dcqcn_params *p = &n->sc->fabric.dcqcn;
+    sim_time_ps now = n->sim->now_ps;
+    d->cnp_alpha = d->cnp_dec = 1;
+    if (d->active) return; /* the decrease check acts at its next period */
+    /* First CNP after an idle spell: alpha decayed meanwhile; cut now. */
+    if (d->alpha_at_ps && p->alpha_period_ps) {
+        double periods = (double)(now - d->alpha_at_ps) / (double)p->alpha_period_ps;
+        d->alpha *= pow(1.0 - p->g, periods);
+    }
+    d->alpha = (1.0 - p->g) * d->alpha + p->g;
+    d->cnp_alpha = 0;
+    d->alpha_at_ps = now;
+    d->active = 1;
+    decrease(n, qp, d);
+    d->cnp_dec = 0;
+    timer(n, qp, TM_ALPHA, now + p->alpha_period_ps);
+    timer(n, qp, TM_DECREASE, now + p->rate_reduce_period_ps);
+    timer(n, qp, TM_INCREASE, d->inc_at_ps);
+}
+
+static sim_time_ps dcqcn_send_time(struct net *n, uint32_t qp) {
+    const struct dcqcn_state *st = n->cc_state;
+    if (qp >= st->nq) return n->sim->now_ps;
+    return st->q[qp].next_send_ps;
+}
+
+static void dcqcn_on_sent(struct net *n, uint32_t qp, const struct packet *p) {
+    struct dq *d = dq_of(n, qp);
+    sim_time_ps now = n->sim->now_ps;
+    if (!d->active) {
+        d->next_send_ps = now;
+        return;
+    }
+    /* Rate limiter: the next packet may start when this one would have
+     * finished at R_C. */
+    d->next_send_ps = now + (sim_time_ps)((double)p->wire_bytes * 8.0 * 1e12 / d->rc_bps);
+    uint64_t B = n->sc->fabric.dcqcn.byte_counter_bytes;
+    if (B) {
+        d->bytes_since += p->wire_bytes;
+        if (d->bytes_since >= B) {
+            d->bytes_since -= B;
+            increase(n, qp, d, false);
+        }
+    }
+}
+
+static void dcqcn_on_rx_data(struct net *n, uint32_t qp, const struct packet *p) {
+    if (!(p->flags & PKT_F_ECN_CE)) return;
+    struct dq *d = dq_of(n, qp);
+    sim_time_ps now = n->sim->now_ps;
+    if (d->last_cnp_ps != SIM_TIME_NEVER &&
+        now - d->last_cnp_ps < n->sc->fabric.dcqcn.cnp_interval_ps)
+        return;
+    d->last_cnp_ps = now;
+    n->c.cnps++;
+    nic_send_ctrl(n, n->qps[qp].dst, qp, PKT_CNP, 0);
+}
+
+static void dcqcn_on_enqueue(struct net *n, uint32_t sw, uint32_t out_port, struct packet *p) {
+    if (p->type != PKT_DATA || !(p->flags & PKT_F_ECT) || (p->flags & PKT_F_ECN_CE)) return;
+    const struct ecn_params *e = &n->sc->fabric.ecn;
+    uint64_t q = n->ports[out_port].q_bytes;
+    if (q <= e->kmin_bytes) return;
+    if (q <= e->kmax_bytes) {
+        double prob = e->pmax * (double)(q - e->kmin_bytes) /
+                      (double)(e->kmax_bytes > e->kmin_bytes ? e->kmax_bytes - e->kmin_bytes : 1);
+        struct dcqcn_state *st = n->cc_state;
+        if (rng_uniform(&st->sw_rng[n->nodes[sw].index]) >= prob) return;
+    }
+    p->flags |= PKT_F_ECN_CE;
+    n->c.ecn_marked++;
+}
+
+static int dcqcn_init(struct net *n, struct diag *d) {
+    (void)d;
+    struct dcqcn_state *st = fs_xcalloc(1, sizeof *st);
+    n->cc_state = st;
+    st->sw_rng = fs_xcalloc(n->nswitches + 1, sizeof *st->sw_rng);
+    for (uint32_t v = 0; v < n->nnodes; v++)
+        if (n->nodes[v].kind == NODE_SWITCH)
+            rng_seed(&st->sw_rng[n->nodes[v].index], n->sc->seed, v + 1, DCQCN_RNG_STREAM);
+    sim_register(n->sim, NET_EV_CC, on_timer);
+    return 0;
+}
+
+static void dcqcn_fini(struct net *n) {
+    struct dcqcn_state *st = n->cc_state;
+    if (!st) return;
+    free(st->q);
+    free(st->sw_rng);
+    free(st);
+    n->cc_state = NULL;
+}
+
+double dcqcn_rate_bps(struct net *n, uint32_t qp) {
+    return dq_of(n, qp)->rc_bps;
+}
+
+void dcqcn_preset_paper(struct dcqcn_params *dp, struct ecn_params *ep) {
+    /* domain.md A6 "DCQCN paper (40 G)" column and A5 row; R_HAI is not fixed
+     * in the paper: 200 Mb/s as in SPEC.md's example. */
+    dp->g = 1.0 / 256;
+    dp->alpha_period_ps = 55 * PS_PER_US;
+    dp->rate_reduce_period_ps = 50 * PS_PER_US;
+    dp->timer_ps = 55 * PS_PER_US;
+    dp->byte_counter_bytes = 10 * 1000 * 1000;
+    dp->fast_recovery_steps = 5;
+    dp->rai_bps = 40 * 1000 * 1000;
+    dp->rhai_bps = 200 * 1000 * 1000;
+    dp->cnp_interval_ps = 50 * PS_PER_US;
+    dp->min_rate_bps = 1000 * 1000;
+    if (ep) {
+        ep->kmin_bytes = 5 * 1000;
+        ep->kmax_bytes = 200 * 1000;
+        ep->pmax = 0.01;
+    }
+}
+
+const struct cc_ops cc_dcqcn_ops = {
+    .name = "dcqcn",
+    .init = dcqcn_init,
+    .fini = dcqcn_fini,
+    .send_time = dcqcn_send_time,
+    .on_sent = dcqcn_on_sent,
+    .on_rx_data = dcqcn_on_rx_data,
+    .on_cnp = dcqcn_on_cnp,
+    .on_enqueue = dcqcn_on_enqueue,
+};

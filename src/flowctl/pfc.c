@@ -1,0 +1,357 @@
+/* src/flowctl/pfc.c
+ *
+ * Priority Flow Control (IEEE 802.1Qbb) as RoCEv2 fabrics run it. Every
+ * switch counts, per ingress port and priority (a "priority group"), the bytes
+ * that entered through that port and still sit in its buffer. Crossing XOFF
+ * sends a real PAUSE frame upstream (class-enable + quanta) on the ingress
+ * port's link, ahead of any data, so it reaches the sender after the link
+ * delay; the sender's egress stops only then, after the packet it is
+ * serialising. What arrives meanwhile goes to the headroom; if the headroom is
+ * too small it overflows and the packet is dropped. Falling to XON sends a
+ * PAUSE with quanta 0 (resume); while still above XON the switch refreshes the
+ * pause before its quanta run out. A pause stops every packet of that class on
+ * the link, whatever its destination (victim flows included).
+ *
+ * NICs pause too: a stalled host's NIC stops draining its receive buffer,
+ * crosses XOFF and pauses its switch port without end (pause storm, domain.md
+ * V7). The PFC watchdog (pfc.watchdog) drops what waits in an egress queue
+ * that stayed paused longer than the interval and ignores pauses on it for
+ * one more interval; a NIC stops sending pauses after a stall that long
+ * (domain.md A4: Onyx switch watchdog, NIC watchdog 100 ms).
+ */
+#include "flowctl/flowctl.h"
+
+#include "config/scenario.h"
+#include "core/diag.h"
+#include "core/mem.h"
+#include "net/net.h"
+#include "net/port.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* 802.1Qbb: a quantum is 512 bit times; at most 65535 quanta (domain.md A4). */
+#define PFC_QUANTUM_BITS 512u
+#define PFC_MAX_QUANTA 65535u
+
+enum { EV_EXPIRE = 0, EV_REFRESH = 1, EV_WATCHDOG = 2 };
+
+/* Ingress side: one priority group per (port, class). */
+struct pg {
+    uint64_t bytes;       /* admitted through this port, not yet left the node */
+    uint64_t hdrm;        /* of which arrived while paused (headroom) */
+    sim_time_ps since_ps; /* pause asserted since (NIC watchdog) */
+    uint16_t gen;         /* bumped on XON: stale refresh events die */
+    uint8_t paused;       /* XOFF sent, XON not yet */
+    uint8_t pad;
+};
+
+/* Egress side: the pause this port obeys, per class. */
+struct eg {
+    sim_time_ps until_ps;  /* paused until (0 = not paused) */
+    sim_time_ps from_ps;   /* start of the current continuous pause */
+    sim_time_ps ignore_ps; /* watchdog: pauses ignored until then */
+    uint16_t wd_gen;       /* bumped when a continuous pause ends */
+    uint16_t pad[3];
+};
+
+struct pfc_state {
+    struct pg *pg; /* port * NET_NCLASS + class */
+    struct eg *eg;
+    uint64_t *shared_used; /* per switch index: bytes outside headroom */
+    uint64_t *sw_buffer;   /* per switch index: shared pool (dynamic mode) */
+    uint64_t headroom, xoff, xon;
+    sim_time_ps watchdog_ps;
+    uint8_t *wd_warned; /* per port */
+};
+
+static struct pfc_state *st_of(struct net *n) {
+    return n->fc_state;
+}
+
+static sim_time_ps quanta_ps(const struct port *pt, uint32_t quanta) {
+    return time_serialise_ps((uint64_t)quanta * PFC_QUANTUM_BITS / 8u, pt->rate_bps);
+}
+
+/* The ingress threshold above which a priority group asserts XOFF. */
+static uint64_t xoff_of(const struct net *n, const struct pfc_state *st, uint32_t port) {
+    const struct fabric_params *f = &n->sc->fabric;
+    uint32_t node = n->ports[port].node;
+    if (!f->pfc.dynamic || n->nodes[node].kind != NODE_SWITCH) return st->xoff;
+    uint32_t s = n->nodes[node].index;
+    uint64_t used = st->shared_used[s];
+    uint64_t free_b = st->sw_buffer[s] > used ? st->sw_buffer[s] - used : 0;
+    return free_b >> f->pfc.alpha_shift;
+}
+
+/* Sends a PAUSE (quanta > 0) or resume (quanta 0) for class `cls` out of
+ * `port`: a link-level frame, served before any waiting packet. */
+static void send_pause(struct net *n, uint32_t port, uint32_t cls, uint32_t quanta) {
+    uint32_t id = pkt_alloc(&n->pool);
+    struct packet *p = pkt(&n->pool, id);
+    memset(p, 0, sizeof *p);
+    p->type = PKT_PAUSE;
+    p->prio = (uint8_t)cls;
+    p->aux = quanta;
+    p->src = n->ports[port].node;
+    p->dst = n->ports[n->ports[port].peer].node;
+    p->qp = NET_NONE;
+    p->in_port = NET_NONE;
+    p->wire_bytes = net_ctrl_wire_bytes(n, PKT_PAUSE);
+    p->sent_ps = n->sim->now_ps;
+    n->c.pause_frames++;
+    port_enqueue_ctrl(n, port, id);
+}
+
+static uint16_t ev_aux(uint32_t cls, uint32_t kind, uint16_t gen) {
+    return (uint16_t)(cls | (kind << 2) | ((uint32_t)(gen & 0x0fffu) << 4));
+}
+
+/* XOFF: pause the upstream and keep refreshing at half the pause time, so
+ * the sender never resumes while we are above XON. */
+static void assert_pause(struct net *n, uint32_t port, uint32_t cls) {
+    struct pfc_state *st = st_of(n);
+    struct pg *g = &st->pg[port * NET_NCLASS + cls];
+    g->paused = 1;
+    g->since_ps = n->sim->now_ps;
+    send_pause(n, port, cls, PFC_MAX_QUANTA);
+    const struct port *pt = &n->ports[port];
+    sim_at(n->sim, n->sim->now_ps + quanta_ps(pt, PFC_MAX_QUANTA) / 2, pt->node + 1, NET_EV_FLOWCTL,
+           port, ev_aux(cls, EV_REFRESH, g->gen));
+}
+
+static void release_pause(struct net *n, uint32_t port, uint32_t cls) {
+    struct pg *g = &st_of(n)->pg[port * NET_NCLASS + cls];
+    g->paused = 0;
+    g->gen++;
+    send_pause(n, port, cls, 0);
+}
+
+static bool below_xon(const struct net *n, const struct pfc_state *st, uint32_t port,
+                      const struct pg *g) {
+    if (g->hdrm) return false;
+    const struct fabric_params *f = &n->sc->fabric;
+    if (f->pfc.dynamic && n->nodes[n->ports[port].node].kind == NODE_SWITCH)
+        return g->bytes + f->pfc.resume_offset_bytes <= xoff_of(n, st, port);
+    return g->bytes <= st->xon;
+}
+
+static bool pfc_admit(struct net *n, uint32_t in_port, uint32_t out_port, struct packet *p) {
+    struct pfc_state *st = st_of(n);
+    uint32_t cls = p->prio;
+    struct pg *g = &st->pg[in_port * NET_NCLASS + cls];
+    uint32_t node = n->ports[in_port].node;
+    if (out_port == NET_NONE) {
+        /* A NIC drains at once unless its host is stalled: then its receive
+         * buffer fills and it pauses the switch like any ingress. */
+        if (!n->nodes[node].stalled) return true;
+        g->bytes += p->wire_bytes;
+        if (!g->paused && g->bytes > st->xoff) assert_pause(n, in_port, cls);
+        return true; /* the caller loses it: the stalled host never reads it */
+    }
+    uint32_t s = n->nodes[node].index;
+    if (g->paused) {
+        if (g->hdrm + p->wire_bytes > st->headroom)
+            return false; /* headroom overflow: the lossless promise is broken */
+        g->hdrm += p->wire_bytes;
+        g->bytes += p->wire_bytes;
+        return true;
+    }
+    g->bytes += p->wire_bytes;
+    st->shared_used[s] += p->wire_bytes;
+    if (g->bytes > xoff_of(n, st, in_port)) assert_pause(n, in_port, cls);
+    return true;
+}
+
+static bool pfc_can_send(struct net *n, uint32_t port, uint32_t cls, uint32_t wire_bytes) {
+    (void)wire_bytes;
+    const struct eg *e = &st_of(n)->eg[port * NET_NCLASS + cls];
+    return e->until_ps <= n->sim->now_ps || e->ignore_ps > n->sim->now_ps;
+}
+
+static void pfc_on_release(struct net *n, uint32_t in_port, const struct packet *p) {
+    if (in_port == NET_NONE) return;
+    struct pfc_state *st = st_of(n);
+    uint32_t node = n->ports[in_port].node;
+    if (n->nodes[node].kind != NODE_SWITCH)
+        return; /* NIC: consumed at once (stall bytes are reset on resume) */
+    uint32_t cls = p->prio;
+    struct pg *g = &st->pg[in_port * NET_NCLASS + cls];
+    uint32_t w = p->wire_bytes;
+    FS_DASSERT(g->bytes >= w, "pg underflow on port %u", in_port);
+    g->bytes -= w;
+    if (g->hdrm) {
+        uint64_t h = g->hdrm < w ? g->hdrm : w;
+        g->hdrm -= h;
+        w -= (uint32_t)h;
+    }
+    st->shared_used[n->nodes[node].index] -= w;
+    if (g->paused && below_xon(n, st, in_port, g)) release_pause(n, in_port, cls);
+}
+
+/* Closes a continuous pause of (port, cls) at `end`. */
+static void end_pause(struct net *n, uint32_t port, uint32_t cls, sim_time_ps end) {
+    struct eg *e = &st_of(n)->eg[port * NET_NCLASS + cls];
+    if (e->until_ps == 0) return;
+    n->ports[port].paused_ps += end - e->from_ps;
+    e->until_ps = 0;
+    e->wd_gen++;
+}
+
+static void pfc_on_ctrl(struct net *n, uint32_t port, const struct packet *p) {
+    if (p->type != PKT_PAUSE) return;
+    struct pfc_state *st = st_of(n);
+    uint32_t cls = p->prio;
+    struct eg *e = &st->eg[port * NET_NCLASS + cls];
+    sim_time_ps now = n->sim->now_ps;
+    const struct port *pt = &n->ports[port];
+    if (e->until_ps && e->until_ps <= now)
+        end_pause(n, port, cls, e->until_ps); /* expired before this frame */
+    if (p->aux == 0) {
+        end_pause(n, port, cls, now);
+        port_kick(n, port);
+        return;
+    }
+    if (e->until_ps == 0) {
+        e->from_ps = now;
+        if (st->watchdog_ps && n->nodes[pt->node].kind == NODE_SWITCH)
+            sim_at(n->sim, now + st->watchdog_ps, pt->node + 1, NET_EV_FLOWCTL, port,
+                   ev_aux(cls, EV_WATCHDOG, e->wd_gen));
+    }
+    e->until_ps = now + quanta_ps(pt, p->aux);
+    sim_at(n->sim, e->until_ps, pt->node + 1, NET_EV_FLOWCTL, port, ev_aux(cls, EV_EXPIRE, 0));
+}
+
+/* The watchdog: egress `port` has been paused for a whole interval. Drop what
+ * waits in that class and ignore pauses for one interval. */
+static void watchdog_fire(struct net *n, uint32_t port, uint32_t cls) {
+    struct pfc_state *st = st_of(n);
+    struct eg *e = &st->eg[port * NET_NCLASS + cls];
+    sim_time_ps now = n->sim->now_ps;
+    end_pause(n, port, cls, now);
+    e->ignore_ps = now + st->watchdog_ps;
+    if (!st->wd_warned[port]) {
+        st->wd_warned[port] = 1;
+        char name[64];
+        net_port_name(n, port, name, sizeof name);
+        net_warn(n, "pfc watchdog fired on %s at %.3f us: queue dropped, pauses ignored", name,
+                 (double)now / 1e6);
+    }
+    port_flush_class(n, port, cls);
+    port_kick(n, port);
+}
+
+static void on_event(struct sim *s, const struct event *e) {
+    struct net *n = s->model;
+    struct pfc_state *st = st_of(n);
+    uint32_t port = e->arg, cls = e->aux & 3u, kind = (e->aux >> 2) & 3u;
+    uint16_t gen = (uint16_t)(e->aux >> 4);
+    struct eg *eg = &st->eg[port * NET_NCLASS + cls];
+    struct pg *g = &st->pg[port * NET_NCLASS + cls];
+    switch (kind) {
+    case EV_EXPIRE:
+        if (eg->until_ps && eg->until_ps <= s->now_ps) {
+            end_pause(n, port, cls, eg->until_ps);
+            port_kick(n, port);
+        }
+        break;
+    case EV_REFRESH: {
+        if (!g->paused || (g->gen & 0x0fffu) != gen) break;
+        uint32_t node = n->ports[port].node;
+        if (n->nodes[node].kind == NODE_HOST) {
+            /* The host resumed (its buffer drains at once), or the NIC
+             * watchdog gives up pausing after a stall this long. */
+            bool wd = st->watchdog_ps && s->now_ps - g->since_ps >= st->watchdog_ps;
+            if (!n->nodes[node].stalled || wd) {
+                g->bytes = 0;
+                release_pause(n, port, cls);
+                break;
+            }
+        }
+        send_pause(n, port, cls, PFC_MAX_QUANTA);
+        sim_at(s, s->now_ps + quanta_ps(&n->ports[port], PFC_MAX_QUANTA) / 2,
+               n->ports[port].node + 1, NET_EV_FLOWCTL, port, ev_aux(cls, EV_REFRESH, g->gen));
+        break;
+    }
+    case EV_WATCHDOG:
+        if (eg->until_ps > s->now_ps && (eg->wd_gen & 0x0fffu) == gen) watchdog_fire(n, port, cls);
+        break;
+    default:
+        break;
+    }
+}
+
+uint64_t pfc_headroom_auto(uint64_t rate_bps, uint64_t prop_ps, uint64_t switch_latency_ps,
+                           uint32_t mtu_wire_bytes) {
+    /* domain.md A4 (802.1Qbb annex): MTU_sender + MTU_receiver + round-trip
+     * propagation + response delay + the PFC frame (64 B + 20 B gap); D_intf
+     * omitted as in the worked example. Response delay upper bound: 201 728
+     * bit times at 100 G, 463 360 at 400 G (linear between). The model's
+     * switch pipeline latency delays both the pause and the data in flight,
+     * so the response term is at least 2 x rate x switch_latency. */
+    double g = (double)rate_bps / 1e9;
+    double resp_bits = g <= 100   ? 201728.0
+                       : g >= 400 ? 463360.0
+                                  : 201728.0 + (g - 100) / 300 * (463360.0 - 201728.0);
+    double resp = resp_bits / 8.0;
+    double pipe = 2.0 * (double)rate_bps / 8.0 * (double)switch_latency_ps / 1e12;
+    if (pipe > resp) resp = pipe;
+    double rtt = 2.0 * (double)rate_bps / 8.0 * (double)prop_ps / 1e12;
+    return (uint64_t)(2.0 * mtu_wire_bytes + rtt + resp + 84.0 + 0.5);
+}
+
+static int pfc_init(struct net *n, struct diag *d) {
+    (void)d;
+    const struct fabric_params *f = &n->sc->fabric;
+    struct pfc_state *st = fs_xcalloc(1, sizeof *st);
+    n->fc_state = st;
+    st->pg = fs_xcalloc((size_t)n->nports * NET_NCLASS + 1, sizeof *st->pg);
+    st->eg = fs_xcalloc((size_t)n->nports * NET_NCLASS + 1, sizeof *st->eg);
+    st->wd_warned = fs_xcalloc(n->nports + 1, 1);
+    st->shared_used = fs_xcalloc(n->nswitches + 1, sizeof *st->shared_used);
+    st->sw_buffer = fs_xcalloc(n->nswitches + 1, sizeof *st->sw_buffer);
+    st->xoff = f->pfc.xoff_bytes;
+    st->xon = f->pfc.xon_bytes;
+    st->watchdog_ps = f->pfc.watchdog_ps;
+    st->headroom = f->pfc.headroom_auto
+                       ? pfc_headroom_auto(f->link_bps, f->propagation_ps, f->switch_latency_ps,
+                                           net_data_wire_bytes(n, f->mtu_bytes, true))
+                       : f->pfc.headroom_bytes;
+    for (uint32_t v = 0; v < n->nnodes; v++) {
+        const struct node *nd = &n->nodes[v];
+        if (nd->kind != NODE_SWITCH) continue;
+        /* The switch's buffer is one shared pool (domain.md A3): buffer per
+         * port times ports, less each port's headroom reservation. */
+        uint64_t total = n->buffer_bytes * nd->nports, res = st->headroom * nd->nports;
+        st->sw_buffer[nd->index] = total > res ? total - res : 0;
+    }
+    sim_register(n->sim, NET_EV_FLOWCTL, on_event);
+    return 0;
+}
+
+static void pfc_fini(struct net *n) {
+    struct pfc_state *st = n->fc_state;
+    if (!st) return;
+    free(st->pg);
+    free(st->eg);
+    free(st->wd_warned);
+    free(st->shared_used);
+    free(st->sw_buffer);
+    free(st);
+    n->fc_state = NULL;
+}
+
+uint64_t pfc_headroom_bytes(const struct net *n) {
+    const struct pfc_state *st = n->fc_state;
+    return st ? st->headroom : 0;
+}
+
+const struct flowctl_ops flowctl_pfc_ops = {
+    .name = "pfc",
+    .init = pfc_init,
+    .fini = pfc_fini,
+    .admit = pfc_admit,
+    .can_send = pfc_can_send,
+    .on_release = pfc_on_release,
+    .on_ctrl = pfc_on_ctrl,
+};

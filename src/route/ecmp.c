@@ -1,0 +1,114 @@
+/* src/route/ecmp.c
+ *
+ * Equal-cost multi-path forwarding as Ethernet switches do it for RoCEv2:
+ * every switch hashes the packet's 5-tuple (source and destination IP =
+ * node ids, UDP source port = the QP's entropy, UDP destination port 4791,
+ * protocol 17; domain.md A1) and takes that bucket among its equal-cost
+ * next hops (route_live_get: the FIB as this switch currently sees it). All
+ * packets of a QP hash alike, so a flow keeps its path and two flows that
+ * collide stay collided (domain.md A11, V10).
+ *
+ * The hash is Toeplitz (the RSS hash of NICs and of many switch ASICs) with a
+ * 136-bit key per switch drawn from the seeded RNG. Distinct keys make the
+ * tiers' choices independent; `fabric.ecmp_same_seed` gives every switch the
+ * same key, and a flow that one tier sent to bucket b is sent to bucket b
+ * again by the next: hash polarisation.
+ */
+#include "route/route.h"
+
+#include "config/scenario.h"
+#include "core/mem.h"
+#include "core/rng.h"
+#include "net/net.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ECMP_TUPLE_BYTES 13 /* src IP 4, dst IP 4, src port 2, dst port 2, proto 1 */
+#define ECMP_KEY_BYTES 20   /* Toeplitz: input bits + 32, rounded up */
+#define ROCE_UDP_PORT 4791  /* RoCEv2 (domain.md A1) */
+#define IPPROTO_UDP_NUM 17
+#define ECMP_RNG_STREAM 0x45434d50u /* "ECMP" */
+
+struct ecmp_state {
+    struct route_live live; /* first: ctrl/bgp.c reaches it via route_state */
+    uint32_t *tab;          /* per switch: [ECMP_TUPLE_BYTES][256] Toeplitz contributions */
+};
+
+/* Toeplitz contribution of byte value v at input byte position j. */
+static uint32_t toeplitz_byte(const uint8_t *key, uint32_t j, uint32_t v) {
+    uint32_t r = 0;
+    for (uint32_t b = 0; b < 8; b++) {
+        if (!(v & (0x80u >> b))) continue;
+        uint32_t bit = j * 8 + b, k = bit / 8, sh = bit % 8;
+        uint64_t w = ((uint64_t)key[k] << 32) | ((uint64_t)key[k + 1] << 24) |
+                     ((uint64_t)key[k + 2] << 16) | ((uint64_t)key[k + 3] << 8) | key[k + 4];
+        r ^= (uint32_t)(w >> (8 - sh));
+    }
+    return r;
+}
+
+static void fill_table(uint32_t *tab, const uint8_t *key) {
+    for (uint32_t j = 0; j < ECMP_TUPLE_BYTES; j++)
+        for (uint32_t v = 0; v < 256; v++)
+            tab[j * 256 + v] = toeplitz_byte(key, j, v);
+}
+
+static int ecmp_init(struct net *n, struct diag *d) {
+    (void)d;
+    struct ecmp_state *st = fs_xcalloc(1, sizeof *st);
+    n->route_state = st;
+    route_live_init(&st->live, n);
+    size_t per = (size_t)ECMP_TUPLE_BYTES * 256;
+    st->tab = fs_xmalloc(((size_t)n->nswitches + 1) * per * sizeof *st->tab);
+    for (uint32_t s = 0; s < n->nswitches; s++) {
+        struct rng r;
+        /* Per-switch key; with ecmp_same_seed every switch draws switch 0's. */
+        rng_seed(&r, n->sc->seed, n->sc->fabric.ecmp_same_seed ? 0 : s + 1, ECMP_RNG_STREAM);
+        uint8_t key[ECMP_KEY_BYTES];
+        for (uint32_t i = 0; i < ECMP_KEY_BYTES; i++)
+            key[i] = (uint8_t)rng_next(&r);
+        fill_table(st->tab + (size_t)s * per, key);
+    }
+    return 0;
+}
+
+static void ecmp_fini(struct net *n) {
+    struct ecmp_state *st = n->route_state;
+    if (!st) return;
+    route_live_fini(&st->live);
+    free(st->tab);
+    free(st);
+    n->route_state = NULL;
+}
+
+uint32_t ecmp_hash(const struct net *n, uint32_t sw, const struct packet *p) {
+    const struct ecmp_state *st = n->route_state;
+    const uint32_t *t = st->tab + (size_t)n->nodes[sw].index * ECMP_TUPLE_BYTES * 256;
+    uint8_t in[ECMP_TUPLE_BYTES] = {
+        (uint8_t)(p->src >> 24), (uint8_t)(p->src >> 16), (uint8_t)(p->src >> 8),
+        (uint8_t)p->src,         (uint8_t)(p->dst >> 24), (uint8_t)(p->dst >> 16),
+        (uint8_t)(p->dst >> 8),  (uint8_t)p->dst,         (uint8_t)(p->entropy >> 8),
+        (uint8_t)p->entropy,     ROCE_UDP_PORT >> 8,      ROCE_UDP_PORT & 0xff,
+        IPPROTO_UDP_NUM};
+    uint32_t h = 0;
+    for (uint32_t j = 0; j < ECMP_TUPLE_BYTES; j++)
+        h ^= t[j * 256 + in[j]];
+    return h;
+}
+
+static uint32_t ecmp_select(struct net *n, uint32_t sw, const struct packet *p) {
+    const uint32_t *ports;
+    uint32_t c = route_live_get(n, sw, n->nodes[p->dst].index, &ports);
+    if (c == 0) return NET_NONE;
+    if (c == 1) return ports[0];
+    /* Bucket from the hash's high bits (multiply-shift, no modulo bias). */
+    return ports[(uint32_t)(((uint64_t)ecmp_hash(n, sw, p) * c) >> 32)];
+}
+
+const struct route_ops route_ecmp_ops = {
+    .name = "ecmp",
+    .init = ecmp_init,
+    .fini = ecmp_fini,
+    .select = ecmp_select,
+};

@@ -1,0 +1,126 @@
+/* tests/roce/test_dcqcn.c
+ *
+ * ECN + DCQCN (domain.md A5, A6, V3): two long flows into one switch port.
+ * The switch marks, the receiver sends CNPs, the senders cut and recover, and
+ * the two settle at a fair share with the queue held near Kmin..Kmax.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "roce_common.h"
+
+#include "cc/cc.h"
+
+#include <stdio.h>
+
+struct conv {
+    double r1, r2;        /* Gb/s averaged over the last part */
+    double q_mean, q_max; /* bottleneck queue over the last part, bytes */
+    uint64_t marks, cnps, pauses, drops;
+};
+
+/* h1 starts at 0, h2 joins at `join`; both send to h0 until `end`; rates and
+ * queue measured over [from, end). */
+static struct conv two_flows(bool paper, uint64_t rate_bps, sim_time_ps join, sim_time_ps from,
+                             sim_time_ps end) {
+    struct scenario sc;
+    roce_scenario(&sc);
+    sc.topo.hosts = 3;
+    sc.fabric.link_bps = rate_bps;
+    sc.fabric.congestion_control = CC_DCQCN;
+    if (paper) dcqcn_preset_paper(&sc.fabric.dcqcn, &sc.fabric.ecn);
+    sc.stop_ps = end;
+    struct wl_flow fl[2] = {{1, 0, 1ULL << 40, 0}, {2, 0, 1ULL << 40, join}};
+    struct wl_entry w;
+    memset(&w, 0, sizeof w);
+    w.kind = WL_FLOWS;
+    w.flows = fl;
+    w.nflows = 2;
+    sc.workload = &w;
+    sc.nworkload = 1;
+    struct model m;
+    struct diag d = {0};
+    assert_int_equal(model_build(&m, &sc, &d), 0);
+    struct net *n = &m.net;
+    uint32_t sw = net_node_by_name(n, "sw0"), bott = NET_NONE;
+    for (uint32_t i = 0; i < n->nodes[sw].nports; i++)
+        if (n->ports[n->ports[n->nodes[sw].first_port + i].peer].node == n->host_node[0])
+            bott = n->nodes[sw].first_port + i;
+    struct conv c = {0};
+    const sim_time_ps step = 10 * PS_PER_US;
+    uint64_t b1 = 0, b2 = 0, samples = 0;
+    for (sim_time_ps t = step; t <= end; t += step) {
+        m.sim.stop_ps = t;
+        sim_run(&m.sim, NULL, NULL, 1u << 20);
+        if (t == from) {
+            b1 = n->qps[0].expect_psn;
+            b2 = n->qps[1].expect_psn;
+        }
+        if (t > from) {
+            double q = (double)n->ports[bott].q_bytes;
+            c.q_mean += q;
+            if (q > c.q_max) c.q_max = q;
+            samples++;
+        }
+    }
+    double secs = (double)(end - from) / 1e12;
+    c.r1 = (double)(n->qps[0].expect_psn - b1) * 4096 * 8 / secs / 1e9;
+    c.r2 = (double)(n->qps[1].expect_psn - b2) * 4096 * 8 / secs / 1e9;
+    c.q_mean /= (double)samples;
+    c.marks = n->c.ecn_marked;
+    c.cnps = n->c.cnps;
+    c.pauses = n->c.pause_frames;
+    c.drops = n->c.packets_dropped;
+    printf("  %s @%.0f G: flows %.2f + %.2f Gb/s, queue mean %.1f KB max %.1f KB, marks %llu "
+           "cnps %llu pauses %llu\n",
+           paper ? "paper" : "ConnectX", rate_bps / 1e9, c.r1, c.r2, c.q_mean / 1e3, c.q_max / 1e3,
+           (unsigned long long)c.marks, (unsigned long long)c.cnps, (unsigned long long)c.pauses);
+    model_fini(&m);
+    return c;
+}
+
+static void check_fair(const struct conv *c, double link_gbps, double kmin, double kmax) {
+    double half = link_gbps * 4096 / (4096 + 82) / 2;
+    assert_true(c->marks > 0);
+    assert_true(c->cnps > 0);
+    assert_int_equal(c->drops, 0);
+    assert_in_range((uint64_t)(c->r1 * 1000), (uint64_t)(half * 800), (uint64_t)(half * 1200));
+    assert_in_range((uint64_t)(c->r2 * 1000), (uint64_t)(half * 800), (uint64_t)(half * 1200));
+    /* The link stays busy and the queue stays around the marking band. */
+    assert_true(c->r1 + c->r2 > 1.8 * half);
+    assert_true(c->q_mean > kmin / 4 && c->q_mean < kmax);
+}
+
+/* domain.md V3: 40 G, the paper's parameters; the second flow joins at 10 ms,
+ * both averaged over 40-60 ms (the paper's alpha time constant is ~14 ms). */
+static void test_paper_two_flows_converge(void **state) {
+    (void)state;
+    struct conv c = two_flows(true, 40 * GBPS, 10 * PS_PER_MS, 40 * PS_PER_MS, 60 * PS_PER_MS);
+    check_fair(&c, 40, 5e3, 200e3);
+}
+
+/* ConnectX defaults at 400 G (domain.md A6): marks and CNPs flow and the
+ * link stays full, but with R_AI 5 Mb/s and a 300 us timer the flows recover
+ * so slowly that the split stays unfair for milliseconds: domain.md V4 (Barre:
+ * "default params: oscillation, unfair"). Printed, and only bounded here. */
+static void test_connectx_marks_and_fills(void **state) {
+    (void)state;
+    struct conv c = two_flows(false, 400 * GBPS, 1 * PS_PER_MS, 4 * PS_PER_MS, 6 * PS_PER_MS);
+    double link = 400.0 * 4096 / (4096 + 82);
+    assert_true(c.marks > 0);
+    assert_true(c.cnps > 0);
+    assert_int_equal(c.drops, 0);
+    assert_true(c.r1 + c.r2 > 0.95 * link);
+    assert_true(c.r1 > 0.1 * link && c.r2 > 0.1 * link);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_paper_two_flows_converge),
+        cmocka_unit_test(test_connectx_marks_and_fills),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,269 @@
+/* tests/roce/test_ecmp.c
+ *
+ * ECMP collisions (claim 4, Ethernet side; domain.md A11/V10): k equal flows
+ * hashed onto n equal paths fill (non-empty paths)/n of the bisection, which
+ * averages 1 - (1 - 1/n)^k over seeds. With one hash seed on every switch a
+ * 3-tier fat tree polarises: the second hashing tier repeats the first's
+ * choice and half the core links stay idle.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "roce_common.h"
+
+#include "route/route.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#define STOP_PS (100 * PS_PER_US)
+
+/* Delivered payload by STOP over what `nflows` flows at line rate carry. */
+static double norm_tput(const struct net *n, uint32_t nflows) {
+    double eff = 4096.0 / (4096 + 82);
+    double cap = (double)nflows * (double)n->sc->fabric.link_bps / 8 * eff * STOP_PS / 1e12;
+    return (double)n->c.bytes_delivered / cap;
+}
+
+/* leaf0's hosts h0..h(k-1) each send to h(k+i) on leaf1 over n spines. */
+static void balls_into_bins(uint32_t paths, uint32_t seeds, double *mean_tput,
+                            double *mean_nonempty, double *max_err) {
+    double sum_t = 0, sum_ne = 0;
+    *max_err = 0;
+    for (uint32_t seed = 1; seed <= seeds; seed++) {
+        struct scenario sc;
+        roce_scenario(&sc);
+        sc.seed = seed;
+        sc.stop_ps = STOP_PS;
+        sc.fabric.link_bps = 100 * GBPS;
+        sc.fabric.routing = ROUTING_ECMP;
+        sc.topo.kind = TOPO_LEAF_SPINE;
+        sc.topo.leaves = 2;
+        sc.topo.spines = paths;
+        sc.topo.hosts_per_leaf = paths;
+        sc.topo.uplinks_per_spine = 1;
+        struct wl_flow fl[64];
+        for (uint32_t i = 0; i < paths; i++)
+            fl[i] = (struct wl_flow){i, paths + i, 4096 * KIB, 0};
+        struct wl_entry w;
+        memset(&w, 0, sizeof w);
+        w.kind = WL_FLOWS;
+        w.flows = fl;
+        w.nflows = paths;
+        sc.workload = &w;
+        sc.nworkload = 1;
+        struct model m;
+        struct diag d = {0};
+        assert_int_equal(model_build(&m, &sc, &d), 0);
+        model_run(&m, NULL, NULL);
+        struct net *n = &m.net;
+        assert_int_equal(n->c.packets_dropped, 0);
+        /* Paths used: leaf0's uplinks that carried anything. */
+        uint32_t leaf0 = net_node_by_name(n, "leaf0"), used = 0;
+        const struct node *nd = &n->nodes[leaf0];
+        for (uint32_t i = 0; i < nd->nports; i++) {
+            const struct port *pt = &n->ports[nd->first_port + i];
+            if (n->nodes[n->ports[pt->peer].node].kind == NODE_SWITCH && pt->tx_bytes > 0) used++;
+        }
+        double t = norm_tput(n, paths);
+        double ne = (double)used / paths;
+        /* Each run fills exactly the paths its hash chose (within the start). */
+        if (fabs(t - ne) > *max_err) *max_err = fabs(t - ne);
+        sum_t += t;
+        sum_ne += ne;
+        model_fini(&m);
+    }
+    *mean_tput = sum_t / seeds;
+    *mean_nonempty = sum_ne / seeds;
+}
+
+static void check_paths(uint32_t paths, uint32_t seeds) {
+    double t, ne, err;
+    balls_into_bins(paths, seeds, &t, &ne, &err);
+    double expect = 1.0 - pow(1.0 - 1.0 / paths, paths);
+    printf("  n = k = %u, %u seeds: throughput %.3f, non-empty paths %.3f, "
+           "balls-into-bins %.3f; worst run |throughput - non-empty| %.3f\n",
+           paths, seeds, t, ne, expect, err);
+    assert_true(err < 0.03);
+    assert_true(fabs(ne - expect) < 0.04);
+    assert_true(fabs(t - expect) < 0.05);
+}
+
+/* The hash alone over many seeds (no run): the paths k QPs' 5-tuples pick at
+ * leaf0 average the balls-into-bins value within 1.5 %. */
+static void test_hash_is_balls_into_bins(void **state) {
+    (void)state;
+    const uint32_t paths = 8, seeds = 500;
+    double sum = 0;
+    for (uint32_t seed = 1; seed <= seeds; seed++) {
+        struct scenario sc;
+        roce_scenario(&sc);
+        sc.seed = seed;
+        sc.fabric.routing = ROUTING_ECMP;
+        sc.topo.kind = TOPO_LEAF_SPINE;
+        sc.topo.leaves = 2;
+        sc.topo.spines = paths;
+        sc.topo.hosts_per_leaf = paths;
+        sc.topo.uplinks_per_spine = 1;
+        struct wl_flow fl[8];
+        for (uint32_t i = 0; i < paths; i++)
+            fl[i] = (struct wl_flow){i, paths + i, 4096, 0};
+        struct wl_entry w;
+        memset(&w, 0, sizeof w);
+        w.kind = WL_FLOWS;
+        w.flows = fl;
+        w.nflows = paths;
+        sc.workload = &w;
+        sc.nworkload = 1;
+        struct model m;
+        struct diag d = {0};
+        assert_int_equal(model_build(&m, &sc, &d), 0);
+        struct net *n = &m.net;
+        uint32_t leaf0 = net_node_by_name(n, "leaf0");
+        uint32_t used[64] = {0}, c = 0;
+        for (uint32_t q = 0; q < n->nqps; q++) {
+            struct packet p;
+            memset(&p, 0, sizeof p);
+            p.src = n->qps[q].src;
+            p.dst = n->qps[q].dst;
+            p.entropy = n->qps[q].entropy;
+            uint32_t port = n->route->select(n, leaf0, &p) - n->nodes[leaf0].first_port;
+            c += !used[port];
+            used[port] = 1;
+        }
+        sum += (double)c / paths;
+        model_fini(&m);
+    }
+    double expect = 1.0 - pow(1.0 - 1.0 / paths, paths);
+    printf("  hash only, n = k = 8, %u seeds: non-empty %.4f, balls-into-bins %.4f\n", seeds,
+           sum / seeds, expect);
+    assert_true(fabs(sum / seeds - expect) < 0.015);
+}
+
+static void test_balls_into_bins_4(void **state) {
+    (void)state;
+    check_paths(4, 150);
+}
+
+static void test_balls_into_bins_8(void **state) {
+    (void)state;
+    check_paths(8, 150);
+}
+
+/* k = 4 fat tree, every host to the host 8 further (the other half of the
+ * pods): all 16 flows cross the cores. */
+static double fat_tree(bool same_seed, uint64_t seed, uint32_t *cores_used) {
+    struct scenario sc;
+    roce_scenario(&sc);
+    sc.seed = seed;
+    sc.stop_ps = STOP_PS;
+    sc.fabric.link_bps = 100 * GBPS;
+    sc.fabric.routing = ROUTING_ECMP;
+    sc.fabric.ecmp_same_seed = same_seed;
+    sc.topo.kind = TOPO_FAT_TREE;
+    sc.topo.k = 4;
+    struct wl_entry w;
+    memset(&w, 0, sizeof w);
+    w.kind = WL_PERMUTATION;
+    w.pattern = PERM_SHIFT;
+    w.shift = 8;
+    w.size_bytes = 4096 * KIB;
+    sc.workload = &w;
+    sc.nworkload = 1;
+    struct model m;
+    struct diag d = {0};
+    assert_int_equal(model_build(&m, &sc, &d), 0);
+    model_run(&m, NULL, NULL);
+    struct net *n = &m.net;
+    *cores_used = 0;
+    for (uint32_t p = 0; p < n->nports; p++) {
+        const struct port *pt = &n->ports[p];
+        if (n->nodes[pt->node].role == ROLE_AGG &&
+            n->nodes[n->ports[pt->peer].node].role == ROLE_CORE && pt->tx_bytes > 0)
+            (*cores_used)++;
+    }
+    double t = norm_tput(n, 16);
+    model_fini(&m);
+    return t;
+}
+
+static void test_polarisation(void **state) {
+    (void)state;
+    double ind = 0, same = 0;
+    uint32_t ui = 0, us = 0;
+    const uint32_t seeds = 12;
+    for (uint64_t s = 1; s <= seeds; s++) {
+        uint32_t a, b;
+        ind += fat_tree(false, s, &a);
+        same += fat_tree(true, s, &b);
+        ui += a;
+        us += b;
+        /* With one key, agg i sends every flow that edge hashed to bucket i to
+         * its own bucket i again: one core uplink of two per agg. */
+        assert_true(b <= 8);
+    }
+    printf("  fat tree k=4: per-switch keys %.3f (%.1f of 16 agg->core links), same key "
+           "%.3f (%.1f)\n",
+           ind / seeds, (double)ui / seeds, same / seeds, (double)us / seeds);
+    assert_true(same / seeds < 0.85 * ind / seeds);
+    assert_true((double)ui / seeds > 11.0);
+}
+
+/* QP scaling (domain.md A11, V13): striping each flow over 4 QPs gives ECMP
+ * 4x the entropy; k = n = 4 flows then fill more of the paths on average. */
+static double qp_scaled(uint32_t qps, uint32_t seeds) {
+    double sum = 0;
+    for (uint32_t seed = 1; seed <= seeds; seed++) {
+        struct scenario sc;
+        roce_scenario(&sc);
+        sc.seed = seed;
+        sc.stop_ps = STOP_PS;
+        sc.fabric.link_bps = 100 * GBPS;
+        sc.fabric.routing = ROUTING_ECMP;
+        sc.fabric.transport.qps_per_connection = qps;
+        sc.topo.kind = TOPO_LEAF_SPINE;
+        sc.topo.leaves = 2;
+        sc.topo.spines = 4;
+        sc.topo.hosts_per_leaf = 4;
+        sc.topo.uplinks_per_spine = 1;
+        struct wl_flow fl[4];
+        for (uint32_t i = 0; i < 4; i++)
+            fl[i] = (struct wl_flow){i, 4 + i, 4096 * KIB, 0};
+        struct wl_entry w;
+        memset(&w, 0, sizeof w);
+        w.kind = WL_FLOWS;
+        w.flows = fl;
+        w.nflows = 4;
+        sc.workload = &w;
+        sc.nworkload = 1;
+        struct model m;
+        struct diag d = {0};
+        assert_int_equal(model_build(&m, &sc, &d), 0);
+        assert_int_equal(m.net.nqps, 4 * qps);
+        model_run(&m, NULL, NULL);
+        sum += norm_tput(&m.net, 4);
+        model_fini(&m);
+    }
+    return sum / seeds;
+}
+
+static void test_qp_scaling(void **state) {
+    (void)state;
+    double one = qp_scaled(1, 40), four = qp_scaled(4, 40);
+    printf("  k = n = 4: 1 QP per connection %.3f, 4 QPs %.3f\n", one, four);
+    assert_true(four > one + 0.1);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hash_is_balls_into_bins),
+        cmocka_unit_test(test_balls_into_bins_4),
+        cmocka_unit_test(test_balls_into_bins_8),
+        cmocka_unit_test(test_polarisation),
+        cmocka_unit_test(test_qp_scaling),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

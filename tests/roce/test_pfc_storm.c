@@ -1,0 +1,155 @@
+/* tests/roce/test_pfc_storm.c
+ *
+ * How "lossless by configuration" fails (claim 1, Ethernet side):
+ *  - PFC deadlock: a ring whose routes form a cyclic buffer dependency fills
+ *    under load until every queue on the cycle is paused by the next; the
+ *    shared detector (net/deadlock.c) reports the cycle (domain.md V6).
+ *  - Pause storm: a host stops draining (host_stall); its NIC pauses the
+ *    switch without end and the pause spreads hop by hop to every sender,
+ *    stopping flows that never go near the stalled host (domain.md V7). The
+ *    PFC watchdog drops the stuck queue and the rest of the fabric recovers.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "roce_common.h"
+
+#include "net/nic.h"
+
+#include <stdio.h>
+
+static void test_ring_deadlock_detected(void **state) {
+    (void)state;
+    struct scenario sc;
+    roce_scenario(&sc);
+    sc.topo.kind = TOPO_RING;
+    sc.topo.ring_switches = 5;
+    sc.topo.ring_hosts_per_switch = 2;
+    sc.stop_ps = 5 * PS_PER_MS;
+    /* Every host sends to the hosts two switches clockwise: each ring link
+     * carries two switches' traffic (2x overload), and switch i's ingress
+     * from i-1 waits on its egress to i+1 all the way round. */
+    struct wl_entry w;
+    memset(&w, 0, sizeof w);
+    w.kind = WL_PERMUTATION;
+    w.pattern = PERM_SHIFT;
+    w.shift = 4;
+    w.size_bytes = 16 * 1024 * KIB;
+    sc.workload = &w;
+    sc.nworkload = 1;
+    struct model m;
+    struct diag d = {0};
+    assert_int_equal(model_build(&m, &sc, &d), 0);
+    model_run(&m, NULL, NULL);
+    struct net *n = &m.net;
+    printf("  ring of 5, shift 2 switches: deadlock %d at %.1f us, cycle of %u ports, "
+           "pauses %llu, drops %llu\n",
+           n->deadlock.detected, n->deadlock.at_ps / 1e6, n->deadlock.ncycle,
+           (unsigned long long)n->c.pause_frames, (unsigned long long)n->c.packets_dropped);
+    assert_true(n->deadlock.detected);
+    assert_false(m.completed);
+    assert_true(n->deadlock.ncycle >= 5);
+    /* Every port on the cycle is a ring link (switch to switch). */
+    for (uint32_t i = 0; i < n->deadlock.ncycle; i++) {
+        const struct port *pt = &n->ports[n->deadlock.cycle[i]];
+        assert_int_equal(n->nodes[pt->node].kind, NODE_SWITCH);
+        assert_int_equal(n->nodes[n->ports[pt->peer].node].kind, NODE_SWITCH);
+    }
+    assert_int_equal(n->c.packets_dropped, 0);
+    model_fini(&m);
+}
+
+struct storm {
+    int completed;
+    sim_time_ps victims_done_ps; /* last victim flow's end, NEVER if unfinished */
+    uint32_t hosts_paused;       /* leaf1 NICs that were paused */
+    uint64_t drops;
+};
+
+/* 2 leaves x 2 spines, 4 hosts each. Each of h4..h7 (leaf1) sends to each of
+ * h0..h3 (leaf0); h0 stalls at 20 us for 10 ms. Flows to h1..h3 are the
+ * victims: they share NICs, ingress queues and links with flows to h0. */
+static struct storm storm(sim_time_ps watchdog) {
+    struct scenario sc;
+    roce_scenario(&sc);
+    sc.topo.kind = TOPO_LEAF_SPINE;
+    sc.topo.leaves = 2;
+    sc.topo.spines = 2;
+    sc.topo.hosts_per_leaf = 4;
+    sc.topo.uplinks_per_spine = 1;
+    sc.fabric.routing = ROUTING_ECMP;
+    sc.fabric.pfc.watchdog_ps = watchdog;
+    sc.stop_ps = 3 * PS_PER_MS;
+    struct wl_flow fl[16];
+    for (uint32_t i = 0; i < 16; i++)
+        fl[i] = (struct wl_flow){4 + i / 4, i % 4, 2 * 1024 * KIB, 0};
+    struct wl_entry w;
+    memset(&w, 0, sizeof w);
+    w.kind = WL_FLOWS;
+    w.flows = fl;
+    w.nflows = 16;
+    sc.workload = &w;
+    sc.nworkload = 1;
+    struct sc_event ev = {20 * PS_PER_US, EV_HOST_STALL, "h0", 10 * PS_PER_MS, {0, 0}};
+    sc.events = &ev;
+    sc.nevents = 1;
+    struct model m;
+    struct diag d = {0};
+    assert_int_equal(model_build(&m, &sc, &d), 0);
+    model_run(&m, NULL, NULL);
+    struct net *n = &m.net;
+    struct storm s = {m.completed, 0, 0, n->c.packets_dropped};
+    for (uint32_t f = 0; f < 16; f++) {
+        const struct flow_row *r = &n->flows[f];
+        if (r->dst == 0) continue;
+        bool done = r->msgs_left == 0;
+        sim_time_ps end = done ? r->end_ps : SIM_TIME_NEVER;
+        if (end > s.victims_done_ps) s.victims_done_ps = end;
+    }
+    for (uint32_t h = 4; h < 8; h++)
+        s.hosts_paused += n->ports[nic_port(n, n->host_node[h])].paused_ps > 0;
+    printf("  host_stall h0, watchdog %.0f us: victims done %s%.1f us, leaf1 hosts paused "
+           "%u/4, pauses %llu, drops %llu, deadlock %d\n",
+           watchdog / 1e6, s.victims_done_ps == SIM_TIME_NEVER ? "never " : "",
+           s.victims_done_ps == SIM_TIME_NEVER ? 0.0 : s.victims_done_ps / 1e6, s.hosts_paused,
+           (unsigned long long)n->c.pause_frames, (unsigned long long)s.drops,
+           n->deadlock.detected);
+    assert_false(n->deadlock.detected); /* a storm is a tree of waits, not a cycle */
+    model_fini(&m);
+    return s;
+}
+
+static void test_pause_storm_spreads(void **state) {
+    (void)state;
+    struct storm s = storm(0);
+    assert_false(s.completed);
+    /* The pause reached every sender on the far leaf: the victims stop too. */
+    assert_int_equal(s.hosts_paused, 4);
+    assert_true(s.victims_done_ps == SIM_TIME_NEVER);
+    /* Only what the stalled NIC took in before its pause took hold is lost
+     * (the model does not keep a stalled NIC's receive buffer): at most
+     * XOFF + headroom worth of packets. */
+    assert_true(s.drops * 4178 <= (200 + 70) * KIB);
+}
+
+static void test_watchdog_breaks_storm(void **state) {
+    (void)state;
+    struct storm s = storm(200 * PS_PER_US);
+    /* 6 MiB per receiver at 400 G is ~130 us; the victims finish once the
+     * watchdog has dropped the stuck queue (drops are the price). */
+    assert_true(s.victims_done_ps != SIM_TIME_NEVER);
+    assert_true(s.victims_done_ps < 1 * PS_PER_MS);
+    assert_true(s.drops > 0);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ring_deadlock_detected),
+        cmocka_unit_test(test_pause_storm_spreads),
+        cmocka_unit_test(test_watchdog_breaks_storm),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

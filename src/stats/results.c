@@ -1,5 +1,7 @@
 #include "stats/results.h"
 
+#include "coll/coll.h"
+
 #include "config/scenario.h"
 #include "core/diag.h"
 #include "core/units.h"
@@ -29,8 +31,9 @@ static const char *op_name(int op) {
 }
 
 static const char *algo_name(int a) {
-    static const char *const names[] = {"ring", "tree", "halving_doubling", "sharp", "nvls", "auto"};
-    return a >= 0 && a <= ALGO_AUTO ? names[a] : "?";
+    static const char *const names[] = {"ring", "tree",  "halving_doubling", "sharp",
+                                        "nvls", "auto", "hierarchical"};
+    return a >= 0 && a <= ALGO_HIERARCHICAL ? names[a] : "?";
 }
 
 /* NCCL busbw factor (nccl-tests doc/PERFORMANCE.md, domain.md B). */
@@ -301,4 +304,5 @@ void results_print_summary(const struct model *m, FILE *f) {
                 time_ps_to_ns(n->deadlock.at_ps) / 1000.0, n->deadlock.ncycle);
     for (uint32_t i = 0; i < n->nwarnings; i++)
         fprintf(f, "  warning: %s\n", n->warnings[i]);
+    coll_print_table(n, f);
 }

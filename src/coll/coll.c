@@ -163,15 +163,20 @@ static void launch(struct net *n, uint32_t opi, uint32_t xi) {
         xfer_done(n, opi, xi);
         break;
     case XF_INNET:
-        innet_start(n, j->sess, x->qp, x->bytes, opi, xi);
-        break;
+        if (!j->overhead_ps) {
+            innet_start(n, j->sess, x->qp, x->bytes, opi, xi);
+            break;
+        }
+        /* the host's post overhead first (COLL_EV_TIMER) */
+        /* fall through */
     case XF_DELAY: {
         size_t cap = cs->captimers;
         fs_grow((void **)&cs->timers, &cap, cs->ntimers + 1, sizeof *cs->timers);
         cs->captimers = (uint32_t)cap;
         cs->timers[cs->ntimers].op = opi;
         cs->timers[cs->ntimers].x = xi;
-        sim_at(n->sim, n->sim->now_ps + x->bytes, 0, NET_EV_COLL, cs->ntimers++, COLL_EV_TIMER);
+        sim_time_ps dt = x->kind == XF_DELAY ? x->bytes : j->overhead_ps;
+        sim_at(n->sim, n->sim->now_ps + dt, 0, NET_EV_COLL, cs->ntimers++, COLL_EV_TIMER);
         break;
     }
     }
@@ -315,7 +320,11 @@ void coll_on_event(struct sim *s, const struct event *e) {
     struct coll_state *cs = n->coll_state;
     if (e->aux == COLL_EV_TIMER) {
         uint32_t opi = cs->timers[e->arg].op, xi = cs->timers[e->arg].x;
-        xfer_done(n, opi, xi);
+        struct op *o = &cs->ops[opi];
+        if (o->x[xi].kind == XF_INNET)
+            innet_start(n, cs->jobs[o->job].sess, o->x[xi].qp, o->x[xi].bytes, opi, xi);
+        else
+            xfer_done(n, opi, xi);
         return;
     }
     struct job *j = &cs->jobs[e->arg];

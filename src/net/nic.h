@@ -28,6 +28,8 @@ void nic_send_ctrl(struct net *n, uint32_t node, uint32_t qp, uint8_t type, uint
 int nic_has_work(const struct net *n, uint32_t node);
 /* The port a NIC node sends on. */
 uint32_t nic_port(const struct net *n, uint32_t node);
+/* The port NIC `node` uses towards node `dst` (NVLink or network on GPUs). */
+uint32_t nic_port_to(const struct net *n, uint32_t node, uint32_t dst);
 
 void nic_on_msg_post(struct sim *s, const struct event *e);
 void nic_on_qp_timer(struct sim *s, const struct event *e);

@@ -111,7 +111,7 @@ void port_kick(struct net *n, uint32_t port) {
         id = pq_pop(&n->pool, q);
         struct packet *p = pkt(&n->pool, id);
         pt->q_bytes -= p->wire_bytes;
-        if (n->nodes[pt->node].kind == NODE_SWITCH && fc->on_release)
+        if (n->nodes[pt->node].kind == NODE_SWITCH && fc->on_release && p->in_port != NET_NONE)
             fc->on_release(n, p->in_port, p);
         break;
     }

@@ -8,7 +8,7 @@
 
 #define GBPS(x) ((uint64_t)(x)*1000000000ULL)
 
-static void sc_base(struct scenario *sc, struct wl_entry *w) {
+static inline void sc_base(struct scenario *sc, struct wl_entry *w) {
     memset(sc, 0, sizeof *sc);
     memset(w, 0, sizeof *w);
     sc->file = "test.yaml";
@@ -45,7 +45,7 @@ static void sc_base(struct scenario *sc, struct wl_entry *w) {
 }
 
 /* Runs; returns 0 or the build error. */
-static int run(struct model *m, const struct scenario *sc, struct diag *d) {
+static inline int run(struct model *m, const struct scenario *sc, struct diag *d) {
     memset(d, 0, sizeof *d);
     int rc = model_build(m, sc, d);
     if (rc) return rc;
@@ -53,13 +53,13 @@ static int run(struct model *m, const struct scenario *sc, struct diag *d) {
     return 0;
 }
 
-static double row_time_us(const struct model *m, uint32_t i) {
+static inline double row_time_us(const struct model *m, uint32_t i) {
     const struct coll_row *r = &m->net.coll_rows[i];
     return (double)(r->end_ps - r->start_ps) / 1e6;
 }
 
 /* busbw in Gbit/s, the NCCL way (stats/results.c writes the same). */
-static double row_busbw_gbps(const struct model *m, uint32_t i) {
+static inline double row_busbw_gbps(const struct model *m, uint32_t i) {
     const struct coll_row *r = &m->net.coll_rows[i];
     double algbw = (double)r->size_bytes * 8.0 / (row_time_us(m, i) * 1e3);
     double n = r->ranks;

@@ -399,7 +399,11 @@ static int resolve_algo(struct net *n, struct job *j, struct diag *d) {
                 a = cand[i];
             }
         }
-        if (a == ALGO_RING && j->nnodes > 1 && j->gpus > 1) a = ALGO_HIERARCHICAL;
+        /* NCCL's ring and tree are node-aware on multi-GPU hosts (NVLink
+         * inside, network between); ours is the hierarchical schedule */
+        if ((a == ALGO_RING || a == ALGO_TREE) && j->nnodes > 1 && j->gpus > 1 &&
+            j->nranks == j->gpus * j->nnodes && kind == WL_ALLREDUCE)
+            a = ALGO_HIERARCHICAL;
     }
     bool ar = kind == WL_ALLREDUCE;
     const char *bad = NULL;

@@ -222,6 +222,7 @@ void results_write_json(const struct model *m, FILE *f) {
     write_links(m, &w);
     write_flows(m, &w);
     write_collectives(m, &w);
+    coll_write_training(&m->net, &w);
     write_control_plane(m, &w);
     jw_obj_end(&w);
     jw_end(&w);

@@ -15,6 +15,7 @@
 
 #include "coll_harness.h"
 #include "stats/results.h"
+#include "coll/coll_int.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -283,6 +284,37 @@ static void errors(void **state) {
     model_fini(&m);
 }
 
+/* Training: 100 MiB of gradients in 25 MiB buckets, forward 1 ms, backward
+ * 6 ms; the AllReduce of a bucket (ring, 16 ranks: ~1 ms for 25 MiB at 400 G)
+ * overlaps the next bucket's backward; only the last bucket's is exposed. */
+static void training_overlap(void **state) {
+    (void)state;
+    struct scenario sc;
+    struct wl_entry w;
+    sc_base(&sc, &w);
+    w.kind = WL_TRAINING;
+    w.size_bytes = 100u << 20;
+    w.forward_ps = 1 * PS_PER_MS;
+    w.backward_ps = 6 * PS_PER_MS;
+    w.iterations = 2;
+    struct model m;
+    struct diag d;
+    assert_int_equal(run(&m, &sc, &d), 0);
+    assert_true(m.completed);
+    const struct coll_state *cs = m.net.coll_state;
+    assert_int_equal(cs->ntrain, 2);
+    const struct train_row *r = &cs->train[1];
+    double step = (double)(r->end_ps - r->start_ps) / 1e6, exposed = (double)r->exposed_ps / 1e6;
+    /* a 25 MiB ring AllReduce alone */
+    double ar = 2.0 * 15 / 16 * (25u << 20) * 8 / 397.48e3;
+    print_message("training step %.1f us: compute 7000 us, exposed comm %.1f us (%.1f%%); one "
+                  "25 MiB bucket AllReduce ~%.1f us, all four %.1f us\n",
+                  step, exposed, 100 * exposed / step, ar, 4 * ar);
+    assert_true(exposed > 0.8 * ar && exposed < 1.5 * ar); /* only the last bucket shows */
+    assert_true(step < 7000 + 4 * ar);                     /* overlap happened */
+    model_fini(&m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ring_allreduce_line_rate),
@@ -293,6 +325,7 @@ int main(void) {
         cmocka_unit_test(auto_picks_like_nccl),
         cmocka_unit_test(concurrent_jobs_ecmp_vs_adaptive),
         cmocka_unit_test(errors),
+        cmocka_unit_test(training_overlap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

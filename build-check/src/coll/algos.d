@@ -1,0 +1,15 @@
+build-check/src/coll/algos.o: src/coll/algos.c src/coll/coll.h \
+ src/coll/coll_int.h src/config/scenario.h src/core/diag.h src/core/rng.h \
+ src/core/mem.h src/net/net.h src/core/sim.h src/core/evq.h \
+ src/core/time.h src/net/packet.h
+src/coll/coll.h:
+src/coll/coll_int.h:
+src/config/scenario.h:
+src/core/diag.h:
+src/core/rng.h:
+src/core/mem.h:
+src/net/net.h:
+src/core/sim.h:
+src/core/evq.h:
+src/core/time.h:
+src/net/packet.h:

@@ -1,0 +1,12 @@
+build-check/src/net/net.o: src/net/net.c src/net/net.h src/core/rng.h \
+ src/core/sim.h src/core/evq.h src/core/time.h src/net/packet.h \
+ src/config/scenario.h src/core/diag.h src/core/mem.h
+src/net/net.h:
+src/core/rng.h:
+src/core/sim.h:
+src/core/evq.h:
+src/core/time.h:
+src/net/packet.h:
+src/config/scenario.h:
+src/core/diag.h:
+src/core/mem.h:

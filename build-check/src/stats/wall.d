@@ -1,0 +1,2 @@
+build-check/src/stats/wall.o: src/stats/wall.c src/stats/wall.h
+src/stats/wall.h:

@@ -34,9 +34,18 @@ enum wl_kind {
     WL_ALLGATHER,
     WL_REDUCESCATTER,
     WL_BROADCAST,
+    WL_TRAINING, /* data-parallel training steps (coll/training.c) */
 };
 enum perm_pattern { PERM_SHIFT, PERM_RANDOM };
-enum coll_algo { ALGO_RING, ALGO_TREE, ALGO_HALVING_DOUBLING, ALGO_SHARP, ALGO_NVLS, ALGO_AUTO };
+enum coll_algo {
+    ALGO_RING,
+    ALGO_TREE,
+    ALGO_HALVING_DOUBLING,
+    ALGO_SHARP,
+    ALGO_NVLS,
+    ALGO_AUTO,
+    ALGO_HIERARCHICAL, /* multi-GPU hosts: NVLink RS, per-rail AllReduce, NVLink AG */
+};
 enum ev_kind { EV_LINK_DOWN, EV_LINK_UP, EV_HOST_STALL };
 
 struct pfc_params {
@@ -127,6 +136,9 @@ struct fabric_params {
     uint64_t reorder_buffer_bytes;
     bool ecmp_same_seed; /* every switch hashes with the same seed (polarisation) */
     bool sharp;
+    struct srcpos sharp_pos;        /* of `sharp:`, for the RoCE error */
+    uint32_t sharp_jobs_per_switch; /* concurrently active streaming trees; 0 = 1 (A9) */
+    uint64_t sharp_buffer_bytes;    /* aggregation buffer per tree per switch; 0 = default */
     struct control_plane_params control_plane;
     struct ib_params ib;
     uint64_t deadlock_timeout_ps; /* deadlock detector interval; 0 = default 100 us */
@@ -185,6 +197,13 @@ struct wl_entry {
     bool ranks_are_gpu_ids;
     enum coll_algo algorithm;
     uint32_t jobs, repeat;
+    uint32_t channels;        /* NCCL channels (rings / tree pairs); 0 = 2 */
+    uint64_t slice_bytes;     /* pipelining unit; 0 = NCCL_BUFFSIZE / NCCL_STEPS = 512 KiB */
+    uint64_t step_overhead_ps; /* host cost to post one step; 0 = 1 us (domain.md B) */
+    /* training (kind: training): `size` is the gradient bytes per iteration */
+    uint32_t iterations;      /* 0 = 3 */
+    uint64_t forward_ps, backward_ps;
+    uint64_t bucket_bytes;    /* 0 = 25 MiB (PyTorch DDP bucket_cap_mb) */
 };
 
 struct sc_event {

@@ -4,6 +4,7 @@
 #include "core/diag.h"
 #include "core/mem.h"
 #include "flowctl/flowctl.h"
+#include "innet/innet.h"
 #include "net/net.h"
 #include "net/port.h"
 #include "net/reorder.h"
@@ -25,6 +26,20 @@ void nic_init(struct net *n) {
 }
 
 uint32_t nic_port(const struct net *n, uint32_t node) { return n->nodes[node].first_port; }
+
+/* A GPU endpoint (topo: gpus_per_host > 1) has its NIC on port 0 and its
+ * NVLink on port 1: traffic to a GPU of the same host takes the NVLink. */
+uint32_t nic_port_to(const struct net *n, uint32_t node, uint32_t dst) {
+    const struct node *a = &n->nodes[node];
+    if (a->nports < 2)
+        return a->first_port;
+    const struct node *b = &n->nodes[dst];
+    uint32_t nvs = n->ports[n->ports[a->first_port + 1].peer].node;
+    if (b->kind == NODE_HOST && b->nports > 1 &&
+        n->ports[n->ports[b->first_port + 1].peer].node == nvs)
+        return a->first_port + 1;
+    return a->first_port;
+}
 
 static struct nic *nic_of(struct net *n, uint32_t node) { return &n->nics[n->nodes[node].index]; }
 
@@ -57,7 +72,7 @@ void nic_activate(struct net *n, uint32_t qp) {
         q->active = 1;
         ring_push(n, nic_of(n, q->src), qp);
     }
-    port_kick(n, nic_port(n, q->src));
+    port_kick(n, nic_port_to(n, q->src, q->dst));
 }
 
 /* The message that `psn` falls in, searching from the oldest unacknowledged. */
@@ -108,6 +123,10 @@ uint32_t nic_pull(struct net *n, uint32_t node, uint32_t port) {
         else if (qp == limit) {
             ring_push(n, c, qp); /* went round once */
             break;
+        }
+        if (n->nodes[node].nports > 1 && nic_port_to(n, node, q->dst) != port) {
+            ring_push(n, c, qp); /* leaves through the other port */
+            continue;
         }
         sim_time_ps t = n->cc->send_time(n, qp);
         if (t > now) {
@@ -187,7 +206,7 @@ void nic_send_ctrl(struct net *n, uint32_t node, uint32_t qp, uint8_t type, uint
     p->in_port = NET_NONE;
     n->c.packets_sent++;
     n->pkts_in_flight++;
-    port_enqueue(n, nic_port(n, node), p->prio, id);
+    port_enqueue(n, nic_port_to(n, node, p->dst), p->prio, id);
 }
 
 static void msg_acked(struct net *n, uint32_t mid) {
@@ -424,6 +443,9 @@ static void nic_consume(struct net *n, uint32_t node, uint32_t port, uint32_t id
         ack_upto(n, p->qp, p->aux);
         go_back(n, p->qp, p->aux);
         break;
+    case PKT_INNET:
+        innet_host_rx(n, node, port, id);
+        break;
     case PKT_CNP:
         if (n->cc->on_cnp)
             n->cc->on_cnp(n, p->qp);
@@ -469,5 +491,6 @@ void nic_on_wake(struct sim *s, const struct event *e) {
     struct nic *c = nic_of(n, e->arg);
     if (c->wake_at_ps == e->time_ps)
         c->wake_at_ps = SIM_TIME_NEVER;
-    port_kick(n, nic_port(n, e->arg));
+    for (uint32_t i = 0; i < n->nodes[e->arg].nports; i++)
+        port_kick(n, n->nodes[e->arg].first_port + i);
 }

@@ -32,6 +32,8 @@ void nic_deliver(struct net *n, uint32_t node, uint32_t qp, uint32_t payload_byt
 int nic_has_work(const struct net *n, uint32_t node);
 /* The port a NIC node sends on. */
 uint32_t nic_port(const struct net *n, uint32_t node);
+/* The port NIC `node` uses towards node `dst` (NVLink or network on GPUs). */
+uint32_t nic_port_to(const struct net *n, uint32_t node, uint32_t dst);
 
 /* A host stall ended: deliver what a lossless NIC held, then resume sending. */
 void nic_unstall(struct net *n, uint32_t node);

@@ -122,7 +122,7 @@ void port_kick(struct net *n, uint32_t port) {
             pt->cls_mask &= (uint8_t)~(1u << c);
         struct packet *p = pkt(&n->pool, id);
         pt->q_bytes -= p->wire_bytes;
-        if (!pt->is_host && fc->on_release)
+        if (!pt->is_host && fc->on_release && p->in_port != NET_NONE) /* innet makes some */
             fc->on_release(n, p->in_port, p);
         break;
     }

@@ -2,6 +2,7 @@
 
 #include "cc/cc.h"
 #include "flowctl/flowctl.h"
+#include "innet/innet.h"
 #include "net/net.h"
 #include "net/port.h"
 #include "route/route.h"
@@ -12,6 +13,10 @@ void switch_rx(struct net *n, uint32_t sw, uint32_t in_port, uint32_t id) {
         if (n->fc->on_ctrl)
             n->fc->on_ctrl(n, in_port, p);
         pkt_free(&n->pool, id);
+        return;
+    }
+    if (p->type == PKT_INNET) { /* in-network reduction: the switch consumes it */
+        innet_switch_rx(n, sw, in_port, id);
         return;
     }
     uint32_t out = n->route->select(n, sw, p);

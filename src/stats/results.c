@@ -1,5 +1,7 @@
 #include "stats/results.h"
 
+#include "coll/coll.h"
+
 #include "config/scenario.h"
 #include "core/diag.h"
 #include "core/units.h"
@@ -30,8 +32,9 @@ static const char *op_name(int op) {
 }
 
 static const char *algo_name(int a) {
-    static const char *const names[] = {"ring", "tree", "halving_doubling", "sharp", "nvls", "auto"};
-    return a >= 0 && a <= ALGO_AUTO ? names[a] : "?";
+    static const char *const names[] = {"ring", "tree",  "halving_doubling", "sharp",
+                                        "nvls", "auto", "hierarchical"};
+    return a >= 0 && a <= ALGO_HIERARCHICAL ? names[a] : "?";
 }
 
 /* NCCL busbw factor (nccl-tests doc/PERFORMANCE.md, domain.md B). */
@@ -220,6 +223,7 @@ void results_write_json(const struct model *m, FILE *f) {
     write_links(m, &w);
     write_flows(m, &w);
     write_collectives(m, &w);
+    coll_write_training(&m->net, &w);
     write_control_plane(m, &w);
     if (m->net.ctrl && m->net.ctrl->write_results)
         m->net.ctrl->write_results(&m->net, &w);
@@ -304,4 +308,5 @@ void results_print_summary(const struct model *m, FILE *f) {
                 time_ps_to_ns(n->deadlock.at_ps) / 1000.0, n->deadlock.ncycle);
     for (uint32_t i = 0; i < n->nwarnings; i++)
         fprintf(f, "  warning: %s\n", n->warnings[i]);
+    coll_print_table(n, f);
 }

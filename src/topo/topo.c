@@ -27,28 +27,87 @@ static void link(struct builder *b, uint32_t x, uint32_t y) {
     net_add_link(b->n, x, y, b->rate_bps, b->prop_ps);
 }
 
-static void single_switch(struct builder *b, const struct topo_params *t) {
-    hosts(b, t->hosts);
-    uint32_t sw = node(b, NODE_SWITCH, ROLE_SW, 0, 1);
+/* Multi-GPU hosts (topology.gpus_per_host = G > 1): every GPU is an endpoint
+ * node h<s>.g<g> with its own NIC (one 400 G ConnectX per GPU, domain.md A8)
+ * and two ports: port 0 the NIC's link to its leaf, port 1 its NVLink to the
+ * host's NVSwitch h<s>.nvs (one switch node standing for the 4 NVSwitch chips,
+ * at topology.nvlink per GPU per direction: 450 GB/s = 3600 Gb/s, A8). The
+ * NVLink has no cable delay; the NVSwitch's traversal latency is not
+ * published and is taken equal to fabric.switch_latency (conf. C). Creates
+ * the GPU nodes; nvlinks() adds the NVSwitches after every network link. */
+static void gpu_hosts(struct builder *b, uint32_t servers, uint32_t G) {
+    char name[24];
+    for (uint32_t s = 0; s < servers; s++)
+        for (uint32_t g = 0; g < G; g++) {
+            snprintf(name, sizeof name, "h%u.g%u", s, g);
+            net_add_node(b->n, NODE_HOST, ROLE_HOST, name, 0);
+        }
+}
+
+static void nvlinks(struct builder *b, uint32_t servers, uint32_t G, uint64_t nvlink_bps) {
+    char name[24];
+    for (uint32_t s = 0; s < servers; s++) {
+        snprintf(name, sizeof name, "h%u.nvs", s);
+        uint32_t nvs = net_add_node(b->n, NODE_SWITCH, ROLE_NVSWITCH, name, 1);
+        for (uint32_t g = 0; g < G; g++)
+            net_add_link(b->n, s * G + g, nvs, nvlink_bps, 0);
+    }
+}
+
+/* Rail-optimised (domain.md A8): NIC g of every host on rail leaf g
+ * (leaves = gpus_per_host), every leaf to every spine. */
+static void rail_optimized(struct builder *b, const struct topo_params *t) {
+    uint32_t G = t->gpus_per_host > 1 ? t->gpus_per_host : 1;
+    gpu_hosts(b, t->hosts, G);
+    uint32_t leaf0 = b->n->nnodes;
+    for (uint32_t l = 0; l < G; l++)
+        node(b, NODE_SWITCH, ROLE_LEAF, l, 1);
+    uint32_t spine0 = b->n->nnodes;
+    for (uint32_t s = 0; s < t->spines; s++)
+        node(b, NODE_SWITCH, ROLE_SPINE, s, 2);
     for (uint32_t h = 0; h < t->hosts; h++)
+        for (uint32_t g = 0; g < G; g++)
+            link(b, h * G + g, leaf0 + g);
+    uint32_t up = t->uplinks_per_spine ? t->uplinks_per_spine : 1;
+    for (uint32_t l = 0; l < G; l++)
+        for (uint32_t s = 0; s < t->spines; s++)
+            for (uint32_t u = 0; u < up; u++)
+                link(b, leaf0 + l, spine0 + s);
+    if (G > 1) nvlinks(b, t->hosts, G, t->nvlink_bps);
+}
+
+static void single_switch(struct builder *b, const struct topo_params *t) {
+    uint32_t G = t->gpus_per_host > 1 ? t->gpus_per_host : 1;
+    if (G > 1)
+        gpu_hosts(b, t->hosts, G);
+    else
+        hosts(b, t->hosts);
+    uint32_t sw = node(b, NODE_SWITCH, ROLE_SW, 0, 1);
+    for (uint32_t h = 0; h < t->hosts * G; h++)
         link(b, h, sw);
+    if (G > 1) nvlinks(b, t->hosts, G, t->nvlink_bps);
 }
 
 static void leaf_spine(struct builder *b, const struct topo_params *t) {
     uint32_t H = t->leaves * t->hosts_per_leaf;
-    hosts(b, H);
+    uint32_t G = t->gpus_per_host > 1 ? t->gpus_per_host : 1;
+    if (G > 1)
+        gpu_hosts(b, H, G);
+    else
+        hosts(b, H);
     uint32_t leaf0 = b->n->nnodes;
     for (uint32_t l = 0; l < t->leaves; l++)
         node(b, NODE_SWITCH, ROLE_LEAF, l, 1);
     uint32_t spine0 = b->n->nnodes;
     for (uint32_t s = 0; s < t->spines; s++)
         node(b, NODE_SWITCH, ROLE_SPINE, s, 2);
-    for (uint32_t h = 0; h < H; h++)
-        link(b, h, leaf0 + h / t->hosts_per_leaf);
+    for (uint32_t h = 0; h < H * G; h++)
+        link(b, h, leaf0 + h / G / t->hosts_per_leaf);
     for (uint32_t l = 0; l < t->leaves; l++)
         for (uint32_t s = 0; s < t->spines; s++)
             for (uint32_t u = 0; u < t->uplinks_per_spine; u++)
                 link(b, leaf0 + l, spine0 + s);
+    if (G > 1) nvlinks(b, H, G, t->nvlink_bps);
 }
 
 /* k-ary fat tree: k pods of k/2 edge and k/2 aggregation switches, (k/2)^2
@@ -94,11 +153,11 @@ static void ring(struct builder *b, const struct topo_params *t) {
 int topo_build(struct net *n, const struct scenario *sc, struct diag *d) {
     const struct topo_params *t = &sc->topo;
     struct builder b = {n, sc->fabric.link_bps, sc->fabric.propagation_ps};
-    if (t->gpus_per_host > 1 || t->kind == TOPO_RAIL_OPTIMIZED)
+    if (t->gpus_per_host > 1 && (t->kind == TOPO_FAT_TREE || t->kind == TOPO_RING))
         return diag_set(d, sc->file, (struct srcpos){0, 0}, FS_ENOTSUP,
-                        "multi-GPU hosts (gpus_per_host > 1, rail_optimized) are not "
-                        "implemented yet; use gpus_per_host: 1 with single_switch, "
-                        "leaf_spine, fat_tree or ring");
+                        "multi-GPU hosts (gpus_per_host > 1) are built for single_switch, "
+                        "leaf_spine and rail_optimized; fat_tree and ring take "
+                        "gpus_per_host: 1");
     switch (t->kind) {
     case TOPO_SINGLE_SWITCH:
         single_switch(&b, t);
@@ -113,6 +172,7 @@ int topo_build(struct net *n, const struct scenario *sc, struct diag *d) {
         ring(&b, t);
         break;
     case TOPO_RAIL_OPTIMIZED:
+        rail_optimized(&b, t);
         break;
     }
     net_finish_ports(n);

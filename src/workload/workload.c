@@ -1,5 +1,7 @@
 #include "workload/workload.h"
 
+#include "coll/coll.h"
+
 #include "config/scenario.h"
 #include "core/diag.h"
 #include "core/mem.h"
@@ -187,16 +189,19 @@ int workload_build(struct net *n, struct diag *d) {
         case WL_ALLGATHER:
         case WL_REDUCESCATTER:
         case WL_BROADCAST:
-            return diag_set(d, sc->file, w->pos, FS_ENOTSUP,
-                            "collective workloads (allreduce, allgather, reducescatter, "
-                            "broadcast) are not implemented yet; use flows, permutation, "
-                            "incast, alltoall or poisson");
+        case WL_TRAINING: {
+            int rc = coll_add(n, w, i, d);
+            if (rc)
+                return rc;
+            break;
+        }
         }
     }
     return 0;
 }
 
 void workload_fini(struct net *n) {
+    coll_fini(n);
     struct wl_state *ws = n->wl_state;
     if (!ws)
         return;

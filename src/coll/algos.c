@@ -1,0 +1,394 @@
+/* src/coll/algos.c
+ *
+ * Collective algorithms as dependency graphs of point-to-point transfers,
+ * cut the way NCCL cuts its buffers: the data is split over `channels`
+ * (each with its own connections), each channel's share into slices of
+ * `slice_bytes` (NCCL_BUFFSIZE / NCCL_STEPS, domain.md B); at most
+ * NCCL_STEPS = 8 slices of one connection are in flight (the receiver's
+ * buffer slots), and a slice moves on as soon as it arrived (pipelining).
+ *
+ * ring AllReduce: reduce-scatter then all-gather around the ring, 2(n-1)
+ *   steps of S/n per rank (Patarasuk & Yuan); AllGather/ReduceScatter n-1.
+ * tree AllReduce: NCCL's double binary tree (ncclGetBtree / ncclGetDtree):
+ *   even channels use tree 0, odd channels the mirrored (or shifted) tree 1,
+ *   so every rank is a leaf in one of them; chunks are reduced up and
+ *   broadcast down, pipelined.
+ * halving_doubling: Rabenseifner's reduce-scatter by recursive halving and
+ *   all-gather by recursive doubling; ranks beyond the largest power of two
+ *   fold their data into a partner first and get the result back at the end.
+ * hierarchical (multi-GPU hosts): reduce-scatter inside each host over
+ *   NVLink, AllReduce per rail (GPU g of every host) over the network,
+ *   all-gather inside each host.
+ * sharp / nvls: one in-network transfer per rank (innet/).
+ */
+#include "coll/coll.h"
+#include "coll/coll_int.h"
+#include "core/mem.h"
+#include "net/net.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NCCL_STEPS 8u /* slots per connection (domain.md B) */
+
+struct ctx {
+    struct net *n;
+    struct job *j;
+    struct op *o;
+    uint64_t slice;
+};
+
+static uint64_t cdiv(uint64_t a, uint64_t b) {
+    return (a + b - 1) / b;
+}
+static uint64_t part(uint64_t total, uint64_t i, uint64_t k) {
+    return total * (i + 1) / k - total * i / k;
+}
+
+static uint32_t vnode(struct ctx *c) {
+    return op_xfer(c->o, XF_VIRTUAL, NET_NONE, 0);
+}
+
+/* `nsteps` ring steps among members mem[0..m) (rank indices) on channel ch,
+ * `seg` bytes per member and step. */
+static void ring_steps(struct ctx *c, const uint32_t *mem, uint32_t m, uint32_t ch, uint32_t nsteps,
+                       uint64_t seg, const uint32_t *pre, uint32_t *post) {
+    struct op *o = c->o;
+    if (m < 2 || nsteps == 0) {
+        for (uint32_t i = 0; i < m; i++)
+            post[i] = pre ? pre[i] : NET_NONE;
+        return;
+    }
+    uint32_t ns = seg > c->slice ? (uint32_t)cdiv(seg, c->slice) : 1;
+    uint32_t *qp = fs_xmalloc(m * sizeof *qp);
+    for (uint32_t i = 0; i < m; i++)
+        qp[i] = job_qp(c->n, c->j, ch, mem[i], mem[(i + 1) % m]);
+    uint32_t base = o->nx;
+    for (uint32_t k = 0; k < nsteps; k++)
+        for (uint32_t s = 0; s < ns; s++)
+            for (uint32_t i = 0; i < m; i++)
+                op_xfer(o, XF_MSG, qp[i], part(seg, s, ns));
+#define RID(k, s, i) (base + (((k)*ns + (s)) * m + (i)))
+    for (uint32_t k = 0; k < nsteps; k++)
+        for (uint32_t s = 0; s < ns; s++)
+            for (uint32_t i = 0; i < m; i++) {
+                uint32_t id = RID(k, s, i);
+                if (pre) op_dep(o, pre[i], id);
+                if (k > 0) op_dep(o, RID(k - 1, s, (i + m - 1) % m), id);
+                uint32_t seq = k * ns + s;
+                if (seq >= NCCL_STEPS) {
+                    uint32_t e = seq - NCCL_STEPS;
+                    op_dep(o, RID(e / ns, e % ns, i), id);
+                }
+            }
+    for (uint32_t i = 0; i < m; i++) {
+        uint32_t v = vnode(c);
+        if (pre) op_dep(o, pre[i], v);
+        for (uint32_t k = 0; k < nsteps; k++)
+            for (uint32_t s = 0; s < ns; s++)
+                op_dep(o, RID(k, s, (i + m - 1) % m), v);
+        post[i] = v;
+    }
+#undef RID
+    free(qp);
+}
+
+/* NCCL's binary tree (ncclGetBtree): parent of rank r among n, -1 for root 0. */
+static int btree_parent(int r, int n) {
+    if (r == 0) return -1;
+    int bit = 1;
+    while (!(bit & r))
+        bit <<= 1;
+    int up = (r ^ bit) | (bit << 1);
+    if (up >= n) up = r ^ bit;
+    return up;
+}
+
+/* ncclGetDtree: tree 1 mirrors tree 0 for an even count, shifts it by one for odd. */
+static int dtree_parent(int t, int r, int n) {
+    if (t == 0) return btree_parent(r, n);
+    if (n % 2 == 0) {
+        int p = btree_parent(n - 1 - r, n);
+        return p < 0 ? -1 : n - 1 - p;
+    }
+    int p = btree_parent((r - 1 + n) % n, n);
+    return p < 0 ? -1 : (p + 1) % n;
+}
+
+static void tree_chan(struct ctx *c, uint32_t m, uint32_t ch, uint64_t bytes, bool reduce,
+                      const uint32_t *pre, uint32_t *post) {
+    struct op *o = c->o;
+    int t = (int)(ch % 2);
+    uint32_t ns = bytes > c->slice ? (uint32_t)cdiv(bytes, c->slice) : 1;
+    int *par = fs_xmalloc(m * sizeof *par);
+    uint32_t root = 0;
+    for (uint32_t i = 0; i < m; i++) {
+        par[i] = dtree_parent(t, (int)i, (int)m);
+        if (par[i] < 0) root = i;
+    }
+    uint32_t up0 = o->nx;
+    if (reduce)
+        for (uint32_t s = 0; s < ns; s++)
+            for (uint32_t i = 0; i < m; i++)
+                op_xfer(o, XF_MSG,
+                        i == root ? NET_NONE : job_qp(c->n, c->j, ch, i, (uint32_t)par[i]),
+                        part(bytes, s, ns));
+    uint32_t dn0 = o->nx;
+    for (uint32_t s = 0; s < ns; s++)
+        for (uint32_t i = 0; i < m; i++)
+            op_xfer(o, XF_MSG, i == root ? NET_NONE : job_qp(c->n, c->j, ch, (uint32_t)par[i], i),
+                    part(bytes, s, ns));
+    /* the root's slots are placeholders: make them join points */
+    for (uint32_t s = 0; s < ns; s++) {
+        if (reduce) o->x[up0 + s * m + root].kind = XF_VIRTUAL;
+        o->x[dn0 + s * m + root].kind = XF_VIRTUAL;
+    }
+    /* root "up" slot = the reduced chunk at the root; root "down" slot = its
+     * result ready to go down */
+    for (uint32_t s = 0; s < ns; s++)
+        for (uint32_t i = 0; i < m; i++) {
+            uint32_t u = up0 + s * m + i, d = dn0 + s * m + i;
+            if (reduce) {
+                if (pre) op_dep(o, pre[i], u);
+                if (i != root && s >= NCCL_STEPS) op_dep(o, up0 + (s - NCCL_STEPS) * m + i, u);
+            }
+            if (i == root) {
+                op_dep(o, reduce ? u : (pre ? pre[i] : NET_NONE), d);
+                continue;
+            }
+            op_dep(o, dn0 + s * m + (uint32_t)par[i], d);
+            if (s >= NCCL_STEPS) op_dep(o, dn0 + (s - NCCL_STEPS) * m + i, d);
+        }
+    if (reduce) /* a rank's up-chunk waits for its children's up-chunks */
+        for (uint32_t s = 0; s < ns; s++)
+            for (uint32_t i = 0; i < m; i++)
+                if (i != root) op_dep(o, up0 + s * m + i, up0 + s * m + (uint32_t)par[i]);
+    for (uint32_t i = 0; i < m; i++) {
+        uint32_t v = vnode(c);
+        if (pre) op_dep(o, pre[i], v);
+        for (uint32_t s = 0; s < ns; s++)
+            op_dep(o, dn0 + s * m + i, v);
+        post[i] = v;
+    }
+    free(par);
+}
+
+static uint32_t floor_pow2(uint32_t v) {
+    uint32_t p = 1;
+    while (p * 2 <= v)
+        p *= 2;
+    return p;
+}
+
+/* Rabenseifner on one channel: rs/ag select the halves. */
+static void hd_chan(struct ctx *c, uint32_t m, uint32_t ch, uint64_t bytes, bool rs, bool ag,
+                    const uint32_t *pre, uint32_t *post) {
+    struct op *o = c->o;
+    struct net *n = c->n;
+    uint32_t p2 = floor_pow2(m), L = 0;
+    while ((1u << L) < p2)
+        L++;
+    uint32_t *st = fs_xmalloc(m * sizeof *st);
+    for (uint32_t i = 0; i < m; i++)
+        st[i] = pre ? pre[i] : NET_NONE;
+    /* fold the extra ranks into their partners */
+    for (uint32_t i = p2; i < m; i++) {
+        uint32_t x = op_xfer(o, XF_MSG, job_qp(n, c->j, ch, i, i - p2), bytes);
+        op_dep(o, st[i], x);
+        uint32_t v = vnode(c);
+        op_dep(o, st[i - p2], v);
+        op_dep(o, x, v);
+        st[i - p2] = v;
+    }
+    uint32_t *x = fs_xmalloc(p2 * sizeof *x);
+    for (int phase = 0; phase < 2; phase++) {
+        if ((phase == 0 && !rs) || (phase == 1 && !ag)) continue;
+        for (uint32_t k = 0; k < L; k++) {
+            uint32_t d = phase == 0 ? p2 >> (k + 1) : 1u << k;
+            uint64_t b = phase == 0 ? cdiv(bytes, 1ull << (k + 1)) : cdiv(bytes, p2) << k;
+            for (uint32_t i = 0; i < p2; i++) {
+                x[i] = op_xfer(o, XF_MSG, job_qp(n, c->j, ch, i, i ^ d), b);
+                op_dep(o, st[i], x[i]);
+            }
+            for (uint32_t i = 0; i < p2; i++) {
+                uint32_t v = vnode(c);
+                op_dep(o, st[i], v);
+                op_dep(o, x[i ^ d], v);
+                st[i] = v;
+            }
+        }
+    }
+    /* give the result back to the folded ranks */
+    for (uint32_t i = p2; i < m; i++) {
+        uint32_t y = op_xfer(o, XF_MSG, job_qp(n, c->j, ch, i - p2, i), bytes);
+        op_dep(o, st[i - p2], y);
+        uint32_t v = vnode(c);
+        op_dep(o, st[i], v);
+        op_dep(o, y, v);
+        st[i] = v;
+    }
+    memcpy(post, st, m * sizeof *post);
+    free(x);
+    free(st);
+}
+
+/* Broadcast from rank 0 down a chain (NCCL's ring broadcast), pipelined. */
+static void chain_chan(struct ctx *c, uint32_t m, uint32_t ch, uint64_t bytes, const uint32_t *pre,
+                       uint32_t *post) {
+    struct op *o = c->o;
+    uint32_t ns = bytes > c->slice ? (uint32_t)cdiv(bytes, c->slice) : 1;
+    uint32_t base = o->nx;
+    for (uint32_t s = 0; s < ns; s++)
+        for (uint32_t i = 0; i + 1 < m; i++)
+            op_xfer(o, XF_MSG, job_qp(c->n, c->j, ch, i, i + 1), part(bytes, s, ns));
+#define CID(s, i) (base + (s) * (m - 1) + (i))
+    for (uint32_t s = 0; s < ns; s++)
+        for (uint32_t i = 0; i + 1 < m; i++) {
+            if (pre) op_dep(o, pre[i], CID(s, i));
+            if (i > 0) op_dep(o, CID(s, i - 1), CID(s, i));
+            if (s >= NCCL_STEPS) op_dep(o, CID(s - NCCL_STEPS, i), CID(s, i));
+        }
+    for (uint32_t i = 0; i < m; i++) {
+        uint32_t v = vnode(c);
+        if (pre) op_dep(o, pre[i], v);
+        if (i > 0)
+            for (uint32_t s = 0; s < ns; s++)
+                op_dep(o, CID(s, i - 1), v);
+        post[i] = v;
+    }
+#undef CID
+}
+
+static void hier_chan(struct ctx *c, uint32_t ch, uint64_t bytes, const uint32_t *pre,
+                      uint32_t *post) {
+    struct job *j = c->j;
+    uint32_t G = j->gpus, H = j->nnodes, m = j->nranks;
+    uint32_t *mem = fs_xmalloc((G > H ? G : H) * sizeof *mem);
+    uint32_t *a = fs_xmalloc(m * sizeof *a), *b = fs_xmalloc(m * sizeof *b);
+    uint32_t *pa = fs_xmalloc((G > H ? G : H) * sizeof *pa),
+             *pb = fs_xmalloc((G > H ? G : H) * sizeof *pb);
+    uint64_t shard = cdiv(bytes, G);
+    /* 1: reduce-scatter inside each host (NVLink) */
+    for (uint32_t h = 0; h < H; h++) {
+        for (uint32_t g = 0; g < G; g++) {
+            mem[g] = h * G + g;
+            pa[g] = pre ? pre[h * G + g] : NET_NONE;
+        }
+        ring_steps(c, mem, G, ch, G - 1, shard, pa, pb);
+        for (uint32_t g = 0; g < G; g++)
+            a[h * G + g] = pb[g];
+    }
+    /* 2: AllReduce of each shard across hosts, one ring per rail */
+    for (uint32_t g = 0; g < G; g++) {
+        for (uint32_t h = 0; h < H; h++) {
+            mem[h] = h * G + g;
+            pa[h] = a[h * G + g];
+        }
+        ring_steps(c, mem, H, ch, 2 * (H - 1), cdiv(shard, H), pa, pb);
+        for (uint32_t h = 0; h < H; h++)
+            b[h * G + g] = pb[h];
+    }
+    /* 3: all-gather inside each host */
+    for (uint32_t h = 0; h < H; h++) {
+        for (uint32_t g = 0; g < G; g++) {
+            mem[g] = h * G + g;
+            pa[g] = b[h * G + g];
+        }
+        ring_steps(c, mem, G, ch, G - 1, shard, pa, pb);
+        for (uint32_t g = 0; g < G; g++)
+            post[h * G + g] = pb[g];
+    }
+    free(mem);
+    free(a);
+    free(b);
+    free(pa);
+    free(pb);
+}
+
+void algo_build(struct net *n, struct job *j, struct op *o, int opkind, enum coll_algo a,
+                uint64_t bytes, const uint32_t *pre, uint32_t *post) {
+    struct ctx c = {n, j, o, j->slice_bytes};
+    uint32_t m = j->nranks;
+    if (a == ALGO_SHARP || a == ALGO_NVLS) {
+        for (uint32_t i = 0; i < m; i++) {
+            uint32_t x = op_xfer(o, XF_INNET, i, bytes);
+            if (pre) op_dep(o, pre[i], x);
+            post[i] = x;
+        }
+        return;
+    }
+    uint32_t *mem = fs_xmalloc(m * sizeof *mem), *pc = fs_xmalloc(m * sizeof *pc);
+    for (uint32_t i = 0; i < m; i++) {
+        mem[i] = i;
+        post[i] = vnode(&c);
+        if (pre) op_dep(o, pre[i], post[i]);
+    }
+    uint32_t nch = j->channels;
+    for (uint32_t ch = 0; ch < nch; ch++) {
+        uint64_t sc = part(bytes, ch, nch);
+        switch (a) {
+        case ALGO_TREE:
+            tree_chan(&c, m, ch, sc, opkind == WL_ALLREDUCE, pre, pc);
+            break;
+        case ALGO_HALVING_DOUBLING:
+            hd_chan(&c, m, ch, sc, opkind != WL_ALLGATHER, opkind != WL_REDUCESCATTER, pre, pc);
+            break;
+        case ALGO_HIERARCHICAL:
+            hier_chan(&c, ch, sc, pre, pc);
+            break;
+        default:
+            if (opkind == WL_BROADCAST)
+                chain_chan(&c, m, ch, sc, pre, pc);
+            else
+                ring_steps(&c, mem, m, ch, opkind == WL_ALLREDUCE ? 2 * (m - 1) : m - 1,
+                           cdiv(sc, m), pre, pc);
+            break;
+        }
+        for (uint32_t i = 0; i < m; i++)
+            op_dep(o, pc[i], post[i]);
+    }
+    free(mem);
+    free(pc);
+}
+
+/* ---- NCCL's alpha-beta model (tuning.cc, Simple protocol; domain.md B) ---- */
+
+double coll_nccl_time_us(int op, int algo, uint64_t bytes, uint32_t nranks, uint32_t nnodes,
+                         uint64_t bw_bps, uint64_t nvlink_bps) {
+    const double base_simple = 8.4;              /* baseLat Tree/Ring, Simple */
+    const double net_ring = 14, net_tree = 14;   /* hwLat NET Simple */
+    const double nvl_ring = 3.4, nvl_tree = 4.0; /* hwLat NVLINK Simple */
+    const double net_collnet = 31, nvls_lat = 25, nvls_net = 18;
+    double B = (double)bw_bps / 8e9; /* GB/s per rank (busBw of the NIC) */
+    double S = (double)bytes;
+    uint32_t n = nranks, N = nnodes ? nnodes : 1, ppn = n / N;
+    double lat, algbw;
+    switch (algo) {
+    case ALGO_RING: {
+        double nsteps = op == WL_ALLREDUCE ? 2.0 * (n - 1) : (double)(n - 1);
+        double ninter = op == WL_ALLREDUCE ? 2.0 * (N - 1) : (double)(N - 1);
+        lat = base_simple + (nsteps - ninter) * nvl_ring + ninter * net_ring;
+        algbw = B * n / nsteps;
+        break;
+    }
+    case ALGO_TREE:
+        if (op != WL_ALLREDUCE) return INFINITY;
+        lat = base_simple + 2.0 * ((ppn - 1) * nvl_tree + log2((double)N) * net_tree);
+        algbw = B * 0.92 * 0.5;
+        break;
+    case ALGO_SHARP: /* CollNet Direct: each rank sends S, receives S */
+        if (op != WL_ALLREDUCE) return INFINITY;
+        lat = base_simple + 2.0 * ((ppn > 1 ? 1 : 0) * nvl_tree + 0.4 * (ppn - 1)) + net_collnet;
+        algbw = B;
+        break;
+    case ALGO_NVLS:
+        if (op != WL_ALLREDUCE || !nvlink_bps) return INFINITY;
+        lat = nvls_lat + (N > 1 ? nvls_net : 0);
+        algbw = (double)nvlink_bps / 8e9 * 0.85; /* nvlsEfficiency Hopper */
+        break;
+    default:
+        return INFINITY;
+    }
+    return lat + S / (1000.0 * algbw);
+}

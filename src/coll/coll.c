@@ -1,0 +1,548 @@
+/* src/coll/coll.c
+ *
+ * The collective engine: jobs (communicators), the dependency graph of one
+ * collective call, and its execution on the transport. A transfer is posted
+ * `overhead` after its last dependency is done (the host's cost to notice a
+ * completed receive and post the next RDMA write: NCCL's proxy thread; net
+ * post overhead 1 us, domain.md B) and is done when its last byte reaches
+ * the receiver (n->on_msg_recv). A job runs its sizes one after the other,
+ * each `repeat` times, back to back, as nccl-tests does.
+ */
+#include "coll/coll.h"
+
+#include "coll/coll_int.h"
+#include "config/scenario.h"
+#include "core/diag.h"
+#include "core/mem.h"
+#include "innet/innet.h"
+#include "net/net.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* NCCL Simple protocol: NCCL_BUFFSIZE 4 MiB in NCCL_STEPS = 8 slots per
+ * connection (domain.md B): a 512 KiB pipelining unit. */
+#define COLL_SLICE_DEFAULT (4u << 20) / 8u
+/* NCCL builds several channels (rings, tree pairs); 2 per NIC is its usual
+ * choice on one-NIC-per-GPU IB systems (domain.md B; conf. B). */
+#define COLL_CHANNELS_DEFAULT 2u
+/* Net post overhead 1 us (domain.md B, Intel hosts). */
+#define COLL_OVERHEAD_DEFAULT_PS (1 * PS_PER_US)
+
+enum { COLL_EV_START = 0, COLL_EV_TIMER = 1 };
+enum { STREAM_COLL_ENTROPY = 7 };
+
+static struct coll_state *cs_get(struct net *n) {
+    if (!n->coll_state) n->coll_state = fs_xcalloc(1, sizeof(struct coll_state));
+    return n->coll_state;
+}
+
+/* ---- graph building ---- */
+
+uint32_t op_xfer(struct op *o, uint8_t kind, uint32_t qp, uint64_t bytes) {
+    size_t cap = o->capx;
+    fs_grow((void **)&o->x, &cap, o->nx + 1, sizeof *o->x);
+    o->capx = (uint32_t)cap;
+    struct xfer *x = &o->x[o->nx];
+    memset(x, 0, sizeof *x);
+    x->kind = kind;
+    x->qp = qp;
+    x->bytes = bytes;
+    return o->nx++;
+}
+
+void op_dep(struct op *o, uint32_t before, uint32_t after) {
+    if (before == NET_NONE || after == NET_NONE) return;
+    size_t cap = o->cape;
+    fs_grow((void **)&o->ef, &cap, o->ne + 1, sizeof *o->ef);
+    cap = o->cape;
+    fs_grow((void **)&o->et, &cap, o->ne + 1, sizeof *o->et);
+    o->cape = (uint32_t)cap;
+    o->ef[o->ne] = before;
+    o->et[o->ne] = after;
+    o->ne++;
+    o->x[after].ndeps++;
+}
+
+static void op_finish_graph(struct op *o) {
+    for (uint32_t i = 0; i < o->ne; i++)
+        o->x[o->ef[i]].nout++;
+    uint32_t off = 0;
+    for (uint32_t i = 0; i < o->nx; i++) {
+        o->x[i].out_off = off;
+        off += o->x[i].nout;
+        o->x[i].nout = 0;
+    }
+    o->out = fs_xmalloc((o->ne ? o->ne : 1) * sizeof *o->out);
+    for (uint32_t i = 0; i < o->ne; i++) {
+        struct xfer *x = &o->x[o->ef[i]];
+        o->out[x->out_off + x->nout++] = o->et[i];
+    }
+    free(o->ef);
+    free(o->et);
+    o->ef = o->et = NULL;
+    o->left = o->nx;
+}
+
+static uint64_t mix64(uint64_t k) {
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    return k;
+}
+
+/* One RC queue pair per (channel, src, dst) connection, kept for the job's
+ * lifetime (NCCL_IB_QPS_PER_CONNECTION = 1, domain.md B). */
+uint32_t job_qp(struct net *n, struct job *j, uint32_t ch, uint32_t src, uint32_t dst) {
+    uint64_t key = ((uint64_t)ch << 42) | ((uint64_t)src << 21) | dst;
+    if (!j->qcap) {
+        j->qcap = 64;
+        j->qkey = fs_xmalloc(j->qcap * sizeof *j->qkey);
+        j->qval = fs_xmalloc(j->qcap * sizeof *j->qval);
+        memset(j->qkey, 0xff, j->qcap * sizeof *j->qkey);
+    }
+    uint32_t mask = j->qcap - 1, h = (uint32_t)mix64(key) & mask;
+    while (j->qkey[h] != UINT64_MAX) {
+        if (j->qkey[h] == key) return j->qval[h];
+        h = (h + 1) & mask;
+    }
+    uint32_t qp = net_qp_new(n, j->ranks[src], j->ranks[dst], 0);
+    /* RoCEv2 UDP source port: per-QP entropy 49152..65535 (what ECMP hashes) */
+    n->qps[qp].entropy = (uint16_t)(49152 + rng_below(&j->ent, 16384));
+    j->qkey[h] = key;
+    j->qval[h] = qp;
+    /* grow at half load */
+    uint32_t used = 0;
+    for (uint32_t i = 0; i < j->qcap; i++)
+        used += j->qkey[i] != UINT64_MAX;
+    if (used * 2 > j->qcap) {
+        uint64_t *ok = j->qkey;
+        uint32_t *ov = j->qval, oc = j->qcap;
+        j->qcap *= 2;
+        j->qkey = fs_xmalloc(j->qcap * sizeof *j->qkey);
+        j->qval = fs_xmalloc(j->qcap * sizeof *j->qval);
+        memset(j->qkey, 0xff, j->qcap * sizeof *j->qkey);
+        for (uint32_t i = 0; i < oc; i++) {
+            if (ok[i] == UINT64_MAX) continue;
+            uint32_t g = (uint32_t)mix64(ok[i]) & (j->qcap - 1);
+            while (j->qkey[g] != UINT64_MAX)
+                g = (g + 1) & (j->qcap - 1);
+            j->qkey[g] = ok[i];
+            j->qval[g] = ov[i];
+        }
+        free(ok);
+        free(ov);
+    }
+    return qp;
+}
+
+/* ---- execution ---- */
+
+static void xfer_done(struct net *n, uint32_t opi, uint32_t xi);
+
+static void launch(struct net *n, uint32_t opi, uint32_t xi) {
+    struct coll_state *cs = n->coll_state;
+    struct op *o = &cs->ops[opi];
+    struct job *j = &cs->jobs[o->job];
+    struct xfer *x = &o->x[xi];
+    switch (x->kind) {
+    case XF_MSG: {
+        sim_time_ps now = n->sim->now_ps;
+        uint32_t mid =
+            net_msg_new(n, x->qp, x->bytes, j->overhead_ps ? now + j->overhead_ps : now, -1, opi);
+        size_t old = cs->msg_x_cap;
+        fs_grow((void **)&cs->msg_x, &cs->msg_x_cap, n->nmsgs, sizeof *cs->msg_x);
+        if (cs->msg_x_cap > old)
+            memset(cs->msg_x + old, 0xff, (cs->msg_x_cap - old) * sizeof *cs->msg_x);
+        cs->msg_x[mid] = xi;
+        if (!j->overhead_ps) net_msg_post_now(n, mid);
+        break;
+    }
+    case XF_VIRTUAL:
+        xfer_done(n, opi, xi);
+        break;
+    case XF_INNET:
+        if (!j->overhead_ps) {
+            innet_start(n, j->sess, x->qp, x->bytes, opi, xi);
+            break;
+        }
+        /* the host's post overhead first (COLL_EV_TIMER) */
+        /* fall through */
+    case XF_DELAY: {
+        size_t cap = cs->captimers;
+        fs_grow((void **)&cs->timers, &cap, cs->ntimers + 1, sizeof *cs->timers);
+        cs->captimers = (uint32_t)cap;
+        cs->timers[cs->ntimers].op = opi;
+        cs->timers[cs->ntimers].x = xi;
+        sim_time_ps dt = x->kind == XF_DELAY ? x->bytes : j->overhead_ps;
+        sim_at(n->sim, n->sim->now_ps + dt, 0, NET_EV_COLL, cs->ntimers++, COLL_EV_TIMER);
+        break;
+    }
+    }
+}
+
+static void job_next(struct net *n, struct job *j);
+
+static void op_done(struct net *n, uint32_t opi) {
+    struct coll_state *cs = n->coll_state;
+    struct op *o = &cs->ops[opi];
+    struct job *j = &cs->jobs[o->job];
+    o->done = true;
+    if (o->row != NET_NONE) n->coll_rows[o->row].end_ps = n->sim->now_ps;
+    free(o->x);
+    free(o->out);
+    o->x = NULL;
+    o->out = NULL;
+    if (j->w->kind == WL_TRAINING)
+        training_op_done(n, j, o);
+    else
+        job_next(n, j);
+}
+
+/* Marks xi done and launches what it unblocks (iteratively: chains of
+ * join points must not recurse deeply). */
+static void xfer_done(struct net *n, uint32_t opi, uint32_t xi) {
+    struct coll_state *cs = n->coll_state;
+    size_t sp = 0;
+    fs_grow((void **)&cs->stack, &cs->stack_cap, 1, sizeof *cs->stack);
+    cs->stack[sp++] = xi;
+    while (sp) {
+        struct op *o = &cs->ops[opi];
+        uint32_t v = cs->stack[--sp];
+        o->left--;
+        struct xfer *x = &o->x[v];
+        for (uint32_t k = 0; k < x->nout; k++) {
+            uint32_t d = o->out[x->out_off + k];
+            if (--o->x[d].ndeps) continue;
+            if (o->x[d].kind == XF_VIRTUAL) {
+                fs_grow((void **)&cs->stack, &cs->stack_cap, sp + 1, sizeof *cs->stack);
+                cs->stack[sp++] = d;
+            } else {
+                launch(n, opi, d);
+            }
+        }
+    }
+    if (cs->ops[opi].left == 0) op_done(n, opi);
+}
+
+void coll_innet_done(struct net *n, uint32_t op, uint32_t xfer) {
+    xfer_done(n, op, xfer);
+}
+
+static void on_recv(struct net *n, uint32_t mid) {
+    struct coll_state *cs = n->coll_state;
+    if (mid < cs->msg_x_cap && cs->msg_x[mid] != NET_NONE) {
+        uint32_t xi = cs->msg_x[mid];
+        cs->msg_x[mid] = NET_NONE;
+        xfer_done(n, n->msgs[mid].owner, xi);
+    }
+    if (cs->prev_recv) cs->prev_recv(n, mid);
+}
+
+uint32_t coll_op_new(struct net *n, uint32_t job) {
+    struct coll_state *cs = n->coll_state;
+    size_t cap = cs->capops;
+    fs_grow((void **)&cs->ops, &cap, cs->nops + 1, sizeof *cs->ops);
+    cs->capops = (uint32_t)cap;
+    struct op *o = &cs->ops[cs->nops];
+    memset(o, 0, sizeof *o);
+    o->job = job;
+    o->row = NET_NONE;
+    return cs->nops++;
+}
+
+void coll_op_launch(struct net *n, uint32_t opi) {
+    struct coll_state *cs = n->coll_state;
+    struct op *o = &cs->ops[opi];
+    op_finish_graph(o);
+    if (o->nx == 0) {
+        op_done(n, opi);
+        return;
+    }
+    uint32_t nroots = 0;
+    uint32_t *roots = fs_xmalloc(o->nx * sizeof *roots);
+    for (uint32_t i = 0; i < o->nx; i++)
+        if (o->x[i].ndeps == 0) roots[nroots++] = i;
+    for (uint32_t i = 0; i < nroots; i++) {
+        if (cs->ops[opi].done) break;
+        if (cs->ops[opi].x[roots[i]].kind == XF_VIRTUAL)
+            xfer_done(n, opi, roots[i]);
+        else
+            launch(n, opi, roots[i]);
+    }
+    free(roots);
+}
+
+static void job_start_op(struct net *n, struct job *j) {
+    struct coll_state *cs = n->coll_state;
+    uint32_t opi = coll_op_new(n, j->id);
+    struct op *o = &cs->ops[opi];
+    uint64_t bytes = j->w->sizes && j->w->nsizes ? j->w->sizes[j->size_i] : j->w->size_bytes;
+    /* results row */
+    n->coll_rows = fs_xrealloc(n->coll_rows, (n->ncoll_rows + 1) * sizeof *n->coll_rows);
+    struct coll_row *r = &n->coll_rows[n->ncoll_rows];
+    memset(r, 0, sizeof *r);
+    r->job = j->id;
+    r->op = (uint8_t)j->w->kind;
+    r->algorithm = (uint8_t)j->algo;
+    r->fallback = j->fallback;
+    r->ranks = j->nranks;
+    r->size_bytes = bytes;
+    r->start_ps = n->sim->now_ps;
+    r->end_ps = SIM_TIME_NEVER;
+    o->row = n->ncoll_rows++;
+    j->cur_op = opi;
+    uint32_t *post = fs_xmalloc(j->nranks * sizeof *post);
+    algo_build(n, j, o, j->w->kind, j->algo, bytes, NULL, post);
+    free(post);
+    coll_op_launch(n, opi);
+}
+
+static void job_next(struct net *n, struct job *j) {
+    size_t nsizes = j->w->sizes && j->w->nsizes ? j->w->nsizes : 1;
+    uint32_t repeat = j->w->repeat ? j->w->repeat : 1;
+    if (++j->rep >= repeat) {
+        j->rep = 0;
+        j->size_i++;
+    }
+    if (j->size_i >= nsizes) {
+        if (j->sess != NET_NONE) innet_close(n, j->sess);
+        j->sess = NET_NONE;
+        net_work_done(n); /* the job's hold (coll_add) */
+        return;
+    }
+    job_start_op(n, j);
+}
+
+void coll_on_event(struct sim *s, const struct event *e) {
+    struct net *n = s->model;
+    struct coll_state *cs = n->coll_state;
+    if (e->aux == COLL_EV_TIMER) {
+        uint32_t opi = cs->timers[e->arg].op, xi = cs->timers[e->arg].x;
+        struct op *o = &cs->ops[opi];
+        if (o->x[xi].kind == XF_INNET)
+            innet_start(n, cs->jobs[o->job].sess, o->x[xi].qp, o->x[xi].bytes, opi, xi);
+        else
+            xfer_done(n, opi, xi);
+        return;
+    }
+    struct job *j = &cs->jobs[e->arg];
+    if (j->w->kind == WL_TRAINING)
+        training_start(n, j);
+    else
+        job_start_op(n, j);
+}
+
+/* ---- setup ---- */
+
+static bool is_pow2(uint32_t v) {
+    return v && !(v & (v - 1));
+}
+
+/* The host (server) of an endpoint node: GPUs h3.g0..h3.g7 share host 3. */
+static uint32_t host_of(const struct net *n, uint32_t node) {
+    uint32_t g = n->sc->topo.gpus_per_host > 1 ? n->sc->topo.gpus_per_host : 1;
+    return n->nodes[node].index / g;
+}
+
+static const char *algo_str(enum coll_algo a) {
+    static const char *const s[] = {"ring", "tree", "halving_doubling", "sharp",
+                                    "nvls", "auto", "hierarchical"};
+    return s[a];
+}
+
+static const char *op_str(int k) {
+    switch (k) {
+    case WL_ALLREDUCE:
+        return "allreduce";
+    case WL_ALLGATHER:
+        return "allgather";
+    case WL_REDUCESCATTER:
+        return "reducescatter";
+    case WL_BROADCAST:
+        return "broadcast";
+    case WL_TRAINING:
+        return "training";
+    default:
+        return "?";
+    }
+}
+
+/* Resolves `auto` with NCCL's model, and checks what the algorithm needs. */
+static int resolve_algo(struct net *n, struct job *j, struct diag *d) {
+    const struct scenario *sc = n->sc;
+    const struct wl_entry *w = j->w;
+    enum coll_algo a = w->algorithm;
+    int kind = w->kind == WL_TRAINING ? WL_ALLREDUCE : (int)w->kind;
+    bool want_sharp =
+        a == ALGO_SHARP || (sc->fabric.sharp && a == ALGO_AUTO && kind == WL_ALLREDUCE);
+    if ((a == ALGO_SHARP || sc->fabric.sharp) && sc->fabric.kind == FABRIC_ROCE) {
+        struct srcpos pos = a == ALGO_SHARP ? w->pos : sc->fabric.sharp_pos;
+        return diag_set(d, sc->file, pos, FS_EINVAL,
+                        "SHARP in-network aggregation needs an InfiniBand fabric (Quantum "
+                        "switches); fabric.kind is roce: use algorithm: ring | tree | "
+                        "halving_doubling, or fabric.kind: infiniband");
+    }
+    if (a == ALGO_AUTO) {
+        uint64_t bytes = w->sizes && w->nsizes ? w->sizes[0] : w->size_bytes;
+        enum coll_algo cand[] = {ALGO_RING, ALGO_TREE, ALGO_SHARP, ALGO_NVLS};
+        double best = INFINITY;
+        a = ALGO_RING;
+        for (size_t i = 0; i < sizeof cand / sizeof *cand; i++) {
+            if (cand[i] == ALGO_SHARP && !want_sharp) continue;
+            if (cand[i] == ALGO_NVLS && !(j->nnodes == 1 && j->gpus > 1)) continue;
+            double t = coll_nccl_time_us(kind, cand[i], bytes, j->nranks, j->nnodes,
+                                         sc->fabric.link_bps, sc->topo.nvlink_bps);
+            if (t < best) {
+                best = t;
+                a = cand[i];
+            }
+        }
+        /* NCCL's ring and tree are node-aware on multi-GPU hosts (NVLink
+         * inside, network between); ours is the hierarchical schedule */
+        if ((a == ALGO_RING || a == ALGO_TREE) && j->nnodes > 1 && j->gpus > 1 &&
+            j->nranks == j->gpus * j->nnodes && kind == WL_ALLREDUCE)
+            a = ALGO_HIERARCHICAL;
+    }
+    bool ar = kind == WL_ALLREDUCE;
+    const char *bad = NULL;
+    if (a == ALGO_TREE && !(ar || kind == WL_BROADCAST))
+        bad = "tree serves allreduce and broadcast";
+    else if (a == ALGO_HALVING_DOUBLING && kind == WL_BROADCAST)
+        bad = "halving_doubling serves allreduce, allgather and reducescatter";
+    else if (a == ALGO_HALVING_DOUBLING && !ar && !is_pow2(j->nranks))
+        bad = "halving_doubling allgather/reducescatter needs a power-of-two rank count";
+    else if ((a == ALGO_SHARP || a == ALGO_NVLS || a == ALGO_HIERARCHICAL) && !ar)
+        bad = "sharp, nvls and hierarchical serve allreduce only";
+    else if (a == ALGO_NVLS && !(j->nnodes == 1 && j->gpus > 1))
+        bad = "nvls reduces inside one host's NVSwitch: its ranks must be GPUs of one host "
+              "(topology.gpus_per_host > 1)";
+    else if (a == ALGO_HIERARCHICAL && (j->gpus < 2 || j->nranks != j->gpus * j->nnodes))
+        bad = "hierarchical needs every GPU of each host in the job (gpus_per_host > 1)";
+    if (bad)
+        return diag_set(d, sc->file, w->pos, FS_EINVAL, "%s %s: %s", op_str(kind), algo_str(a),
+                        bad);
+    j->algo = a;
+    j->sess = NET_NONE;
+    if (a == ALGO_SHARP) {
+        j->sess = innet_sharp_open(n, j->ranks, j->nranks, j->id);
+        if (j->sess == NET_NONE) {
+            /* no streaming tree left on some switch: NCCL runs without CollNet */
+            j->algo = ALGO_RING;
+            j->fallback = true;
+            net_warn(n, "job %u: no SHARP streaming tree available (one per switch); ran as ring",
+                     j->id);
+        }
+    } else if (a == ALGO_NVLS) {
+        j->sess = innet_nvls_open(n, j->ranks, j->nranks);
+    }
+    return 0;
+}
+
+int coll_add(struct net *n, const struct wl_entry *w, size_t idx, struct diag *d) {
+    struct coll_state *cs = cs_get(n);
+    const struct scenario *sc = n->sc;
+    if (n->on_msg_recv != on_recv) {
+        cs->prev_recv = n->on_msg_recv;
+        n->on_msg_recv = on_recv;
+    }
+    /* the communicators' ranks */
+    uint32_t nr;
+    uint32_t *all;
+    if (w->ranks && w->nranks) {
+        nr = (uint32_t)w->nranks;
+        all = fs_xmalloc(nr * sizeof *all);
+        for (uint32_t i = 0; i < nr; i++) {
+            if (w->ranks[i] >= n->nhosts) {
+                free(all);
+                return diag_set(d, sc->file, w->pos, FS_EINVAL,
+                                "rank h%u does not exist: the topology has %u endpoints",
+                                w->ranks[i], n->nhosts);
+            }
+            all[i] = n->host_node[w->ranks[i]];
+        }
+    } else {
+        nr = n->nhosts;
+        all = fs_xmalloc(nr * sizeof *all);
+        for (uint32_t i = 0; i < nr; i++)
+            all[i] = n->host_node[i];
+    }
+    uint32_t jobs = w->jobs ? w->jobs : 1;
+    if (nr / jobs < 2) {
+        free(all);
+        return diag_set(d, sc->file, w->pos, FS_EINVAL,
+                        "%u job(s) over %u ranks leave fewer than 2 ranks per job", jobs, nr);
+    }
+    for (uint32_t jj = 0; jj < jobs; jj++) {
+        cs->jobs = fs_xrealloc(cs->jobs, (cs->njobs + 1) * sizeof *cs->jobs);
+        struct job *j = &cs->jobs[cs->njobs];
+        memset(j, 0, sizeof *j);
+        j->w = w;
+        j->widx = idx;
+        j->id = cs->njobs;
+        /* Job jj takes every jobs-th rank (jj, jj+jobs, ...): on a leaf-spine
+         * fabric every job then spans the leaves and shares the spines. */
+        j->nranks = nr / jobs;
+        j->ranks = fs_xmalloc(j->nranks * sizeof *j->ranks);
+        for (uint32_t k = 0; k < j->nranks; k++)
+            j->ranks[k] = all[jj + k * jobs];
+        /* hosts and GPUs per host among the ranks */
+        uint32_t last = UINT32_MAX, cnt = 0;
+        j->gpus = 0;
+        for (uint32_t i = 0; i < j->nranks; i++) {
+            uint32_t h = host_of(n, j->ranks[i]);
+            bool seen = false;
+            for (uint32_t k = 0; k < i && !seen; k++)
+                seen = host_of(n, j->ranks[k]) == h;
+            if (!seen) j->nnodes++;
+            if (h == last)
+                cnt++;
+            else
+                cnt = 1;
+            last = h;
+            if (cnt > j->gpus) j->gpus = cnt;
+        }
+        j->channels = w->channels ? w->channels : COLL_CHANNELS_DEFAULT;
+        j->slice_bytes = w->slice_bytes ? w->slice_bytes : COLL_SLICE_DEFAULT;
+        j->overhead_ps = w->step_overhead_ps ? w->step_overhead_ps : COLL_OVERHEAD_DEFAULT_PS;
+        rng_seed(&j->ent, sc->seed, 0, STREAM_COLL_ENTROPY + 16 * (idx * 64 + jj));
+        cs->njobs++;
+        int rc = resolve_algo(n, j, d);
+        if (!rc && w->kind == WL_TRAINING) rc = training_add(n, j, d);
+        if (rc) {
+            free(all);
+            return rc;
+        }
+        net_work_add(n); /* held until the job's last call ends */
+        sim_at(n->sim, w->start_ps, 0, NET_EV_COLL, j->id, COLL_EV_START);
+    }
+    free(all);
+    sim_register(n->sim, NET_EV_COLL, coll_on_event);
+    return 0;
+}
+
+void coll_fini(struct net *n) {
+    struct coll_state *cs = n->coll_state;
+    if (!cs) return;
+    innet_fini(n);
+    for (uint32_t i = 0; i < cs->njobs; i++) {
+        free(cs->jobs[i].ranks);
+        free(cs->jobs[i].qkey);
+        free(cs->jobs[i].qval);
+    }
+    for (uint32_t i = 0; i < cs->nops; i++) {
+        free(cs->ops[i].x);
+        free(cs->ops[i].out);
+        free(cs->ops[i].ef);
+        free(cs->ops[i].et);
+    }
+    free(cs->jobs);
+    free(cs->ops);
+    free(cs->msg_x);
+    free(cs->timers);
+    free(cs->stack);
+    free(cs->train);
+    free(cs);
+    n->coll_state = NULL;
+}

@@ -1,0 +1,47 @@
+/* src/coll/coll.h
+ *
+ * Collective communication (NCCL-like) carried by the transport as real
+ * messages: every collective call is a schedule (a dependency graph) of
+ * point-to-point transfers between ranks, chunked and pipelined the way NCCL
+ * cuts its buffers (channels, slices). A transfer is posted on the queue pair
+ * of its (channel, src, dst) connection once the transfers it depends on have
+ * been received; the call ends when the last one is received. In-network
+ * reductions (SHARP, NVLS) are transfers handed to innet/.
+ * Rows for results.json go to n->coll_rows.
+ */
+#ifndef FABSIM_COLL_COLL_H
+#define FABSIM_COLL_COLL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct net;
+struct diag;
+struct sim;
+struct event;
+struct wl_entry;
+
+/* Adds the collective (or training) workload entry `idx` (called by workload/). */
+int coll_add(struct net *n, const struct wl_entry *w, size_t idx, struct diag *d);
+void coll_on_event(struct sim *s, const struct event *e);
+void coll_fini(struct net *n);
+
+/* innet/ reports that member `member` of in-network transfer `xfer` of
+ * collective call `op` has received the whole reduced result. */
+void coll_innet_done(struct net *n, uint32_t op, uint32_t xfer);
+
+/* The nccl-tests table for the collective workloads of the run. */
+void coll_print_table(const struct net *n, FILE *f);
+/* results.json "training" array (NULL-safe: writes [] when none). */
+struct jw;
+void coll_write_training(const struct net *n, struct jw *w);
+
+/* NCCL's own alpha-beta estimate (tuning.cc ncclTopoGetAlgoTime, Simple
+ * protocol; domain.md B) of a collective of `bytes` on `nranks` ranks over
+ * `nnodes` hosts, with per-rank network bandwidth `bw_bps`; microseconds.
+ * algo: enum coll_algo; op: enum wl_kind. Returns a huge value when the
+ * algorithm does not apply. */
+double coll_nccl_time_us(int op, int algo, uint64_t bytes, uint32_t nranks, uint32_t nnodes,
+                         uint64_t bw_bps, uint64_t nvlink_bps);
+
+#endif /* FABSIM_COLL_COLL_H */

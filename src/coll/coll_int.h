@@ -1,0 +1,117 @@
+/* src/coll/coll_int.h
+ *
+ * Internals shared by coll/ and innet/: the schedule graph of one collective
+ * call, jobs (communicators), and the module state behind n->coll_state.
+ */
+#ifndef FABSIM_COLL_COLL_INT_H
+#define FABSIM_COLL_COLL_INT_H
+
+#include "config/scenario.h"
+#include "core/rng.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct net;
+
+enum xfer_kind {
+    XF_MSG,     /* a message on a queue pair */
+    XF_VIRTUAL, /* a join point: done as soon as its dependencies are */
+    XF_INNET,   /* one member's part of an in-network reduction */
+    XF_DELAY,   /* a fixed time (compute), then done */
+};
+
+struct xfer {
+    uint8_t kind;
+    uint8_t pad[3];
+    uint32_t qp;            /* XF_MSG: queue pair; XF_INNET: member index */
+    uint32_t ndeps;         /* dependencies not yet done */
+    uint32_t out_off, nout; /* dependents: op->out[out_off ..) */
+    uint64_t bytes;         /* XF_DELAY: picoseconds */
+};
+
+struct op { /* one collective call (or one training iteration) */
+    uint32_t job;
+    uint32_t row; /* coll_row, NET_NONE for training iterations */
+    struct xfer *x;
+    uint32_t nx, capx;
+    uint32_t *ef, *et; /* edges before the CSR: from -> to */
+    uint32_t ne, cape;
+    uint32_t *out;
+    uint32_t left; /* transfers not done */
+    bool done;
+};
+
+struct job {
+    const struct wl_entry *w;
+    size_t widx;
+    uint32_t id;             /* job number in results.json */
+    uint32_t *ranks;         /* node ids */
+    uint32_t nranks, nnodes; /* ranks, distinct hosts */
+    uint32_t gpus;           /* GPUs per host among the ranks (hierarchical) */
+    enum coll_algo algo;     /* resolved */
+    bool fallback;
+    uint32_t sess; /* innet session (sharp / nvls) or NET_NONE */
+    uint32_t channels;
+    uint64_t slice_bytes, overhead_ps;
+    uint32_t size_i, rep; /* progress through sizes x repeat */
+    uint32_t cur_op;
+    struct rng ent;
+    /* qp map: open addressing on key (channel, src rank, dst rank) */
+    uint64_t *qkey;
+    uint32_t *qval;
+    uint32_t qcap;
+    /* training */
+    uint32_t iter;
+    uint64_t comm_exposed_ps; /* per iteration, summed */
+    uint64_t iter_start_ps;
+};
+
+struct train_row {
+    uint32_t job, iteration;
+    uint64_t start_ps, end_ps;
+    uint64_t compute_ps, comm_ps, exposed_ps;
+};
+
+struct innet_state;
+
+struct coll_state {
+    struct job *jobs;
+    uint32_t njobs;
+    struct op *ops;
+    uint32_t nops, capops;
+    uint32_t *msg_x; /* message id -> transfer of its op (NET_NONE: not ours) */
+    size_t msg_x_cap;
+    struct {
+        uint32_t op, x;
+    } * timers;
+    uint32_t ntimers, captimers;
+    uint32_t *stack;
+    size_t stack_cap;
+    struct train_row *train;
+    uint32_t ntrain, captrain;
+    void (*prev_recv)(struct net *n, uint32_t msg);
+    struct innet_state *innet;
+};
+
+/* Schedule building (coll.c) */
+uint32_t op_xfer(struct op *o, uint8_t kind, uint32_t qp, uint64_t bytes);
+void op_dep(struct op *o, uint32_t before, uint32_t after);
+uint32_t job_qp(struct net *n, struct job *j, uint32_t ch, uint32_t src_rank, uint32_t dst_rank);
+
+/* Algorithms (algos.c): fill op `o` for job `j`. pre[i]/post[i]: per rank,
+ * the transfer the rank's first send waits for (NET_NONE: none) and, out, a
+ * transfer done when the rank holds its result. */
+void algo_build(struct net *n, struct job *j, struct op *o, int opkind, enum coll_algo a,
+                uint64_t bytes, const uint32_t *pre, uint32_t *post);
+
+/* training.c */
+int training_add(struct net *n, struct job *j, struct diag *d);
+void training_op_done(struct net *n, struct job *j, struct op *o);
+void training_start(struct net *n, struct job *j);
+
+/* coll.c: starts op building with `build` done by the caller; launches roots */
+uint32_t coll_op_new(struct net *n, uint32_t job);
+void coll_op_launch(struct net *n, uint32_t opi);
+
+#endif /* FABSIM_COLL_COLL_INT_H */

@@ -1,0 +1,227 @@
+/* src/innet/innet.c
+ *
+ * The aggregation engine shared by SHARP (sharp.c builds the tree over the
+ * fabric's switches) and NVLS (nvls.c: the host's NVSwitch). See innet.h.
+ *
+ * A reduction streams the data in MTU chunks. A member keeps at most
+ * `window` chunks outstanding (sent, result not yet back): the switches'
+ * aggregation buffer per tree bounds what can be in flight, as the SHARP
+ * streaming aggregation protocol's buffer credits do. A tree switch counts
+ * the contributions of each chunk and sends one reduced chunk up when all its
+ * children contributed (the root sends it down). Packets are PKT_INNET and go
+ * through the normal ports: link-level flow control and queues apply; a
+ * consumed packet is admitted and released at its input the way a NIC
+ * consumes one. Lost chunks are not recovered (run SHARP on a lossless
+ * fabric: credit flow control, or buffers that do not overflow).
+ */
+#include "innet/innet.h"
+
+#include "coll/coll.h"
+#include "coll/coll_int.h"
+#include "core/mem.h"
+#include "flowctl/flowctl.h"
+#include "innet/innet_int.h"
+#include "net/net.h"
+#include "net/port.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct innet_state *innet_get(struct net *n) {
+    struct coll_state *cs = n->coll_state;
+    if (!cs->innet) cs->innet = fs_xcalloc(1, sizeof *cs->innet);
+    return cs->innet;
+}
+
+uint32_t innet_session_new(struct net *n) {
+    struct innet_state *st = innet_get(n);
+    st->sess = fs_xrealloc(st->sess, (st->nsess + 1) * sizeof *st->sess);
+    struct innet_sess *s = &st->sess[st->nsess];
+    memset(s, 0, sizeof *s);
+    s->sw2t = fs_xmalloc(n->nswitches * sizeof *s->sw2t);
+    memset(s->sw2t, 0xff, n->nswitches * sizeof *s->sw2t);
+    return st->nsess++;
+}
+
+uint32_t innet_tnode(struct net *n, struct innet_sess *s, uint32_t sw) {
+    uint32_t si = n->nodes[sw].index;
+    if (s->sw2t[si] != NET_NONE) return s->sw2t[si];
+    s->t = fs_xrealloc(s->t, (s->nt + 1) * sizeof *s->t);
+    memset(&s->t[s->nt], 0, sizeof *s->t);
+    s->t[s->nt].sw = sw;
+    s->t[s->nt].parent_port = NET_NONE;
+    s->sw2t[si] = s->nt;
+    return s->nt++;
+}
+
+void innet_add_child(struct innet_sess *s, uint32_t t, uint32_t port) {
+    struct innet_tnode *tn = &s->t[t];
+    for (uint32_t i = 0; i < tn->nchild; i++)
+        if (tn->child[i] == port) return;
+    tn->child = fs_xrealloc(tn->child, (tn->nchild + 1) * sizeof *tn->child);
+    tn->child[tn->nchild++] = port;
+}
+
+static struct innet_run *run_of(struct innet_sess *s, uint32_t r) {
+    return &s->runs[r];
+}
+
+static void emit(struct net *n, uint32_t port, uint32_t sess, uint32_t run, uint32_t chunk,
+                 bool down, uint32_t payload) {
+    uint32_t id = pkt_alloc(&n->pool);
+    struct packet *p = pkt(&n->pool, id);
+    memset(p, 0, sizeof *p);
+    p->next = PKT_NONE;
+    p->type = PKT_INNET;
+    p->qp = sess;
+    p->psn = chunk;
+    p->aux = run | (down ? 0x80000000u : 0);
+    p->src = n->ports[port].node;
+    p->dst = n->ports[n->ports[port].peer].node;
+    p->payload_bytes = payload;
+    p->wire_bytes = net_data_wire_bytes(n, payload, false);
+    p->sent_ps = n->sim->now_ps;
+    p->in_port = NET_NONE; /* made here: holds no input buffer */
+    n->c.packets_sent++;
+    n->pkts_in_flight++;
+    port_enqueue(n, port, 0, id);
+}
+
+static uint32_t chunk_bytes(const struct net *n, const struct innet_run *r, uint32_t c) {
+    uint64_t off = (uint64_t)c * n->mtu_bytes;
+    uint64_t left = r->bytes - off;
+    return left < n->mtu_bytes ? (uint32_t)left : n->mtu_bytes;
+}
+
+static void member_send(struct net *n, uint32_t sess, uint32_t run, uint32_t i) {
+    struct innet_sess *s = &innet_get(n)->sess[sess];
+    struct innet_run *r = run_of(s, run);
+    while (r->next_send[i] < r->nchunks && r->next_send[i] - r->recvd[i] < s->window) {
+        uint32_t c = r->next_send[i]++;
+        emit(n, s->up_port[i], sess, run, c, false, chunk_bytes(n, r, c));
+    }
+}
+
+void innet_start(struct net *n, uint32_t sess, uint32_t i, uint64_t bytes, uint32_t op,
+                 uint32_t xfer) {
+    struct innet_sess *s = &innet_get(n)->sess[sess];
+    uint32_t key = xfer - i; /* the reduction's first member transfer */
+    uint32_t run = NET_NONE, freeslot = NET_NONE;
+    for (uint32_t k = 0; k < s->nruns; k++) {
+        if (s->runs[k].live && s->runs[k].op == op && s->runs[k].key == key) run = k;
+        if (!s->runs[k].live && freeslot == NET_NONE) freeslot = k;
+    }
+    if (run == NET_NONE) {
+        if (freeslot == NET_NONE) {
+            s->runs = fs_xrealloc(s->runs, (s->nruns + 1) * sizeof *s->runs);
+            memset(&s->runs[s->nruns], 0, sizeof *s->runs);
+            freeslot = s->nruns++;
+        }
+        run = freeslot;
+        struct innet_run *r = &s->runs[run];
+        r->live = true;
+        r->op = op;
+        r->key = key;
+        r->bytes = bytes;
+        r->nchunks = bytes ? (uint32_t)((bytes + n->mtu_bytes - 1) / n->mtu_bytes) : 1;
+        r->left = s->m;
+        free(r->next_send);
+        free(r->recvd);
+        free(r->xfer);
+        free(r->cnt);
+        r->next_send = fs_xcalloc(s->m, sizeof *r->next_send);
+        r->recvd = fs_xcalloc(s->m, sizeof *r->recvd);
+        r->xfer = fs_xcalloc(s->m, sizeof *r->xfer);
+        r->cnt = fs_xcalloc((size_t)s->nt * r->nchunks, sizeof *r->cnt);
+    }
+    s->runs[run].xfer[i] = xfer;
+    member_send(n, sess, run, i);
+}
+
+static bool consume(struct net *n, uint32_t in_port, uint32_t id) {
+    struct packet *p = pkt(&n->pool, id);
+    if (!n->fc->admit(n, in_port, NET_NONE, p)) {
+        port_drop(n, n->ports[in_port].peer, id);
+        return false;
+    }
+    n->pkts_in_flight--;
+    if (n->fc->on_release) n->fc->on_release(n, in_port, p);
+    pkt_free(&n->pool, id);
+    return true;
+}
+
+void innet_switch_rx(struct net *n, uint32_t sw, uint32_t in_port, uint32_t id) {
+    struct packet *p = pkt(&n->pool, id);
+    uint32_t sess = p->qp, run = p->aux & 0x7fffffffu, chunk = p->psn;
+    bool down = p->aux >> 31;
+    struct innet_sess *s = &innet_get(n)->sess[sess];
+    uint32_t t = s->sw2t[n->nodes[sw].index];
+    struct innet_run *r = run_of(s, run);
+    uint32_t bytes = chunk_bytes(n, r, chunk);
+    if (!consume(n, in_port, id) || t == NET_NONE) return;
+    struct innet_tnode *tn = &s->t[t];
+    if (!down) {
+        uint16_t *c = &r->cnt[(size_t)t * r->nchunks + chunk];
+        if (++*c < tn->nchild) return; /* partial sum held in the aggregation buffer */
+        if (tn->parent_port != NET_NONE) {
+            emit(n, tn->parent_port, sess, run, chunk, false, bytes);
+            return;
+        }
+    }
+    for (uint32_t k = 0; k < tn->nchild; k++) /* root result, or replicate down */
+        emit(n, tn->child[k], sess, run, chunk, true, bytes);
+}
+
+void innet_host_rx(struct net *n, uint32_t node, uint32_t port, uint32_t id) {
+    (void)port;
+    struct packet *p = pkt(&n->pool, id);
+    uint32_t sess = p->qp, run = p->aux & 0x7fffffffu;
+    struct innet_sess *s = &innet_get(n)->sess[sess];
+    struct innet_run *r = run_of(s, run);
+    uint32_t i = NET_NONE;
+    for (uint32_t k = 0; k < s->m; k++)
+        if (s->members[k] == node) {
+            i = k;
+            break;
+        }
+    if (i == NET_NONE || !(p->aux >> 31)) return;
+    if (++r->recvd[i] == r->nchunks) {
+        uint32_t op = r->op, x = r->xfer[i];
+        if (--r->left == 0) r->live = false;
+        coll_innet_done(n, op, x);
+        return;
+    }
+    member_send(n, sess, run, i);
+}
+
+void innet_close(struct net *n, uint32_t sess) {
+    struct innet_state *st = innet_get(n);
+    struct innet_sess *s = &st->sess[sess];
+    if (s->release) s->release(n, s);
+}
+
+void innet_fini(struct net *n) {
+    struct coll_state *cs = n->coll_state;
+    if (!cs || !cs->innet) return;
+    struct innet_state *st = cs->innet;
+    for (uint32_t i = 0; i < st->nsess; i++) {
+        struct innet_sess *s = &st->sess[i];
+        for (uint32_t t = 0; t < s->nt; t++)
+            free(s->t[t].child);
+        for (uint32_t k = 0; k < s->nruns; k++) {
+            free(s->runs[k].next_send);
+            free(s->runs[k].recvd);
+            free(s->runs[k].xfer);
+            free(s->runs[k].cnt);
+        }
+        free(s->runs);
+        free(s->t);
+        free(s->sw2t);
+        free(s->members);
+        free(s->up_port);
+    }
+    free(st->sess);
+    free(st->active);
+    free(st);
+    cs->innet = NULL;
+}

@@ -1,0 +1,42 @@
+/* src/innet/innet.h
+ *
+ * In-network reduction: an aggregation tree of switches over a set of member
+ * endpoints. Members send their data once, chunk by chunk (one MTU packet per
+ * chunk, PKT_INNET through the normal ports, so queues and link-level flow
+ * control apply); a tree switch holds the partial sum of a chunk until every
+ * child contributed, then sends one reduced chunk to its parent; the root
+ * sends the result down, switches replicate it to their children, and every
+ * member receives it once. SHARP (sharp.c) builds the tree over the fabric's
+ * switches, NVLS (nvls.c) uses a host's NVSwitch as the only tree node.
+ */
+#ifndef FABSIM_INNET_INNET_H
+#define FABSIM_INNET_INNET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct net;
+
+/* A SHARP aggregation tree for the member nodes (hosts), as the aggregation
+ * manager would build it: rooted at a top-tier switch, every switch on the
+ * way holding one streaming tree. Returns a session id, or NET_NONE when a
+ * switch on it has no streaming tree left (the caller falls back to ring). */
+uint32_t innet_sharp_open(struct net *n, const uint32_t *members, uint32_t m, uint32_t job);
+/* NVLS over the NVSwitch of the members' host (all members on one host). */
+uint32_t innet_nvls_open(struct net *n, const uint32_t *members, uint32_t m);
+/* Releases the session's switch resources. */
+void innet_close(struct net *n, uint32_t sess);
+
+/* Member `i` joins reduction `op` of `bytes` (coll call op, transfer xfer):
+ * it starts streaming its chunks; coll_innet_done(op, xfer) once it holds the
+ * whole result. */
+void innet_start(struct net *n, uint32_t sess, uint32_t i, uint64_t bytes, uint32_t op,
+                 uint32_t xfer);
+
+/* Per-packet hooks: a PKT_INNET packet reached switch `sw` / endpoint `node`. */
+void innet_switch_rx(struct net *n, uint32_t sw, uint32_t in_port, uint32_t id);
+void innet_host_rx(struct net *n, uint32_t node, uint32_t port, uint32_t id);
+
+void innet_fini(struct net *n);
+
+#endif /* FABSIM_INNET_INNET_H */

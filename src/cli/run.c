@@ -177,18 +177,3 @@ int cli_validate(int argc, char **argv) {
     scenario_fini(&sc);
     return 0;
 }
-
-int cli_compare(int argc, char **argv) {
-    (void)argc, (void)argv;
-    return cli_usage_error("compare is not implemented yet");
-}
-
-int cli_labs(int argc, char **argv) {
-    (void)argc, (void)argv;
-    return cli_usage_error("labs is not implemented yet");
-}
-
-int cli_report(int argc, char **argv) {
-    (void)argc, (void)argv;
-    return cli_usage_error("report is not implemented yet");
-}

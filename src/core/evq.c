@@ -4,11 +4,7 @@
 #include "core/mem.h"
 
 static inline int before(const struct event *a, const struct event *b) {
-    if (a->time_ps != b->time_ps)
-        return a->time_ps < b->time_ps;
-    if (a->entity != b->entity)
-        return a->entity < b->entity;
-    return (int32_t)(a->seq - b->seq) < 0;
+    return a->time_ps < b->time_ps || (a->time_ps == b->time_ps && a->order < b->order);
 }
 
 void evq_init(struct evq *q, size_t cap_hint) {
@@ -53,11 +49,17 @@ int evq_pop(struct evq *q, struct event *out) {
         size_t c = 4 * i + 1;
         if (c >= n)
             break;
-        size_t best = c;
-        size_t end = c + 4 < n ? c + 4 : n;
-        for (size_t j = c + 1; j < end; j++)
-            if (before(&h[j], &h[best]))
-                best = j;
+        size_t best;
+        if (c + 3 < n) { /* all four children: a two-round tournament */
+            size_t b0 = before(&h[c + 1], &h[c]) ? c + 1 : c;
+            size_t b1 = before(&h[c + 3], &h[c + 2]) ? c + 3 : c + 2;
+            best = before(&h[b1], &h[b0]) ? b1 : b0;
+        } else {
+            best = c;
+            for (size_t j = c + 1; j < n; j++)
+                if (before(&h[j], &h[best]))
+                    best = j;
+        }
         if (!before(&h[best], &last))
             break;
         h[i] = h[best];

@@ -14,13 +14,15 @@
 
 struct event {
     uint64_t time_ps; /* when it fires */
-    uint32_t entity;  /* tie-break 1: who scheduled it */
-    uint32_t seq;     /* tie-break 2: that entity's own counter (wraps after 4e9: ties that
-                         far apart in one entity's history cannot share a time stamp) */
+    uint64_t order;   /* tie-breaks: entity that scheduled it << 32 | that entity's own
+                         counter (wraps after 4e9 events: ties that far apart in one
+                         entity's history cannot share a time stamp) */
+    uint32_t arg;     /* argument, usually an entity or object id */
     uint16_t kind;    /* handler index (sim_register) */
     uint16_t aux;     /* small argument */
-    uint32_t arg;     /* argument, usually an entity or object id */
 };
+
+static inline uint32_t event_entity(const struct event *e) { return (uint32_t)(e->order >> 32); }
 
 struct evq {
     struct event *heap;

@@ -38,7 +38,7 @@ void sim_register(struct sim *s, uint16_t kind, sim_handler_fn fn);
 /* Schedules an event at absolute time `at_ps` (>= now) on behalf of `entity`. */
 static inline void sim_at(struct sim *s, sim_time_ps at_ps, uint32_t entity, uint16_t kind,
                           uint32_t arg, uint16_t aux) {
-    struct event e = {at_ps, entity, s->entity_seq[entity]++, kind, aux, arg};
+    struct event e = {at_ps, ((uint64_t)entity << 32) | s->entity_seq[entity]++, arg, kind, aux};
     evq_push(&s->q, e);
 }
 

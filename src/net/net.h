@@ -80,6 +80,9 @@ struct port {
     uint32_t fly_head, fly_tail; /* packets on the wire, in arrival order */
     uint8_t up;
     uint8_t rr;         /* round-robin pointer over classes */
+    uint8_t cls_mask;   /* bit c set when cls[c] is not empty */
+    uint8_t is_host;    /* the owner is a NIC (pulls data from its QPs) */
+    uint32_t ps_per_byte; /* serialisation per byte when a whole number of ps, else 0 */
     uint16_t parallel;  /* index among parallel links between the same nodes (#1, ...) */
     uint64_t q_bytes;   /* waiting bytes in all classes (not the one in service) */
     /* statistics */

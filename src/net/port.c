@@ -50,6 +50,7 @@ void port_enqueue(struct net *n, uint32_t port, uint32_t cls, uint32_t id) {
     sim_time_ps now = n->sim->now_ps;
     q_account(pt, now);
     pq_push(&n->pool, &pt->cls[cls], id, p->wire_bytes);
+    pt->cls_mask |= (uint8_t)(1u << cls);
     pt->q_bytes += p->wire_bytes;
     if (pt->q_bytes > pt->q_max)
         pt->q_max = pt->q_bytes;
@@ -66,7 +67,8 @@ static void start_tx(struct net *n, uint32_t port, uint32_t id) {
     struct port *pt = &n->ports[port];
     struct packet *p = pkt(&n->pool, id);
     sim_time_ps now = n->sim->now_ps;
-    sim_time_ps ser = time_serialise_ps(p->wire_bytes, pt->rate_bps);
+    sim_time_ps ser = pt->ps_per_byte ? (sim_time_ps)p->wire_bytes * pt->ps_per_byte
+                                      : time_serialise_ps(p->wire_bytes, pt->rate_bps);
     pt->busy_until_ps = now + ser;
     pt->busy_ps += ser;
     pt->tx_bytes += p->wire_bytes;
@@ -99,23 +101,25 @@ void port_kick(struct net *n, uint32_t port) {
         return;
     }
     const struct flowctl_ops *fc = n->fc;
-    for (uint32_t k = 0; k < NET_NCLASS; k++) {
+    for (uint32_t k = 0; pt->cls_mask && k < NET_NCLASS; k++) {
         uint32_t c = (pt->rr + k) % NET_NCLASS;
-        struct pq *q = &pt->cls[c];
-        if (q->head == PKT_NONE)
+        if (!(pt->cls_mask & (1u << c)))
             continue;
+        struct pq *q = &pt->cls[c];
         if (!fc->can_send(n, port, c, pkt(&n->pool, q->head)->wire_bytes))
             continue;
         pt->rr = (uint8_t)((c + 1) % NET_NCLASS);
         q_account(pt, now);
         id = pq_pop(&n->pool, q);
+        if (q->head == PKT_NONE)
+            pt->cls_mask &= (uint8_t)~(1u << c);
         struct packet *p = pkt(&n->pool, id);
         pt->q_bytes -= p->wire_bytes;
-        if (n->nodes[pt->node].kind == NODE_SWITCH && fc->on_release)
+        if (!pt->is_host && fc->on_release)
             fc->on_release(n, p->in_port, p);
         break;
     }
-    if (id == PKT_NONE && n->nodes[pt->node].kind == NODE_HOST)
+    if (id == PKT_NONE && pt->is_host)
         id = nic_pull(n, pt->node, port);
     if (id == PKT_NONE)
         return;
@@ -123,8 +127,7 @@ void port_kick(struct net *n, uint32_t port) {
         fc->on_send(n, port, pkt(&n->pool, id));
     start_tx(n, port, id);
     /* Wake at the end of this packet only if something will want the wire. */
-    if (pt->q_bytes || pt->ctrl.head != PKT_NONE ||
-        (n->nodes[pt->node].kind == NODE_HOST && nic_has_work(n, pt->node)))
+    if (pt->q_bytes || pt->ctrl.head != PKT_NONE || (pt->is_host && nic_has_work(n, pt->node)))
         schedule_wake(n, port, pt->busy_until_ps);
 }
 
@@ -204,6 +207,7 @@ void port_set_up(struct net *n, uint32_t port, bool up) {
             port_drop(n, port, id);
         }
     }
+    pt->cls_mask = 0;
     while (pt->ctrl.head != PKT_NONE)
         port_drop(n, port, pq_pop(&n->pool, &pt->ctrl));
 }

@@ -119,6 +119,13 @@ int topo_build(struct net *n, const struct scenario *sc, struct diag *d) {
     for (uint32_t i = 0; i < n->nports; i++) {
         struct port *p = &n->ports[i];
         uint32_t far = n->ports[p->peer].node;
+        p->is_host = n->nodes[p->node].kind == NODE_HOST;
+        /* 8e12 ps-bits per second: a whole number of ps per byte at 25, 100,
+         * 200, 400, 800 Gb/s; other rates take the exact division. */
+        uint64_t bits_ps = 8ull * PS_PER_S;
+        p->ps_per_byte = bits_ps % p->rate_bps == 0 && bits_ps / p->rate_bps < UINT32_MAX
+                             ? (uint32_t)(bits_ps / p->rate_bps)
+                             : 0;
         p->deliver_ps =
             p->prop_ps + (n->nodes[far].kind == NODE_SWITCH ? sc->fabric.switch_latency_ps : 0);
     }

@@ -114,7 +114,7 @@ void workload_on_gen(struct sim *s, const struct event *e) {
     uint32_t m = net_msg_new(n, g->qp, size, SIM_TIME_NEVER, g->flow, NET_NONE);
     net_msg_post_now(n, m);
     uint64_t next = s->now_ps + (uint64_t)llround(rng_exponential(&g->rng, g->mean_gap_ps));
-    sim_at(s, next, e->entity, NET_EV_GEN, e->arg, 0);
+    sim_at(s, next, event_entity(e), NET_EV_GEN, e->arg, 0);
 }
 
 int workload_build(struct net *n, struct diag *d) {

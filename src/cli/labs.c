@@ -445,7 +445,8 @@ int cli_labs(int argc, char **argv) {
             j->id = fs_xstrdup(id);
             snprintf(path, sizeof path, "%s/%s/%s", lroot, labs[i], files[k]);
             j->file = fs_xstrdup(path);
-            snprintf(path, sizeof path, "%s/%s/%s", out, labs[i], id);
+            snprintf(path, sizeof path, "%s/%s/%.*s", out, labs[i], (int)strlen(files[k]) - 5,
+                     files[k]);
             j->outdir = fs_xstrdup(path);
             char *text = read_text(j->file);
             j->label = text ? file_label(text) : NULL;

@@ -52,7 +52,7 @@ static const struct jv *need(const struct report *r, struct fb *b, const char *i
         return s->res;
     if (b->mlen < sizeof b->missing - 1)
         b->mlen += (size_t)snprintf(b->missing + b->mlen, sizeof b->missing - b->mlen, "%s%s",
-                                    b->mlen ? ", " : "", what);
+                                    b->mlen ? "; " : "", what);
     if (b->mlen >= sizeof b->missing)
         b->mlen = sizeof b->missing - 1;
     return NULL;

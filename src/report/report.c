@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -265,9 +266,14 @@ static char *yaml_comment(const char *yaml, const char *key) {
     return NULL;
 }
 
-static void load_scn(struct report_scn *sc, const char *dir, const char *id) {
+/* A scenario's folder is named after its file, "NN-name" (the number only
+ * orders the runs); its id is the name. */
+static void load_scn(struct report_scn *sc, const char *dir, const char *folder) {
     char path[PATH_MAX], err[256];
     memset(sc, 0, sizeof *sc);
+    const char *id = folder;
+    if (id[0] >= '0' && id[0] <= '9' && id[1] >= '0' && id[1] <= '9' && id[2] == '-' && id[3])
+        id += 3;
     sc->id = fs_xstrdup(id);
     pjoin(path, sizeof path, dir, "scenario.yaml");
     sc->yaml = slurp(path);
@@ -443,10 +449,14 @@ int report_find_web(char *out, size_t len) {
     return FS_ENOENT;
 }
 
-/* Writes `s` into an inline <script>/<style>, so that no "</" can close it. */
-static void put_inline(FILE *f, const char *s) {
+/* Writes `s` into an inline <script>/<style> so that nothing in it can close
+ * the element. JSON (`any_close`): every "</" becomes "<\\/", the same string.
+ * Code: only "</script" and "</style" are touched, since "</" also occurs in
+ * regular expressions of the minified libraries, where "<\\/" would differ. */
+static void put_inline(FILE *f, const char *s, bool any_close) {
     for (const char *p = s; *p; p++) {
-        if (p[0] == '<' && p[1] == '/')
+        if (p[0] == '<' && p[1] == '/' &&
+            (any_close || !strncasecmp(p + 2, "script", 6) || !strncasecmp(p + 2, "style", 5)))
             fputs("<\\/", f), p++;
         else
             fputc(*p, f);
@@ -513,7 +523,7 @@ static int inline_file(FILE *out, const char *path, const char *open_tag, const 
         return diag_set(d, path, (struct srcpos){0, 0}, FS_ENOENT,
                         "report asset missing (run `make deps`, which runs npm ci in report/web)");
     fputs(open_tag, out);
-    put_inline(out, s);
+    put_inline(out, s, false);
     fputs(close_tag, out);
     free(s);
     return 0;
@@ -578,7 +588,7 @@ int report_write(const struct report *r, struct diag *d) {
     FILE *mf = open_memstream(&data, &dlen);
     write_data(r, mf);
     fclose(mf);
-    put_inline(f, data);
+    put_inline(f, data, true);
     free(data);
     fputs("</script>\n", f);
     pjoin(path, sizeof path, web, "report.js");

@@ -188,8 +188,13 @@
   function busbwChart(parent, scns, caption, byRanks) {
     const ok = scns.filter((s) => ran(s) && (s.results.collectives || []).length);
     if (!ok.length) return notYet(parent, caption, scns);
-    const rows = [];
+    let rows = [];
     for (const s of ok) for (const c of s.results.collectives) rows.push({ scenario: s.label, algorithm: c.algorithm, size_bytes: c.size, ranks: c.ranks, busbw: c.busbw_gbps, time_us: c.time_ns / 1000 });
+    if (byRanks) { // one size for every node count: the largest all runs have
+      const common = Math.min(...ok.map((s) => Math.max(...s.results.collectives.map((c) => c.size))));
+      rows = rows.filter((r) => r.size_bytes === common);
+      caption += ` (${common / 1048576} MiB)`;
+    }
     chart(parent, caption, {
       width: 600, height: 260, data: { values: rows },
       mark: { type: 'line', point: true, tooltip: true },
@@ -426,7 +431,7 @@
     },
     sharp(sec, scns) {
       busbwChart(sec, pick(scns, /^allreduce-.*-8$/), 'AllReduce busbw vs message size, 8 nodes');
-      busbwChart(sec, pick(scns, /^allreduce-/), 'AllReduce busbw vs node count (largest size)', true);
+      busbwChart(sec, pick(scns, /^allreduce-/), 'AllReduce busbw vs node count', true);
       busbwChart(sec, pick(scns, /^node-/), 'Inside one 8-GPU node: ring over NVLink vs NVLS');
     },
     subnet_manager(sec, scns) {

@@ -224,7 +224,7 @@ static void lossless(struct report *r) {
             add(&v, "%s: victim flow FCT %.1f us (%.0f us paused on links)", vic[i][1], fct,
                 num(res, "summary.paused_ns_total") / 1000.0);
     }
-    finish(r, &v, "Victim flow h4 to h1 next to an incast into h0");
+    finish(r, &v, "Victim flow h7 to h1 next to an incast into h0");
 
     static const char *const dl[][2] = {
         {"deadlock-ring-pfc-minhop", "RoCE PFC, shortest-path routes"},
@@ -246,7 +246,7 @@ static void lossless(struct report *r) {
             add(&d, "%s: no deadlock, %s", dl[i][1], done);
         }
     }
-    finish(r, &d, "Ring of 4 switches, each host sending 2 hops clockwise");
+    finish(r, &d, "Ring of 5 switches, each host sending 2 hops clockwise");
 }
 
 static void cc_clause(struct fb *b, const char *label, const struct jv *res) {

@@ -141,7 +141,8 @@
           rows.push({ scenario: s.label, link: l.name, t_us: t[i] / 1000, queue_kib: l.q[i] / 1024, paused_pct: t[i] > 0 ? 100 * l.paused_ns[i] / (t[i] - (i ? t[i - 1] : 0)) : 0 });
     }
     const labels = ok.map((s) => s.label);
-    chart(parent, caption + ' (pick a run)', {
+    const anyPause = rows.some((r) => r.paused_pct > 0);
+    chart(parent, caption + ' (pick a run)' + (anyPause ? '' : '; no pauses or credit stalls in any run'), {
       data: { values: rows },
       params: [{ name: 'run', value: labels[0], bind: { input: 'select', options: labels, name: 'run: ' } }],
       transform: [{ filter: 'datum.scenario === run' }],
@@ -154,7 +155,7 @@
           encoding: { x: { field: 't_us', type: 'quantitative', title: 'time (us)' },
                       y: { field: 'paused_pct', type: 'quantitative', title: 'paused / stalled (%)', stack: null },
                       color: { field: 'link', type: 'nominal' } } },
-      ],
+      ].slice(0, anyPause ? 2 : 1),
     });
   }
 
@@ -415,7 +416,7 @@
       const inc = pick(scns, /^(incast|alltoall)-/);
       countersChart(sec, inc, DROPS, 'Drops, retransmissions, pause frames and credit stalls per mode (incast and all-to-all)');
       timelines(sec, inc, 'Queues and pauses at the busiest links');
-      fctChart(sec, pick(scns, /^victim-/), 'Flow completion times next to an incast: the victim flow h4→h1 shares the spine→leaf0 link with the incast into h0', 'h1');
+      fctChart(sec, pick(scns, /^victim-/), 'Flow completion times next to an incast: the victim flow h7→h1 shares the spine→leaf0 link with one flow of the incast into h0', 'h1');
       const dl = pick(scns, /^deadlock-/);
       const dead = dl.filter((s) => ran(s) && s.results.summary.deadlock.detected);
       if (dead.length) for (const s of dead) topologyChart(sec, s, `Deadlock cycle in “${s.label}” (ports in the wait-for cycle in red)`);
@@ -463,6 +464,12 @@
   }
 
   // ---- page ----------------------------------------------------------------------
+  // Charts key on labels: make them unique within a lab.
+  for (const lab of DATA.labs) {
+    const seen = {};
+    for (const s of lab.scenarios) seen[s.label] = (seen[s.label] || 0) + 1;
+    for (const s of lab.scenarios) if (seen[s.label] > 1) s.label += ` (${s.id})`;
+  }
   const all = DATA.labs.flatMap((l) => l.scenarios);
   const nRan = all.filter(ran).length, nNa = all.filter((s) => s.status === 'not_available').length, nErr = all.length - nRan - nNa;
   const title = DATA.mode === 'compare' ? 'fabsim compare' : DATA.mode === 'run' ? 'fabsim run' : 'fabsim course labs';

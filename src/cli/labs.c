@@ -49,8 +49,7 @@ struct jobs {
 
 static char *read_text(const char *path) {
     FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
+    if (!f) return NULL;
     size_t cap = 1 << 12, len = 0, got;
     char *buf = fs_xmalloc(cap);
     while ((got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
@@ -67,8 +66,7 @@ static char *read_text(const char *path) {
 
 static int write_text(const char *path, const char *text) {
     FILE *f = fopen(path, "w");
-    if (!f)
-        return -1;
+    if (!f) return -1;
     fputs(text, f);
     return fclose(f);
 }
@@ -81,8 +79,7 @@ static bool is_dir(const char *p) {
 /* "# label: ..." from a scenario file's comments (or NULL). */
 static char *file_label(const char *text) {
     for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-        if (strncmp(p, "# label:", 8))
-            continue;
+        if (strncmp(p, "# label:", 8)) continue;
         p += 8;
         while (*p == ' ')
             p++;
@@ -100,15 +97,13 @@ static void write_status(const char *dir, const char *status, const char *messag
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/status.json", dir);
     FILE *f = fopen(path, "w");
-    if (!f)
-        return;
+    if (!f) return;
     struct jw w;
     jw_init(&w, f);
     jw_obj(&w);
     jw_kstr(&w, "status", status);
     jw_kstr(&w, "message", message ? message : "");
-    if (label)
-        jw_kstr(&w, "label", label);
+    if (label) jw_kstr(&w, "label", label);
     jw_knum(&w, "wall_s", wall_s);
     jw_obj_end(&w);
     jw_end(&w);
@@ -196,8 +191,9 @@ static void finish_job(struct job *j, int wstatus) {
         snprintf(msg, sizeof msg, "stopped after %d s of wall-clock time (make it smaller)",
                  LABS_TIMEOUT_S);
     else
-        snprintf(msg, sizeof msg, "the simulator died (signal %d: %s); run `fabsim run %s` to see why",
-                 sig, strsignal(sig), j->file);
+        snprintf(msg, sizeof msg,
+                 "the simulator died (signal %d: %s); run `fabsim run %s` to see why", sig,
+                 strsignal(sig), j->file);
     write_status(j->outdir, REPORT_ERROR, msg, j->label, wall_now_s() - j->t0);
     j->status = 2;
 }
@@ -222,8 +218,7 @@ static void run_jobs(struct jobs *js, int par, bool tty, size_t counts[3]) {
         while (running < (size_t)par && next < js->n) {
             struct job *j = &js->v[next++];
             snprintf(what, sizeof what, "%s/%s", j->lab, j->id);
-            if (tty)
-                bar(done, js->n, what, t0);
+            if (tty) bar(done, js->n, what, t0);
             start_job(j);
             if (j->pid > 0) {
                 running++;
@@ -232,31 +227,26 @@ static void run_jobs(struct jobs *js, int par, bool tty, size_t counts[3]) {
                 done++;
             }
         }
-        if (!running)
-            continue;
+        if (!running) continue;
         int ws;
         pid_t pid = wait(&ws);
         if (pid < 0) {
-            if (errno == EINTR)
-                continue;
+            if (errno == EINTR) continue;
             break;
         }
         for (size_t i = 0; i < next; i++) {
             struct job *j = &js->v[i];
-            if (j->pid != pid)
-                continue;
+            if (j->pid != pid) continue;
             finish_job(j, ws);
             j->pid = 0;
             counts[j->status]++;
             running--;
             done++;
-            if (tty)
-                bar(done, js->n, what, t0);
+            if (tty) bar(done, js->n, what, t0);
             break;
         }
     }
-    if (tty)
-        fputs("\r\033[K", stderr);
+    if (tty) fputs("\r\033[K", stderr);
 }
 
 static void free_jobs(struct jobs *js) {
@@ -281,27 +271,22 @@ static int cmp_str(const void *a, const void *b) {
 static char **list_dir(const char *dir, bool dirs, const char *suffix, size_t *n) {
     *n = 0;
     DIR *dp = opendir(dir);
-    if (!dp)
-        return NULL;
+    if (!dp) return NULL;
     char **v = NULL;
     size_t cap = 0;
     struct dirent *e;
     char path[PATH_MAX];
     while ((e = readdir(dp))) {
-        if (e->d_name[0] == '.')
-            continue;
+        if (e->d_name[0] == '.') continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (is_dir(path) != dirs)
-            continue;
+        if (is_dir(path) != dirs) continue;
         size_t l = strlen(e->d_name), sl = suffix ? strlen(suffix) : 0;
-        if (suffix && (l <= sl || strcmp(e->d_name + l - sl, suffix)))
-            continue;
+        if (suffix && (l <= sl || strcmp(e->d_name + l - sl, suffix))) continue;
         fs_grow((void **)&v, &cap, *n + 1, sizeof *v);
         v[(*n)++] = fs_xstrdup(e->d_name);
     }
     closedir(dp);
-    if (*n)
-        qsort(v, *n, sizeof *v, cmp_str);
+    if (*n) qsort(v, *n, sizeof *v, cmp_str);
     return v;
 }
 
@@ -313,29 +298,24 @@ static int find_repo_dir(const char *rel, char *out, size_t len) {
     }
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return -1;
+    if (n <= 0) return -1;
     exe[n] = 0;
     for (int up = 0; up < 5; up++) {
         char *slash = strrchr(exe, '/');
-        if (!slash)
-            break;
+        if (!slash) break;
         *slash = 0;
         char path[PATH_MAX + 64];
         snprintf(path, sizeof path, "%s/%s", exe, rel);
-        if (is_dir(path) && snprintf(out, len, "%s", path) < (int)len)
-            return 0;
+        if (is_dir(path) && snprintf(out, len, "%s", path) < (int)len) return 0;
     }
     return -1;
 }
 
 static bool only_match(const char *const *only, size_t nonly, const char *lab, const char *id) {
-    if (!nonly)
-        return true;
+    if (!nonly) return true;
     for (size_t i = 0; i < nonly; i++) {
         size_t l = strlen(lab);
-        if (!strcmp(only[i], lab))
-            return true;
+        if (!strcmp(only[i], lab)) return true;
         if (!strncmp(only[i], lab, l) && only[i][l] == '/' && !strcmp(only[i] + l + 1, id))
             return true;
     }
@@ -351,8 +331,7 @@ static int build_report(const char *dir, bool quiet) {
     struct report r;
     struct diag d = {0};
     int rc = report_load(&r, dir, &d);
-    if (!rc)
-        rc = report_write(&r, &d);
+    if (!rc) rc = report_write(&r, &d);
     if (rc) {
         diag_print(&d, stderr);
         report_fini(&r);
@@ -387,8 +366,7 @@ int cli_labs(int argc, char **argv) {
         if ((!strcmp(a, "-o") || !strcmp(a, "--out")) && has) {
             out = argv[++i];
         } else if (!strcmp(a, "-j") && has) {
-            if (parse_jobs(argv[++i], &par))
-                return free(only), 2;
+            if (parse_jobs(argv[++i], &par)) return free(only), 2;
         } else if (!strcmp(a, "--only") && has) {
             only[nonly++] = argv[++i];
         } else if (!strcmp(a, "--labs-dir") && has) {
@@ -482,8 +460,7 @@ int cli_labs(int argc, char **argv) {
     write_text(path, "labs\n");
     size_t counts[3];
     double t0 = wall_now_s();
-    if (!quiet)
-        fprintf(stderr, "fabsim labs: %zu scenarios, %d at a time\n", js.n, par);
+    if (!quiet) fprintf(stderr, "fabsim labs: %zu scenarios, %d at a time\n", js.n, par);
     run_jobs(&js, par, !quiet && isatty(2), counts);
     if (!quiet) {
         printf("fabsim labs: %zu ran, %zu not yet available, %zu failed, in %.0f s\n", counts[0],
@@ -494,11 +471,9 @@ int cli_labs(int argc, char **argv) {
                        js.v[i].outdir);
     }
     int rc = build_report(out, quiet);
-    if (!rc && !quiet)
-        printf("Report: %s/report.html\n", out);
+    if (!rc && !quiet) printf("Report: %s/report.html\n", out);
     free_jobs(&js);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     return counts[2] ? 1 : 0;
 }
 
@@ -517,8 +492,7 @@ int cli_report(int argc, char **argv) {
         return cli_usage_error("usage: fabsim report DIR (a folder written by fabsim labs, "
                                "compare or run)");
     int rc = build_report(dir, quiet);
-    if (!rc && !quiet)
-        printf("Report: %s/report.html\n", dir);
+    if (!rc && !quiet) printf("Report: %s/report.html\n", dir);
     return rc;
 }
 
@@ -529,8 +503,7 @@ static size_t split_variant(char *s, const char **out, size_t max) {
     size_t n = 0;
     out[n++] = s;
     for (char *p = s; *p && n < max; p++) {
-        if (*p != '+')
-            continue;
+        if (*p != '+') continue;
         const char *k = p + 1;
         size_t kl = strspn(k, "abcdefghijklmnopqrstuvwxyz0123456789_.");
         if (kl && k[kl] == '=') {
@@ -543,8 +516,7 @@ static size_t split_variant(char *s, const char **out, size_t max) {
 
 static void sanitize(char *s) {
     for (; *s; s++)
-        if (*s == '/' || *s == ' ' || *s == '+' || *s == '*' || *s == '?')
-            *s = '_';
+        if (*s == '/' || *s == ' ' || *s == '+' || *s == '*' || *s == '?') *s = '_';
 }
 
 static void print_compare_table(const struct jobs *js) {
@@ -613,14 +585,12 @@ int cli_compare(int argc, char **argv) {
                 return free(sets), cli_usage_error("--set needs KEY=VALUE");
             sets[nsets++] = argv[++i];
         } else if (!strcmp(a, "-j") && has) {
-            if (parse_jobs(argv[++i], &par))
-                return free(sets), 2;
+            if (parse_jobs(argv[++i], &par)) return free(sets), 2;
         } else if (a[0] == '-') {
             free(sets);
             return cli_usage_error("compare: unknown or incomplete option '%s'", a);
         } else {
-            if (nfiles == 16)
-                return free(sets), cli_usage_error("compare: at most 16 files");
+            if (nfiles == 16) return free(sets), cli_usage_error("compare: at most 16 files");
             files[nfiles++] = a;
         }
     }
@@ -648,8 +618,7 @@ int cli_compare(int argc, char **argv) {
             char id[256];
             snprintf(id, sizeof id, "%zu-%s", v + 1, base);
             char *dot = strrchr(id, '.');
-            if (dot)
-                *dot = 0;
+            if (dot) *dot = 0;
             sanitize(id);
             j->id = fs_xstrdup(id);
             j->label = fs_xstrdup(base);
@@ -689,11 +658,9 @@ int cli_compare(int argc, char **argv) {
     run_jobs(&js, par, isatty(2), counts);
     print_compare_table(&js);
     int rc = build_report(out, true);
-    if (!rc)
-        printf("Report: %s/report.html\n", out);
+    if (!rc) printf("Report: %s/report.html\n", out);
     for (size_t i = 0; i < js.n; i++)
-        if (nfiles == 1)
-            free((void *)js.v[i].sets);
+        if (nfiles == 1) free((void *)js.v[i].sets);
     for (size_t i = 0; i < nsets; i++)
         free(copies[i]);
     free(copies);

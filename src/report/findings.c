@@ -28,19 +28,16 @@ struct fb {
 
 static const struct report_scn *find(const struct report *r, const char *lab, const char *id) {
     for (size_t i = 0; i < r->nlabs; i++) {
-        if (strcmp(r->labs[i].id, lab))
-            continue;
+        if (strcmp(r->labs[i].id, lab)) continue;
         for (size_t k = 0; k < r->labs[i].nscn; k++)
-            if (!strcmp(r->labs[i].scn[k].id, id))
-                return &r->labs[i].scn[k];
+            if (!strcmp(r->labs[i].scn[k].id, id)) return &r->labs[i].scn[k];
     }
     return NULL;
 }
 
 static bool lab_present(const struct report *r, const char *lab) {
     for (size_t i = 0; i < r->nlabs; i++)
-        if (!strcmp(r->labs[i].id, lab))
-            return true;
+        if (!strcmp(r->labs[i].id, lab)) return true;
     return false;
 }
 
@@ -48,34 +45,28 @@ static bool lab_present(const struct report *r, const char *lab) {
 static const struct jv *need(const struct report *r, struct fb *b, const char *id,
                              const char *what) {
     const struct report_scn *s = find(r, b->lab, id);
-    if (s && s->res && !strcmp(s->status, REPORT_OK))
-        return s->res;
+    if (s && s->res && !strcmp(s->status, REPORT_OK)) return s->res;
     if (b->mlen < sizeof b->missing - 1)
         b->mlen += (size_t)snprintf(b->missing + b->mlen, sizeof b->missing - b->mlen, "%s%s",
                                     b->mlen ? "; " : "", what);
-    if (b->mlen >= sizeof b->missing)
-        b->mlen = sizeof b->missing - 1;
+    if (b->mlen >= sizeof b->missing) b->mlen = sizeof b->missing - 1;
     return NULL;
 }
 
 static void add(struct fb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void add(struct fb *b, const char *fmt, ...) {
-    if (b->len >= sizeof b->text - 1)
-        return;
-    if (b->parts++)
-        b->len += (size_t)snprintf(b->text + b->len, sizeof b->text - b->len, "; ");
+    if (b->len >= sizeof b->text - 1) return;
+    if (b->parts++) b->len += (size_t)snprintf(b->text + b->len, sizeof b->text - b->len, "; ");
     va_list ap;
     va_start(ap, fmt);
     if (b->len < sizeof b->text - 1)
         b->len += (size_t)vsnprintf(b->text + b->len, sizeof b->text - b->len, fmt, ap);
     va_end(ap);
-    if (b->len >= sizeof b->text)
-        b->len = sizeof b->text - 1;
+    if (b->len >= sizeof b->text) b->len = sizeof b->text - 1;
 }
 
 static void finish(struct report *r, struct fb *b, const char *title) {
-    fs_grow((void **)&r->findings, &(size_t){r->nfindings}, r->nfindings + 1,
-            sizeof *r->findings);
+    fs_grow((void **)&r->findings, &(size_t){r->nfindings}, r->nfindings + 1, sizeof *r->findings);
     struct report_finding *f = &r->findings[r->nfindings++];
     memset(f, 0, sizeof *f);
     snprintf(f->lab, sizeof f->lab, "%s", b->lab);
@@ -89,15 +80,15 @@ static void finish(struct report *r, struct fb *b, const char *title) {
         snprintf(f->text, sizeof f->text, "%s: %s", title, b->text);
 }
 
-static double num(const struct jv *res, const char *path) { return jv_num_at(res, path, 0.0); }
+static double num(const struct jv *res, const char *path) {
+    return jv_num_at(res, path, 0.0);
+}
 
 /* Completion time in microseconds, or -1 when the workload did not finish. */
 static double done_us(const struct jv *res) {
-    if (!jv_bool_at(res, "summary.completed", false))
-        return -1;
+    if (!jv_bool_at(res, "summary.completed", false)) return -1;
     double d = jv_num_at(res, "summary.done_ns", -1);
-    if (d < 0)
-        d = num(res, "summary.sim_time_ns");
+    if (d < 0) d = num(res, "summary.sim_time_ns");
     return d / 1000.0;
 }
 
@@ -116,11 +107,9 @@ static double max_link(const struct jv *res, const char *field, const char *tier
     const struct jv *links = jv_get(res, "links");
     double m = 0;
     for (size_t i = 0; links && i < links->n; i++) {
-        if (tier && strcmp(jv_str_at(links->items[i], "tier", ""), tier))
-            continue;
+        if (tier && strcmp(jv_str_at(links->items[i], "tier", ""), tier)) continue;
         double v = jv_num_at(links->items[i], field, 0);
-        if (v > m)
-            m = v;
+        if (v > m) m = v;
     }
     return m;
 }
@@ -130,8 +119,7 @@ static double mean_link(const struct jv *res, const char *field, const char *tie
     double s = 0;
     size_t n = 0;
     for (size_t i = 0; links && i < links->n; i++) {
-        if (tier && strcmp(jv_str_at(links->items[i], "tier", ""), tier))
-            continue;
+        if (tier && strcmp(jv_str_at(links->items[i], "tier", ""), tier)) continue;
         s += jv_num_at(links->items[i], field, 0);
         n++;
     }
@@ -145,13 +133,10 @@ static double busbw_largest(const struct jv *res, double *size_out) {
     size_t n = 0;
     for (size_t i = 0; c && i < c->n; i++) {
         double sz = jv_num_at(c->items[i], "size", 0);
-        if (sz > big)
-            big = sz, sum = 0, n = 0;
-        if (sz == big)
-            sum += jv_num_at(c->items[i], "busbw_gbps", 0), n++;
+        if (sz > big) big = sz, sum = 0, n = 0;
+        if (sz == big) sum += jv_num_at(c->items[i], "busbw_gbps", 0), n++;
     }
-    if (size_out)
-        *size_out = big;
+    if (size_out) *size_out = big;
     return n ? sum / (double)n : -1;
 }
 
@@ -189,8 +174,7 @@ static void lossless(struct report *r) {
     struct fb b = {.lab = "lossless"};
     for (size_t i = 0; i < 4; i++) {
         const struct jv *res = need(r, &b, ids[i][0], ids[i][1]);
-        if (res)
-            drops_clause(&b, ids[i][1], res);
+        if (res) drops_clause(&b, ids[i][1], res);
     }
     finish(r, &b, "Incast 7 to 1");
 
@@ -202,8 +186,7 @@ static void lossless(struct report *r) {
     struct fb c = {.lab = "lossless"};
     for (size_t i = 0; i < 3; i++) {
         const struct jv *res = need(r, &c, a2a[i][0], a2a[i][1]);
-        if (res)
-            drops_clause(&c, a2a[i][1], res);
+        if (res) drops_clause(&c, a2a[i][1], res);
     }
     finish(r, &c, "All-to-all");
 
@@ -215,8 +198,7 @@ static void lossless(struct report *r) {
     struct fb v = {.lab = "lossless"};
     for (size_t i = 0; i < 3; i++) {
         const struct jv *res = need(r, &v, vic[i][0], vic[i][1]);
-        if (!res)
-            continue;
+        if (!res) continue;
         double fct = flow_fct_to(res, "h1");
         if (fct < 0)
             add(&v, "%s: victim flow not finished", vic[i][1]);
@@ -234,8 +216,7 @@ static void lossless(struct report *r) {
     struct fb d = {.lab = "lossless"};
     for (size_t i = 0; i < 3; i++) {
         const struct jv *res = need(r, &d, dl[i][0], dl[i][1]);
-        if (!res)
-            continue;
+        if (!res) continue;
         if (jv_bool_at(res, "summary.deadlock.detected", false)) {
             const struct jv *cyc = jv_path(res, "summary.deadlock.cycle");
             add(&d, "%s: DEADLOCK at %.1f us, cycle of %zu ports", dl[i][1],
@@ -267,8 +248,7 @@ static void ecn_dcqcn(struct report *r) {
     struct fb b = {.lab = "ecn_dcqcn"};
     for (size_t i = 0; i < 4; i++) {
         const struct jv *res = need(r, &b, ids[i][0], ids[i][1]);
-        if (res)
-            cc_clause(&b, ids[i][1], res);
+        if (res) cc_clause(&b, ids[i][1], res);
     }
     finish(r, &b, "Incast under PFC and DCQCN");
 
@@ -279,8 +259,7 @@ static void ecn_dcqcn(struct report *r) {
     struct fb s = {.lab = "ecn_dcqcn"};
     for (size_t i = 0; i < 2; i++) {
         const struct jv *res = need(r, &s, st[i][0], st[i][1]);
-        if (!res)
-            continue;
+        if (!res) continue;
         char done[64];
         fmt_done(done, sizeof done, res);
         add(&s, "%s: %.0f us paused in total over all links, %.0f drops, %s", st[i][1],
@@ -299,8 +278,7 @@ static void sharp(struct report *r) {
     struct fb b = {.lab = "sharp"};
     for (size_t i = 0; i < 3; i++) {
         const struct jv *res = need(r, &b, ids[i][0], ids[i][1]);
-        if (!res)
-            continue;
+        if (!res) continue;
         double size;
         double bw = busbw_largest(res, &size);
         if (bw < 0)
@@ -317,8 +295,7 @@ static void sharp(struct report *r) {
     struct fb n = {.lab = "sharp"};
     for (size_t i = 0; i < 2; i++) {
         const struct jv *res = need(r, &n, nv[i][0], nv[i][1]);
-        if (!res)
-            continue;
+        if (!res) continue;
         double bw = busbw_largest(res, NULL);
         if (bw < 0)
             add(&n, "%s: no collective finished", nv[i][1]);
@@ -337,8 +314,7 @@ static void subnet_manager(struct report *r) {
     struct fb b = {.lab = "subnet_manager"};
     for (size_t i = 0; i < 3; i++) {
         const struct jv *res = need(r, &b, ids[i][0], ids[i][1]);
-        if (!res)
-            continue;
+        if (!res) continue;
         const struct jv *cp = jv_get(res, "control_plane");
         const struct jv *row = cp && cp->n ? cp->items[0] : NULL;
         char done[64];
@@ -368,11 +344,11 @@ static void load_balancing(struct report *r) {
     struct fb b = {.lab = "load_balancing"};
     for (size_t i = 0; i < 4; i++) {
         const struct jv *res = need(r, &b, ids[i][0], ids[i][1]);
-        if (!res)
-            continue;
+        if (!res) continue;
         char done[64];
         fmt_done(done, sizeof done, res);
-        double mx = max_link(res, "bytes", "leaf-spine"), mn = mean_link(res, "bytes", "leaf-spine");
+        double mx = max_link(res, "bytes", "leaf-spine"),
+               mn = mean_link(res, "bytes", "leaf-spine");
         add(&b, "%s: busiest spine link carries %.2fx the mean, %s", ids[i][1],
             mn > 0 ? mx / mn : 0.0, done);
     }
@@ -388,8 +364,7 @@ static void load_balancing(struct report *r) {
         snprintf(id, sizeof id, "ecmp-k%d", ks[i]);
         snprintf(what, sizeof what, "ECMP k=%d", ks[i]);
         const struct jv *res = need(r, &s, id, what);
-        if (!res)
-            continue;
+        if (!res) continue;
         const struct jv *fl = jv_get(res, "flows"), *links = jv_get(res, "links");
         double fsize = fl && fl->n ? jv_num_at(fl->items[0], "size", 0) : 0;
         size_t up = 0, used = 0, leaves = 0;
@@ -397,18 +372,15 @@ static void load_balancing(struct report *r) {
         for (size_t l = 0; links && l < links->n; l++) {
             const char *from = jv_str_at(links->items[l], "from", "");
             const char *to = jv_str_at(links->items[l], "to", "");
-            if (strncmp(from, "leaf", 4) || strncmp(to, "spine", 5))
-                continue;
+            if (strncmp(from, "leaf", 4) || strncmp(to, "spine", 5)) continue;
             if (strcmp(from, last_leaf)) {
                 snprintf(last_leaf, sizeof last_leaf, "%s", from);
                 leaves++;
             }
             up++;
-            if (jv_num_at(links->items[l], "bytes", 0) >= fsize / 2)
-                used++;
+            if (jv_num_at(links->items[l], "bytes", 0) >= fsize / 2) used++;
         }
-        if (!up || !leaves)
-            continue;
+        if (!up || !leaves) continue;
         double n = (double)up / (double)leaves;
         add(&s, "k/n=%g: %.0f%% of uplinks used (theory %.0f%%)", ks[i] / n,
             100.0 * (double)used / (double)up, 100.0 * (1.0 - pow(1.0 - 1.0 / n, ks[i])));
@@ -424,8 +396,7 @@ static void counterarguments(struct report *r) {
     struct fb b = {.lab = "counterarguments"};
     for (size_t i = 0; i < 2; i++) {
         const struct jv *res = need(r, &b, ids[i][0], ids[i][1]);
-        if (!res)
-            continue;
+        if (!res) continue;
         char done[64];
         fmt_done(done, sizeof done, res);
         add(&b, "%s: %s, %.0f drops, %.0f pause frames", ids[i][1], done,
@@ -440,8 +411,7 @@ static void counterarguments(struct report *r) {
     struct fb n = {.lab = "counterarguments"};
     for (size_t i = 0; i < 2; i++) {
         const struct jv *res = need(r, &n, nn[i][0], nn[i][1]);
-        if (!res)
-            continue;
+        if (!res) continue;
         double fct = flow_fct_to(res, "h1");
         if (fct < 0)
             add(&n, "%s: tenant A's flow not finished", nn[i][1]);
@@ -455,16 +425,10 @@ void report_compute_findings(struct report *r) {
     free(r->findings);
     r->findings = NULL;
     r->nfindings = 0;
-    if (lab_present(r, "lossless"))
-        lossless(r);
-    if (lab_present(r, "ecn_dcqcn"))
-        ecn_dcqcn(r);
-    if (lab_present(r, "sharp"))
-        sharp(r);
-    if (lab_present(r, "subnet_manager"))
-        subnet_manager(r);
-    if (lab_present(r, "load_balancing"))
-        load_balancing(r);
-    if (lab_present(r, "counterarguments"))
-        counterarguments(r);
+    if (lab_present(r, "lossless")) lossless(r);
+    if (lab_present(r, "ecn_dcqcn")) ecn_dcqcn(r);
+    if (lab_present(r, "sharp")) sharp(r);
+    if (lab_present(r, "subnet_manager")) subnet_manager(r);
+    if (lab_present(r, "load_balancing")) load_balancing(r);
+    if (lab_present(r, "counterarguments")) counterarguments(r);
 }

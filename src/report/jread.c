@@ -78,8 +78,7 @@ static char *string(struct jp *j) {
     const char *p = ++j->p;
     size_t len = 0;
     while (*p && *p != '"') {
-        if (*p == '\\' && p[1])
-            p++;
+        if (*p == '\\' && p[1]) p++;
         p++;
         len++;
     }
@@ -96,11 +95,21 @@ static char *string(struct jp *j) {
         }
         p++;
         switch (*p) {
-        case 'n': *o++ = '\n'; break;
-        case 't': *o++ = '\t'; break;
-        case 'r': *o++ = '\r'; break;
-        case 'b': *o++ = '\b'; break;
-        case 'f': *o++ = '\f'; break;
+        case 'n':
+            *o++ = '\n';
+            break;
+        case 't':
+            *o++ = '\t';
+            break;
+        case 'r':
+            *o++ = '\r';
+            break;
+        case 'b':
+            *o++ = '\b';
+            break;
+        case 'f':
+            *o++ = '\f';
+            break;
         case 'u': {
             unsigned c;
             if (hex4(p + 1, &c)) {
@@ -120,7 +129,9 @@ static char *string(struct jp *j) {
             put_utf8(&o, c);
             break;
         }
-        default: *o++ = *p; break; /* \" \\ \/ */
+        default:
+            *o++ = *p;
+            break; /* \" \\ \/ */
         }
         p++;
     }
@@ -169,11 +180,9 @@ static struct jv *container(struct jp *j, bool obj) {
         if (v->n == cap) {
             cap = cap ? cap * 2 : 8;
             v->items = fs_xrealloc(v->items, cap * sizeof *v->items);
-            if (obj)
-                v->keys = fs_xrealloc(v->keys, cap * sizeof *v->keys);
+            if (obj) v->keys = fs_xrealloc(v->keys, cap * sizeof *v->keys);
         }
-        if (obj)
-            v->keys[v->n] = key;
+        if (obj) v->keys[v->n] = key;
         v->items[v->n++] = item;
         ws(j);
         if (*j->p == ',') {
@@ -233,11 +242,9 @@ static struct jv *value(struct jp *j) {
 
 struct jv *jread_parse(const char *text, char *err, size_t errlen) {
     struct jp j = {text, text, err, errlen, 0};
-    if (err && errlen)
-        err[0] = 0;
+    if (err && errlen) err[0] = 0;
     struct jv *v = value(&j);
-    if (!v)
-        return NULL;
+    if (!v) return NULL;
     ws(&j);
     if (*j.p) {
         fail(&j, "trailing characters");
@@ -250,8 +257,7 @@ struct jv *jread_parse(const char *text, char *err, size_t errlen) {
 struct jv *jread_file(const char *path, char *err, size_t errlen) {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        if (err)
-            snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        if (err) snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return NULL;
     }
     size_t cap = 1 << 16, len = 0;
@@ -272,12 +278,10 @@ struct jv *jread_file(const char *path, char *err, size_t errlen) {
 }
 
 void jread_free(struct jv *v) {
-    if (!v)
-        return;
+    if (!v) return;
     for (size_t i = 0; i < v->n; i++) {
         jread_free(v->items[i]);
-        if (v->keys)
-            free(v->keys[i]);
+        if (v->keys) free(v->keys[i]);
     }
     free(v->items);
     free(v->keys);
@@ -286,11 +290,9 @@ void jread_free(struct jv *v) {
 }
 
 const struct jv *jv_get(const struct jv *o, const char *key) {
-    if (!o || o->type != JV_OBJ)
-        return NULL;
+    if (!o || o->type != JV_OBJ) return NULL;
     for (size_t i = 0; i < o->n; i++)
-        if (!strcmp(o->keys[i], key))
-            return o->items[i];
+        if (!strcmp(o->keys[i], key)) return o->items[i];
     return NULL;
 }
 
@@ -299,8 +301,7 @@ const struct jv *jv_path(const struct jv *o, const char *path) {
     while (o && *path) {
         const char *dot = strchr(path, '.');
         size_t len = dot ? (size_t)(dot - path) : strlen(path);
-        if (len >= sizeof part)
-            return NULL;
+        if (len >= sizeof part) return NULL;
         memcpy(part, path, len);
         part[len] = 0;
         o = jv_get(o, part);

@@ -30,8 +30,7 @@ static const char *const lab_order[] = {"lossless",       "ecn_dcqcn",      "sha
 
 static char *slurp(const char *path) {
     FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
+    if (!f) return NULL;
     size_t cap = 1 << 14, len = 0, got;
     char *buf = fs_xmalloc(cap);
     while ((got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
@@ -48,8 +47,7 @@ static char *slurp(const char *path) {
 
 /* out = a/b (truncated paths are caught by the open that follows). */
 static void pjoin(char *out, size_t len, const char *a, const char *b) {
-    if (snprintf(out, len, "%s/%s", a, b) >= (int)len)
-        out[len - 1] = 0;
+    if (snprintf(out, len, "%s/%s", a, b) >= (int)len) out[len - 1] = 0;
 }
 
 static bool is_dir(const char *p) {
@@ -70,31 +68,26 @@ static int cmp_str(const void *a, const void *b) {
 static char **subdirs(const char *dir, size_t *count) {
     DIR *dp = opendir(dir);
     *count = 0;
-    if (!dp)
-        return NULL;
+    if (!dp) return NULL;
     char **v = NULL;
     size_t cap = 0;
     struct dirent *e;
     char path[PATH_MAX];
     while ((e = readdir(dp))) {
-        if (e->d_name[0] == '.')
-            continue;
+        if (e->d_name[0] == '.') continue;
         pjoin(path, sizeof path, dir, e->d_name);
-        if (!is_dir(path))
-            continue;
+        if (!is_dir(path)) continue;
         fs_grow((void **)&v, &cap, *count + 1, sizeof *v);
         v[(*count)++] = fs_xstrdup(e->d_name);
     }
     closedir(dp);
-    if (*count)
-        qsort(v, *count, sizeof *v, cmp_str);
+    if (*count) qsort(v, *count, sizeof *v, cmp_str);
     return v;
 }
 
 static int lab_rank(const char *id) {
     for (size_t i = 0; i < sizeof lab_order / sizeof lab_order[0]; i++)
-        if (!strcmp(lab_order[i], id))
-            return (int)i;
+        if (!strcmp(lab_order[i], id)) return (int)i;
     return 1000;
 }
 
@@ -110,8 +103,7 @@ static int cmp_lab(const void *a, const void *b) {
  * into hosts (links named "...->hN"): the fabric's delivered throughput. */
 static char *series_from_csv(const char *path) {
     char *text = slurp(path);
-    if (!text)
-        return NULL;
+    if (!text) return NULL;
     char *save = NULL, *line = strtok_r(text, "\n", &save); /* header */
     size_t nl = 0, nrows = 0, cap = 0;
     char **names = NULL;
@@ -124,10 +116,8 @@ static char *series_from_csv(const char *path) {
         double tn, b, u, qq, pp;
         if (sscanf(line, "%lf,%127[^,],%lf,%lf,%lf,%lf", &tn, name, &b, &u, &qq, &pp) != 6)
             continue;
-        if (first_t < 0)
-            first_t = tn;
-        if (!block_known && tn != first_t)
-            block_known = true;
+        if (first_t < 0) first_t = tn;
+        if (!block_known && tn != first_t) block_known = true;
         if (!block_known) {
             fs_grow((void **)&names, &cap, nl + 1, sizeof *names);
             names[nl++] = fs_xstrdup(name);
@@ -159,8 +149,7 @@ static char *series_from_csv(const char *path) {
     for (size_t s = 0; s < ns; s++)
         for (size_t l = 0; l < nl; l++) {
             size_t i = s * nl + l;
-            if (q[i] > score[l])
-                score[l] = q[i];
+            if (q[i] > score[l]) score[l] = q[i];
             score[l] += paused[i];
             tot[l] += bytes[i];
         }
@@ -172,15 +161,12 @@ static char *series_from_csv(const char *path) {
             size_t bi = nl;
             for (size_t l = 0; l < nl; l++) {
                 double v = pass == 0 ? score[l] : tot[l];
-                if (!used[l] && v > best)
-                    best = v, bi = l;
+                if (!used[l] && v > best) best = v, bi = l;
             }
-            if (bi == nl)
-                break;
+            if (bi == nl) break;
             used[bi] = true;
             pick[npick++] = bi;
-            if (pass == 1 && npick >= 4)
-                break;
+            if (pass == 1 && npick >= 4) break;
         }
     char *out = NULL;
     size_t outlen = 0;
@@ -200,8 +186,7 @@ static char *series_from_csv(const char *path) {
         double sum = 0;
         for (size_t l = 0; l < nl; l++) {
             const char *arrow = strstr(names[l], "->h");
-            if (arrow && !strchr(arrow, '.'))
-                sum += bytes[s * nl + l];
+            if (arrow && !strchr(arrow, '.')) sum += bytes[s * nl + l];
         }
         jw_num(&w, span > 0 ? sum * 8.0 / span : 0.0);
     }
@@ -241,18 +226,15 @@ static char *series_from_csv(const char *path) {
 
 /* "# label: text" comment line in a scenario file, or NULL. */
 static char *yaml_comment(const char *yaml, const char *key) {
-    if (!yaml)
-        return NULL;
+    if (!yaml) return NULL;
     size_t kl = strlen(key);
     for (const char *p = yaml; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
         const char *s = p;
-        if (*s != '#')
-            continue;
+        if (*s != '#') continue;
         s++;
         while (*s == ' ')
             s++;
-        if (strncmp(s, key, kl) || s[kl] != ':')
-            continue;
+        if (strncmp(s, key, kl) || s[kl] != ':') continue;
         s += kl + 1;
         while (*s == ' ')
             s++;
@@ -298,8 +280,7 @@ static void load_scn(struct report_scn *sc, const char *dir, const char *folder)
     }
     const char *label = jv_str_at(st, "label", NULL);
     sc->label = label ? fs_xstrdup(label) : yaml_comment(sc->yaml, "label");
-    if (!sc->label)
-        sc->label = fs_xstrdup(id);
+    if (!sc->label) sc->label = fs_xstrdup(id);
     jread_free(st);
     if (sc->res) {
         pjoin(path, sizeof path, dir, "links.csv");
@@ -340,8 +321,7 @@ static void load_lab(struct report_lab *lab, const char *dir, const char *id) {
         bool has = is_file(probe);
         pjoin(probe, sizeof probe, path, "results.json");
         has = has || is_file(probe);
-        if (has)
-            load_scn(&lab->scn[lab->nscn++], path, names[i]);
+        if (has) load_scn(&lab->scn[lab->nscn++], path, names[i]);
         free(names[i]);
     }
     free(names);
@@ -369,8 +349,7 @@ int report_load(struct report *r, const char *dir, struct diag *d) {
         lab->scn = fs_xcalloc(1, sizeof *lab->scn);
         const char *base = strrchr(dir, '/');
         load_scn(&lab->scn[lab->nscn++], dir, base && base[1] ? base + 1 : dir);
-        if (!r->mode)
-            r->mode = fs_xstrdup("run");
+        if (!r->mode) r->mode = fs_xstrdup("run");
     } else {
         size_t n;
         char **names = subdirs(dir, &n);
@@ -388,8 +367,7 @@ int report_load(struct report *r, const char *dir, struct diag *d) {
         }
         free(names);
         qsort(r->labs, r->nlabs, sizeof *r->labs, cmp_lab);
-        if (!r->mode)
-            r->mode = fs_xstrdup("labs");
+        if (!r->mode) r->mode = fs_xstrdup("labs");
     }
     if (!r->nlabs)
         return diag_set(d, dir, (struct srcpos){0, 0}, FS_ENOENT,
@@ -431,8 +409,7 @@ int report_find_web(char *out, size_t len) {
         exe[n] = 0;
         for (int up = 0; up < 5; up++) {
             char *slash = strrchr(exe, '/');
-            if (!slash)
-                break;
+            if (!slash) break;
             *slash = 0;
             snprintf(path, sizeof path, "%s/report/web/%s", exe, probe);
             if (is_file(path)) {
@@ -569,7 +546,9 @@ int report_write(const struct report *r, struct diag *d) {
           "<meta name=\"generator\" content=\"fabsim " FABSIM_VERSION "\">\n",
           f);
     fprintf(f, "<title>fabsim %s report</title>\n",
-            !strcmp(r->mode, "compare") ? "compare" : !strcmp(r->mode, "run") ? "run" : "labs");
+            !strcmp(r->mode, "compare") ? "compare"
+            : !strcmp(r->mode, "run")   ? "run"
+                                        : "labs");
     int rc = 0;
     pjoin(path, sizeof path, web, "report.css");
     rc = rc ? rc : inline_file(f, path, "<style>\n", "\n</style>\n", d);
@@ -594,8 +573,7 @@ int report_write(const struct report *r, struct diag *d) {
     pjoin(path, sizeof path, web, "report.js");
     rc = rc ? rc : inline_file(f, path, "<script>\n", "\n</script>\n", d);
     fputs("</body>\n</html>\n", f);
-    if (fclose(f) && !rc)
-        rc = diag_set(d, final, (struct srcpos){0, 0}, FS_EINVAL, "write failed");
+    if (fclose(f) && !rc) rc = diag_set(d, final, (struct srcpos){0, 0}, FS_EINVAL, "write failed");
     if (rc) {
         unlink(tmp);
         return rc;
@@ -609,8 +587,7 @@ int report_write(const struct report *r, struct diag *d) {
 int report_build(const char *dir, struct diag *d) {
     struct report r;
     int rc = report_load(&r, dir, d);
-    if (!rc)
-        rc = report_write(&r, d);
+    if (!rc) rc = report_write(&r, d);
     report_fini(&r);
     return rc;
 }

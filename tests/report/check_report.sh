@@ -109,6 +109,34 @@ else
 fi
 browser "$OUT/cmpset/report.html"
 
+# 5. pcap: tshark dissects an InfiniBand (ERF) and a RoCEv2 capture: BTH
+# opcodes, and per QP the PSNs of the data packets in order (a lossless run).
+if command -v tshark >/dev/null 2>&1; then
+    R=tests/report/fixture/basics/02-permutation-roce.yaml
+    for kind in roce infiniband; do
+        "$FAB" run "$R" --set fabric.kind=$kind --set fabric.flow_control=none \
+            --set fabric.congestion_control=none --set fabric.buffer=8MiB \
+            --pcap "$OUT/$kind.pcap" --pcap-filter "link=h0->leaf0" --pcap-max 400 -o "$OUT/pcap-$kind" -q
+        tshark -r "$OUT/$kind.pcap" -T fields -e infiniband.bth.opcode -e infiniband.bth.destqp \
+            -e infiniband.bth.psn 2>/dev/null >"$LOG"
+        if python3 - "$LOG" <<'PY'
+import sys
+rows = [l.split("\t") for l in open(sys.argv[1]).read().split("\n") if l.strip()]
+ops = {int(r[0]) for r in rows if r[0]}
+data = [(r[1], int(r[2])) for r in rows if r[0] and int(r[0]) in (6, 7, 8, 10)]
+last, ok = {}, True
+for qp, psn in data:
+    ok = ok and psn == last.get(qp, -1) + 1
+    last[qp] = psn
+print(f"{len(rows)} packets, opcodes {sorted(ops)}, {len(last)} QPs, PSNs in order: {ok}")
+sys.exit(0 if len(rows) >= 100 and {6, 7} <= ops and ok else 1)
+PY
+        then ok "tshark dissects the $kind pcap (BTH opcodes, PSNs in order)"; else fail "tshark on the $kind pcap"; fi
+    done
+else
+    echo "SKIP: tshark not installed (make deps installs it)"
+fi
+
 rm -f "$LOG"
 echo "$P passed, $F failed"
 [ "$F" -eq 0 ]

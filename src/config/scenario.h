@@ -144,6 +144,9 @@ struct wl_entry {
     uint32_t *ranks; /* host indices; NULL with ranks_all */
     size_t nranks;
     bool ranks_all, ranks_gpus;
+    /* ranks[] holds GPU ids (host * gpus_per_host + gpu, written hN.gM) instead
+     * of host indices; only when topo.gpus_per_host > 1. */
+    bool ranks_are_gpu_ids;
     enum coll_algo algorithm;
     uint32_t jobs, repeat;
 };

@@ -8,7 +8,7 @@
 #ifndef FABSIM_CORE_SIM_H
 #define FABSIM_CORE_SIM_H
 
-#include "core/evq.h"
+#include "core/calq.h"
 #include "core/time.h"
 
 #include <stdbool.h>
@@ -22,7 +22,7 @@ typedef void (*sim_handler_fn)(struct sim *s, const struct event *e);
 struct sim {
     sim_time_ps now_ps;
     sim_time_ps stop_ps; /* events after this are not run */
-    struct evq q;
+    struct calq q;
     uint32_t *entity_seq; /* per-entity tie-break counters */
     uint32_t nentities;
     uint64_t events_run;
@@ -39,7 +39,7 @@ void sim_register(struct sim *s, uint16_t kind, sim_handler_fn fn);
 static inline void sim_at(struct sim *s, sim_time_ps at_ps, uint32_t entity, uint16_t kind,
                           uint32_t arg, uint16_t aux) {
     struct event e = {at_ps, ((uint64_t)entity << 32) | s->entity_seq[entity]++, arg, kind, aux};
-    evq_push(&s->q, e);
+    calq_push(&s->q, e);
 }
 
 /* Runs events until the queue is empty, sim_stop() is called, or the next

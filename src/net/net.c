@@ -209,7 +209,13 @@ uint32_t net_qp_new(struct net *n, uint32_t src_node, uint32_t dst_node, uint8_t
     q->prio = prio;
     q->cur_msg = q->una_msg = q->msg_tail = q->recv_msg = NET_NONE;
     q->rr_next = NET_NONE;
-    q->rto_deadline_ps = q->rto_event_ps = SIM_TIME_NEVER;
+    q->rto_deadline_ps = SIM_TIME_NEVER;
+    q->nic_next = NET_NONE;
+    if (n->nics && n->nodes[src_node].kind == NODE_HOST) {
+        struct nic *c = &n->nics[n->nodes[src_node].index];
+        q->nic_next = c->qp_head;
+        c->qp_head = id;
+    }
     return id;
 }
 

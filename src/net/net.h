@@ -30,7 +30,7 @@ enum net_ev {
     NET_EV_LINK_ARRIVE, /* arg = port whose link delivers its head packet */
     NET_EV_PORT_WAKE,   /* arg = port: transmitter free or head packet ready */
     NET_EV_MSG_POST,    /* arg = message id: the application posts it */
-    NET_EV_QP_TIMER,    /* arg = qp: retransmission timeout check */
+    NET_EV_QP_TIMER,    /* arg = node: retransmission timeouts of that NIC's QPs */
     NET_EV_NIC_WAKE,    /* arg = node: a rate-limited QP may send */
     NET_EV_SAMPLE,      /* periodic statistics sample */
     NET_EV_SCENARIO,    /* arg = index into scenario events */
@@ -118,7 +118,8 @@ struct qp {
     uint32_t cur_msg;     /* message that next_psn falls in */
     uint32_t una_msg;     /* oldest message not fully acknowledged */
     uint32_t msg_tail;    /* last posted message */
-    sim_time_ps rto_deadline_ps, rto_event_ps;
+    sim_time_ps rto_deadline_ps; /* SIM_TIME_NEVER when nothing is outstanding */
+    uint32_t nic_next;    /* next QP sending from the same NIC */
     uint32_t rr_next;     /* link in the host's active ring */
     uint8_t active;       /* in the host's active ring */
     uint8_t prio;
@@ -134,7 +135,10 @@ struct qp {
 struct nic {
     uint32_t node;
     uint32_t rr_head, rr_tail; /* ring of active QPs (qp.rr_next) */
+    uint32_t qp_head;          /* every QP sending from this NIC (qp.nic_next) */
+    uint32_t pad;
     sim_time_ps wake_at_ps;
+    sim_time_ps timer_at_ps; /* the NIC's one pending retransmission-timer event */
 };
 
 struct net_counters {

@@ -17,6 +17,8 @@ void nic_init(struct net *n) {
         c->node = n->host_node[h];
         c->rr_head = c->rr_tail = NET_NONE;
         c->wake_at_ps = SIM_TIME_NEVER;
+        c->timer_at_ps = SIM_TIME_NEVER;
+        c->qp_head = NET_NONE;
     }
 }
 
@@ -64,12 +66,18 @@ static uint32_t seek_msg(struct net *n, const struct qp *q, uint32_t psn) {
     return m;
 }
 
+/* Retransmission timers are nearly always re-armed by an ACK before they
+ * expire, so they stay off the event queue (DESIGN.md "Speed"): a NIC keeps
+ * one pending event, at or before its QPs' earliest deadline. A new deadline
+ * is now + rto, never earlier than any pending one, so it needs no event of
+ * its own when the NIC already has one. */
 static void arm_timer(struct net *n, uint32_t qp) {
     struct qp *q = &n->qps[qp];
     q->rto_deadline_ps = n->sim->now_ps + n->rto_ps;
-    if (q->rto_event_ps == SIM_TIME_NEVER) {
-        q->rto_event_ps = q->rto_deadline_ps;
-        sim_at(n->sim, q->rto_deadline_ps, q->src + 1, NET_EV_QP_TIMER, qp, 0);
+    struct nic *c = nic_of(n, q->src);
+    if (c->timer_at_ps == SIM_TIME_NEVER) {
+        c->timer_at_ps = q->rto_deadline_ps;
+        sim_at(n->sim, q->rto_deadline_ps, q->src + 1, NET_EV_QP_TIMER, q->src, 0);
     }
 }
 
@@ -304,20 +312,26 @@ void nic_on_msg_post(struct sim *s, const struct event *e) { net_msg_post_now(s-
 
 void nic_on_qp_timer(struct sim *s, const struct event *e) {
     struct net *n = s->model;
-    uint32_t qp = e->arg;
-    struct qp *q = &n->qps[qp];
-    q->rto_event_ps = SIM_TIME_NEVER;
-    if (q->rto_deadline_ps == SIM_TIME_NEVER)
-        return;
-    if (q->rto_deadline_ps > s->now_ps) {
-        q->rto_event_ps = q->rto_deadline_ps;
-        sim_at(s, q->rto_deadline_ps, q->src + 1, NET_EV_QP_TIMER, qp, 0);
-        return;
+    struct nic *c = nic_of(n, e->arg);
+    c->timer_at_ps = SIM_TIME_NEVER;
+    sim_time_ps next = SIM_TIME_NEVER;
+    for (uint32_t qp = c->qp_head; qp != NET_NONE; qp = n->qps[qp].nic_next) {
+        struct qp *q = &n->qps[qp];
+        if (q->rto_deadline_ps == SIM_TIME_NEVER)
+            continue;
+        if (q->rto_deadline_ps <= s->now_ps) {
+            /* Timed out with packets outstanding: resend from the oldest
+             * unacknowledged. */
+            q->rto_deadline_ps = s->now_ps + n->rto_ps;
+            go_back(n, qp, q->una);
+        }
+        if (q->rto_deadline_ps < next)
+            next = q->rto_deadline_ps;
     }
-    /* Timed out with packets outstanding: resend from the oldest unacknowledged. */
-    q->rto_deadline_ps = SIM_TIME_NEVER;
-    arm_timer(n, qp);
-    go_back(n, qp, q->una);
+    if (next != SIM_TIME_NEVER && next < c->timer_at_ps) {
+        c->timer_at_ps = next;
+        sim_at(s, next, e->arg + 1, NET_EV_QP_TIMER, e->arg, 0);
+    }
 }
 
 void nic_on_wake(struct sim *s, const struct event *e) {

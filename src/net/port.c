@@ -104,13 +104,18 @@ void port_kick(struct net *n, uint32_t port) {
         return;
     }
     const struct flowctl_ops *fc = n->fc;
+    /* One class waiting (the common case) needs no round robin. */
+    uint32_t single = pt->cls_mask && !(pt->cls_mask & (pt->cls_mask - 1));
     for (uint32_t k = 0; pt->cls_mask && k < NET_NCLASS; k++) {
-        uint32_t c = (pt->rr + k) % NET_NCLASS;
+        uint32_t c = single ? (uint32_t)__builtin_ctz(pt->cls_mask) : (pt->rr + k) % NET_NCLASS;
         if (!(pt->cls_mask & (1u << c)))
             continue;
         struct pq *q = &pt->cls[c];
-        if (!fc->can_send(n, port, c, pkt(&n->pool, q->head)->wire_bytes))
+        if (!fc->can_send(n, port, c, pkt(&n->pool, q->head)->wire_bytes)) {
+            if (single)
+                break;
             continue;
+        }
         pt->rr = (uint8_t)((c + 1) % NET_NCLASS);
         q_account(pt, now);
         id = pq_pop(&n->pool, q);

@@ -324,8 +324,7 @@ static void test_topologies(void **state) {
     assert_int_equal(sc.topo.gpus_per_host, 8);
     assert_int_equal(sc.topo.spines, 8);
     scenario_fini(&sc);
-    load_ok(&sc, "topology:\n  rail_optimized: {hosts: 4, gpus_per_host: 2, spines: 2}\n", NULL,
-            0);
+    load_ok(&sc, "topology:\n  rail_optimized: {hosts: 4, gpus_per_host: 2, spines: 2}\n", NULL, 0);
     assert_int_equal(sc.topo.kind, TOPO_RAIL_OPTIMIZED);
     assert_int_equal(sc.topo.hosts, 4);
     assert_int_equal(sc.topo.gpus_per_host, 2);
@@ -389,14 +388,10 @@ static void test_set_overrides(void **state) {
     (void)state;
     struct scenario sc;
     const char *sets[] = {
-        "fabric.routing=ecmp",
-        "workload.0.size=64MiB",
-        "workload.1.flows.0.size=512KiB",
+        "fabric.routing=ecmp",       "workload.0.size=64MiB", "workload.1.flows.0.size=512KiB",
         "fabric.pfc.xoff=300KiB",  /* creates fabric.pfc */
         "fabric.dcqcn.timer=55us", /* creates fabric.dcqcn */
-        "seed=18446744073709551615",
-        "events.0.at=1ms",
-        "name=swept",
+        "seed=18446744073709551615", "events.0.at=1ms",       "name=swept",
     };
     load_ok(&sc,
             "fabric:\n  link: 200Gbps\n"
@@ -480,8 +475,8 @@ static const struct bad BAD[] = {
      "at least 2"},
     {"ring < 3 switches", "topology: {kind: ring, switches: 2}\n", NULL, FS_ERANGE, NULL, 1, 34,
      "at least 3"},
-    {"too many hosts", "topology: {leaves: 2048, hosts_per_leaf: 1024}\n", NULL, FS_ERANGE, NULL,
-     1, 11, "at most 1048576"},
+    {"too many hosts", "topology: {leaves: 2048, hosts_per_leaf: 1024}\n", NULL, FS_ERANGE, NULL, 1,
+     11, "at most 1048576"},
     {"key of another kind", "topology: {kind: leaf_spine, k: 8}\n", NULL, FS_EINVAL, NULL, 1, 30,
      "key 'k' is not used by topology kind 'leaf_spine'; it belongs to: fat_tree"},
     {"two topology kinds", "topology: {kind: ring, fat_tree: {k: 4}}\n", NULL, FS_EINVAL, NULL, 1,
@@ -501,8 +496,9 @@ static const struct bad BAD[] = {
      NULL, FS_EINVAL, NULL, 3, 28, "src and dst are both h2"},
     {"empty file", "", NULL, FS_EINVAL, NULL, 1, 1, "empty scenario file; expected a mapping"},
     {"comments only", "# nothing here\n\n", NULL, FS_EINVAL, NULL, 1, 1, "empty scenario file"},
-    {"binary garbage", "\x7f"
-                       "ELF\x02\x01\x01",
+    {"binary garbage",
+     "\x7f"
+     "ELF\x02\x01\x01",
      NULL, FS_EINVAL, NULL, 1, 1, "not a text file"},
     {"invalid UTF-8", "name: ok\nseed: \xff\xfe\n", NULL, FS_EINVAL, NULL, 2, 7,
      "invalid UTF-8 byte 0xff"},
@@ -517,21 +513,23 @@ static const struct bad BAD[] = {
      "missing required key 'kind'"},
     {"unknown workload kind", "workload:\n  - {kind: allreduc, size: 1MiB}\n", NULL, FS_EINVAL,
      NULL, 2, 12, "did you mean 'allreduce'?"},
-    {"GPU name without GPUs", "workload:\n  - {kind: allreduce, size: 1MiB, ranks: [h0.g1, h1.g0]}\n",
-     NULL, FS_EINVAL, NULL, 2, 43, "gpus_per_host is 1"},
+    {"GPU name without GPUs",
+     "workload:\n  - {kind: allreduce, size: 1MiB, ranks: [h0.g1, h1.g0]}\n", NULL, FS_EINVAL, NULL,
+     2, 43, "gpus_per_host is 1"},
     {"repeated rank", "workload:\n  - {kind: allreduce, size: 1MiB, ranks: [h0, h1, h0]}\n", NULL,
      FS_EINVAL, NULL, 2, 51, "'h0' is listed twice"},
     {"receiver among senders",
-     "workload:\n  - {kind: incast, senders: [h1, h0], receiver: h0, size: 1B}\n", NULL,
-     FS_EINVAL, NULL, 2, 34, "the receiver h0 is also listed as a sender"},
+     "workload:\n  - {kind: incast, senders: [h1, h0], receiver: h0, size: 1B}\n", NULL, FS_EINVAL,
+     NULL, 2, 34, "the receiver h0 is also listed as a sender"},
     {"too many senders", "workload:\n  - {kind: incast, senders: 16, receiver: h0, size: 1B}\n",
      NULL, FS_EINVAL, NULL, 2, 29, "16 senders asked for, but this fabric has only 15"},
     {"size list outside collectives", "workload:\n  - {kind: alltoall, size: [1B, 2B]}\n", NULL,
      FS_EINVAL, NULL, 2, 28, "only for collectives"},
     {"shift onto itself", "workload:\n  - {kind: permutation, shift: 16, size: 1B}\n", NULL,
      FS_EINVAL, NULL, 2, 32, "sends every host to itself"},
-    {"packet and mean", "workload:\n  - {kind: poisson, load: 0.5, packet: 1KiB, mean: 1KiB,\n"
-                        "     senders: 1, receiver: h0, duration: 1ms}\n",
+    {"packet and mean",
+     "workload:\n  - {kind: poisson, load: 0.5, packet: 1KiB, mean: 1KiB,\n"
+     "     senders: 1, receiver: h0, duration: 1ms}\n",
      NULL, FS_EINVAL, NULL, 2, 52, "not both"},
     {"event with two actions", "events:\n  - {at: 1us, link_down: leaf0-spine0, link_up: a-b}\n",
      NULL, FS_EINVAL, NULL, 2, 40, "has both 'link_down' and 'link_up'"},
@@ -539,8 +537,8 @@ static const struct bad BAD[] = {
      FS_EINVAL, NULL, 2, 27, "unknown host 'h16'"},
     {"for on a link event", "events:\n  - {at: 1us, link_up: leaf0-spine0, for: 1ms}\n", NULL,
      FS_EINVAL, NULL, 2, 38, "not used by event kind 'link_up'"},
-    {"cable and propagation", "fabric: {cable: 3m, propagation: 10ns}\n", NULL, FS_EINVAL, NULL,
-     1, 34, "either cable"},
+    {"cable and propagation", "fabric: {cable: 3m, propagation: 10ns}\n", NULL, FS_EINVAL, NULL, 1,
+     34, "either cable"},
     {"file engine without lft_file", "fabric: {routing_engine: file}\n", NULL, FS_EINVAL, NULL, 1,
      26, "needs fabric.lft_file"},
     {"undefined alias", "seed: *nope\n", NULL, FS_EINVAL, NULL, 1, 7, "alias '*nope'"},
@@ -556,8 +554,7 @@ static const struct bad BAD[] = {
     {"--set into a value", "fabric: {link: 400Gbps}\n", "fabric.link.x=1", FS_EINVAL, "--set", 1,
      13, "is a single value"},
     {"--set without =", "seed: 1\n", "seed", FS_EINVAL, "--set", 1, 1, "expected KEY=VALUE"},
-    {"--set syntax", "seed: 1\n", "topology={kind: ring", FS_EINVAL, "--set", 1, 21,
-     "YAML syntax"},
+    {"--set syntax", "seed: 1\n", "topology={kind: ring", FS_EINVAL, "--set", 1, 21, "YAML syntax"},
 };
 
 static void test_malformed(void **state) {
@@ -573,8 +570,7 @@ static void test_malformed(void **state) {
         diag_format(&d, got, sizeof got);
         const char *file = b->file ? b->file : "s.yaml";
         if (rc != b->rc || d.line != b->line || d.col != b->col || strcmp(d.file, file) != 0 ||
-            !strstr(d.msg, b->msg))
-        {
+            !strstr(d.msg, b->msg)) {
             print_error("case '%s': want rc %d at %s:%u:%u with '%s'\n    got rc %d: %s\n", b->what,
                         b->rc, file, b->line, b->col, b->msg, rc, got);
             failures++;
@@ -676,14 +672,12 @@ static void roundtrip(const char *yaml) {
         assert_int_equal(x->size_bytes, y->size_bytes);
         assert_int_equal(x->nsizes, y->nsizes);
         assert_int_equal(x->nflows, y->nflows);
-        if (x->nflows)
-            assert_memory_equal(x->flows, y->flows, x->nflows * sizeof *x->flows);
+        if (x->nflows) assert_memory_equal(x->flows, y->flows, x->nflows * sizeof *x->flows);
         assert_int_equal(x->nsenders, y->nsenders);
         if (x->nsenders)
             assert_memory_equal(x->senders, y->senders, x->nsenders * sizeof *x->senders);
         assert_int_equal(x->nranks, y->nranks);
-        if (x->nranks)
-            assert_memory_equal(x->ranks, y->ranks, x->nranks * sizeof *x->ranks);
+        if (x->nranks) assert_memory_equal(x->ranks, y->ranks, x->nranks * sizeof *x->ranks);
         assert_int_equal(x->ranks_are_gpu_ids, y->ranks_are_gpu_ids);
         assert_int_equal(x->packet_bytes, y->packet_bytes);
         assert_true(x->load == y->load);
@@ -721,14 +715,10 @@ static void test_explain_roundtrip(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults_infiniband),
-        cmocka_unit_test(test_defaults_roce),
-        cmocka_unit_test(test_spec_example),
-        cmocka_unit_test(test_topologies),
-        cmocka_unit_test(test_workload_forms),
-        cmocka_unit_test(test_set_overrides),
-        cmocka_unit_test(test_malformed),
-        cmocka_unit_test(test_files),
+        cmocka_unit_test(test_defaults_infiniband), cmocka_unit_test(test_defaults_roce),
+        cmocka_unit_test(test_spec_example),        cmocka_unit_test(test_topologies),
+        cmocka_unit_test(test_workload_forms),      cmocka_unit_test(test_set_overrides),
+        cmocka_unit_test(test_malformed),           cmocka_unit_test(test_files),
         cmocka_unit_test(test_explain_roundtrip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

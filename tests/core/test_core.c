@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "core/calq.h"
 #include "core/diag.h"
 #include "core/evq.h"
 #include "core/rng.h"
@@ -38,6 +39,50 @@ static void test_evq_order(void **state) {
     assert_int_equal(n, 5000);
     assert_int_equal(evq_pop(&q, &e), FS_EEMPTY);
     evq_fini(&q);
+}
+
+/* The calendar queue pops exactly what the heap pops, in the hold model the
+ * simulator runs (pop the earliest, push a few later), with events near (in
+ * the window), far (past it) and tied in time. */
+static void test_calq_matches_heap(void **state) {
+    (void)state;
+    struct calq c;
+    struct evq h;
+    calq_init(&c, 4, 6); /* 16 ps buckets, 64 of them: forces far events */
+    evq_init(&h, 16);
+    struct rng r;
+    rng_seed(&r, 3, 0, 0);
+    uint64_t now = 0;
+    uint32_t seq = 0;
+    for (int i = 0; i < 200; i++) {
+        struct event e = {rng_below(&r, 5000), ((uint64_t)rng_below(&r, 3) << 32) | seq++, 0, 0, 0};
+        calq_push(&c, e);
+        evq_push(&h, e);
+    }
+    for (int i = 0; i < 200000; i++) {
+        struct event a, b;
+        int ra = calq_pop(&c, &a), rb = evq_pop(&h, &b);
+        assert_int_equal(ra, rb);
+        if (ra)
+            break;
+        assert_true(a.time_ps == b.time_ps && a.order == b.order);
+        assert_true(a.time_ps >= now);
+        now = a.time_ps;
+        int k = (int)rng_below(&r, 3); /* 0..2 new events: the queue drifts */
+        if (i > 150000)
+            k = (int)rng_below(&r, 2); /* then drains */
+        for (int j = 0; j < k; j++) {
+            uint64_t dt = rng_below(&r, 4) == 0 ? rng_below(&r, 100000) : rng_below(&r, 300);
+            if (rng_below(&r, 8) == 0)
+                dt = 0; /* ties at the same time stamp */
+            struct event e = {now + dt, ((uint64_t)rng_below(&r, 3) << 32) | seq++, 0, 0, 0};
+            calq_push(&c, e);
+            evq_push(&h, e);
+        }
+    }
+    assert_int_equal(calq_len(&c), h.len);
+    calq_fini(&c);
+    evq_fini(&h);
 }
 
 /* Streams: same (seed, entity, stream) -> same numbers; others differ;
@@ -102,6 +147,7 @@ static void test_units(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_evq_order),
+        cmocka_unit_test(test_calq_matches_heap),
         cmocka_unit_test(test_rng_streams),
         cmocka_unit_test(test_units),
     };

@@ -1,0 +1,1079 @@
+/* src/config/scenario.c
+ *
+ * The scenario schema of SPEC.md as tables, one row per key, with every
+ * default and its source; the rules that tie keys together; the loader.
+ *
+ * How to add a key:
+ *  1. Add the field to its struct in config/scenario.h, unit in the name.
+ *  2. Add one row to the table of the mapping it belongs to (FABRIC_KEYS,
+ *     PFC_KEYS, TOPO_KEYS, WORKLOAD_KEYS, ...):
+ *       {KEY("name", SCHEMA_TIME, FAB(field_ps), "IB default", "RoCE default",
+ *            "domain.md A6: where the default comes from"), .min = 1},
+ *     Defaults are spelled as in a scenario file and read by the same code
+ *     (NULL def_alt = same in every mode). SCHEMA_REQUIRED when there is no
+ *     sensible default; `.only` when the key belongs to some kinds.
+ *  3. A value that is not one scalar of a schema type: SCHEMA_CUSTOM with a
+ *     parse and a print function (see senders, ranks below).
+ *  4. A rule between keys goes in the table's check function.
+ *  5. A string or array field: free it in scenario_fini.
+ * Unknown-key messages, "did you mean", --set and explain follow the tables.
+ */
+#include "config/scenario.h"
+
+#include "config/schema.h"
+#include "config/yaml.h"
+#include "core/mem.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define M(x) (1u << (x))
+#define TABLE(w, k) .what = w, .keys = k, .nkeys = N(k)
+#define KEY(n, t, o, d, alt, src)                                                                  \
+    .name = n, .type = t, .off = o, .def = d, .def_alt = alt, .source = src
+
+/* SCHEMA_ENUM stores through an int lvalue. */
+_Static_assert(sizeof(enum fabric_kind) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum topo_kind) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum wl_kind) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum coll_algo) == sizeof(int), "enum size");
+
+/* Propagation in fibre and copper, 5 ns/m = 5 ps/mm (SPEC.md, domain.md A2). */
+#define PROPAGATION_PS_PER_MM 5u
+/* Largest fabric fabsim builds: hosts, and links between two switch tiers. */
+#define MAX_HOSTS (1u << 20)
+#define MAX_TIER_LINKS (1ull << 24)
+
+static const char *const FABRIC_KINDS[] = {"infiniband", "roce", NULL};
+static const char *const FLOWCTL_NAMES[] = {"credit", "pfc", "none", NULL};
+static const char *const ROUTING_NAMES[] = {"static", "adaptive", "ecmp", "spray", NULL};
+static const char *const ENGINE_NAMES[] = {"minhop", "updn", "ftree", "file", NULL};
+static const char *const CC_NAMES[] = {"none", "dcqcn", NULL};
+static const char *const RETX_NAMES[] = {"go_back_n", "go_back_0", NULL};
+static const char *const CP_NAMES[] = {"sm", "bgp", NULL};
+static const char *const TOPO_NAMES[] = {"single_switch", "leaf_spine",     "fat_tree",
+                                         "ring",          "rail_optimized", NULL};
+static const char *const WL_NAMES[] = {"flows",     "permutation", "incast",    "alltoall",
+                                       "poisson",   "allreduce",   "allgather", "reducescatter",
+                                       "broadcast", NULL};
+static const char *const PERM_NAMES[] = {"shift", "random", NULL};
+static const char *const ALGO_NAMES[] = {"ring", "tree", "halving_doubling", "sharp", "nvls",
+                                         "auto", NULL};
+static const char *const EV_NAMES[] = {"link_down", "link_up", "host_stall", NULL};
+
+#define WL_COLL (M(WL_ALLREDUCE) | M(WL_ALLGATHER) | M(WL_REDUCESCATTER) | M(WL_BROADCAST))
+
+uint32_t scenario_host_count(const struct topo_params *t) {
+    uint64_t n = 0;
+    switch (t->kind) {
+    case TOPO_SINGLE_SWITCH:
+    case TOPO_RAIL_OPTIMIZED:
+        n = t->hosts;
+        break;
+    case TOPO_LEAF_SPINE:
+        n = (uint64_t)t->leaves * t->hosts_per_leaf;
+        break;
+    case TOPO_FAT_TREE: /* k pods of k/2 edge switches with k/2 hosts each */
+        n = t->k > 1u << 16 ? UINT64_MAX : (uint64_t)t->k * t->k * t->k / 4;
+        break;
+    case TOPO_RING:
+        n = (uint64_t)t->ring_switches * t->ring_hosts_per_switch;
+        break;
+    }
+    return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+/* The value under `key`, or the mapping itself (or `here`) to blame. */
+static const struct yaml_node *at(const struct yaml_node *map, const struct yaml_node *here,
+                                  const char *key) {
+    const struct yaml_node *v = yaml_map_get(map, key);
+    return v ? v : map ? map : here;
+}
+
+static const struct yaml_node *key_node(const struct yaml_node *map, const char *key) {
+    for (size_t i = 0; map && map->type == YAML_MAP && i < map->npairs; i++)
+        if (map->pairs[i].key->type == YAML_SCALAR && !strcmp(map->pairs[i].key->text, key))
+            return map->pairs[i].key;
+    return NULL;
+}
+
+static void print_string(FILE *f, const char *s) {
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(f, "\\x%02x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+static void print_size(FILE *f, uint64_t v) {
+    char buf[48];
+    schema_fmt(SCHEMA_SIZE, v, buf, sizeof buf);
+    fputs(buf, f);
+}
+
+/* output ------------------------------------------------------------------ */
+
+#define OUT(f) offsetof(struct output_params, f)
+static const struct schema_key OUTPUT_KEYS[] = {
+    {KEY("sample", SCHEMA_TIME, OUT(sample_ps), "0", NULL,
+         "fabsim: 0 = automatic, at most ~1000 links.csv rows per link")},
+};
+static const struct schema_table OUTPUT = {TABLE("output", OUTPUT_KEYS)};
+
+/* fabric.pfc, .ecn, .dcqcn, .transport, .control_plane -------------------- */
+
+static int headroom_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct pfc_params *p = obj;
+    if (n && n->type == YAML_SCALAR && !strcmp(n->text, "auto")) {
+        p->headroom_auto = true;
+        p->headroom_bytes = 0;
+        return 0;
+    }
+    p->headroom_auto = false;
+    return schema_number(c, SCHEMA_SIZE, n, 0, 0, &p->headroom_bytes);
+}
+
+static void headroom_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    const struct pfc_params *p = obj;
+    if (p->headroom_auto)
+        fputs("auto", f);
+    else
+        print_size(f, p->headroom_bytes);
+}
+
+static int pfc_check(struct schema_ctx *c, const struct yaml_node *map,
+                     const struct yaml_node *here, void *obj) {
+    const struct pfc_params *p = obj;
+    if (p->xon_bytes > p->xoff_bytes) {
+        char on[48], off[48];
+        schema_fmt(SCHEMA_SIZE, p->xon_bytes, on, sizeof on);
+        schema_fmt(SCHEMA_SIZE, p->xoff_bytes, off, sizeof off);
+        return schema_fail(c, at(map, here, "xon"), FS_EINVAL,
+                           "xon (%s) is above xoff (%s); a paused queue resumes when it drains "
+                           "below xon, so xon must not exceed xoff",
+                           on, off);
+    }
+    return 0;
+}
+
+#define PFC(f) offsetof(struct pfc_params, f)
+static const struct schema_key PFC_KEYS[] = {
+    {KEY("xoff", SCHEMA_SIZE, PFC(xoff_bytes), "200KiB", NULL, "SPEC.md example")},
+    {KEY("xon", SCHEMA_SIZE, PFC(xon_bytes), "150KiB", NULL, "SPEC.md example")},
+    {KEY("headroom", SCHEMA_CUSTOM, 0, "auto", NULL, "domain.md A4 headroom formula"),
+     .parse = headroom_parse, .print = headroom_print},
+    {KEY("watchdog", SCHEMA_TIME, PFC(watchdog_ps), "100ms", NULL,
+         "domain.md A4: NIC PFC watchdog default 100 ms")},
+};
+static const struct schema_table PFC_TABLE = {TABLE("pfc", PFC_KEYS), .check = pfc_check};
+
+static int ecn_check(struct schema_ctx *c, const struct yaml_node *map,
+                     const struct yaml_node *here, void *obj) {
+    const struct ecn_params *e = obj;
+    if (e->kmin_bytes > e->kmax_bytes) {
+        char lo[48], hi[48];
+        schema_fmt(SCHEMA_SIZE, e->kmin_bytes, lo, sizeof lo);
+        schema_fmt(SCHEMA_SIZE, e->kmax_bytes, hi, sizeof hi);
+        return schema_fail(c, at(map, here, "kmin"), FS_EINVAL,
+                           "kmin (%s) is above kmax (%s); marking ramps up from kmin to kmax", lo,
+                           hi);
+    }
+    return 0;
+}
+
+#define ECN(f) offsetof(struct ecn_params, f)
+static const struct schema_key ECN_KEYS[] = {
+    {KEY("kmin", SCHEMA_SIZE, ECN(kmin_bytes), "150KiB", NULL,
+         "domain.md A5: NVIDIA Onyx/Cumulus RoCE default")},
+    {KEY("kmax", SCHEMA_SIZE, ECN(kmax_bytes), "1500KiB", NULL,
+         "domain.md A5: NVIDIA Onyx/Cumulus RoCE default")},
+    {KEY("pmax", SCHEMA_FRACTION, ECN(pmax), "0.2", NULL, "SPEC.md example; HPCC (domain.md A5)")},
+};
+static const struct schema_table ECN_TABLE = {TABLE("ecn", ECN_KEYS), .check = ecn_check};
+
+/* NVIDIA ConnectX firmware defaults (domain.md A6), not the DCQCN paper's. */
+#define DCQ(f) offsetof(struct dcqcn_params, f)
+static const struct schema_key DCQCN_KEYS[] = {
+    {KEY("g", SCHEMA_FRACTION_POS, DCQ(g), "0.0048828125", NULL,
+         "domain.md A6: dce_tcp_g 1019 -> (1024 - 1019) / 1024")},
+    {KEY("alpha_period", SCHEMA_TIME, DCQ(alpha_period_ps), "1us", NULL,
+         "domain.md A6: dce_tcp_rtt"),
+     .min = 1},
+    {KEY("rate_reduce_period", SCHEMA_TIME, DCQ(rate_reduce_period_ps), "4us", NULL,
+         "domain.md A6: rate_reduce_monitor_period"),
+     .min = 1},
+    {KEY("timer", SCHEMA_TIME, DCQ(timer_ps), "300us", NULL, "domain.md A6: rpg_time_reset"),
+     .min = 1},
+    /* Off: the unit of rpg_byte_reset is unconfirmed and HPCC's Mellanox
+     * model has no byte counter (domain.md A6). */
+    {KEY("byte_counter", SCHEMA_SIZE, DCQ(byte_counter_bytes), "0", NULL, "domain.md A6: 0 = off")},
+    {KEY("fast_recovery_steps", SCHEMA_U32, DCQ(fast_recovery_steps), "1", NULL,
+         "domain.md A6: rpg_threshold")},
+    {KEY("rai", SCHEMA_RATE, DCQ(rai_bps), "5Mbps", NULL, "domain.md A6: rpg_ai_rate")},
+    {KEY("rhai", SCHEMA_RATE, DCQ(rhai_bps), "50Mbps", NULL, "domain.md A6: rpg_hai_rate")},
+    {KEY("cnp_interval", SCHEMA_TIME, DCQ(cnp_interval_ps), "4us", NULL,
+         "domain.md A6: min_time_between_cnps")},
+    {KEY("min_rate", SCHEMA_RATE, DCQ(min_rate_bps), "1Mbps", NULL, "domain.md A6: rpg_min_rate"),
+     .min = 1},
+};
+static const struct schema_table DCQCN_TABLE = {TABLE("dcqcn", DCQCN_KEYS)};
+
+#define TRA(f) offsetof(struct transport_params, f)
+static const struct schema_key TRANSPORT_KEYS[] = {
+    {KEY("retransmit", SCHEMA_ENUM, TRA(retransmit), "go_back_n", NULL, "SPEC.md example"),
+     .names = RETX_NAMES},
+    {KEY("timeout", SCHEMA_TIME, TRA(timeout_ps), "100us", NULL, "SPEC.md example"), .min = 1},
+    {KEY("ack_every", SCHEMA_U32, TRA(ack_every), "1", NULL, "SPEC.md example"), .min = 1,
+     .max = 1u << 16},
+};
+static const struct schema_table TRANSPORT_TABLE = {TABLE("transport", TRANSPORT_KEYS)};
+
+static int cp_mode(const void *obj) {
+    return ((const struct control_plane_params *)obj)->kind;
+}
+
+/* The kind follows the fabric (sm for InfiniBand, bgp for RoCE); detect
+ * follows the kind. */
+#define CPL(f) offsetof(struct control_plane_params, f)
+static const struct schema_key CP_KEYS[] = {
+    {KEY("kind", SCHEMA_ENUM, CPL(kind), "sm", "bgp", "SPEC.md: sm for infiniband, bgp for roce"),
+     .flags = SCHEMA_SELECTOR, .names = CP_NAMES},
+    {KEY("detect", SCHEMA_TIME, CPL(detect_ps), "1us", "150ms",
+         "SPEC.md example (sm trap); domain.md A10: BFD 3 x 50 ms (bgp)")},
+};
+static const struct schema_table CP_TABLE = {
+    TABLE("control_plane", CP_KEYS), .mode_of = cp_mode,     .mode_what = "control_plane kind",
+    .mode_names = CP_NAMES,          .alt_modes = M(CP_BGP),
+};
+
+/* fabric ------------------------------------------------------------------ */
+
+static int fabric_mode(const void *obj) {
+    return ((const struct fabric_params *)obj)->kind;
+}
+
+static bool cable_shown(const void *obj) {
+    const struct fabric_params *f = obj;
+    return f->propagation_ps == f->cable_mm * PROPAGATION_PS_PER_MM;
+}
+static bool propagation_shown(const void *obj) {
+    return !cable_shown(obj);
+}
+static bool lft_file_shown(const void *obj) {
+    return ((const struct fabric_params *)obj)->lft_file != NULL;
+}
+
+static int fabric_check(struct schema_ctx *c, const struct yaml_node *map,
+                        const struct yaml_node *here, void *obj) {
+    struct fabric_params *f = obj;
+    /* Path MTUs of InfiniBand; RoCE uses the same sizes (domain.md A1). */
+    static const uint32_t MTUS[] = {256, 512, 1024, 2048, 4096};
+    bool mtu_ok = false;
+    for (size_t i = 0; i < N(MTUS); i++)
+        mtu_ok |= f->mtu_bytes == MTUS[i];
+    if (!mtu_ok)
+        return schema_fail(c, at(map, here, "mtu"), FS_EINVAL,
+                           "mtu %u is not an InfiniBand path MTU; allowed: 256, 512, 1024, 2048, "
+                           "4096 (domain.md A1; RoCE uses the same payload sizes)",
+                           f->mtu_bytes);
+    /* Wire bytes per packet besides payload (domain.md A1): IB LRH + BTH +
+     * ICRC + VCRC; RoCEv2 Ethernet + IPv4 + UDP + BTH + ICRC + FCS + preamble
+     * and gap. Fixed by the kind, whatever the MTU. */
+    f->overhead_bytes = f->kind == FABRIC_INFINIBAND ? 26 : 82;
+
+    if (f->propagation_ps) {
+        const struct yaml_node *cable = yaml_map_get(map, "cable");
+        if (cable)
+            return schema_fail(c, at(map, here, "propagation"), FS_EINVAL,
+                               "give either cable (a length, propagation 5 ns/m) or propagation "
+                               "(a time), not both");
+        f->cable_mm = f->propagation_ps / PROPAGATION_PS_PER_MM;
+    } else {
+        f->propagation_ps = f->cable_mm * PROPAGATION_PS_PER_MM;
+    }
+
+    if (f->routing_engine == ENGINE_FILE && !f->lft_file)
+        return schema_fail(c, at(map, here, "routing_engine"), FS_EINVAL,
+                           "routing_engine: file needs fabric.lft_file: PATH (an OpenSM LFT "
+                           "dump, domain.md A10b)");
+    if (f->routing_engine != ENGINE_FILE && f->lft_file)
+        return schema_fail(c, at(map, here, "lft_file"), FS_EINVAL,
+                           "lft_file is only read with routing_engine: file (routing_engine is "
+                           "%s)",
+                           ENGINE_NAMES[f->routing_engine]);
+
+    if (f->buffer_bytes < (uint64_t)f->mtu_bytes + f->overhead_bytes) {
+        char b[48];
+        schema_fmt(SCHEMA_SIZE, f->buffer_bytes, b, sizeof b);
+        return schema_fail(c, at(map, here, "buffer"), FS_EINVAL,
+                           "buffer %s per port cannot hold one packet (mtu %u + %u bytes of "
+                           "headers)",
+                           b, f->mtu_bytes, f->overhead_bytes);
+    }
+    return 0;
+}
+
+#define FAB(f) offsetof(struct fabric_params, f)
+static const struct schema_key FABRIC_KEYS[] = {
+    {KEY("kind", SCHEMA_ENUM, FAB(kind), "infiniband", NULL, "SPEC.md: infiniband is the default"),
+     .flags = SCHEMA_SELECTOR, .names = FABRIC_KINDS},
+    {KEY("link", SCHEMA_RATE, FAB(link_bps), "400Gbps", NULL,
+         "domain.md A1: NDR / 400GbE data rate"),
+     .min = 1},
+    {KEY("mtu", SCHEMA_U32, FAB(mtu_bytes), "4096", NULL, "domain.md A1: typical AI-fabric MTU"),
+     .min = 256, .max = 4096},
+    {KEY("cable", SCHEMA_LENGTH, FAB(cable_mm), "5m", NULL, "SPEC.md example"), .min = 1,
+     .max = 100000000, .show = cable_shown},
+    {KEY("propagation", SCHEMA_TIME, FAB(propagation_ps), NULL, NULL, "derived from cable"),
+     .min = 1, .max = 1000000000000ull, .show = propagation_shown},
+    {KEY("switch_latency", SCHEMA_TIME, FAB(switch_latency_ps), "200ns", "300ns",
+         "SPEC.md example, domain.md A2 (C, sweep 130-350 ns); A3 (C, sweep 0.3-1 us)")},
+    {KEY("buffer", SCHEMA_SIZE, FAB(buffer_bytes), "1MiB", "2MiB",
+         "SPEC.md example (A2: unpublished); A3: ~128 MB shared over 64 ports")},
+    {KEY("flow_control", SCHEMA_ENUM, FAB(flow_control), "credit", "pfc",
+         "domain.md A2 credits; A4 PFC"),
+     .names = FLOWCTL_NAMES},
+    {KEY("routing", SCHEMA_ENUM, FAB(routing), "static", "ecmp",
+         "SPEC.md; domain.md A10 (SM LFTs), A11 (ECMP)"),
+     .names = ROUTING_NAMES},
+    {KEY("routing_engine", SCHEMA_ENUM, FAB(routing_engine), "ftree", NULL,
+         "domain.md A10: OpenSM/UFM fat-tree engine"),
+     .names = ENGINE_NAMES},
+    {KEY("lft_file", SCHEMA_STRING, FAB(lft_file), NULL, NULL, "used by routing_engine: file"),
+     .show = lft_file_shown},
+    {KEY("congestion_control", SCHEMA_ENUM, FAB(congestion_control), "none", "dcqcn",
+         "SPEC.md; domain.md A6"),
+     .names = CC_NAMES},
+    {KEY("pfc", SCHEMA_MAP, FAB(pfc), NULL, NULL, NULL), .sub = &PFC_TABLE},
+    {KEY("ecn", SCHEMA_MAP, FAB(ecn), NULL, NULL, NULL), .sub = &ECN_TABLE},
+    {KEY("dcqcn", SCHEMA_MAP, FAB(dcqcn), NULL, NULL, NULL), .sub = &DCQCN_TABLE},
+    {KEY("transport", SCHEMA_MAP, FAB(transport), NULL, NULL, NULL), .sub = &TRANSPORT_TABLE},
+    {KEY("reorder_buffer", SCHEMA_SIZE, FAB(reorder_buffer_bytes), "256KiB", NULL,
+         "SPEC.md example")},
+    {KEY("sharp", SCHEMA_BOOL, FAB(sharp), "false", NULL, "SPEC.md example")},
+    {KEY("control_plane", SCHEMA_MAP, FAB(control_plane), NULL, NULL, NULL), .sub = &CP_TABLE},
+};
+static const struct schema_table FABRIC = {
+    TABLE("fabric", FABRIC_KEYS), .mode_of = fabric_mode,      .mode_what = "fabric kind",
+    .mode_names = FABRIC_KINDS,   .alt_modes = M(FABRIC_ROCE), .check = fabric_check,
+};
+
+/* topology ---------------------------------------------------------------- */
+
+/* Each parameter is a row of the flat table and of its kind's nested block
+ * (`fat_tree: {k: 8}`), so both spellings read the same field. Defaults:
+ * SPEC.md example (leaf_spine 4/4/4/1) and the brief's sizes for the other
+ * kinds; rail_optimized takes the def_alt column. */
+#define TOP(f) offsetof(struct topo_params, f)
+#define K_LEAVES                                                                                   \
+    {                                                                                              \
+        KEY("leaves", SCHEMA_U32, TOP(leaves), "4", NULL, "SPEC.md example"),                      \
+            .min = 1, .max = MAX_HOSTS, .only = M(TOPO_LEAF_SPINE)                                 \
+    }
+#define K_SPINES                                                                                   \
+    {                                                                                              \
+        KEY("spines", SCHEMA_U32, TOP(spines), "4", "8", "SPEC.md example"),                       \
+            .min = 1, .max = MAX_HOSTS, .only = M(TOPO_LEAF_SPINE) | M(TOPO_RAIL_OPTIMIZED)        \
+    }
+#define K_HOSTS_PER_LEAF                                                                           \
+    {                                                                                              \
+        KEY("hosts_per_leaf", SCHEMA_U32, TOP(hosts_per_leaf), "4", NULL, "SPEC.md example"),      \
+            .min = 1, .max = MAX_HOSTS, .only = M(TOPO_LEAF_SPINE)                                 \
+    }
+#define K_UPLINKS                                                                                  \
+    {                                                                                              \
+        KEY("uplinks_per_spine", SCHEMA_U32, TOP(uplinks_per_spine), "1", NULL,                    \
+            "SPEC.md example"),                                                                    \
+            .min = 1, .max = 1024, .only = M(TOPO_LEAF_SPINE)                                      \
+    }
+#define K_K                                                                                        \
+    {                                                                                              \
+        KEY("k", SCHEMA_U32, TOP(k), "8", NULL, "SPEC.md example (fat_tree: {k: 8})"),             \
+            .min = 2, .max = 1024, .only = M(TOPO_FAT_TREE)                                        \
+    }
+#define K_SWITCHES                                                                                 \
+    {                                                                                              \
+        KEY("switches", SCHEMA_U32, TOP(ring_switches), "5", NULL, "SPEC.md example"),             \
+            .min = 3, .max = MAX_HOSTS, .only = M(TOPO_RING)                                       \
+    }
+#define K_HOSTS_PER_SWITCH                                                                         \
+    {                                                                                              \
+        KEY("hosts_per_switch", SCHEMA_U32, TOP(ring_hosts_per_switch), "1", NULL,                 \
+            "SPEC.md example"),                                                                    \
+            .min = 1, .max = MAX_HOSTS, .only = M(TOPO_RING)                                       \
+    }
+#define K_HOSTS                                                                                    \
+    {                                                                                              \
+        KEY("hosts", SCHEMA_U32, TOP(hosts), "8", "16", "SPEC.md examples"),                       \
+            .min = 1, .max = MAX_HOSTS, .only = M(TOPO_SINGLE_SWITCH) | M(TOPO_RAIL_OPTIMIZED)     \
+    }
+#define K_GPUS                                                                                     \
+    {                                                                                              \
+        KEY("gpus_per_host", SCHEMA_U32, TOP(gpus_per_host), "1", "8",                             \
+            "SPEC.md; domain.md A8: 8 GPUs per HGX node"),                                         \
+            .min = 1, .max = 1024                                                                  \
+    }
+
+static const struct schema_key SS_BLOCK_KEYS[] = {K_HOSTS, K_GPUS};
+static const struct schema_key LS_BLOCK_KEYS[] = {K_LEAVES, K_SPINES, K_HOSTS_PER_LEAF, K_UPLINKS,
+                                                  K_GPUS};
+static const struct schema_key FT_BLOCK_KEYS[] = {K_K, K_GPUS};
+static const struct schema_key RING_BLOCK_KEYS[] = {K_SWITCHES, K_HOSTS_PER_SWITCH, K_GPUS};
+static const struct schema_key RAIL_BLOCK_KEYS[] = {K_HOSTS, K_GPUS, K_SPINES};
+static const struct schema_table SS_BLOCK = {TABLE("single_switch", SS_BLOCK_KEYS),
+                                             .no_defaults = true};
+static const struct schema_table LS_BLOCK = {TABLE("leaf_spine", LS_BLOCK_KEYS),
+                                             .no_defaults = true};
+static const struct schema_table FT_BLOCK = {TABLE("fat_tree", FT_BLOCK_KEYS), .no_defaults = true};
+static const struct schema_table RING_BLOCK = {TABLE("ring", RING_BLOCK_KEYS), .no_defaults = true};
+static const struct schema_table RAIL_BLOCK = {TABLE("rail_optimized", RAIL_BLOCK_KEYS),
+                                               .no_defaults = true};
+
+static int topo_mode(const void *obj) {
+    return ((const struct topo_params *)obj)->kind;
+}
+
+/* Without `kind`, a nested block (`ring: {...}`) names the kind. */
+static int topo_infer(struct schema_ctx *c, const struct yaml_node *map,
+                      const struct yaml_node *here, void *obj) {
+    (void)here;
+    struct topo_params *t = obj;
+    int kind = -1;
+    for (int k = 0; TOPO_NAMES[k]; k++) {
+        const struct yaml_node *key = key_node(map, TOPO_NAMES[k]);
+        if (!key) continue;
+        if (kind >= 0)
+            return schema_fail(c, key, FS_EINVAL,
+                               "both '%s:' and '%s:' blocks; a topology has one kind",
+                               TOPO_NAMES[kind], TOPO_NAMES[k]);
+        kind = k;
+    }
+    if (kind < 0) return 0;
+    t->kind = (enum topo_kind)kind;
+    return 1;
+}
+
+static int topo_check(struct schema_ctx *c, const struct yaml_node *map,
+                      const struct yaml_node *here, void *obj) {
+    const struct topo_params *t = obj;
+    const struct yaml_node *block = yaml_map_get(map, TOPO_NAMES[t->kind]);
+    for (size_t i = 0; block && block->type == YAML_MAP && i < block->npairs; i++) {
+        const struct yaml_node *k = block->pairs[i].key;
+        if (k->type == YAML_SCALAR && yaml_map_get(map, k->text))
+            return schema_fail(c, k, FS_EINVAL,
+                               "'%s' is given twice: directly under topology and in its '%s:' "
+                               "block",
+                               k->text, TOPO_NAMES[t->kind]);
+    }
+    const struct yaml_node *kpos = yaml_map_get(block, "k");
+    if (t->kind == TOPO_FAT_TREE && t->k % 2)
+        return schema_fail(c, kpos ? kpos : at(map, here, "k"), FS_EINVAL,
+                           "k must be even, got %u: a k-ary fat tree splits each switch's k "
+                           "ports into k/2 down and k/2 up",
+                           t->k);
+    uint32_t hosts = scenario_host_count(t);
+    if (hosts > MAX_HOSTS)
+        return schema_fail(
+            c, here, FS_ERANGE, "this %s has %u%s hosts; at most %u (1<<20) are supported",
+            TOPO_NAMES[t->kind], hosts, hosts == UINT32_MAX ? " or more" : "", MAX_HOSTS);
+    uint64_t tier = t->kind == TOPO_LEAF_SPINE
+                        ? (uint64_t)t->leaves * t->spines * t->uplinks_per_spine
+                    : t->kind == TOPO_RAIL_OPTIMIZED ? (uint64_t)t->gpus_per_host * t->spines
+                                                     : 0;
+    if (tier > MAX_TIER_LINKS)
+        return schema_fail(
+            c, here, FS_ERANGE, "this %s has %llu leaf-spine links; at most %llu are supported",
+            TOPO_NAMES[t->kind], (unsigned long long)tier, (unsigned long long)MAX_TIER_LINKS);
+    return 0;
+}
+
+static const struct schema_key TOPO_KEYS[] = {
+    {KEY("kind", SCHEMA_ENUM, TOP(kind), "leaf_spine", NULL, "SPEC.md example"),
+     .flags = SCHEMA_SELECTOR, .names = TOPO_NAMES},
+    K_LEAVES,
+    K_SPINES,
+    K_HOSTS_PER_LEAF,
+    K_UPLINKS,
+    K_K,
+    K_SWITCHES,
+    K_HOSTS_PER_SWITCH,
+    K_HOSTS,
+    K_GPUS,
+    {KEY("nvlink", SCHEMA_RATE, TOP(nvlink_bps), "3600Gbps", NULL,
+         "domain.md A8: NVLink 4, 450 GB/s per direction per GPU"),
+     .min = 1},
+    {KEY("single_switch", SCHEMA_MAP, 0, NULL, NULL, NULL), .flags = SCHEMA_ALIAS,
+     .only = M(TOPO_SINGLE_SWITCH), .sub = &SS_BLOCK},
+    {KEY("leaf_spine", SCHEMA_MAP, 0, NULL, NULL, NULL), .flags = SCHEMA_ALIAS,
+     .only = M(TOPO_LEAF_SPINE), .sub = &LS_BLOCK},
+    {KEY("fat_tree", SCHEMA_MAP, 0, NULL, NULL, NULL), .flags = SCHEMA_ALIAS,
+     .only = M(TOPO_FAT_TREE), .sub = &FT_BLOCK},
+    {KEY("ring", SCHEMA_MAP, 0, NULL, NULL, NULL), .flags = SCHEMA_ALIAS, .only = M(TOPO_RING),
+     .sub = &RING_BLOCK},
+    {KEY("rail_optimized", SCHEMA_MAP, 0, NULL, NULL, NULL), .flags = SCHEMA_ALIAS,
+     .only = M(TOPO_RAIL_OPTIMIZED), .sub = &RAIL_BLOCK},
+};
+static const struct schema_table TOPOLOGY = {
+    TABLE("topology", TOPO_KEYS),
+    .mode_of = topo_mode,
+    .mode_what = "topology kind",
+    .mode_names = TOPO_NAMES,
+    .alt_modes = M(TOPO_RAIL_OPTIMIZED),
+    .infer = topo_infer,
+    .check = topo_check,
+};
+
+/* workload: flows --------------------------------------------------------- */
+
+static int flow_check(struct schema_ctx *c, const struct yaml_node *map,
+                      const struct yaml_node *here, void *obj) {
+    const struct wl_flow *f = obj;
+    if (f->src == f->dst)
+        return schema_fail(c, at(map, here, "dst"), FS_EINVAL,
+                           "src and dst are both h%u; a flow needs two different hosts", f->src);
+    return 0;
+}
+
+#define FLO(f) offsetof(struct wl_flow, f)
+static const struct schema_key FLOW_KEYS[] = {
+    {KEY("src", SCHEMA_HOST, FLO(src), NULL, NULL, NULL), .flags = SCHEMA_REQUIRED},
+    {KEY("dst", SCHEMA_HOST, FLO(dst), NULL, NULL, NULL), .flags = SCHEMA_REQUIRED},
+    {KEY("size", SCHEMA_SIZE, FLO(size_bytes), NULL, NULL, NULL), .flags = SCHEMA_REQUIRED,
+     .min = 1},
+    {KEY("start", SCHEMA_TIME, FLO(start_ps), "0", NULL,
+         "SPEC.md: time 0 unless `start` (relative to the entry's start)")},
+};
+static const struct schema_table FLOW_TABLE = {TABLE("flow", FLOW_KEYS), .check = flow_check,
+                                               .flow = true};
+
+/* workload entries -------------------------------------------------------- */
+
+static bool is_coll(enum wl_kind k) {
+    return (WL_COLL >> k) & 1u;
+}
+
+/* `size`: one size, or for collectives also a list of sizes (a sweep). */
+static int wl_size_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct wl_entry *w = obj;
+    if (n && n->type == YAML_SEQ) {
+        if (!is_coll(w->kind))
+            return schema_fail(c, n, FS_EINVAL,
+                               "a list of sizes is only for collectives (allreduce, allgather, "
+                               "reducescatter, broadcast); give one size");
+        if (n->nitems == 0) return schema_fail(c, n, FS_EINVAL, "the list of sizes is empty");
+        w->sizes = fs_xcalloc(n->nitems, sizeof *w->sizes);
+        w->nsizes = n->nitems;
+        for (size_t i = 0; i < n->nitems; i++) {
+            int rc = schema_number(c, SCHEMA_SIZE, n->items[i], 1, 0, &w->sizes[i]);
+            if (rc) return rc;
+        }
+        w->size_bytes = w->sizes[0];
+        return 0;
+    }
+    int rc = schema_number(c, SCHEMA_SIZE, n, 1, 0, &w->size_bytes);
+    if (!rc && is_coll(w->kind)) {
+        w->sizes = fs_xcalloc(1, sizeof *w->sizes);
+        w->sizes[0] = w->size_bytes;
+        w->nsizes = 1;
+    }
+    return rc;
+}
+
+static void wl_size_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    const struct wl_entry *w = obj;
+    if (w->nsizes <= 1) {
+        print_size(f, w->size_bytes);
+        return;
+    }
+    fputc('[', f);
+    for (size_t i = 0; i < w->nsizes; i++) {
+        if (i) fputs(", ", f);
+        print_size(f, w->sizes[i]);
+    }
+    fputc(']', f);
+}
+
+/* `senders`: a list of hosts, or a count resolved in wl_check once the
+ * receiver is known (kept meanwhile as nsenders with senders == NULL). */
+static int senders_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct wl_entry *w = obj;
+    if (n && n->type == YAML_SEQ) {
+        if (n->nitems == 0) return schema_fail(c, n, FS_EINVAL, "the list of senders is empty");
+        w->senders = fs_xcalloc(n->nitems, sizeof *w->senders);
+        w->nsenders = n->nitems;
+        for (size_t i = 0; i < n->nitems; i++) {
+            bool gpu;
+            int rc = schema_host(c, n->items[i], false, &w->senders[i], &gpu);
+            if (rc) return rc;
+        }
+        return 0;
+    }
+    if (n && n->type == YAML_MAP)
+        return schema_fail(c, n, FS_EINVAL,
+                           "expected a list of hosts such as [h1, h2] or a count, got a mapping");
+    uint64_t count;
+    int rc = schema_number(c, SCHEMA_U32, n, 1, MAX_HOSTS, &count);
+    if (!rc) w->nsenders = (size_t)count;
+    return rc;
+}
+
+/* The first `count` hosts other than the receiver: what a count means. */
+static bool senders_are_first(const struct wl_entry *w) {
+    uint32_t h = 0;
+    for (size_t i = 0; i < w->nsenders; i++, h++) {
+        if (h == w->receiver) h++;
+        if (w->senders[i] != h) return false;
+    }
+    return true;
+}
+
+static void senders_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    const struct wl_entry *w = obj;
+    if (senders_are_first(w)) {
+        fprintf(f, "%zu", w->nsenders);
+        return;
+    }
+    fputc('[', f);
+    for (size_t i = 0; i < w->nsenders; i++)
+        fprintf(f, "%sh%u", i ? ", " : "", w->senders[i]);
+    fputc(']', f);
+}
+
+static int packet_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct wl_entry *w = obj;
+    w->exponential = false;
+    return schema_number(c, SCHEMA_SIZE, n, 1, 0, &w->packet_bytes);
+}
+
+static int mean_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct wl_entry *w = obj;
+    if (w->packet_bytes)
+        return schema_fail(c, n, FS_EINVAL,
+                           "give 'packet' (fixed size) or 'mean' (exponential sizes), not both");
+    w->exponential = true;
+    return schema_number(c, SCHEMA_SIZE, n, 1, 0, &w->packet_bytes);
+}
+
+static void packet_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    print_size(f, ((const struct wl_entry *)obj)->packet_bytes);
+}
+static bool packet_shown(const void *obj) {
+    return !((const struct wl_entry *)obj)->exponential;
+}
+static bool mean_shown(const void *obj) {
+    return ((const struct wl_entry *)obj)->exponential;
+}
+
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* `ranks`: all | gpus | [h0, h1, ...] | [h0.g0, h0.g1, ...]. */
+static int ranks_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct wl_entry *w = obj;
+    w->ranks_all = w->ranks_gpus = false;
+    if (n && n->type == YAML_SCALAR && !yaml_is_null(n)) {
+        if (!strcmp(n->text, "all"))
+            w->ranks_all = true;
+        else if (!strcmp(n->text, "gpus"))
+            w->ranks_gpus = true;
+        else
+            return schema_fail(c, n, FS_EINVAL,
+                               "expected all, gpus or a list of hosts such as [h0, h1], got "
+                               "'%.64s'",
+                               n->text);
+        return 0;
+    }
+    if (!n || n->type != YAML_SEQ)
+        return schema_fail(c, n, FS_EINVAL,
+                           "expected all, gpus or a list of hosts such as [h0, h1], got %s",
+                           yaml_describe(n));
+    if (n->nitems < 2)
+        return schema_fail(c, n, FS_EINVAL, "a collective needs at least 2 ranks, got %zu",
+                           n->nitems);
+    w->ranks = fs_xcalloc(n->nitems, sizeof *w->ranks);
+    w->nranks = n->nitems;
+    for (size_t i = 0; i < n->nitems; i++) {
+        bool gpu;
+        int rc = schema_host(c, n->items[i], true, &w->ranks[i], &gpu);
+        if (rc) return rc;
+        if (i == 0)
+            w->ranks_are_gpu_ids = gpu;
+        else if (gpu != w->ranks_are_gpu_ids)
+            return schema_fail(c, n->items[i], FS_EINVAL,
+                               "mixes host and GPU names; list only hosts (h1) or only GPUs "
+                               "(h1.g0)");
+    }
+    /* Sort a copy to find a repeated rank in O(n log n). */
+    uint32_t *sorted = fs_xmalloc(n->nitems * sizeof *sorted);
+    memcpy(sorted, w->ranks, n->nitems * sizeof *sorted);
+    qsort(sorted, n->nitems, sizeof *sorted, cmp_u32);
+    size_t dup = SIZE_MAX;
+    for (size_t i = 1; i < n->nitems && dup == SIZE_MAX; i++)
+        if (sorted[i] == sorted[i - 1]) dup = i;
+    uint32_t value = dup != SIZE_MAX ? sorted[dup] : 0;
+    free(sorted);
+    if (dup != SIZE_MAX) {
+        bool seen = false;
+        for (size_t i = 0; i < n->nitems; i++) {
+            if (w->ranks[i] != value) continue;
+            if (seen)
+                return schema_fail(c, n->items[i], FS_EINVAL,
+                                   "'%.64s' is listed twice; a rank joins a communicator once",
+                                   n->items[i]->text);
+            seen = true;
+        }
+    }
+    return 0;
+}
+
+static void ranks_print(FILE *f, const void *obj, const struct scenario *sc) {
+    const struct wl_entry *w = obj;
+    if (w->ranks_all) {
+        fputs("all", f);
+        return;
+    }
+    if (w->ranks_gpus) {
+        fputs("gpus", f);
+        return;
+    }
+    uint32_t g = sc->topo.gpus_per_host ? sc->topo.gpus_per_host : 1;
+    fputc('[', f);
+    for (size_t i = 0; i < w->nranks; i++) {
+        fputs(i ? ", " : "", f);
+        if (w->ranks_are_gpu_ids)
+            fprintf(f, "h%u.g%u", w->ranks[i] / g, w->ranks[i] % g);
+        else
+            fprintf(f, "h%u", w->ranks[i]);
+    }
+    fputc(']', f);
+}
+
+static int wl_mode(const void *obj) {
+    return ((const struct wl_entry *)obj)->kind;
+}
+
+static int wl_check(struct schema_ctx *c, const struct yaml_node *map, const struct yaml_node *here,
+                    void *obj) {
+    struct wl_entry *w = obj;
+    uint32_t hosts = scenario_host_count(&c->sc->topo);
+    if (w->kind == WL_PERMUTATION && w->pattern == PERM_SHIFT && w->shift % hosts == 0)
+        return schema_fail(c, at(map, here, "shift"), FS_EINVAL,
+                           "shift %u sends every host to itself on this %u-host fabric; use a "
+                           "shift that is not a multiple of %u",
+                           w->shift, hosts, hosts);
+    if (w->kind == WL_INCAST || w->kind == WL_POISSON) {
+        const struct yaml_node *sn = yaml_map_get(map, "senders");
+        if (!w->senders) {
+            if (w->nsenders > (size_t)hosts - 1)
+                return schema_fail(c, sn ? sn : here, FS_EINVAL,
+                                   "%zu senders asked for, but this fabric has only %u hosts "
+                                   "besides the receiver h%u",
+                                   w->nsenders, hosts - 1, w->receiver);
+            w->senders = fs_xcalloc(w->nsenders, sizeof *w->senders);
+            uint32_t h = 0;
+            for (size_t i = 0; i < w->nsenders; i++, h++) {
+                if (h == w->receiver) h++;
+                w->senders[i] = h;
+            }
+        }
+        for (size_t i = 0; i < w->nsenders; i++) {
+            if (w->senders[i] != w->receiver) continue;
+            const struct yaml_node *item =
+                sn && sn->type == YAML_SEQ && i < sn->nitems ? sn->items[i] : sn;
+            return schema_fail(c, item ? item : here, FS_EINVAL,
+                               "the receiver h%u is also listed as a sender", w->receiver);
+        }
+    }
+    if (w->kind == WL_POISSON && !w->packet_bytes)
+        return schema_fail(c, here, FS_EINVAL,
+                           "missing 'packet' (fixed packet size) or 'mean' (exponential sizes) "
+                           "in this poisson entry");
+    return 0;
+}
+
+#define WLE(f) offsetof(struct wl_entry, f)
+#define SIZED (M(WL_PERMUTATION) | M(WL_INCAST) | M(WL_ALLTOALL) | WL_COLL)
+static const struct schema_key WORKLOAD_KEYS[] = {
+    {KEY("kind", SCHEMA_ENUM, WLE(kind), NULL, NULL, NULL),
+     .flags = SCHEMA_SELECTOR | SCHEMA_REQUIRED, .names = WL_NAMES},
+    {KEY("start", SCHEMA_TIME, WLE(start_ps), "0", NULL, "SPEC.md: all start at time 0")},
+    {KEY("size", SCHEMA_CUSTOM, 0, NULL, NULL, NULL), .flags = SCHEMA_REQUIRED, .only = SIZED,
+     .parse = wl_size_parse, .print = wl_size_print},
+    {KEY("flows", SCHEMA_LIST, WLE(flows), NULL, NULL, NULL), .flags = SCHEMA_REQUIRED,
+     .only = M(WL_FLOWS), .sub = &FLOW_TABLE, .off_n = WLE(nflows),
+     .elem_size = sizeof(struct wl_flow)},
+    {KEY("pattern", SCHEMA_ENUM, WLE(pattern), "shift", NULL, "SPEC.md example"),
+     .only = M(WL_PERMUTATION), .names = PERM_NAMES},
+    {KEY("shift", SCHEMA_U32, WLE(shift), "4", NULL, "SPEC.md example"), .min = 1,
+     .only = M(WL_PERMUTATION)},
+    {KEY("senders", SCHEMA_CUSTOM, 0, NULL, NULL, NULL), .flags = SCHEMA_REQUIRED,
+     .only = M(WL_INCAST) | M(WL_POISSON), .parse = senders_parse, .print = senders_print},
+    {KEY("receiver", SCHEMA_HOST, WLE(receiver), NULL, NULL, NULL), .flags = SCHEMA_REQUIRED,
+     .only = M(WL_INCAST) | M(WL_POISSON)},
+    {KEY("load", SCHEMA_FRACTION_POS, WLE(load), NULL, NULL, NULL), .flags = SCHEMA_REQUIRED,
+     .only = M(WL_POISSON)},
+    {KEY("packet", SCHEMA_CUSTOM, 0, NULL, NULL, NULL), .only = M(WL_POISSON),
+     .parse = packet_parse, .print = packet_print, .show = packet_shown},
+    {KEY("mean", SCHEMA_CUSTOM, 0, NULL, NULL, NULL), .only = M(WL_POISSON), .parse = mean_parse,
+     .print = packet_print, .show = mean_shown},
+    {KEY("duration", SCHEMA_TIME, WLE(duration_ps), NULL, NULL, NULL), .flags = SCHEMA_REQUIRED,
+     .min = 1, .only = M(WL_POISSON)},
+    {KEY("ranks", SCHEMA_CUSTOM, 0, "all", NULL, "SPEC.md example"), .only = WL_COLL,
+     .parse = ranks_parse, .print = ranks_print},
+    {KEY("algorithm", SCHEMA_ENUM, WLE(algorithm), "ring", NULL, "SPEC.md example"),
+     .only = WL_COLL, .names = ALGO_NAMES},
+    {KEY("jobs", SCHEMA_U32, WLE(jobs), "1", NULL, "SPEC.md example"), .min = 1, .max = 1u << 16,
+     .only = WL_COLL},
+    {KEY("repeat", SCHEMA_U32, WLE(repeat), "1", NULL, "SPEC.md example"), .min = 1,
+     .max = 1u << 20, .only = WL_COLL},
+};
+static const struct schema_table WORKLOAD = {
+    TABLE("workload entry", WORKLOAD_KEYS),
+    .mode_of = wl_mode,
+    .mode_what = "workload kind",
+    .mode_names = WL_NAMES,
+    .check = wl_check,
+    .has_pos = true,
+    .pos_off = WLE(pos),
+};
+
+/* events ------------------------------------------------------------------ */
+
+/* A link is named by its ends ("leaf1-spine2", "leaf1->spine2#1"); the
+ * model resolves the name against the built topology, so only its form is
+ * checked here. */
+static int link_target_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct sc_event *e = obj;
+    const char *s;
+    int rc = schema_text(c, n, "a link name such as leaf1-spine2", &s);
+    if (rc) return rc;
+    for (const char *p = s; *p; p++)
+        if ((unsigned char)*p <= ' ')
+            return schema_fail(c, n, FS_EINVAL,
+                               "'%.64s' is not a link name; links are named by their ends, such "
+                               "as leaf1-spine2",
+                               s);
+    if (!s[0] || !strchr(s, '-'))
+        return schema_fail(c, n, FS_EINVAL,
+                           "'%.64s' is not a link name; links are named by their ends, such as "
+                           "leaf1-spine2",
+                           s);
+    free(e->target);
+    e->target = fs_xstrdup(s);
+    return 0;
+}
+
+static int host_target_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct sc_event *e = obj;
+    uint32_t h;
+    bool gpu;
+    int rc = schema_host(c, n, false, &h, &gpu);
+    if (rc) return rc;
+    char buf[16];
+    snprintf(buf, sizeof buf, "h%u", h);
+    free(e->target);
+    e->target = fs_xstrdup(buf);
+    return 0;
+}
+
+static void target_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    print_string(f, ((const struct sc_event *)obj)->target);
+}
+
+static int ev_mode(const void *obj) {
+    return ((const struct sc_event *)obj)->kind;
+}
+
+/* The action key present (exactly one) is the event's kind. */
+static int ev_infer(struct schema_ctx *c, const struct yaml_node *map, const struct yaml_node *here,
+                    void *obj) {
+    struct sc_event *e = obj;
+    int kind = -1;
+    for (int k = 0; EV_NAMES[k]; k++) {
+        const struct yaml_node *key = key_node(map, EV_NAMES[k]);
+        if (!key) continue;
+        if (kind >= 0)
+            return schema_fail(c, key, FS_EINVAL,
+                               "an event does one thing; it has both '%s' and '%s'", EV_NAMES[kind],
+                               EV_NAMES[k]);
+        kind = k;
+    }
+    if (kind < 0)
+        return schema_fail(c, here, FS_EINVAL,
+                           "an event needs one of: link_down, link_up, host_stall");
+    e->kind = (enum ev_kind)kind;
+    return 1;
+}
+
+#define EVT(f) offsetof(struct sc_event, f)
+static const struct schema_key EVENT_KEYS[] = {
+    {KEY("at", SCHEMA_TIME, EVT(at_ps), NULL, NULL, NULL), .flags = SCHEMA_REQUIRED},
+    {KEY("link_down", SCHEMA_CUSTOM, 0, NULL, NULL, NULL), .flags = SCHEMA_REQUIRED,
+     .only = M(EV_LINK_DOWN), .parse = link_target_parse, .print = target_print},
+    {KEY("link_up", SCHEMA_CUSTOM, 0, NULL, NULL, NULL), .flags = SCHEMA_REQUIRED,
+     .only = M(EV_LINK_UP), .parse = link_target_parse, .print = target_print},
+    {KEY("host_stall", SCHEMA_CUSTOM, 0, NULL, NULL, NULL), .flags = SCHEMA_REQUIRED,
+     .only = M(EV_HOST_STALL), .parse = host_target_parse, .print = target_print},
+    {KEY("for", SCHEMA_TIME, EVT(for_ps), NULL, NULL, NULL), .flags = SCHEMA_REQUIRED, .min = 1,
+     .only = M(EV_HOST_STALL)},
+};
+static const struct schema_table EVENTS = {
+    TABLE("event", EVENT_KEYS),
+    .mode_of = ev_mode,
+    .mode_what = "event kind",
+    .mode_names = EV_NAMES,
+    .infer = ev_infer,
+    .flow = true,
+    .has_pos = true,
+    .pos_off = EVT(pos),
+};
+
+/* the scenario ------------------------------------------------------------ */
+
+/* The name becomes a folder under out/, so it must be one path component. */
+static int name_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct scenario *sc = obj;
+    const char *s;
+    int rc = schema_text(c, n, "a name such as incast-ib", &s);
+    if (rc) return rc;
+    bool ok = s[0] && strcmp(s, ".") && strcmp(s, "..") && strlen(s) <= 200;
+    for (const char *p = s; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == '/' || *p == '\\' || *p == 0x7f) ok = false;
+    if (!ok)
+        return schema_fail(c, n, FS_EINVAL,
+                           "'%.64s' cannot be a name: it names the output folder, so it must be "
+                           "1-200 characters without '/', '\\' or control characters",
+                           s);
+    free(sc->name);
+    sc->name = fs_xstrdup(s);
+    return 0;
+}
+
+static void name_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    print_string(f, ((const struct scenario *)obj)->name);
+}
+
+/* SPEC.md: the name defaults to the file's name without .yaml or .yml. */
+static int scenario_check(struct schema_ctx *c, const struct yaml_node *map,
+                          const struct yaml_node *here, void *obj) {
+    (void)map, (void)here;
+    struct scenario *sc = obj;
+    if (sc->name) return 0;
+    const char *base = strrchr(c->file, '/');
+    base = base ? base + 1 : c->file;
+    size_t len = strlen(base);
+    if (len > 5 && !strcmp(base + len - 5, ".yaml"))
+        len -= 5;
+    else if (len > 4 && !strcmp(base + len - 4, ".yml"))
+        len -= 4;
+    if (len == 0 || !strcmp(base, ".") || !strcmp(base, "..")) {
+        sc->name = fs_xstrdup("scenario");
+        return 0;
+    }
+    sc->name = fs_xmalloc(len + 1);
+    memcpy(sc->name, base, len);
+    sc->name[len] = 0;
+    return 0;
+}
+
+#define SCN(f) offsetof(struct scenario, f)
+static const struct schema_key SCENARIO_KEYS[] = {
+    {KEY("name", SCHEMA_CUSTOM, 0, NULL, NULL, "SPEC.md: the file name without .yaml"),
+     .parse = name_parse, .print = name_print},
+    {KEY("seed", SCHEMA_U64, SCN(seed), "1", NULL, "SPEC.md example")},
+    {KEY("stop", SCHEMA_TIME, SCN(stop_ps), "0", NULL,
+         "SPEC.md: 0 = until the workload completes (capped at 1 s)")},
+    {KEY("fabric", SCHEMA_MAP, SCN(fabric), NULL, NULL, NULL), .sub = &FABRIC},
+    {KEY("topology", SCHEMA_MAP, SCN(topo), NULL, NULL, NULL), .sub = &TOPOLOGY},
+    {KEY("workload", SCHEMA_LIST, SCN(workload), NULL, NULL, "SPEC.md: no traffic"),
+     .sub = &WORKLOAD, .off_n = SCN(nworkload), .elem_size = sizeof(struct wl_entry)},
+    {KEY("events", SCHEMA_LIST, SCN(events), NULL, NULL, "none"), .sub = &EVENTS,
+     .off_n = SCN(nevents), .elem_size = sizeof(struct sc_event)},
+    {KEY("output", SCHEMA_MAP, SCN(output), NULL, NULL, NULL), .sub = &OUTPUT},
+};
+const struct schema_table SCHEMA_SCENARIO = {TABLE("scenario", SCENARIO_KEYS),
+                                             .check = scenario_check};
+
+/* loading ----------------------------------------------------------------- */
+
+static int load(struct scenario *sc, struct yaml_doc *doc, const char *const *sets, size_t nsets,
+                struct diag *d) {
+    int rc = 0;
+    if (!doc->root || yaml_is_null(doc->root))
+        rc = diag_set(d, sc->file, (struct srcpos){1, 1}, FS_EINVAL,
+                      "empty scenario file; expected a mapping with at least one key such as "
+                      "'topology:' or 'workload:' (write '{}' to take every default)");
+    for (size_t i = 0; !rc && i < nsets; i++)
+        rc = yaml_set(doc, sets[i], (unsigned)(i + 1), d);
+    if (!rc && doc->root->type != YAML_MAP)
+        rc = diag_set(d, doc->root->file, doc->root->pos, FS_EINVAL,
+                      "a scenario is a mapping of keys (name, seed, stop, fabric, topology, "
+                      "workload, events, output), got %s",
+                      yaml_describe(doc->root));
+    if (!rc) {
+        struct schema_ctx c;
+        memset(&c, 0, sizeof c);
+        c.d = d;
+        c.sc = sc;
+        c.file = sc->file;
+        rc = schema_read(&c, &SCHEMA_SCENARIO, doc->root, sc, false, doc->root);
+    }
+    yaml_doc_fini(doc);
+    if (rc) scenario_fini(sc);
+    return rc;
+}
+
+int scenario_load(struct scenario *sc, const char *path, const char *const *sets, size_t nsets,
+                  struct diag *d) {
+    memset(sc, 0, sizeof *sc);
+    if (d) memset(d, 0, sizeof *d);
+    struct yaml_doc doc;
+    int rc = yaml_load_file(&doc, path, d);
+    if (rc) return rc;
+    sc->file = fs_xstrdup(path);
+    return load(sc, &doc, sets, nsets, d);
+}
+
+int scenario_load_string(struct scenario *sc, const char *text, const char *name_for_errors,
+                         const char *const *sets, size_t nsets, struct diag *d) {
+    memset(sc, 0, sizeof *sc);
+    if (d) memset(d, 0, sizeof *d);
+    const char *name = name_for_errors ? name_for_errors : "<string>";
+    struct yaml_doc doc;
+    int rc = yaml_load_string(&doc, text ? text : "", text ? strlen(text) : 0, name, d);
+    if (rc) return rc;
+    sc->file = fs_xstrdup(name);
+    return load(sc, &doc, sets, nsets, d);
+}
+
+void scenario_fini(struct scenario *sc) {
+    for (size_t i = 0; i < sc->nworkload; i++) {
+        struct wl_entry *w = &sc->workload[i];
+        free(w->flows);
+        free(w->senders);
+        free(w->sizes);
+        free(w->ranks);
+    }
+    free(sc->workload);
+    for (size_t i = 0; i < sc->nevents; i++)
+        free(sc->events[i].target);
+    free(sc->events);
+    free(sc->fabric.lft_file);
+    free(sc->name);
+    free(sc->file);
+    memset(sc, 0, sizeof *sc);
+}

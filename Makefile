@@ -20,6 +20,9 @@ BENCH_SRC := $(shell find bench -name '*.c' 2>/dev/null | sort)
 BENCHES := $(BENCH_SRC:%.c=$(BUILD)/%)
 
 DEPS_STAMP := $(BUILD)/.deps-ok
+# The report's chart library (Vega-Lite, vega, vega-embed) and the browser
+# test's playwright-core, pinned by report/web/package-lock.json.
+WEB_STAMP := report/web/node_modules/.package-lock.json
 
 .PHONY: all deps test check bench demo clean lint fmt
 
@@ -31,9 +34,13 @@ $(DEPS_STAMP):
 	@sh tools/deps.sh
 	@mkdir -p $(BUILD) && touch $@
 
+$(WEB_STAMP): report/web/package.json report/web/package-lock.json | $(DEPS_STAMP)
+	cd report/web && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
 deps:
 	@rm -f $(DEPS_STAMP)
-	@$(MAKE) --no-print-directory $(DEPS_STAMP)
+	@$(MAKE) --no-print-directory $(DEPS_STAMP) $(WEB_STAMP)
 
 $(BUILD)/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
@@ -54,7 +61,7 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libfabsim.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) $< -o $@ $(BUILD)/libfabsim.a $(LDLIBS)
 
-test: $(BUILD)/fabsim $(TESTS)
+test: $(BUILD)/fabsim $(TESTS) $(WEB_STAMP)
 	@sh tests/run.sh $(BUILD)
 
 # ASan + UBSan build of everything, in its own folder.
@@ -66,8 +73,9 @@ check:
 bench: $(BUILD)/fabsim $(BENCHES)
 	@sh bench/run.sh $(BUILD) $(COUNT)
 
-demo: $(BUILD)/fabsim
+demo: $(BUILD)/fabsim $(WEB_STAMP)
 	@$(BUILD)/fabsim labs -o out/labs
+	@echo "Open $(CURDIR)/out/labs/report.html in a browser (self-contained, works offline)."
 
 lint:
 	cppcheck --quiet --enable=warning,performance,portability --error-exitcode=1 -Isrc src

@@ -22,6 +22,27 @@ for t in $(find "$B/tests" -type f -name 'test_*' -perm -u+x | sort); do
     P=$((P + p))
     F=$((F + f))
 done
+# Script tests (tests/<module>/check_*.sh BUILD): end-to-end checks through
+# the binary, each ending with its own "N passed, N failed" line.
+for s in $(find tests -type f -name 'check_*.sh' | sort); do
+    echo "== $s"
+    sh "$s" "$B" >"$LOG" 2>&1
+    rc=$?
+    cat "$LOG"
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$LOG" | tail -n 1)
+    p=0
+    f=1
+    if [ -n "$line" ]; then
+        p=$(echo "$line" | cut -d' ' -f1)
+        f=$(echo "$line" | cut -d' ' -f3)
+        if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+            echo "!! $s exited with status $rc"
+            f=1
+        fi
+    fi
+    P=$((P + p))
+    F=$((F + f))
+done
 CC_TOOL=../shared/tools/check-contract
 if [ -x "$CC_TOOL" ] || [ -f "$CC_TOOL" ]; then
     echo "== check-contract"

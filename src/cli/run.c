@@ -8,6 +8,7 @@
 #include "core/diag.h"
 #include "core/mem.h"
 #include "net/model.h"
+#include "stats/pcap.h"
 #include "stats/results.h"
 #include "stats/wall.h"
 
@@ -35,6 +36,8 @@ struct run_opts {
     size_t nsets;
     char seed_set[64];
     bool quiet, explain;
+    const char *pcap, *pcap_filter; /* --pcap FILE, --pcap-filter link=NAME|flow=ID */
+    uint64_t pcap_max;              /* --pcap-max N (0 = no limit) */
 };
 
 static int parse_opts(int argc, char **argv, struct run_opts *o, int max_files, bool allow_run) {
@@ -60,6 +63,15 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, int max_files, 
             if (!*v || *v == '-' || (strtoull(v, &end, 10), *end))
                 return cli_usage_error("--seed '%s' is not a non-negative integer", v);
             snprintf(o->seed_set, sizeof o->seed_set, "seed=%s", v);
+        } else if (!strcmp(a, "--pcap") && allow_run && i + 1 < argc) {
+            o->pcap = argv[++i];
+        } else if (!strcmp(a, "--pcap-filter") && allow_run && i + 1 < argc) {
+            o->pcap_filter = argv[++i];
+        } else if (!strcmp(a, "--pcap-max") && allow_run && i + 1 < argc) {
+            char *end;
+            o->pcap_max = strtoull(argv[++i], &end, 10);
+            if (*end || !o->pcap_max)
+                return cli_usage_error("--pcap-max needs a positive number of packets");
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
             o->quiet = true;
         } else if (!strcmp(a, "--explain") && !allow_run) {
@@ -88,7 +100,8 @@ static void progress(const struct model *m, void *arg) {
 }
 
 /* Runs one loaded scenario into `out` (NULL = out/<name>). Exit status. */
-static int run_one(const struct scenario *sc, const char *out, bool quiet) {
+static int run_one(const struct scenario *sc, const char *out, bool quiet,
+                   const struct run_opts *o) {
     struct model m;
     struct diag d = {0};
     int rc = model_build(&m, sc, &d);
@@ -97,11 +110,23 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet) {
         model_fini(&m);
         return rc == FS_EINTERNAL ? 1 : 2;
     }
+    struct pcap_sink pcap = {0};
+    if (o->pcap && pcap_sink_open(&pcap, &m.net, o->pcap, o->pcap_filter, o->pcap_max, &d)) {
+        diag_print(&d, stderr);
+        pcap_sink_close(&pcap, &m.net);
+        model_fini(&m);
+        return 2;
+    }
     bool tty = !quiet && isatty(2);
     double t0 = wall_now_s();
     model_run(&m, tty ? progress : NULL, &t0);
     if (tty)
         fputs("\r\033[K", stderr);
+    if (o->pcap) {
+        pcap_sink_close(&pcap, &m.net);
+        if (!quiet)
+            printf("  pcap: %s (%llu packets)\n", o->pcap, (unsigned long long)pcap.written);
+    }
     char dir[4096];
     if (out)
         snprintf(dir, sizeof dir, "%s", out);
@@ -136,7 +161,7 @@ int cli_run(int argc, char **argv) {
         free(o.sets);
         return 2;
     }
-    rc = run_one(&sc, o.out, o.quiet);
+    rc = run_one(&sc, o.out, o.quiet, &o);
     scenario_fini(&sc);
     free(o.sets);
     return rc;
@@ -176,19 +201,4 @@ int cli_validate(int argc, char **argv) {
     }
     scenario_fini(&sc);
     return 0;
-}
-
-int cli_compare(int argc, char **argv) {
-    (void)argc, (void)argv;
-    return cli_usage_error("compare is not implemented yet");
-}
-
-int cli_labs(int argc, char **argv) {
-    (void)argc, (void)argv;
-    return cli_usage_error("labs is not implemented yet");
-}
-
-int cli_report(int argc, char **argv) {
-    (void)argc, (void)argv;
-    return cli_usage_error("report is not implemented yet");
 }

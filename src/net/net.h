@@ -180,6 +180,7 @@ struct deadlock_info {
 };
 
 struct sampler;
+struct trace_sink_ops;
 
 struct net {
     struct sim *sim;
@@ -233,6 +234,9 @@ struct net {
     uint64_t pkts_in_flight;
 
     struct sampler *sampler;
+    /* Packet trace sink (stats/trace.h); NULL = off. */
+    const struct trace_sink_ops *trace;
+    void *trace_ctx;
     struct coll_row *coll_rows;
     uint32_t ncoll_rows;
     struct cp_row *cp_rows;

@@ -10,6 +10,7 @@
 #include "net/net.h"
 #include "net/nic.h"
 #include "net/switch.h"
+#include "stats/trace.h"
 
 static inline void q_account(struct port *pt, sim_time_ps now) {
     pt->q_area += (double)pt->q_bytes * (double)(now - pt->q_last_ps);
@@ -69,6 +70,8 @@ static void start_tx(struct net *n, uint32_t port, uint32_t id) {
     sim_time_ps now = n->sim->now_ps;
     sim_time_ps ser = pt->ps_per_byte ? (sim_time_ps)p->wire_bytes * pt->ps_per_byte
                                       : time_serialise_ps(p->wire_bytes, pt->rate_bps);
+    if (n->trace)
+        n->trace->on_tx(n->trace_ctx, n, port, p, now);
     pt->busy_until_ps = now + ser;
     pt->busy_ps += ser;
     pt->tx_bytes += p->wire_bytes;

@@ -117,6 +117,11 @@ void jw_bool(struct jw *w, bool v) {
     pre(w);
     fputs(v ? "true" : "false", w->f);
 }
+void jw_raw(struct jw *w, const char *json) {
+    pre(w);
+    fputs(json, w->f);
+}
+
 void jw_null(struct jw *w) {
     pre(w);
     fputs("null", w->f);

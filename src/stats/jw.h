@@ -35,6 +35,8 @@ void jw_i64(struct jw *w, int64_t v);
 void jw_num(struct jw *w, double v); /* %.12g; non-finite as null */
 void jw_bool(struct jw *w, bool v);
 void jw_null(struct jw *w);
+/* A value that is already JSON text (e.g. a results.json read back). */
+void jw_raw(struct jw *w, const char *json);
 /* key + value shorthands */
 void jw_kstr(struct jw *w, const char *k, const char *s);
 void jw_ku64(struct jw *w, const char *k, uint64_t v);

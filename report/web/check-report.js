@@ -1,0 +1,83 @@
+#!/usr/bin/env node
+/* report/web/check-report.js REPORT.html [SCREENSHOT.png]
+ *
+ * Opens a fabsim report in headless Chromium (Debian's /usr/bin/chromium,
+ * driven by playwright-core from this folder's pinned packages), with the
+ * network cut off, and checks that every chart rendered and that the page
+ * logged no error. Prints one line per check and "N passed, N failed".
+ * Exit 0 when all passed; 77 when Chromium is not installed (a skip).
+ */
+'use strict';
+const fs = require('fs');
+const path = require('path');
+
+const file = process.argv[2];
+const shot = process.argv[3];
+const exe = process.env.CHROMIUM || '/usr/bin/chromium';
+if (!file) {
+  console.error('usage: check-report.js REPORT.html [SCREENSHOT.png]');
+  process.exit(2);
+}
+if (!fs.existsSync(exe)) {
+  console.log(`SKIP: ${exe} not found (install Debian's chromium: make deps)`);
+  process.exit(77);
+}
+let chromium;
+try {
+  ({ chromium } = require('playwright-core'));
+} catch (e) {
+  console.log('SKIP: playwright-core not installed in report/web (make deps runs npm ci)');
+  process.exit(77);
+}
+
+let passed = 0, failed = 0;
+function check(ok, what) {
+  console.log(`${ok ? 'ok' : 'FAIL'}: ${what}`);
+  if (ok) passed++; else failed++;
+}
+
+(async () => {
+  const browser = await chromium.launch({
+    executablePath: exe,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run',
+           '--disable-dev-shm-usage'],
+  });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = [];
+  const requests = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.route('**/*', (route) => {
+    const u = route.request().url();
+    if (u.startsWith('file:') || u.startsWith('data:') || u.startsWith('blob:')) return route.continue();
+    requests.push(u);
+    return route.abort();
+  });
+  await page.goto('file://' + path.resolve(file));
+  await page.waitForFunction(() => window.__fabsim && window.__fabsim.done, null, { timeout: 60000 });
+  const st = await page.evaluate(() => window.__fabsim);
+  const svgs = await page.evaluate(() => [...document.querySelectorAll('.vega-target')].map((t) => !!t.querySelector('svg')));
+  const findings = await page.evaluate(() => [...document.querySelectorAll('.findings li')].map((l) => l.textContent));
+  const nRan = await page.evaluate(() => JSON.parse(document.getElementById('fabsim-data').textContent)
+    .labs.flatMap((l) => l.scenarios).filter((s) => s.status === 'ok').length);
+  check(st.charts > 0 || nRan === 0, `page asked for charts (${st.charts}; ${nRan} runs)`);
+  check(st.rendered === st.charts, `every chart rendered (${st.rendered}/${st.charts})`);
+  check(svgs.length === st.charts && svgs.every(Boolean), 'every chart container holds an SVG');
+  check(st.errors.length === 0, 'no chart errors' + (st.errors.length ? ': ' + st.errors.join(' | ') : ''));
+  check(errors.length === 0, 'no console errors' + (errors.length ? ': ' + errors.join(' | ') : ''));
+  check(requests.length === 0, 'no network requests (self-contained)' + (requests.length ? ': ' + requests.join(' ') : ''));
+  const nFindings = await page.evaluate(() => JSON.parse(document.getElementById('fabsim-data').textContent).findings.length);
+  check(findings.length === nFindings, `every headline finding shown (${findings.length}/${nFindings})`);
+  if (shot) {
+    await page.screenshot({ path: shot, fullPage: false });
+    console.log(`screenshot: ${shot}`);
+  }
+  await browser.close();
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exit(failed ? 1 : 0);
+})().catch((e) => {
+  console.log('FAIL: ' + e);
+  console.log(`${passed} passed, ${failed + 1} failed`);
+  process.exit(1);
+});

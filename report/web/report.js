@@ -1,0 +1,510 @@
+/* report/web/report.js - the page logic of report.html, inlined by `fabsim report`.
+ *
+ * Reads the runs embedded as JSON (#fabsim-data, written by src/report/report.c)
+ * and draws every chart with Vega-Lite through vega-embed (inlined too: the page
+ * needs no network). Headline findings are computed by fabsim in C from the
+ * runs; this file only lays them out. window.__fabsim tells a test how many
+ * charts were asked for, how many rendered, and any error.
+ */
+(function () {
+  'use strict';
+  const DATA = JSON.parse(document.getElementById('fabsim-data').textContent);
+  const state = (window.__fabsim = { charts: 0, rendered: 0, errors: [], done: false });
+  const app = document.getElementById('app');
+  const pending = [];
+  const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
+
+  // ---- small helpers -------------------------------------------------------
+  function el(tag, attrs, ...kids) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === 'class') e.className = v;
+      else if (k === 'html') e.innerHTML = v;
+      else e.setAttribute(k, v);
+    }
+    for (const k of kids) if (k != null) e.append(k);
+    return e;
+  }
+  function esc(s) {
+    return String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+  }
+  function inline(s) {
+    return esc(s)
+      .replace(/`([^`]+)`/g, '<code>$1</code>')
+      .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
+      .replace(/(^|[^*])\*([^*\s][^*]*)\*/g, '$1<em>$2</em>')
+      .replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, '<a href="$2">$1</a>');
+  }
+  // A deliberately small Markdown subset: headings, paragraphs, lists, code.
+  function markdown(md, skipTitle) {
+    const out = [];
+    const lines = md.split('\n');
+    let para = [], list = null, code = null;
+    const flushPara = () => { if (para.length) out.push('<p>' + inline(para.join(' ')) + '</p>'); para = []; };
+    const flushList = () => { if (list) out.push(`<${list.tag}>` + list.items.map((i) => '<li>' + inline(i) + '</li>').join('') + `</${list.tag}>`); list = null; };
+    for (const line of lines) {
+      if (code !== null) {
+        if (/^```/.test(line)) { out.push('<pre><code>' + esc(code.join('\n')) + '</code></pre>'); code = null; }
+        else code.push(line);
+        continue;
+      }
+      let m;
+      if (/^```/.test(line)) { flushPara(); flushList(); code = []; }
+      else if ((m = /^(#{1,4})\s+(.*)$/.exec(line))) {
+        flushPara(); flushList();
+        if (skipTitle && m[1].length === 1) { skipTitle = false; continue; }
+        const lvl = Math.min(m[1].length + 2, 6);
+        out.push(`<h${lvl}>` + inline(m[2]) + `</h${lvl}>`);
+      } else if ((m = /^\s*[-*]\s+(.*)$/.exec(line))) {
+        flushPara();
+        if (!list || list.tag !== 'ul') { flushList(); list = { tag: 'ul', items: [] }; }
+        list.items.push(m[1]);
+      } else if ((m = /^\s*\d+[.)]\s+(.*)$/.exec(line))) {
+        flushPara();
+        if (!list || list.tag !== 'ol') { flushList(); list = { tag: 'ol', items: [] }; }
+        list.items.push(m[1]);
+      } else if (/^\s*$/.test(line)) { flushPara(); flushList(); }
+      else if (list && /^\s{2,}\S/.test(line)) list.items[list.items.length - 1] += ' ' + line.trim();
+      else { flushList(); para.push(line.trim()); }
+    }
+    flushPara(); flushList();
+    if (code !== null) out.push('<pre><code>' + esc(code.join('\n')) + '</code></pre>');
+    return out.join('\n');
+  }
+  const fmt = (v, d = 1) => (v == null || !isFinite(v) ? '–' : Number(v).toLocaleString('en-US', { maximumFractionDigits: d }));
+  const ran = (s) => s.status === 'ok' && s.results;
+  const badge = (st) => el('span', { class: 'badge ' + (st === 'ok' ? 'ok' : st === 'not_available' ? 'na' : 'err') },
+    st === 'ok' ? 'ran' : st === 'not_available' ? 'not yet available' : 'error');
+  function doneUs(r) {
+    const s = r.summary;
+    if (!s.completed) return null;
+    const d = s.done_ns != null && s.done_ns >= 0 ? s.done_ns : s.sim_time_ns;
+    return d / 1000;
+  }
+  const maxOf = (arr, f) => arr.reduce((m, x) => Math.max(m, f(x)), 0);
+
+  // ---- charts ----------------------------------------------------------------
+  function chart(parent, caption, spec) {
+    const box = el('div', { class: 'chart' });
+    if (caption) box.append(el('div', { class: 'cap' }, caption));
+    const target = el('div', { class: 'vega-target' });
+    box.append(target);
+    parent.append(box);
+    state.charts++;
+    spec.$schema = SCHEMA;
+    if (!spec.config) spec.config = { view: { stroke: '#ccc' }, axis: { labelLimit: 220 } };
+    const p = vegaEmbed(target, spec, { actions: false, renderer: 'svg' })
+      .then(() => { state.rendered++; target.setAttribute('data-rendered', '1'); })
+      .catch((e) => { state.errors.push(caption + ': ' + e); target.append(el('div', { class: 'na-box' }, 'chart failed: ' + e)); });
+    pending.push(p);
+  }
+  function notYet(parent, what, scns) {
+    const names = scns.map((s) => s.label).join(', ');
+    parent.append(el('div', { class: 'na-box' }, `${what}: not yet available (waiting for ${names || 'its scenarios'}).`));
+  }
+
+  function countersChart(parent, scns, metrics, caption) {
+    const ok = scns.filter(ran);
+    if (!ok.length) return notYet(parent, caption, scns);
+    let rows = [];
+    for (const s of ok) for (const [key, name] of metrics) rows.push({ scenario: s.label, metric: name, value: +(key(s.results) || 0) });
+    // A metric that is zero in every run gets a note instead of an empty panel.
+    const zero = metrics.map((m) => m[1]).filter((name) => rows.every((r) => r.metric !== name || r.value === 0));
+    rows = rows.filter((r) => !zero.includes(r.metric));
+    if (zero.length) caption += ` (zero in every run: ${zero.join(', ')})`;
+    if (!rows.length) return parent.append(el('div', { class: 'note' }, caption));
+    chart(parent, caption, {
+      data: { values: rows },
+      facet: { column: { field: 'metric', type: 'nominal', title: null, sort: metrics.map((m) => m[1]).filter((n) => !zero.includes(n)) } },
+      resolve: { scale: { x: 'independent' } },
+      spec: {
+        width: 170, height: { step: 18 },
+        mark: { type: 'bar', tooltip: true },
+        encoding: {
+          y: { field: 'scenario', type: 'nominal', title: null, sort: null },
+          x: { field: 'value', type: 'quantitative', title: null },
+          color: { field: 'scenario', type: 'nominal', legend: null, sort: null },
+        },
+      },
+    });
+  }
+
+  // Queue and pause timelines of each run's busiest links (links.csv), one run at a time.
+  function timelines(parent, scns, caption) {
+    const ok = scns.filter((s) => ran(s) && s.series && s.series.links.length);
+    if (!ok.length) return notYet(parent, caption, scns);
+    const rows = [];
+    for (const s of ok) {
+      const t = s.series.t_ns;
+      for (const l of s.series.links)
+        for (let i = 0; i < t.length; i++)
+          rows.push({ scenario: s.label, link: l.name, t_us: t[i] / 1000, queue_kib: l.q[i] / 1024, paused_pct: t[i] > 0 ? 100 * l.paused_ns[i] / (t[i] - (i ? t[i - 1] : 0)) : 0 });
+    }
+    const labels = ok.map((s) => s.label);
+    const anyPause = rows.some((r) => r.paused_pct > 0);
+    chart(parent, caption + ' (pick a run)' + (anyPause ? '' : '; no pauses or credit stalls in any run'), {
+      data: { values: rows },
+      params: [{ name: 'run', value: labels[0], bind: { input: 'select', options: labels, name: 'run: ' } }],
+      transform: [{ filter: 'datum.scenario === run' }],
+      vconcat: [
+        { width: 760, height: 170, mark: { type: 'line', interpolate: 'step-before', tooltip: true },
+          encoding: { x: { field: 't_us', type: 'quantitative', title: 'time (us)' },
+                      y: { field: 'queue_kib', type: 'quantitative', title: 'queue (KiB)' },
+                      color: { field: 'link', type: 'nominal' } } },
+        { width: 760, height: 110, mark: { type: 'area', interpolate: 'step-before', opacity: 0.6, tooltip: true },
+          encoding: { x: { field: 't_us', type: 'quantitative', title: 'time (us)' },
+                      y: { field: 'paused_pct', type: 'quantitative', title: 'paused / stalled (%)', stack: null },
+                      color: { field: 'link', type: 'nominal' } } },
+      ].slice(0, anyPause ? 2 : 1),
+    });
+  }
+
+  // Delivered throughput (bytes into hosts per interval) over time, with failure marks.
+  function throughput(parent, scns, caption, marks) {
+    const ok = scns.filter((s) => ran(s) && s.series);
+    if (!ok.length) return notYet(parent, caption, scns);
+    const rows = [], rules = [];
+    for (const s of ok) {
+      const t = s.series.t_ns;
+      for (let i = 0; i < t.length; i++) rows.push({ scenario: s.label, t_us: t[i] / 1000, gbps: s.series.rx_gbps[i] });
+      if (marks)
+        for (const c of s.results.control_plane || []) {
+          rules.push({ scenario: s.label, t_us: c.at_ns / 1000, what: 'link down' });
+          if (c.rerouted_at_ns != null) rules.push({ scenario: s.label, t_us: c.rerouted_at_ns / 1000, what: 'rerouted' });
+        }
+    }
+    const layers = [{ data: { values: rows }, mark: { type: 'line', interpolate: 'step-before', tooltip: true },
+      encoding: { x: { field: 't_us', type: 'quantitative', title: 'time (us)' },
+                  y: { field: 'gbps', type: 'quantitative', title: 'delivered (Gbit/s)' },
+                  color: { field: 'scenario', type: 'nominal', sort: null } } }];
+    if (rules.length)
+      layers.push({ data: { values: rules }, mark: { type: 'rule', strokeDash: [4, 3], tooltip: true },
+        encoding: { x: { field: 't_us', type: 'quantitative' }, color: { field: 'scenario', type: 'nominal', sort: null },
+                    strokeWidth: { value: 1.5 }, opacity: { value: 0.9 } } },
+        { data: { values: rules }, mark: { type: 'text', angle: 270, align: 'right', dy: -4, fontSize: 10, y: 4 },
+          encoding: { x: { field: 't_us', type: 'quantitative' }, text: { field: 'what' } } });
+    chart(parent, caption, { width: 760, height: 230, layer: layers });
+  }
+
+  function busbwChart(parent, scns, caption, byRanks) {
+    const ok = scns.filter((s) => ran(s) && (s.results.collectives || []).length);
+    if (!ok.length) return notYet(parent, caption, scns);
+    let rows = [];
+    for (const s of ok) for (const c of s.results.collectives) rows.push({ scenario: s.label, algorithm: c.algorithm, size_bytes: c.size, ranks: c.ranks, busbw: c.busbw_gbps, time_us: c.time_ns / 1000 });
+    if (byRanks) { // one size for every node count: the largest all runs have
+      const common = Math.min(...ok.map((s) => Math.max(...s.results.collectives.map((c) => c.size))));
+      rows = rows.filter((r) => r.size_bytes === common);
+      caption += ` (${common / 1048576} MiB)`;
+    }
+    chart(parent, caption, {
+      width: 600, height: 260, data: { values: rows },
+      mark: { type: 'line', point: true, tooltip: true },
+      encoding: {
+        x: byRanks ? { field: 'ranks', type: 'quantitative', title: 'nodes' }
+                   : { field: 'size_bytes', type: 'quantitative', scale: { type: 'log', base: 2 }, title: 'message size (bytes, log2)' },
+        y: { field: 'busbw', type: 'quantitative', title: 'busbw (Gbit/s)', aggregate: 'mean' },
+        color: { field: byRanks ? 'algorithm' : 'scenario', type: 'nominal', sort: null },
+      },
+    });
+  }
+
+  function spineHeatmap(parent, scns, caption) {
+    const ok = scns.filter((s) => ran(s) && s.results.links.some((l) => l.tier === 'leaf-spine'));
+    if (!ok.length) return notYet(parent, caption, scns);
+    const rows = [];
+    for (const s of ok) for (const l of s.results.links) if (l.tier === 'leaf-spine') rows.push({ scenario: s.label, link: l.name, utilization: l.utilization, mbytes: l.bytes / 1e6 });
+    chart(parent, caption, {
+      data: { values: rows },
+      mark: { type: 'rect', tooltip: true },
+      width: { step: 14 }, height: { step: 22 },
+      encoding: {
+        x: { field: 'link', type: 'nominal', title: 'leaf-spine link (direction)', sort: null, axis: { labelAngle: -60, labelFontSize: 9 } },
+        y: { field: 'scenario', type: 'nominal', title: null, sort: null },
+        color: { field: 'mbytes', type: 'quantitative', title: 'MB carried', scale: { scheme: 'blues' } },
+      },
+    });
+  }
+
+  function ballsIntoBins(parent, scns, caption) {
+    const pts = [];
+    for (const s of scns.filter(ran)) {
+      const links = s.results.links, flows = s.results.flows || [];
+      if (!flows.length) continue;
+      const size = flows[0].size;
+      const up = links.filter((l) => l.from.startsWith('leaf') && l.to.startsWith('spine'));
+      const leaves = new Set(up.map((l) => l.from));
+      if (!up.length) continue;
+      const n = up.length / leaves.size;
+      const hostLeaf = {};
+      for (const l of links) if (l.from.startsWith('h') && l.to.startsWith('leaf')) hostLeaf[l.from] = l.to;
+      const perLeaf = {};
+      for (const f of flows) if (hostLeaf[f.src] !== hostLeaf[f.dst]) perLeaf[hostLeaf[f.src]] = (perLeaf[hostLeaf[f.src]] || 0) + 1;
+      const k = Math.max(...Object.values(perLeaf), 0);
+      const used = up.filter((l) => l.bytes >= size / 2).length;
+      pts.push({ ratio: k / n, fraction: used / up.length, scenario: s.label, n });
+    }
+    if (!pts.length) return notYet(parent, caption, scns);
+    const n = pts[0].n, curve = [];
+    for (let r = 0.25; r <= 4.0001; r += 0.0625) curve.push({ ratio: r, fraction: 1 - Math.pow(1 - 1 / n, r * n), what: `balls into bins 1-(1-1/n)^k, n=${n}` });
+    chart(parent, caption, {
+      width: 560, height: 260,
+      layer: [
+        { data: { values: curve }, mark: { type: 'line', color: '#888', strokeDash: [5, 3] },
+          encoding: { x: { field: 'ratio', type: 'quantitative', scale: { type: 'log', base: 2 }, title: 'flows per uplink k/n' },
+                      y: { field: 'fraction', type: 'quantitative', title: 'fraction of uplinks used', scale: { domain: [0, 1] } } } },
+        { data: { values: pts }, mark: { type: 'point', filled: true, size: 80, tooltip: true },
+          encoding: { x: { field: 'ratio', type: 'quantitative' }, y: { field: 'fraction', type: 'quantitative' }, color: { value: '#c0392b' } } },
+      ],
+    });
+  }
+
+  // The topology with the deadlock's cycle of ports drawn in red.
+  function topologyChart(parent, s, caption) {
+    const links = s.results.links;
+    const nodes = new Map();
+    const tierOf = (name) => (/^h\d/.test(name) ? 0 : /^(leaf|edge|sw)/.test(name) ? 1 : /^agg/.test(name) ? 2 : 3);
+    for (const l of links) for (const n of [l.from, l.to]) if (!nodes.has(n)) nodes.set(n, { name: n, tier: tierOf(n) });
+    const sws = [...nodes.values()].filter((n) => n.name.startsWith('sw'));
+    const ring = sws.length >= 3 && ![...nodes.values()].some((n) => n.tier >= 2);
+    if (ring) { // switches on a circle, each host just outside its switch
+      sws.forEach((n, i) => { const a = 2 * Math.PI * i / sws.length; n.x = Math.cos(a); n.y = Math.sin(a); });
+      for (const l of links) {
+        const h = nodes.get(l.from), sw = nodes.get(l.to);
+        if (h.tier === 0 && sw.name.startsWith('sw') && h.x === undefined) { h.x = sw.x * 1.5; h.y = sw.y * 1.5; }
+      }
+    } else {
+      const byTier = {};
+      for (const n of nodes.values()) (byTier[n.tier] = byTier[n.tier] || []).push(n);
+      for (const [t, list] of Object.entries(byTier)) list.forEach((n, i) => { n.x = (i + 1) / (list.length + 1); n.y = +t; });
+    }
+    const cyc = new Set(s.results.summary.deadlock.cycle || []);
+    const edges = [];
+    const seen = new Set();
+    for (const l of links) {
+      const a = nodes.get(l.from), b = nodes.get(l.to);
+      const key = [l.from, l.to].sort().join('|');
+      const inCycle = cyc.has(l.name);
+      if (seen.has(key) && !inCycle) continue;
+      seen.add(key);
+      edges.push({ x: a.x, y: a.y, x2: b.x, y2: b.y, link: l.name, cycle: inCycle ? 'in the deadlock cycle' : 'link' });
+    }
+    const nodeRows = [...nodes.values()].map((n) => ({ x: n.x, y: n.y, name: n.name, kind: n.tier === 0 ? 'host' : 'switch' }));
+    const axis = { title: null, axis: null };
+    chart(parent, caption, {
+      width: 420, height: 320,
+      layer: [
+        { data: { values: edges }, mark: { type: 'rule', tooltip: true },
+          encoding: { x: { field: 'x', type: 'quantitative', ...axis, scale: { padding: 30, zero: false } }, y: { field: 'y', type: 'quantitative', ...axis, scale: { padding: 30, zero: false } },
+                      x2: { field: 'x2' }, y2: { field: 'y2' },
+                      color: { field: 'cycle', type: 'nominal', scale: { domain: ['link', 'in the deadlock cycle'], range: ['#bbb', '#d62728'] }, title: null },
+                      strokeWidth: { condition: { test: "datum.cycle !== 'link'", value: 4 }, value: 1.5 } } },
+        { data: { values: nodeRows }, mark: { type: 'point', filled: true, size: 220, tooltip: true },
+          encoding: { x: { field: 'x', type: 'quantitative' }, y: { field: 'y', type: 'quantitative' },
+                      shape: { field: 'kind', type: 'nominal', title: null }, color: { value: '#10233f' } } },
+        { data: { values: nodeRows }, mark: { type: 'text', dy: -14, fontSize: 11 },
+          encoding: { x: { field: 'x', type: 'quantitative' }, y: { field: 'y', type: 'quantitative' }, text: { field: 'name' } } },
+      ],
+    });
+  }
+
+  function fctChart(parent, scns, caption, dst) {
+    const ok = scns.filter(ran);
+    if (!ok.length) return notYet(parent, caption, scns);
+    const rows = [];
+    for (const s of ok) for (const f of s.results.flows || []) if (f.fct_ns != null) rows.push({ scenario: s.label, flow: `${f.src}→${f.dst}`, fct_us: f.fct_ns / 1000, victim: dst && f.dst === dst ? 'victim / tenant A' : 'other flows' });
+    if (!rows.length) return notYet(parent, caption, scns);
+    chart(parent, caption, {
+      data: { values: rows }, width: 560, height: { step: 22 },
+      mark: { type: 'tick', thickness: 3, size: 16, tooltip: true },
+      encoding: { y: { field: 'scenario', type: 'nominal', title: null, sort: null },
+                  x: { field: 'fct_us', type: 'quantitative', title: 'flow completion time (us)' },
+                  color: { field: 'victim', type: 'nominal', title: null } },
+    });
+  }
+
+  // ---- tables ----------------------------------------------------------------
+  function summaryTable(scns) {
+    const cols = [
+      ['done (us)', (r) => doneUs(r)], ['dropped', (r) => r.summary.packets_dropped], ['retransm.', (r) => r.summary.retransmitted_packets],
+      ['pauses', (r) => r.summary.pause_frames], ['paused (us)', (r) => r.summary.paused_ns_total / 1000],
+      ['ECN', (r) => r.summary.ecn_marked], ['CNPs', (r) => r.summary.cnps], ['credit stall (us)', (r) => r.summary.credit_stall_ns_total / 1000],
+      ['max queue (KiB)', (r) => maxOf(r.links, (l) => l.max_queue_bytes) / 1024],
+      ['deadlock', (r) => (r.summary.deadlock.detected ? 'yes @' + fmt(r.summary.deadlock.at_ns / 1000) + 'us' : 'no')],
+    ];
+    const t = el('table', {});
+    t.append(el('tr', {}, el('th', { class: 'l' }, 'scenario'), el('th', { class: 'l' }, 'status'), ...cols.map((c) => el('th', {}, c[0]))));
+    for (const s of scns) {
+      const tr = el('tr', {}, el('td', { class: 'l' }, s.label), el('td', { class: 'l' }, badge(s.status)));
+      if (ran(s)) for (const c of cols) { const v = c[1](s.results); tr.append(el('td', {}, typeof v === 'string' ? v : fmt(v))); }
+      else tr.append(el('td', { class: 'msg', colspan: String(cols.length) }, s.message || ''));
+      t.append(tr);
+    }
+    return t;
+  }
+
+  function compareTable(scns) {
+    const rows = [
+      ['completed', (r) => (r.summary.completed ? 'yes' : 'no')], ['done (us)', (r) => fmt(doneUs(r), 2)],
+      ['simulated (us)', (r) => fmt(r.summary.sim_time_ns / 1000, 2)], ['packets delivered', (r) => fmt(r.summary.packets_delivered, 0)],
+      ['packets dropped', (r) => fmt(r.summary.packets_dropped, 0)], ['retransmitted', (r) => fmt(r.summary.retransmitted_packets, 0)],
+      ['pause frames', (r) => fmt(r.summary.pause_frames, 0)], ['paused, all links (us)', (r) => fmt(r.summary.paused_ns_total / 1000, 2)],
+      ['ECN marked', (r) => fmt(r.summary.ecn_marked, 0)], ['CNPs', (r) => fmt(r.summary.cnps, 0)],
+      ['credit stalls (us)', (r) => fmt(r.summary.credit_stall_ns_total / 1000, 2)],
+      ['max queue (KiB)', (r) => fmt(maxOf(r.links, (l) => l.max_queue_bytes) / 1024)],
+      ['busiest spine link (util.)', (r) => fmt(maxOf(r.links.filter((l) => l.tier === 'leaf-spine'), (l) => l.utilization), 3)],
+      ['deadlock', (r) => (r.summary.deadlock.detected ? 'yes' : 'no')],
+    ];
+    const t = el('table', {});
+    t.append(el('tr', {}, el('th', { class: 'l' }, ''), ...scns.map((s) => el('th', {}, s.label))));
+    for (const [name, f] of rows) t.append(el('tr', {}, el('td', { class: 'l' }, name), ...scns.map((s) => el('td', {}, ran(s) ? f(s.results) : s.status === 'not_available' ? 'not yet available' : 'error'))));
+    return t;
+  }
+
+  // Bill of materials per design: counts from the topology, prices typed by the reader.
+  function bom(parent, scns) {
+    const s = scns.find(ran) || DATA.labs.flatMap((l) => l.scenarios).find(ran);
+    let hosts = 0, leaves = 0, spines = 0, hostLinks = 0, fabricLinks = 0, from = '';
+    if (s) {
+      const names = new Set();
+      for (const l of s.results.links) { names.add(l.from); names.add(l.to); }
+      for (const n of names) { if (/^h\d+$/.test(n)) hosts++; else if (/^(leaf|edge|sw)/.test(n)) leaves++; else if (/^(spine|agg|core)/.test(n)) spines++; }
+      for (const l of s.results.links) { if (l.tier.startsWith('host-')) hostLinks++; else fabricLinks++; }
+      hostLinks /= 2; fabricLinks /= 2; from = s.label;
+    }
+    if (!s) return notYet(parent, 'Bill of materials', scns);
+    const prices = [
+      ['ib_switch', 'InfiniBand switch (64 ports)', 25000], ['eth_switch', 'Ethernet switch (64 ports)', 20000],
+      ['ib_nic', 'InfiniBand HCA', 1800], ['eth_nic', 'Ethernet RoCE NIC / SuperNIC', 1500],
+      ['ib_optic', 'InfiniBand optic (per cable end)', 900], ['eth_optic', 'Ethernet optic (per cable end)', 700],
+      ['cable', 'fibre or DAC cable', 150],
+    ];
+    const box = el('div', { class: 'bom' });
+    box.append(el('p', { class: 'note' }, `Counts from the topology of “${from}”: ${hosts} hosts, ${leaves} leaf switches, ${spines} spine switches, ${hostLinks} host links, ${fabricLinks} switch-to-switch links. `
+      + 'Prices are parameters: the defaults are ILLUSTRATIVE placeholders, not quotes; type your own.'));
+    const inputs = {};
+    const pt = el('table', {});
+    pt.append(el('tr', {}, el('th', { class: 'l' }, 'item'), el('th', {}, 'unit price (illustrative)')));
+    for (const [k, name, v] of prices) {
+      inputs[k] = el('input', { type: 'number', min: '0', step: '50', value: String(v), 'aria-label': name });
+      pt.append(el('tr', {}, el('td', { class: 'l' }, name), el('td', {}, inputs[k])));
+    }
+    const out = el('table', {});
+    const redraw = () => {
+      const p = (k) => +inputs[k].value || 0;
+      const links = hostLinks + fabricLinks;
+      const ib = (leaves + spines) * p('ib_switch') + hosts * p('ib_nic') + 2 * links * p('ib_optic') + links * p('cable');
+      const eth = (leaves + spines) * p('eth_switch') + hosts * p('eth_nic') + 2 * links * p('eth_optic') + links * p('cable');
+      out.innerHTML = '';
+      out.append(el('tr', {}, el('th', { class: 'l' }, 'design'), el('th', {}, 'switches'), el('th', {}, 'NICs'), el('th', {}, 'optics'), el('th', {}, 'cables'), el('th', {}, 'total')));
+      out.append(el('tr', {}, el('td', { class: 'l' }, 'InfiniBand'), el('td', {}, fmt((leaves + spines) * p('ib_switch'), 0)), el('td', {}, fmt(hosts * p('ib_nic'), 0)), el('td', {}, fmt(2 * links * p('ib_optic'), 0)), el('td', {}, fmt(links * p('cable'), 0)), el('td', {}, fmt(ib, 0))));
+      out.append(el('tr', {}, el('td', { class: 'l' }, 'RoCEv2 Ethernet'), el('td', {}, fmt((leaves + spines) * p('eth_switch'), 0)), el('td', {}, fmt(hosts * p('eth_nic'), 0)), el('td', {}, fmt(2 * links * p('eth_optic'), 0)), el('td', {}, fmt(links * p('cable'), 0)), el('td', {}, fmt(eth, 0))));
+    };
+    for (const i of Object.values(inputs)) i.addEventListener('input', redraw);
+    redraw();
+    box.append(el('h3', {}, 'Bill of materials per design'), pt, out);
+    parent.append(box);
+  }
+
+  // ---- per-lab layouts ---------------------------------------------------------
+  const pick = (scns, re) => scns.filter((s) => re.test(s.id));
+  const DROPS = [[(r) => r.summary.packets_dropped, 'drops'], [(r) => r.summary.retransmitted_packets, 'retransmissions'],
+    [(r) => r.summary.pause_frames, 'pause frames'], [(r) => r.summary.credit_stall_ns_total / 1000, 'credit stall (us)']];
+  const CC = [[(r) => r.summary.pause_frames, 'pause frames'], [(r) => r.summary.ecn_marked, 'ECN marks'],
+    [(r) => r.summary.cnps, 'CNPs'], [(r) => maxOf(r.links, (l) => l.max_queue_bytes) / 1024, 'max queue (KiB)'], [(r) => doneUs(r) || 0, 'done (us)']];
+  const layouts = {
+    lossless(sec, scns) {
+      const inc = pick(scns, /^(incast|alltoall)-/);
+      countersChart(sec, inc, DROPS, 'Drops, retransmissions, pause frames and credit stalls per mode (incast and all-to-all)');
+      timelines(sec, inc, 'Queues and pauses at the busiest links');
+      fctChart(sec, pick(scns, /^victim-/), 'Flow completion times next to an incast: the victim flow h7→h1 shares the spine→leaf0 link with one flow of the incast into h0', 'h1');
+      const dl = pick(scns, /^deadlock-/);
+      const dead = dl.filter((s) => ran(s) && s.results.summary.deadlock.detected);
+      if (dead.length) for (const s of dead) topologyChart(sec, s, `Deadlock cycle in “${s.label}” (ports in the wait-for cycle in red)`);
+      else notYet(sec, 'Deadlock cycle on the topology', dl.filter((s) => !ran(s)).length ? dl : []);
+      countersChart(sec, dl, [[(r) => (r.summary.deadlock.detected ? 1 : 0), 'deadlocked (1 = yes)'], [(r) => r.summary.bytes_delivered / 1e6, 'MB delivered'], [(r) => doneUs(r) || 0, 'done (us)']], 'Ring: deadlock or not, per routing');
+    },
+    ecn_dcqcn(sec, scns) {
+      const inc = pick(scns, /^incast-/);
+      countersChart(sec, inc, CC, 'Pauses, ECN marks, CNPs and queues per configuration');
+      timelines(sec, inc, 'Queues and pauses at the busiest links');
+      throughput(sec, pick(scns, /^pause-storm/), 'Delivered throughput during a pause storm from a stalled host');
+      timelines(sec, pick(scns, /^pause-storm/), 'Pause spreading from the stalled host');
+    },
+    sharp(sec, scns) {
+      busbwChart(sec, pick(scns, /^allreduce-.*-8$/), 'AllReduce busbw vs message size, 8 nodes');
+      busbwChart(sec, pick(scns, /^allreduce-/), 'AllReduce busbw vs node count', true);
+      busbwChart(sec, pick(scns, /^node-/), 'Inside one 8-GPU node: ring over NVLink vs NVLS');
+    },
+    subnet_manager(sec, scns) {
+      throughput(sec, scns, 'Delivered throughput around the link failure (dashed: link down, rerouted)', true);
+      countersChart(sec, scns, [[(r) => ((r.control_plane || [])[0] || {}).packets_lost || 0, 'packets lost'],
+        [(r) => { const c = (r.control_plane || [])[0]; return c && c.rerouted_at_ns != null ? (c.rerouted_at_ns - c.at_ns) / 1000 : 0; }, 'reroute time (us)'],
+        [(r) => r.summary.retransmitted_packets, 'retransmissions']], 'Cost of the failure per control plane');
+    },
+    load_balancing(sec, scns) {
+      const jobs = pick(scns, /^jobs-/);
+      spineHeatmap(sec, jobs, 'Spine-link bytes per routing mode (4 concurrent AllReduce jobs)');
+      countersChart(sec, jobs, [[(r) => { const s = r.links.filter((l) => l.tier === 'leaf-spine'); const m = s.reduce((a, l) => a + l.bytes, 0) / (s.length || 1); return m ? maxOf(s, (l) => l.bytes) / m : 0; }, 'busiest / mean spine link'],
+        [(r) => doneUs(r) || 0, 'done (us)'], [(r) => r.summary.reorder_max_bytes / 1024, 'reorder buffer max (KiB)']], 'Balance and completion per routing mode');
+      busbwChart(sec, jobs, 'AllReduce busbw per job and routing mode');
+      ballsIntoBins(sec, pick(scns, /^ecmp-k/), 'ECMP: fraction of uplinks used vs flows per uplink, against balls into bins');
+    },
+    counterarguments(sec, scns) {
+      countersChart(sec, pick(scns, /^alltoall-/), [[(r) => doneUs(r) || 0, 'done (us)'], ...DROPS.slice(0, 3)], 'Tuned RoCE vs InfiniBand, all-to-all');
+      fctChart(sec, pick(scns, /^tenants-/), 'Two tenants: tenant A (flows to h1) next to tenant B\'s incast', 'h1');
+      bom(sec, scns);
+    },
+  };
+  function generic(sec, scns) {
+    countersChart(sec, scns, [[(r) => doneUs(r) || 0, 'done (us)'], ...DROPS], 'Summary per run');
+    throughput(sec, scns, 'Delivered throughput over time', true);
+    timelines(sec, scns, 'Queues and pauses at the busiest links');
+    if (scns.some((s) => ran(s) && (s.results.collectives || []).length)) busbwChart(sec, scns, 'Collectives: busbw vs size');
+    if (scns.some((s) => ran(s) && s.results.links.some((l) => l.tier === 'leaf-spine'))) spineHeatmap(sec, scns, 'Spine-link bytes');
+  }
+
+  // ---- page ----------------------------------------------------------------------
+  // Charts key on labels: make them unique within a lab.
+  for (const lab of DATA.labs) {
+    const seen = {};
+    for (const s of lab.scenarios) seen[s.label] = (seen[s.label] || 0) + 1;
+    for (const s of lab.scenarios) if (seen[s.label] > 1) s.label += ` (${s.id})`;
+  }
+  const all = DATA.labs.flatMap((l) => l.scenarios);
+  const nRan = all.filter(ran).length, nNa = all.filter((s) => s.status === 'not_available').length, nErr = all.length - nRan - nNa;
+  const title = DATA.mode === 'compare' ? 'fabsim compare' : DATA.mode === 'run' ? 'fabsim run' : 'fabsim course labs';
+  app.append(el('header', {}, el('h1', {}, title + ': InfiniBand vs RoCEv2'),
+    el('div', { class: 'sub' }, `fabsim ${DATA.fabsim} · ${all.length} scenarios: ${nRan} ran, ${nNa} not yet available${nErr ? ', ' + nErr + ' failed' : ''} · every number below comes from these runs`)));
+  const main = el('main', {});
+  app.append(main);
+  if (DATA.labs.length > 1) {
+    const toc = el('nav', { class: 'toc' });
+    for (const lab of DATA.labs) toc.append(el('a', { href: '#lab-' + lab.id }, lab.title));
+    main.append(toc);
+  }
+  if (DATA.findings.length) {
+    main.append(el('h2', { id: 'findings' }, 'Headline findings'));
+    const ul = el('ul', { class: 'findings' });
+    for (const f of DATA.findings) ul.append(el('li', { class: f.available ? '' : 'na' }, badge(f.available ? 'ok' : 'not_available'), f.text));
+    main.append(ul);
+  }
+  for (const lab of DATA.labs) {
+    const sec = el('section', { id: 'lab-' + lab.id });
+    sec.append(el('h2', {}, lab.title));
+    if (lab.markdown) sec.append(el('div', { class: 'md', html: markdown(lab.markdown, true) }));
+    sec.append(el('h3', {}, 'Runs'));
+    sec.append(DATA.mode === 'compare' ? compareTable(lab.scenarios) : summaryTable(lab.scenarios));
+    sec.append(el('h3', {}, 'Charts'));
+    try {
+      (layouts[lab.id] || generic)(sec, lab.scenarios);
+    } catch (e) {
+      state.errors.push(lab.id + ': ' + e);
+      sec.append(el('div', { class: 'na-box' }, 'charts failed: ' + e));
+    }
+    const det = el('details', {}, el('summary', {}, 'Scenario files'));
+    for (const s of lab.scenarios) det.append(el('h4', {}, s.label + ' (' + s.id + ')'), el('pre', { class: 'yaml' }, s.yaml || ''));
+    sec.append(det);
+    main.append(sec);
+  }
+  Promise.allSettled(pending).then(() => { state.done = true; document.body.setAttribute('data-charts-done', String(state.rendered)); });
+})();

@@ -1,0 +1,670 @@
+/* src/cli/labs.c
+ *
+ * `fabsim labs`, `fabsim report` and `fabsim compare`. Labs and compare run
+ * each scenario in a child process (up to -j at a time), so that a mechanism
+ * that aborts or is not built yet costs one scenario, never the whole run:
+ * the child writes DIR/<lab>/<scenario>/status.json ("ok", "not_available"
+ * with the reason, or "error"), results.json and links.csv; the parent then
+ * builds report.html from the folder (report/).
+ */
+#include "cli/cli.h"
+#include "config/scenario.h"
+#include "core/diag.h"
+#include "core/mem.h"
+#include "net/model.h"
+#include "report/jread.h"
+#include "report/report.h"
+#include "stats/jw.h"
+#include "stats/results.h"
+#include "stats/wall.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* A scenario taking longer than this (wall clock) is stopped and reported
+ * as an error: the whole of `make demo` must stay within a few minutes. */
+#define LABS_TIMEOUT_S 150
+
+struct job {
+    char *lab, *id, *file, *outdir, *label;
+    const char **sets;
+    size_t nsets;
+    pid_t pid;
+    double t0;
+    int status; /* 0 ok, 1 not available, 2 error */
+};
+
+struct jobs {
+    struct job *v;
+    size_t n, cap;
+};
+
+static char *read_text(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 1 << 12, len = 0, got;
+    char *buf = fs_xmalloc(cap);
+    while ((got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += got;
+        if (cap - len < 2) {
+            cap *= 2;
+            buf = fs_xrealloc(buf, cap);
+        }
+    }
+    fclose(f);
+    buf[len] = 0;
+    return buf;
+}
+
+static int write_text(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    fputs(text, f);
+    return fclose(f);
+}
+
+static bool is_dir(const char *p) {
+    struct stat st;
+    return !stat(p, &st) && S_ISDIR(st.st_mode);
+}
+
+/* "# label: ..." from a scenario file's comments (or NULL). */
+static char *file_label(const char *text) {
+    for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        if (strncmp(p, "# label:", 8)) continue;
+        p += 8;
+        while (*p == ' ')
+            p++;
+        size_t len = strcspn(p, "\r\n");
+        char *v = fs_xmalloc(len + 1);
+        memcpy(v, p, len);
+        v[len] = 0;
+        return v;
+    }
+    return NULL;
+}
+
+static void write_status(const char *dir, const char *status, const char *message,
+                         const char *label, double wall_s) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/status.json", dir);
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    struct jw w;
+    jw_init(&w, f);
+    jw_obj(&w);
+    jw_kstr(&w, "status", status);
+    jw_kstr(&w, "message", message ? message : "");
+    if (label) jw_kstr(&w, "label", label);
+    jw_knum(&w, "wall_s", wall_s);
+    jw_obj_end(&w);
+    jw_end(&w);
+    fclose(f);
+}
+
+/* In the child: load, build, run, write. Exit code 0 ok, 3 not available,
+ * 2 error in the input, 1 internal. status.json is written in every case. */
+static int child_run(const struct job *j) {
+    struct scenario sc;
+    struct diag d = {0};
+    char msg[1100];
+    double t0 = wall_now_s();
+    int rc = scenario_load(&sc, j->file, j->sets, j->nsets, &d);
+    if (rc) {
+        diag_format(&d, msg, sizeof msg);
+        bool notyet = rc == FS_ENOTSUP || rc == FS_EINVAL || rc == FS_ERANGE;
+        write_status(j->outdir, notyet ? REPORT_NOT_AVAILABLE : REPORT_ERROR, msg, j->label, 0);
+        return notyet ? 3 : 2;
+    }
+    struct model m;
+    rc = model_build(&m, &sc, &d);
+    if (rc) {
+        diag_format(&d, msg, sizeof msg);
+        model_fini(&m);
+        scenario_fini(&sc);
+        bool notyet = rc == FS_ENOTSUP || rc == FS_EINVAL;
+        write_status(j->outdir, notyet ? REPORT_NOT_AVAILABLE : REPORT_ERROR, msg, j->label, 0);
+        return notyet ? 3 : 1;
+    }
+    model_run(&m, NULL, NULL);
+    rc = results_write_dir(&m, j->outdir, &d);
+    if (rc) {
+        diag_format(&d, msg, sizeof msg);
+        write_status(j->outdir, REPORT_ERROR, msg, j->label, wall_now_s() - t0);
+    } else {
+        write_status(j->outdir, REPORT_OK, "", j->label, wall_now_s() - t0);
+    }
+    model_fini(&m);
+    scenario_fini(&sc);
+    return rc ? 1 : 0;
+}
+
+static void start_job(struct job *j) {
+    char path[PATH_MAX];
+    results_mkdirs(j->outdir);
+    snprintf(path, sizeof path, "%s/results.json", j->outdir);
+    unlink(path); /* never report a stale run */
+    snprintf(path, sizeof path, "%s/links.csv", j->outdir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/status.json", j->outdir);
+    unlink(path);
+    char *text = read_text(j->file);
+    if (text) {
+        snprintf(path, sizeof path, "%s/scenario.yaml", j->outdir);
+        write_text(path, text);
+        free(text);
+    }
+    fflush(NULL);
+    j->t0 = wall_now_s();
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm(LABS_TIMEOUT_S);
+        int rc = child_run(j);
+        fflush(NULL);
+        _exit(rc);
+    }
+    j->pid = pid;
+    if (pid < 0) { /* no fork: run here */
+        int rc = child_run(j);
+        j->status = rc == 0 ? 0 : rc == 3 ? 1 : 2;
+        j->pid = 0;
+    }
+}
+
+static void finish_job(struct job *j, int wstatus) {
+    char msg[256];
+    if (WIFEXITED(wstatus)) {
+        int rc = WEXITSTATUS(wstatus);
+        j->status = rc == 0 ? 0 : rc == 3 ? 1 : 2;
+        return;
+    }
+    int sig = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
+    if (sig == SIGALRM)
+        snprintf(msg, sizeof msg, "stopped after %d s of wall-clock time (make it smaller)",
+                 LABS_TIMEOUT_S);
+    else
+        snprintf(msg, sizeof msg,
+                 "the simulator died (signal %d: %s); run `fabsim run %s` to see why", sig,
+                 strsignal(sig), j->file);
+    write_status(j->outdir, REPORT_ERROR, msg, j->label, wall_now_s() - j->t0);
+    j->status = 2;
+}
+
+static void bar(size_t done, size_t total, const char *what, double t0) {
+    int width = 30, fill = total ? (int)(width * done / total) : width;
+    char b[64];
+    for (int i = 0; i < width; i++)
+        b[i] = i < fill ? '#' : '.';
+    b[width] = 0;
+    double el = wall_now_s() - t0;
+    fprintf(stderr, "\r\033[K  [%s] %zu/%zu  %3.0fs  %.50s", b, done, total, el, what);
+}
+
+/* Runs every job, `par` at a time. Counts per status in counts[3]. */
+static void run_jobs(struct jobs *js, int par, bool tty, size_t counts[3]) {
+    size_t next = 0, running = 0, done = 0;
+    double t0 = wall_now_s();
+    char what[160] = "";
+    counts[0] = counts[1] = counts[2] = 0;
+    while (done < js->n) {
+        while (running < (size_t)par && next < js->n) {
+            struct job *j = &js->v[next++];
+            snprintf(what, sizeof what, "%s/%s", j->lab, j->id);
+            if (tty) bar(done, js->n, what, t0);
+            start_job(j);
+            if (j->pid > 0) {
+                running++;
+            } else {
+                counts[j->status]++;
+                done++;
+            }
+        }
+        if (!running) continue;
+        int ws;
+        pid_t pid = wait(&ws);
+        if (pid < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        for (size_t i = 0; i < next; i++) {
+            struct job *j = &js->v[i];
+            if (j->pid != pid) continue;
+            finish_job(j, ws);
+            j->pid = 0;
+            counts[j->status]++;
+            running--;
+            done++;
+            if (tty) bar(done, js->n, what, t0);
+            break;
+        }
+    }
+    if (tty) fputs("\r\033[K", stderr);
+}
+
+static void free_jobs(struct jobs *js) {
+    for (size_t i = 0; i < js->n; i++) {
+        struct job *j = &js->v[i];
+        free(j->lab), free(j->id), free(j->file), free(j->outdir), free(j->label);
+    }
+    free(js->v);
+}
+
+static struct job *add_job(struct jobs *js) {
+    fs_grow((void **)&js->v, &js->cap, js->n + 1, sizeof *js->v);
+    struct job *j = &js->v[js->n++];
+    memset(j, 0, sizeof *j);
+    return j;
+}
+
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char **list_dir(const char *dir, bool dirs, const char *suffix, size_t *n) {
+    *n = 0;
+    DIR *dp = opendir(dir);
+    if (!dp) return NULL;
+    char **v = NULL;
+    size_t cap = 0;
+    struct dirent *e;
+    char path[PATH_MAX];
+    while ((e = readdir(dp))) {
+        if (e->d_name[0] == '.') continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (is_dir(path) != dirs) continue;
+        size_t l = strlen(e->d_name), sl = suffix ? strlen(suffix) : 0;
+        if (suffix && (l <= sl || strcmp(e->d_name + l - sl, suffix))) continue;
+        fs_grow((void **)&v, &cap, *n + 1, sizeof *v);
+        v[(*n)++] = fs_xstrdup(e->d_name);
+    }
+    closedir(dp);
+    if (*n) qsort(v, *n, sizeof *v, cmp_str);
+    return v;
+}
+
+/* scenarios/labs next to the working folder or above the binary. */
+static int find_repo_dir(const char *rel, char *out, size_t len) {
+    if (is_dir(rel)) {
+        snprintf(out, len, "%s", rel);
+        return 0;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return -1;
+    exe[n] = 0;
+    for (int up = 0; up < 5; up++) {
+        char *slash = strrchr(exe, '/');
+        if (!slash) break;
+        *slash = 0;
+        char path[PATH_MAX + 64];
+        snprintf(path, sizeof path, "%s/%s", exe, rel);
+        if (is_dir(path) && snprintf(out, len, "%s", path) < (int)len) return 0;
+    }
+    return -1;
+}
+
+static bool only_match(const char *const *only, size_t nonly, const char *lab, const char *id) {
+    if (!nonly) return true;
+    for (size_t i = 0; i < nonly; i++) {
+        size_t l = strlen(lab);
+        if (!strcmp(only[i], lab)) return true;
+        if (!strncmp(only[i], lab, l) && only[i][l] == '/' && !strcmp(only[i] + l + 1, id))
+            return true;
+    }
+    return false;
+}
+
+static int default_jobs(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 8 ? 8 : (int)n;
+}
+
+static int build_report(const char *dir, bool quiet) {
+    struct report r;
+    struct diag d = {0};
+    int rc = report_load(&r, dir, &d);
+    if (!rc) rc = report_write(&r, &d);
+    if (rc) {
+        diag_print(&d, stderr);
+        report_fini(&r);
+        return rc == FS_ENOENT ? 2 : 1;
+    }
+    if (!quiet && r.nfindings) {
+        printf("Findings:\n");
+        report_print_findings(&r, stdout);
+    }
+    report_fini(&r);
+    return 0;
+}
+
+static int parse_jobs(const char *v, int *out) {
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (*end || n < 1 || n > 64)
+        return cli_usage_error("-j needs a number of parallel runs between 1 and 64");
+    *out = (int)n;
+    return 0;
+}
+
+int cli_labs(int argc, char **argv) {
+    const char *out = "out/labs", *labs_dir = NULL, *docs_dir = NULL;
+    const char **only = fs_xcalloc((size_t)argc + 1, sizeof *only);
+    size_t nonly = 0;
+    int par = default_jobs();
+    bool quiet = false;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        bool has = i + 1 < argc;
+        if ((!strcmp(a, "-o") || !strcmp(a, "--out")) && has) {
+            out = argv[++i];
+        } else if (!strcmp(a, "-j") && has) {
+            if (parse_jobs(argv[++i], &par)) return free(only), 2;
+        } else if (!strcmp(a, "--only") && has) {
+            only[nonly++] = argv[++i];
+        } else if (!strcmp(a, "--labs-dir") && has) {
+            labs_dir = argv[++i];
+        } else if (!strcmp(a, "--docs-dir") && has) {
+            docs_dir = argv[++i];
+        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+            quiet = true;
+        } else {
+            free(only);
+            return cli_usage_error("labs: unknown or incomplete option '%s'; usage: fabsim labs "
+                                   "[-o DIR] [-j N] [--only LAB[/SCENARIO]]... [--labs-dir DIR] "
+                                   "[--quiet]",
+                                   a);
+        }
+    }
+    char lroot[PATH_MAX], droot[PATH_MAX];
+    if (labs_dir)
+        snprintf(lroot, sizeof lroot, "%s", labs_dir);
+    else if (find_repo_dir("scenarios/labs", lroot, sizeof lroot)) {
+        free(only);
+        return cli_usage_error("labs: cannot find scenarios/labs (run from the fabsim folder or "
+                               "pass --labs-dir)");
+    }
+    if (docs_dir)
+        snprintf(droot, sizeof droot, "%s", docs_dir);
+    else if (find_repo_dir("docs/labs", droot, sizeof droot))
+        droot[0] = 0;
+
+    struct jobs js = {0};
+    size_t nl;
+    char **labs = list_dir(lroot, true, NULL, &nl);
+    char path[PATH_MAX * 2];
+    for (size_t i = 0; i < nl; i++) {
+        snprintf(path, sizeof path, "%s/%s", lroot, labs[i]);
+        size_t nf;
+        char **files = list_dir(path, false, ".yaml", &nf);
+        bool any = false;
+        for (size_t k = 0; k < nf; k++) {
+            char id[256];
+            const char *stem = files[k];
+            /* "03-incast-roce.yaml" -> "incast-roce": the prefix only orders. */
+            if (stem[0] >= '0' && stem[0] <= '9' && stem[1] >= '0' && stem[1] <= '9' &&
+                stem[2] == '-')
+                stem += 3;
+            snprintf(id, sizeof id, "%.*s", (int)(strlen(stem) - 5), stem);
+            if (!only_match(only, nonly, labs[i], id)) {
+                free(files[k]);
+                continue;
+            }
+            any = true;
+            struct job *j = add_job(&js);
+            j->lab = fs_xstrdup(labs[i]);
+            j->id = fs_xstrdup(id);
+            snprintf(path, sizeof path, "%s/%s/%s", lroot, labs[i], files[k]);
+            j->file = fs_xstrdup(path);
+            snprintf(path, sizeof path, "%s/%s/%.*s", out, labs[i], (int)strlen(files[k]) - 5,
+                     files[k]);
+            j->outdir = fs_xstrdup(path);
+            char *text = read_text(j->file);
+            j->label = text ? file_label(text) : NULL;
+            free(text);
+            free(files[k]);
+        }
+        free(files);
+        if (any) {
+            snprintf(path, sizeof path, "%s/%s", out, labs[i]);
+            results_mkdirs(path);
+            char src[PATH_MAX + 300], dst[PATH_MAX + 300];
+            snprintf(src, sizeof src, "%s/%s.md", droot, labs[i]);
+            snprintf(dst, sizeof dst, "%s/%s/lab.md", out, labs[i]);
+            char *md = droot[0] ? read_text(src) : NULL;
+            if (md) {
+                write_text(dst, md);
+                free(md);
+            }
+        }
+        free(labs[i]);
+    }
+    free(labs);
+    free(only);
+    if (!js.n) {
+        free_jobs(&js);
+        return cli_usage_error("labs: no scenario matched (looked in %s)", lroot);
+    }
+    if (results_mkdirs(out)) {
+        free_jobs(&js);
+        return cli_usage_error("labs: cannot create %s: %s", out, strerror(errno));
+    }
+    snprintf(path, sizeof path, "%s/mode", out);
+    write_text(path, "labs\n");
+    size_t counts[3];
+    double t0 = wall_now_s();
+    if (!quiet) fprintf(stderr, "fabsim labs: %zu scenarios, %d at a time\n", js.n, par);
+    run_jobs(&js, par, !quiet && isatty(2), counts);
+    if (!quiet) {
+        printf("fabsim labs: %zu ran, %zu not yet available, %zu failed, in %.0f s\n", counts[0],
+               counts[1], counts[2], wall_now_s() - t0);
+        for (size_t i = 0; i < js.n; i++)
+            if (js.v[i].status == 2)
+                printf("  FAILED %s/%s (see %s/status.json)\n", js.v[i].lab, js.v[i].id,
+                       js.v[i].outdir);
+    }
+    int rc = build_report(out, quiet);
+    if (!rc && !quiet) printf("Report: %s/report.html\n", out);
+    free_jobs(&js);
+    if (rc) return rc;
+    return counts[2] ? 1 : 0;
+}
+
+int cli_report(int argc, char **argv) {
+    const char *dir = NULL;
+    bool quiet = false;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q"))
+            quiet = true;
+        else if (argv[i][0] == '-' || dir)
+            return cli_usage_error("usage: fabsim report DIR [--quiet]");
+        else
+            dir = argv[i];
+    }
+    if (!dir)
+        return cli_usage_error("usage: fabsim report DIR (a folder written by fabsim labs, "
+                               "compare or run)");
+    int rc = build_report(dir, quiet);
+    if (!rc && !quiet) printf("Report: %s/report.html\n", dir);
+    return rc;
+}
+
+/* ---- compare ---------------------------------------------------------- */
+
+/* Splits "a.b=1+c.d=2" into sets at '+' followed by something like "key=". */
+static size_t split_variant(char *s, const char **out, size_t max) {
+    size_t n = 0;
+    out[n++] = s;
+    for (char *p = s; *p && n < max; p++) {
+        if (*p != '+') continue;
+        const char *k = p + 1;
+        size_t kl = strspn(k, "abcdefghijklmnopqrstuvwxyz0123456789_.");
+        if (kl && k[kl] == '=') {
+            *p = 0;
+            out[n++] = p + 1;
+        }
+    }
+    return n;
+}
+
+static void sanitize(char *s) {
+    for (; *s; s++)
+        if (*s == '/' || *s == ' ' || *s == '+' || *s == '*' || *s == '?') *s = '_';
+}
+
+static void print_compare_table(const struct jobs *js) {
+    struct jv *res[16] = {0};
+    size_t n = js->n < 16 ? js->n : 16;
+    char err[128], path[PATH_MAX];
+    for (size_t i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/results.json", js->v[i].outdir);
+        res[i] = jread_file(path, err, sizeof err);
+    }
+    static const struct {
+        const char *name, *path;
+        double scale;
+    } rows[] = {
+        {"completed (1 = yes)", NULL, 0},
+        {"done (us)", "summary.done_ns", 1e-3},
+        {"simulated (us)", "summary.sim_time_ns", 1e-3},
+        {"packets delivered", "summary.packets_delivered", 1},
+        {"packets dropped", "summary.packets_dropped", 1},
+        {"retransmitted", "summary.retransmitted_packets", 1},
+        {"pause frames", "summary.pause_frames", 1},
+        {"paused, all links (us)", "summary.paused_ns_total", 1e-3},
+        {"ECN marked", "summary.ecn_marked", 1},
+        {"CNPs", "summary.cnps", 1},
+        {"credit stalls (us)", "summary.credit_stall_ns_total", 1e-3},
+        {"reorder max (B)", "summary.reorder_max_bytes", 1},
+        {"deadlock (1 = yes)", NULL, 1},
+    };
+    printf("%-24s", "");
+    for (size_t i = 0; i < n; i++)
+        printf(" %22.22s", js->v[i].label ? js->v[i].label : js->v[i].id);
+    printf("\n");
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        printf("%-24s", rows[r].name);
+        for (size_t i = 0; i < n; i++) {
+            if (!res[i]) {
+                printf(" %22s", js->v[i].status == 1 ? "not yet available" : "failed");
+                continue;
+            }
+            double v;
+            if (!rows[r].path)
+                v = rows[r].scale == 0 ? jv_bool_at(res[i], "summary.completed", false)
+                                       : jv_bool_at(res[i], "summary.deadlock.detected", false);
+            else
+                v = jv_num_at(res[i], rows[r].path, 0) * rows[r].scale;
+            printf(" %22.6g", v);
+        }
+        printf("\n");
+    }
+    for (size_t i = 0; i < n; i++)
+        jread_free(res[i]);
+}
+
+int cli_compare(int argc, char **argv) {
+    const char *out = "out/compare", *files[16];
+    const char **sets = fs_xcalloc((size_t)argc + 1, sizeof *sets);
+    size_t nfiles = 0, nsets = 0;
+    int par = default_jobs();
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        bool has = i + 1 < argc;
+        if ((!strcmp(a, "-o") || !strcmp(a, "--out")) && has) {
+            out = argv[++i];
+        } else if (!strcmp(a, "--set") && has) {
+            if (!strchr(argv[i + 1], '='))
+                return free(sets), cli_usage_error("--set needs KEY=VALUE");
+            sets[nsets++] = argv[++i];
+        } else if (!strcmp(a, "-j") && has) {
+            if (parse_jobs(argv[++i], &par)) return free(sets), 2;
+        } else if (a[0] == '-') {
+            free(sets);
+            return cli_usage_error("compare: unknown or incomplete option '%s'", a);
+        } else {
+            if (nfiles == 16) return free(sets), cli_usage_error("compare: at most 16 files");
+            files[nfiles++] = a;
+        }
+    }
+    if (!nfiles || (nfiles == 1 && nsets < 2)) {
+        free(sets);
+        return cli_usage_error(
+            "usage: fabsim compare A.yaml B.yaml [--set KEY=VALUE]... [-o DIR]\n"
+            "   or: fabsim compare S.yaml --set KEY=VALUE[+KEY=VALUE...] --set ... [-o DIR]\n"
+            "       (with one file, each --set is one variant; '+' joins keys of one variant)");
+    }
+    struct jobs js = {0};
+    char path[PATH_MAX];
+    /* Variant sets live in this buffer: split_variant writes NULs into copies. */
+    char **copies = fs_xcalloc(nsets + 1, sizeof *copies);
+    size_t nvariants = nfiles > 1 ? nfiles : nsets;
+    for (size_t v = 0; v < nvariants; v++) {
+        struct job *j = add_job(&js);
+        j->lab = fs_xstrdup("compare");
+        if (nfiles > 1) {
+            j->file = fs_xstrdup(files[v]);
+            j->sets = sets;
+            j->nsets = nsets;
+            const char *base = strrchr(files[v], '/');
+            base = base ? base + 1 : files[v];
+            char id[256];
+            snprintf(id, sizeof id, "%zu-%s", v + 1, base);
+            char *dot = strrchr(id, '.');
+            if (dot) *dot = 0;
+            sanitize(id);
+            j->id = fs_xstrdup(id);
+            j->label = fs_xstrdup(base);
+        } else {
+            j->file = fs_xstrdup(files[0]);
+            copies[v] = fs_xstrdup(sets[v]);
+            const char **vs = fs_xcalloc(64, sizeof *vs);
+            j->sets = vs;
+            j->nsets = split_variant(copies[v], vs, 64);
+            char id[256];
+            snprintf(id, sizeof id, "%zu-%s", v + 1, sets[v]);
+            sanitize(id);
+            j->id = fs_xstrdup(id);
+            j->label = fs_xstrdup(sets[v]);
+        }
+        snprintf(path, sizeof path, "%s/compare/%s", out, j->id);
+        j->outdir = fs_xstrdup(path);
+    }
+    results_mkdirs(out);
+    snprintf(path, sizeof path, "%s/mode", out);
+    write_text(path, "compare\n");
+    snprintf(path, sizeof path, "%s/compare/lab.md", out);
+    results_mkdirs(path); /* creates .../lab.md as a folder: removed below */
+    rmdir(path);
+    FILE *md = fopen(path, "w");
+    if (md) {
+        fprintf(md, "# Compare\n\nThe same summary metrics side by side for:\n\n");
+        for (size_t i = 0; i < js.n; i++) {
+            if (nfiles > 1)
+                fprintf(md, "- `%s`\n", js.v[i].file);
+            else
+                fprintf(md, "- `%s` with `--set %s`\n", js.v[i].file, js.v[i].label);
+        }
+        fclose(md);
+    }
+    size_t counts[3];
+    run_jobs(&js, par, isatty(2), counts);
+    print_compare_table(&js);
+    int rc = build_report(out, true);
+    if (!rc) printf("Report: %s/report.html\n", out);
+    for (size_t i = 0; i < js.n; i++)
+        if (nfiles == 1) free((void *)js.v[i].sets);
+    for (size_t i = 0; i < nsets; i++)
+        free(copies[i]);
+    free(copies);
+    free(sets);
+    free_jobs(&js);
+    return rc ? rc : counts[2] ? 1 : 0;
+}

@@ -1,0 +1,598 @@
+/* src/report/report.c
+ *
+ * Loading the runs of an output folder and writing report.html. The page's
+ * charts are Vega-Lite specs built by report/web/report.js from the data
+ * embedded here; this file owns what the data is and where it comes from.
+ */
+#include "report/report.h"
+
+#include "core/diag.h"
+#include "core/mem.h"
+#include "report/jread.h"
+#include "stats/jw.h"
+#include "stats/results.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Labs in course order; folders not listed here follow alphabetically. */
+static const char *const lab_order[] = {"lossless",       "ecn_dcqcn",      "sharp",
+                                        "subnet_manager", "load_balancing", "counterarguments"};
+
+/* Links drawn in the queue/pause timelines per scenario (the busiest). */
+#define SERIES_TOP_LINKS 8
+
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 1 << 14, len = 0, got;
+    char *buf = fs_xmalloc(cap);
+    while ((got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += got;
+        if (cap - len < 2) {
+            cap *= 2;
+            buf = fs_xrealloc(buf, cap);
+        }
+    }
+    fclose(f);
+    buf[len] = 0;
+    return buf;
+}
+
+/* out = a/b (truncated paths are caught by the open that follows). */
+static void pjoin(char *out, size_t len, const char *a, const char *b) {
+    if (snprintf(out, len, "%s/%s", a, b) >= (int)len) out[len - 1] = 0;
+}
+
+static bool is_dir(const char *p) {
+    struct stat st;
+    return !stat(p, &st) && S_ISDIR(st.st_mode);
+}
+
+static bool is_file(const char *p) {
+    struct stat st;
+    return !stat(p, &st) && S_ISREG(st.st_mode);
+}
+
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted names of the subfolders of `dir`. */
+static char **subdirs(const char *dir, size_t *count) {
+    DIR *dp = opendir(dir);
+    *count = 0;
+    if (!dp) return NULL;
+    char **v = NULL;
+    size_t cap = 0;
+    struct dirent *e;
+    char path[PATH_MAX];
+    while ((e = readdir(dp))) {
+        if (e->d_name[0] == '.') continue;
+        pjoin(path, sizeof path, dir, e->d_name);
+        if (!is_dir(path)) continue;
+        fs_grow((void **)&v, &cap, *count + 1, sizeof *v);
+        v[(*count)++] = fs_xstrdup(e->d_name);
+    }
+    closedir(dp);
+    if (*count) qsort(v, *count, sizeof *v, cmp_str);
+    return v;
+}
+
+static int lab_rank(const char *id) {
+    for (size_t i = 0; i < sizeof lab_order / sizeof lab_order[0]; i++)
+        if (!strcmp(lab_order[i], id)) return (int)i;
+    return 1000;
+}
+
+static int cmp_lab(const void *a, const void *b) {
+    const struct report_lab *x = a, *y = b;
+    int rx = lab_rank(x->id), ry = lab_rank(y->id);
+    return rx != ry ? rx - ry : strcmp(x->id, y->id);
+}
+
+/* links.csv -> {"t_ns":[..],"rx_gbps":[..],"links":[{"name","q","paused_ns","util"}]}.
+ * Rows come in blocks of one row per link per sample, in port order, so the
+ * link of a row is its index modulo the block size. rx_gbps sums the bytes
+ * into hosts (links named "...->hN"): the fabric's delivered throughput. */
+static char *series_from_csv(const char *path) {
+    char *text = slurp(path);
+    if (!text) return NULL;
+    char *save = NULL, *line = strtok_r(text, "\n", &save); /* header */
+    size_t nl = 0, nrows = 0, cap = 0;
+    char **names = NULL;
+    double *t = NULL, *bytes = NULL, *util = NULL, *q = NULL, *paused = NULL;
+    size_t tcap = 0;
+    double first_t = -1;
+    bool block_known = false;
+    while ((line = strtok_r(NULL, "\n", &save))) {
+        char name[128];
+        double tn, b, u, qq, pp;
+        if (sscanf(line, "%lf,%127[^,],%lf,%lf,%lf,%lf", &tn, name, &b, &u, &qq, &pp) != 6)
+            continue;
+        if (first_t < 0) first_t = tn;
+        if (!block_known && tn != first_t) block_known = true;
+        if (!block_known) {
+            fs_grow((void **)&names, &cap, nl + 1, sizeof *names);
+            names[nl++] = fs_xstrdup(name);
+        }
+        if (nrows == tcap) {
+            tcap = tcap ? tcap * 2 : 4096;
+            bytes = fs_xrealloc(bytes, tcap * sizeof *bytes);
+            util = fs_xrealloc(util, tcap * sizeof *util);
+            q = fs_xrealloc(q, tcap * sizeof *q);
+            paused = fs_xrealloc(paused, tcap * sizeof *paused);
+            t = fs_xrealloc(t, tcap * sizeof *t);
+        }
+        bytes[nrows] = b;
+        util[nrows] = u;
+        q[nrows] = qq;
+        paused[nrows] = pp;
+        t[nrows] = tn;
+        nrows++;
+    }
+    free(text);
+    if (!nl) {
+        free(names);
+        free(bytes), free(util), free(q), free(paused), free(t);
+        return NULL;
+    }
+    size_t ns = nrows / nl;
+    /* Score each link: queue peaks and pauses matter most, then bytes. */
+    double *score = fs_xcalloc(nl, sizeof *score), *tot = fs_xcalloc(nl, sizeof *tot);
+    for (size_t s = 0; s < ns; s++)
+        for (size_t l = 0; l < nl; l++) {
+            size_t i = s * nl + l;
+            if (q[i] > score[l]) score[l] = q[i];
+            score[l] += paused[i];
+            tot[l] += bytes[i];
+        }
+    size_t pick[SERIES_TOP_LINKS], npick = 0;
+    bool *used = fs_xcalloc(nl, sizeof *used);
+    for (int pass = 0; pass < 2 && npick < SERIES_TOP_LINKS; pass++)
+        while (npick < SERIES_TOP_LINKS) {
+            double best = 0;
+            size_t bi = nl;
+            for (size_t l = 0; l < nl; l++) {
+                double v = pass == 0 ? score[l] : tot[l];
+                if (!used[l] && v > best) best = v, bi = l;
+            }
+            if (bi == nl) break;
+            used[bi] = true;
+            pick[npick++] = bi;
+            if (pass == 1 && npick >= 4) break;
+        }
+    char *out = NULL;
+    size_t outlen = 0;
+    FILE *f = open_memstream(&out, &outlen);
+    struct jw w;
+    jw_init(&w, f);
+    jw_obj_compact(&w);
+    jw_key(&w, "t_ns");
+    jw_arr_compact(&w);
+    for (size_t s = 0; s < ns; s++)
+        jw_num(&w, t[s * nl]);
+    jw_arr_end(&w);
+    jw_key(&w, "rx_gbps");
+    jw_arr_compact(&w);
+    for (size_t s = 0; s < ns; s++) {
+        double span = s ? t[s * nl] - t[(s - 1) * nl] : t[0];
+        double sum = 0;
+        for (size_t l = 0; l < nl; l++) {
+            const char *arrow = strstr(names[l], "->h");
+            if (arrow && !strchr(arrow, '.')) sum += bytes[s * nl + l];
+        }
+        jw_num(&w, span > 0 ? sum * 8.0 / span : 0.0);
+    }
+    jw_arr_end(&w);
+    jw_key(&w, "links");
+    jw_arr_compact(&w);
+    for (size_t k = 0; k < npick; k++) {
+        size_t l = pick[k];
+        jw_obj_compact(&w);
+        jw_kstr(&w, "name", names[l]);
+        jw_key(&w, "q");
+        jw_arr_compact(&w);
+        for (size_t s = 0; s < ns; s++)
+            jw_num(&w, q[s * nl + l]);
+        jw_arr_end(&w);
+        jw_key(&w, "paused_ns");
+        jw_arr_compact(&w);
+        for (size_t s = 0; s < ns; s++)
+            jw_num(&w, paused[s * nl + l]);
+        jw_arr_end(&w);
+        jw_key(&w, "util");
+        jw_arr_compact(&w);
+        for (size_t s = 0; s < ns; s++)
+            jw_num(&w, util[s * nl + l]);
+        jw_arr_end(&w);
+        jw_obj_end(&w);
+    }
+    jw_arr_end(&w);
+    jw_obj_end(&w);
+    fclose(f);
+    for (size_t l = 0; l < nl; l++)
+        free(names[l]);
+    free(names), free(score), free(tot), free(used);
+    free(bytes), free(util), free(q), free(paused), free(t);
+    return out;
+}
+
+/* "# label: text" comment line in a scenario file, or NULL. */
+static char *yaml_comment(const char *yaml, const char *key) {
+    if (!yaml) return NULL;
+    size_t kl = strlen(key);
+    for (const char *p = yaml; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        const char *s = p;
+        if (*s != '#') continue;
+        s++;
+        while (*s == ' ')
+            s++;
+        if (strncmp(s, key, kl) || s[kl] != ':') continue;
+        s += kl + 1;
+        while (*s == ' ')
+            s++;
+        const char *e = strchr(s, '\n');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        char *v = fs_xmalloc(len + 1);
+        memcpy(v, s, len);
+        v[len] = 0;
+        return v;
+    }
+    return NULL;
+}
+
+/* A scenario's folder is named after its file, "NN-name" (the number only
+ * orders the runs); its id is the name. */
+static void load_scn(struct report_scn *sc, const char *dir, const char *folder) {
+    char path[PATH_MAX], err[256];
+    memset(sc, 0, sizeof *sc);
+    const char *id = folder;
+    if (id[0] >= '0' && id[0] <= '9' && id[1] >= '0' && id[1] <= '9' && id[2] == '-' && id[3])
+        id += 3;
+    sc->id = fs_xstrdup(id);
+    pjoin(path, sizeof path, dir, "scenario.yaml");
+    sc->yaml = slurp(path);
+    pjoin(path, sizeof path, dir, "status.json");
+    struct jv *st = jread_file(path, err, sizeof err);
+    pjoin(path, sizeof path, dir, "results.json");
+    sc->results_text = slurp(path);
+    if (sc->results_text) {
+        sc->res = jread_parse(sc->results_text, err, sizeof err);
+        if (!sc->res) {
+            free(sc->results_text);
+            sc->results_text = NULL;
+            sc->status = fs_xstrdup(REPORT_ERROR);
+            sc->message = fs_xstrdup(err);
+        }
+    }
+    if (!sc->status) {
+        const char *s = jv_str_at(st, "status", sc->res ? REPORT_OK : REPORT_ERROR);
+        sc->status = fs_xstrdup(s);
+        const char *m = jv_str_at(st, "message", sc->res ? "" : "no results.json");
+        sc->message = fs_xstrdup(m);
+    }
+    const char *label = jv_str_at(st, "label", NULL);
+    sc->label = label ? fs_xstrdup(label) : yaml_comment(sc->yaml, "label");
+    if (!sc->label) sc->label = fs_xstrdup(id);
+    jread_free(st);
+    if (sc->res) {
+        pjoin(path, sizeof path, dir, "links.csv");
+        sc->series_json = series_from_csv(path);
+    }
+}
+
+static char *md_title(const char *md, const char *fallback) {
+    if (md) {
+        for (const char *p = md; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+            if (p[0] == '#' && p[1] == ' ') {
+                const char *e = strchr(p, '\n');
+                size_t len = e ? (size_t)(e - p - 2) : strlen(p + 2);
+                char *v = fs_xmalloc(len + 1);
+                memcpy(v, p + 2, len);
+                v[len] = 0;
+                return v;
+            }
+        }
+    }
+    return fs_xstrdup(fallback);
+}
+
+static void load_lab(struct report_lab *lab, const char *dir, const char *id) {
+    char path[PATH_MAX];
+    memset(lab, 0, sizeof *lab);
+    lab->id = fs_xstrdup(id);
+    pjoin(path, sizeof path, dir, "lab.md");
+    lab->markdown = slurp(path);
+    lab->title = md_title(lab->markdown, id);
+    size_t n;
+    char **names = subdirs(dir, &n);
+    lab->scn = fs_xcalloc(n ? n : 1, sizeof *lab->scn);
+    for (size_t i = 0; i < n; i++) {
+        pjoin(path, sizeof path, dir, names[i]);
+        char probe[PATH_MAX + 32];
+        pjoin(probe, sizeof probe, path, "status.json");
+        bool has = is_file(probe);
+        pjoin(probe, sizeof probe, path, "results.json");
+        has = has || is_file(probe);
+        if (has) load_scn(&lab->scn[lab->nscn++], path, names[i]);
+        free(names[i]);
+    }
+    free(names);
+}
+
+int report_load(struct report *r, const char *dir, struct diag *d) {
+    memset(r, 0, sizeof *r);
+    r->dir = fs_xstrdup(dir);
+    char path[PATH_MAX];
+    if (!is_dir(dir))
+        return diag_set(d, dir, (struct srcpos){0, 0}, FS_ENOENT,
+                        "no such folder (run `fabsim labs -o %s` first)", dir);
+    pjoin(path, sizeof path, dir, "mode");
+    char *mode = slurp(path);
+    if (mode) {
+        mode[strcspn(mode, "\r\n")] = 0;
+        r->mode = mode;
+    }
+    pjoin(path, sizeof path, dir, "results.json");
+    if (is_file(path)) { /* one `fabsim run` folder */
+        r->labs = fs_xcalloc(1, sizeof *r->labs);
+        struct report_lab *lab = &r->labs[r->nlabs++];
+        lab->id = fs_xstrdup("run");
+        lab->title = fs_xstrdup("Run");
+        lab->scn = fs_xcalloc(1, sizeof *lab->scn);
+        const char *base = strrchr(dir, '/');
+        load_scn(&lab->scn[lab->nscn++], dir, base && base[1] ? base + 1 : dir);
+        if (!r->mode) r->mode = fs_xstrdup("run");
+    } else {
+        size_t n;
+        char **names = subdirs(dir, &n);
+        r->labs = fs_xcalloc(n ? n : 1, sizeof *r->labs);
+        for (size_t i = 0; i < n; i++) {
+            pjoin(path, sizeof path, dir, names[i]);
+            struct report_lab lab;
+            load_lab(&lab, path, names[i]);
+            if (lab.nscn) {
+                r->labs[r->nlabs++] = lab;
+            } else {
+                free(lab.id), free(lab.title), free(lab.markdown), free(lab.scn);
+            }
+            free(names[i]);
+        }
+        free(names);
+        qsort(r->labs, r->nlabs, sizeof *r->labs, cmp_lab);
+        if (!r->mode) r->mode = fs_xstrdup("labs");
+    }
+    if (!r->nlabs)
+        return diag_set(d, dir, (struct srcpos){0, 0}, FS_ENOENT,
+                        "no runs found (expected DIR/<lab>/<scenario>/results.json or "
+                        "DIR/results.json)");
+    report_compute_findings(r);
+    return 0;
+}
+
+void report_fini(struct report *r) {
+    for (size_t i = 0; i < r->nlabs; i++) {
+        struct report_lab *lab = &r->labs[i];
+        for (size_t k = 0; k < lab->nscn; k++) {
+            struct report_scn *sc = &lab->scn[k];
+            free(sc->id), free(sc->label), free(sc->status), free(sc->message), free(sc->yaml);
+            free(sc->results_text), free(sc->series_json);
+            jread_free(sc->res);
+        }
+        free(lab->scn), free(lab->id), free(lab->title), free(lab->markdown);
+    }
+    free(r->labs), free(r->findings), free(r->dir), free(r->mode);
+    memset(r, 0, sizeof *r);
+}
+
+int report_find_web(char *out, size_t len) {
+    const char *probe = "node_modules/vega/build/vega.min.js";
+    char path[PATH_MAX + 64];
+    const char *env = getenv("FABSIM_WEB_DIR");
+    if (env && *env) {
+        pjoin(path, sizeof path, env, probe);
+        if (is_file(path)) {
+            snprintf(out, len, "%s", env);
+            return 0;
+        }
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        for (int up = 0; up < 5; up++) {
+            char *slash = strrchr(exe, '/');
+            if (!slash) break;
+            *slash = 0;
+            snprintf(path, sizeof path, "%s/report/web/%s", exe, probe);
+            if (is_file(path)) {
+                snprintf(out, len, "%s/report/web", exe);
+                return 0;
+            }
+        }
+    }
+    snprintf(path, sizeof path, "report/web/%s", probe);
+    if (is_file(path)) {
+        snprintf(out, len, "report/web");
+        return 0;
+    }
+    return FS_ENOENT;
+}
+
+/* Writes `s` into an inline <script>/<style> so that nothing in it can close
+ * the element. JSON (`any_close`): every "</" becomes "<\\/", the same string.
+ * Code: only "</script" and "</style" are touched, since "</" also occurs in
+ * regular expressions of the minified libraries, where "<\\/" would differ. */
+static void put_inline(FILE *f, const char *s, bool any_close) {
+    for (const char *p = s; *p; p++) {
+        if (p[0] == '<' && p[1] == '/' &&
+            (any_close || !strncasecmp(p + 2, "script", 6) || !strncasecmp(p + 2, "style", 5)))
+            fputs("<\\/", f), p++;
+        else
+            fputc(*p, f);
+    }
+}
+
+static void write_data(const struct report *r, FILE *f) {
+    struct jw w;
+    jw_init(&w, f);
+    jw_obj(&w);
+    jw_kstr(&w, "fabsim", FABSIM_VERSION);
+    jw_kstr(&w, "mode", r->mode);
+    jw_key(&w, "findings");
+    jw_arr(&w);
+    for (size_t i = 0; i < r->nfindings; i++) {
+        jw_obj_compact(&w);
+        jw_kstr(&w, "lab", r->findings[i].lab);
+        jw_kstr(&w, "text", r->findings[i].text);
+        jw_kbool(&w, "available", r->findings[i].available);
+        jw_obj_end(&w);
+    }
+    jw_arr_end(&w);
+    jw_key(&w, "labs");
+    jw_arr(&w);
+    for (size_t i = 0; i < r->nlabs; i++) {
+        const struct report_lab *lab = &r->labs[i];
+        jw_obj(&w);
+        jw_kstr(&w, "id", lab->id);
+        jw_kstr(&w, "title", lab->title);
+        jw_kstr(&w, "markdown", lab->markdown ? lab->markdown : "");
+        jw_key(&w, "scenarios");
+        jw_arr(&w);
+        for (size_t k = 0; k < lab->nscn; k++) {
+            const struct report_scn *sc = &lab->scn[k];
+            jw_obj(&w);
+            jw_kstr(&w, "id", sc->id);
+            jw_kstr(&w, "label", sc->label);
+            jw_kstr(&w, "status", sc->status);
+            jw_kstr(&w, "message", sc->message ? sc->message : "");
+            jw_kstr(&w, "yaml", sc->yaml ? sc->yaml : "");
+            jw_key(&w, "results");
+            if (sc->results_text)
+                jw_raw(&w, sc->results_text);
+            else
+                jw_null(&w);
+            jw_key(&w, "series");
+            if (sc->series_json)
+                jw_raw(&w, sc->series_json);
+            else
+                jw_null(&w);
+            jw_obj_end(&w);
+        }
+        jw_arr_end(&w);
+        jw_obj_end(&w);
+    }
+    jw_arr_end(&w);
+    jw_obj_end(&w);
+}
+
+static int inline_file(FILE *out, const char *path, const char *open_tag, const char *close_tag,
+                       struct diag *d) {
+    char *s = slurp(path);
+    if (!s)
+        return diag_set(d, path, (struct srcpos){0, 0}, FS_ENOENT,
+                        "report asset missing (run `make deps`, which runs npm ci in report/web)");
+    fputs(open_tag, out);
+    put_inline(out, s, false);
+    fputs(close_tag, out);
+    free(s);
+    return 0;
+}
+
+static int write_findings_json(const struct report *r, struct diag *d) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/findings.json", r->dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL, "cannot write: %s",
+                        strerror(errno));
+    struct jw w;
+    jw_init(&w, f);
+    jw_arr(&w);
+    for (size_t i = 0; i < r->nfindings; i++) {
+        jw_obj_compact(&w);
+        jw_kstr(&w, "lab", r->findings[i].lab);
+        jw_kstr(&w, "text", r->findings[i].text);
+        jw_kbool(&w, "available", r->findings[i].available);
+        jw_obj_end(&w);
+    }
+    jw_arr_end(&w);
+    jw_end(&w);
+    return fclose(f) ? FS_EINVAL : 0;
+}
+
+int report_write(const struct report *r, struct diag *d) {
+    char web[PATH_MAX], path[PATH_MAX + 96];
+    if (report_find_web(web, sizeof web))
+        return diag_set(d, "report/web", (struct srcpos){0, 0}, FS_ENOENT,
+                        "chart library not installed: run `make deps` (npm ci in report/web), "
+                        "or set FABSIM_WEB_DIR to a folder with node_modules/vega*");
+    char tmp[PATH_MAX], final[PATH_MAX];
+    snprintf(final, sizeof final, "%s/report.html", r->dir);
+    snprintf(tmp, sizeof tmp, "%s/.report.html.tmp", r->dir);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return diag_set(d, final, (struct srcpos){0, 0}, FS_EINVAL, "cannot write: %s",
+                        strerror(errno));
+    fputs("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+          "<meta name=\"generator\" content=\"fabsim " FABSIM_VERSION "\">\n",
+          f);
+    fprintf(f, "<title>fabsim %s report</title>\n",
+            !strcmp(r->mode, "compare") ? "compare"
+            : !strcmp(r->mode, "run")   ? "run"
+                                        : "labs");
+    int rc = 0;
+    pjoin(path, sizeof path, web, "report.css");
+    rc = rc ? rc : inline_file(f, path, "<style>\n", "\n</style>\n", d);
+    static const char *const libs[] = {"vega/build/vega.min.js", "vega-lite/build/vega-lite.min.js",
+                                       "vega-embed/build/vega-embed.min.js"};
+    for (size_t i = 0; i < 3 && !rc; i++) {
+        snprintf(path, sizeof path, "%s/node_modules/%s", web, libs[i]);
+        rc = inline_file(f, path, "<script>\n", "\n</script>\n", d);
+    }
+    fputs("</head>\n<body>\n<div id=\"app\"><noscript>This report needs JavaScript (it is "
+          "self-contained: no network access).</noscript></div>\n"
+          "<script type=\"application/json\" id=\"fabsim-data\">\n",
+          f);
+    char *data = NULL;
+    size_t dlen = 0;
+    FILE *mf = open_memstream(&data, &dlen);
+    write_data(r, mf);
+    fclose(mf);
+    put_inline(f, data, true);
+    free(data);
+    fputs("</script>\n", f);
+    pjoin(path, sizeof path, web, "report.js");
+    rc = rc ? rc : inline_file(f, path, "<script>\n", "\n</script>\n", d);
+    fputs("</body>\n</html>\n", f);
+    if (fclose(f) && !rc) rc = diag_set(d, final, (struct srcpos){0, 0}, FS_EINVAL, "write failed");
+    if (rc) {
+        unlink(tmp);
+        return rc;
+    }
+    if (rename(tmp, final))
+        return diag_set(d, final, (struct srcpos){0, 0}, FS_EINVAL, "cannot write: %s",
+                        strerror(errno));
+    return write_findings_json(r, d);
+}
+
+int report_build(const char *dir, struct diag *d) {
+    struct report r;
+    int rc = report_load(&r, dir, d);
+    if (!rc) rc = report_write(&r, d);
+    report_fini(&r);
+    return rc;
+}
+
+void report_print_findings(const struct report *r, FILE *f) {
+    for (size_t i = 0; i < r->nfindings; i++)
+        fprintf(f, "  %s %s\n", r->findings[i].available ? "*" : "-", r->findings[i].text);
+}

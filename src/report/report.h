@@ -1,0 +1,72 @@
+/* src/report/report.h
+ *
+ * The HTML report: reads the runs under an output folder back (results.json,
+ * links.csv, status.json, the lab texts), computes the headline findings from
+ * their numbers, and writes ONE self-contained report.html with the data as
+ * JSON and the chart library (Vega-Lite, vega, vega-embed from report/web/'s
+ * pinned npm packages) inlined. Called by `fabsim labs`, `report`, `compare`.
+ *
+ * Folder layouts understood:
+ *   DIR/<lab>/<scenario>/{status.json,results.json,links.csv,scenario.yaml}
+ *   DIR/<lab>/lab.md                 (the lab's text, copied by `fabsim labs`)
+ *   DIR/results.json                 (a single `fabsim run` folder)
+ */
+#ifndef FABSIM_REPORT_REPORT_H
+#define FABSIM_REPORT_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct diag;
+struct jv;
+
+/* Scenario status as recorded by the labs runner in status.json. */
+#define REPORT_OK "ok"
+#define REPORT_NOT_AVAILABLE "not_available"
+#define REPORT_ERROR "error"
+
+struct report_scn {
+    char *id, *label, *status, *message, *yaml;
+    char *results_text; /* results.json verbatim (NULL when it did not run) */
+    struct jv *res;     /* parsed */
+    char *series_json;  /* compact time series derived from links.csv */
+};
+
+struct report_lab {
+    char *id, *title, *markdown;
+    struct report_scn *scn;
+    size_t nscn;
+};
+
+struct report_finding {
+    char lab[64];
+    char text[1600];
+    bool available; /* false: every scenario it needs is "not yet available" */
+};
+
+struct report {
+    char *dir;
+    char *mode; /* "labs" | "compare" | "run" */
+    struct report_lab *labs;
+    size_t nlabs;
+    struct report_finding *findings;
+    size_t nfindings;
+};
+
+/* Reads every run under `dir`. 0, or FS_ENOENT / FS_EINVAL with `d` filled. */
+int report_load(struct report *r, const char *dir, struct diag *d);
+void report_fini(struct report *r);
+/* Fills r->findings from the runs' numbers (called by report_load). */
+void report_compute_findings(struct report *r);
+/* Writes DIR/report.html and DIR/findings.json. 0 or FS_E* with `d`. */
+int report_write(const struct report *r, struct diag *d);
+/* load + write; prints nothing. */
+int report_build(const char *dir, struct diag *d);
+void report_print_findings(const struct report *r, FILE *f);
+
+/* Finds report/web (the chart library's npm folder): $FABSIM_WEB_DIR, then
+ * report/web next to or above the running binary, then ./report/web. */
+int report_find_web(char *out, size_t len);
+
+#endif /* FABSIM_REPORT_REPORT_H */

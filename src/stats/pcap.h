@@ -1,0 +1,35 @@
+/* src/stats/pcap.h
+ *
+ * pcap export of the packets a run puts on its links (`fabsim run --pcap`).
+ * RoCEv2 as Ethernet/IPv4/UDP 4791/BTH (ECN in the IP header, PFC PAUSE as
+ * MAC control 0x8808 opcode 0x0101, CNP as BTH opcode 0x81); InfiniBand as
+ * ERF records (linktype 197, ERF type 21) holding LRH/BTH, which Debian's
+ * Wireshark dissects (it rejects LINKTYPE_INFINIBAND 247). Payloads are
+ * written as zeros (the model carries no bytes); --pcap-max bounds the file. IB credit packets are
+ * link-level and not written.
+ */
+#ifndef FABSIM_STATS_PCAP_H
+#define FABSIM_STATS_PCAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct net;
+struct diag;
+
+struct pcap_sink {
+    FILE *f;
+    bool roce;
+    uint32_t port_a, port_b; /* link filter: both directions; UINT32_MAX = all */
+    uint32_t flow_qp;        /* QP filter, UINT32_MAX = all */
+    uint64_t max_packets, written;
+};
+
+/* filter: NULL, "link=NAME" (a link or one direction) or "flow=QP". Attaches
+ * the sink to n (n->trace). 0 or FS_EINVAL with `d`. */
+int pcap_sink_open(struct pcap_sink *s, struct net *n, const char *path, const char *filter,
+                   uint64_t max_packets, struct diag *d);
+void pcap_sink_close(struct pcap_sink *s, struct net *n);
+
+#endif /* FABSIM_STATS_PCAP_H */

@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""tests/report/check_labs.py OUT
+
+Checks a folder written by `fabsim labs`: every scenario either ran or is
+reported "not yet available" with a reason (never an error, never a number
+without a run), and every headline claim that CAN be computed from the runs
+holds for their numbers (e.g. lossy RoCE drops > 0 when that scenario ran).
+The findings in findings.json must quote the runs' own numbers. Prints one
+line per check and "N passed, N failed"; exit 1 when something failed.
+"""
+import json
+import os
+import re
+import sys
+
+OUT = sys.argv[1]
+P = F = 0
+
+
+def check(ok, what):
+    global P, F
+    print(("ok: " if ok else "FAIL: ") + what)
+    if ok:
+        P += 1
+    else:
+        F += 1
+
+
+runs = {}  # (lab, id) -> results or None
+labels = {}
+for lab in sorted(os.listdir(OUT)):
+    ld = os.path.join(OUT, lab)
+    if not os.path.isdir(ld):
+        continue
+    for folder in sorted(os.listdir(ld)):
+        d = os.path.join(ld, folder)
+        if not os.path.isdir(d):
+            continue
+        sid = re.sub(r"^\d\d-", "", folder)
+        st = json.load(open(os.path.join(d, "status.json")))
+        labels[(lab, sid)] = st.get("label", sid)
+        status = st["status"]
+        res_path = os.path.join(d, "results.json")
+        if status == "ok":
+            res = json.load(open(res_path))
+            check("summary" in res and "links" in res and os.path.exists(os.path.join(d, "links.csv")),
+                  f"{lab}/{sid}: ran, results.json and links.csv written")
+            runs[(lab, sid)] = res
+        elif status == "not_available":
+            check(bool(st["message"]) and not os.path.exists(res_path),
+                  f"{lab}/{sid}: not yet available, with a reason and no numbers ({st['message'][:90]})")
+            runs[(lab, sid)] = None
+        else:
+            check(False, f"{lab}/{sid}: status {status}: {st.get('message')}")
+
+check(len(runs) > 0, f"{len(runs)} scenarios found")
+check(os.path.exists(os.path.join(OUT, "report.html")), "report.html written")
+
+
+def r(lab, sid):
+    return runs.get((lab, sid))
+
+
+def s(res, key):
+    return res["summary"][key]
+
+
+def claim(needs, what, fn):
+    """Asserts fn(*runs) when every scenario in `needs` ran; else notes it."""
+    got = [r(*n) for n in needs]
+    if any(g is None for g in got):
+        missing = [f"{l}/{i}" for (l, i), g in zip(needs, got) if g is None and (l, i) in runs]
+        if missing:
+            print(f"skip: {what} (not yet available: {', '.join(missing)})")
+        return
+    try:
+        ok, detail = fn(*got)
+    except Exception as e:  # a missing field is a failure of the contract
+        ok, detail = False, f"exception {e!r}"
+    check(ok, f"{what}: {detail}")
+
+
+def done_ns(res):
+    d = res["summary"].get("done_ns", -1)
+    return d if d is not None and d >= 0 else res["summary"]["sim_time_ns"]
+
+
+def fct_to(res, dst):
+    for f in res["flows"]:
+        if f["dst"] == dst:
+            return f["fct_ns"]
+    return None
+
+
+def busbw_at(res, size=None):
+    rows = res["collectives"]
+    if not rows:
+        return None
+    size = size or max(c["size"] for c in rows)
+    v = [c["busbw_gbps"] for c in rows if c["size"] == size]
+    return sum(v) / len(v) if v else None
+
+
+def spine_skew(res):
+    b = [l["bytes"] for l in res["links"] if l["tier"] == "leaf-spine"]
+    return max(b) / (sum(b) / len(b)) if b and sum(b) else 0
+
+
+L = "lossless"
+claim([(L, "incast-ib-credit")], "IB credits never drop",
+      lambda a: (s(a, "packets_dropped") == 0, f"{s(a, 'packets_dropped')} drops"))
+claim([(L, "incast-roce-pfc")], "PFC with the computed headroom never drops, and pauses",
+      lambda a: (s(a, "packets_dropped") == 0 and s(a, "pause_frames") > 0,
+                 f"{s(a, 'packets_dropped')} drops, {s(a, 'pause_frames')} pauses"))
+claim([(L, "incast-roce-pfc-small-headroom")], "PFC with 1 KiB headroom drops",
+      lambda a: (s(a, "packets_dropped") > 0, f"{s(a, 'packets_dropped')} drops"))
+claim([(L, "incast-roce-lossy")], "lossy RoCE incast drops and retransmits",
+      lambda a: (s(a, "packets_dropped") > 0 and s(a, "retransmitted_packets") > 0,
+                 f"{s(a, 'packets_dropped')} drops, {s(a, 'retransmitted_packets')} retransmissions"))
+claim([(L, "incast-ib-credit"), (L, "incast-roce-lossy")], "losses cost the lossy incast time",
+      lambda a, b: (done_ns(b) > done_ns(a), f"{done_ns(b) / 1e3:.1f} us vs {done_ns(a) / 1e3:.1f} us"))
+for sid in ("alltoall-ib-credit", "alltoall-roce-pfc"):
+    claim([(L, sid)], f"{sid}: lossless all-to-all",
+          lambda a: (s(a, "packets_dropped") == 0, f"{s(a, 'packets_dropped')} drops"))
+claim([(L, "victim-roce-pfc"), (L, "victim-roce-lossy")], "PFC slows the victim flow",
+      lambda a, b: (fct_to(a, "h1") > fct_to(b, "h1"),
+                    f"victim FCT {fct_to(a, 'h1') / 1e3:.1f} us with PFC vs {fct_to(b, 'h1') / 1e3:.1f} us lossy"))
+claim([(L, "deadlock-ring-pfc-minhop")], "PFC + cyclic routes deadlock",
+      lambda a: (s(a, "deadlock")["detected"] and len(s(a, "deadlock")["cycle"]) >= 3,
+                 f"detected={s(a, 'deadlock')['detected']}, cycle {s(a, 'deadlock')['cycle']}"))
+claim([(L, "deadlock-ring-ib-minhop")], "credits + cyclic routes deadlock too",
+      lambda a: (s(a, "deadlock")["detected"], f"detected={s(a, 'deadlock')['detected']}"))
+claim([(L, "deadlock-ring-ib-updn")], "up/down routing avoids the deadlock",
+      lambda a: (not s(a, "deadlock")["detected"] and s(a, "completed"),
+                 f"detected={s(a, 'deadlock')['detected']}, completed={s(a, 'completed')}"))
+
+E = "ecn_dcqcn"
+claim([(E, "incast-dcqcn-default")], "DCQCN marks and sends CNPs",
+      lambda a: (s(a, "ecn_marked") > 0 and s(a, "cnps") > 0, f"{s(a, 'ecn_marked')} marks, {s(a, 'cnps')} CNPs"))
+claim([(E, "incast-pfc-only"), (E, "incast-dcqcn-default")], "DCQCN reduces pause frames",
+      lambda a, b: (s(b, "pause_frames") < s(a, "pause_frames"),
+                    f"{s(b, 'pause_frames')} with DCQCN vs {s(a, 'pause_frames')} PFC only"))
+claim([(E, "incast-pfc-only")], "PFC only: no ECN marks",
+      lambda a: (s(a, "cnps") == 0, f"{s(a, 'cnps')} CNPs"))
+claim([(E, "incast-dcqcn-default"), (E, "incast-ecn-misconfigured")], "kmin above xoff: PFC does the work",
+      lambda a, b: (s(b, "pause_frames") > s(a, "pause_frames"),
+                    f"{s(b, 'pause_frames')} pauses misconfigured vs {s(a, 'pause_frames')}"))
+claim([(E, "pause-storm-no-watchdog"), (E, "pause-storm-watchdog")], "the watchdog ends the pause storm",
+      lambda a, b: (s(b, "paused_ns_total") < s(a, "paused_ns_total"),
+                    f"{s(b, 'paused_ns_total') / 1e3:.0f} us paused with watchdog vs {s(a, 'paused_ns_total') / 1e3:.0f} us"))
+
+S = "sharp"
+claim([(S, "allreduce-ring-8"), (S, "allreduce-sharp-8")], "SHARP beats ring busbw at 4 MiB",
+      lambda a, b: (busbw_at(b) > busbw_at(a), f"SHARP {busbw_at(b):.1f} vs ring {busbw_at(a):.1f} Gb/s"))
+claim([(S, "node-ring-nvlink"), (S, "node-nvls")], "NVLS beats the ring inside a node",
+      lambda a, b: (busbw_at(b) > busbw_at(a), f"NVLS {busbw_at(b):.1f} vs ring {busbw_at(a):.1f} Gb/s"))
+
+
+def reroute(res):
+    cp = res["control_plane"]
+    if not cp or cp[0]["rerouted_at_ns"] is None:
+        return float("inf")
+    return cp[0]["rerouted_at_ns"] - cp[0]["at_ns"]
+
+
+M = "subnet_manager"
+claim([(M, "failure-ib-sm"), (M, "failure-roce-bgp-bfd")], "the SM reroutes faster than BGP+BFD",
+      lambda a, b: (reroute(a) < reroute(b), f"{reroute(a) / 1e3:.1f} us vs {reroute(b) / 1e3:.1f} us"))
+claim([(M, "failure-roce-bgp-bfd"), (M, "failure-roce-bgp-no-bfd")], "BFD reroutes before the hold timer",
+      lambda a, b: (reroute(a) < reroute(b), f"{reroute(a) / 1e3:.1f} us vs {reroute(b) / 1e3:.1f} us"))
+
+B = "load_balancing"
+claim([(B, "jobs-roce-ecmp"), (B, "jobs-ib-adaptive")], "adaptive routing balances the spines better than ECMP",
+      lambda a, b: (spine_skew(b) < spine_skew(a), f"busiest/mean {spine_skew(b):.2f} vs {spine_skew(a):.2f}"))
+claim([(B, "jobs-roce-ecmp"), (B, "jobs-roce-spray")], "spray balances the spines better than ECMP",
+      lambda a, b: (spine_skew(b) < spine_skew(a), f"busiest/mean {spine_skew(b):.2f} vs {spine_skew(a):.2f}"))
+for k in (1, 2, 4, 8, 16):
+    def bins(res, k=k):
+        flows = res["flows"]
+        size = flows[0]["size"]
+        up = [l for l in res["links"] if l["from"].startswith("leaf") and l["to"].startswith("spine")]
+        n = len(up) / len({l["from"] for l in up})
+        used = sum(1 for l in up if l["bytes"] >= size / 2) / len(up)
+        theory = 1 - (1 - 1 / n) ** k
+        return abs(used - theory) <= 0.25, f"{used:.2f} of uplinks used, theory {theory:.2f}"
+    claim([(B, f"ecmp-k{k}")], f"ECMP k={k}: balls into bins", bins)
+
+C = "counterarguments"
+claim([(C, "alltoall-ib")], "IB all-to-all is lossless",
+      lambda a: (s(a, "packets_dropped") == 0, f"{s(a, 'packets_dropped')} drops"))
+claim([(C, "tenants-shared-priority"), (C, "tenants-separate-priorities")], "separate priorities protect tenant A",
+      lambda a, b: (fct_to(b, "h1") < fct_to(a, "h1"),
+                    f"{fct_to(b, 'h1') / 1e3:.1f} us separate vs {fct_to(a, 'h1') / 1e3:.1f} us shared"))
+
+# The findings quote the runs' own numbers.
+fpath = os.path.join(OUT, "findings.json")
+findings = json.load(open(fpath)) if os.path.exists(fpath) else []
+check(os.path.exists(fpath), f"findings.json written ({len(findings)} findings)")
+text = "\n".join(f["text"] for f in findings)
+for (lab, sid), res in sorted(runs.items()):
+    if res is None or lab != "lossless" or not sid.startswith(("incast-", "alltoall-")):
+        continue
+    drops = s(res, "packets_dropped")
+    check(f"{drops} drops" in text, f"finding quotes {lab}/{sid}'s {drops} drops")
+for f in findings:
+    if not f["available"]:
+        check("not yet available" in f["text"], f"unavailable finding says so: {f['text'][:60]}")
+
+print(f"{P} passed, {F} failed")
+sys.exit(1 if F else 0)

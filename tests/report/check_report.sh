@@ -1,0 +1,142 @@
+#!/bin/sh
+# tests/report/check_report.sh BUILD_DIR
+#
+# The labs, the report and compare, end to end through the binary:
+#  - the fixture labs (tests/report/fixture: scenarios the core alone runs)
+#    and, in the normal build, every course lab (scenarios/labs): each
+#    scenario ran or is "not yet available", the claims that can be computed
+#    hold (check_labs.py), and report.html opens in headless Chromium with
+#    every chart rendered and no console error (report/web/check-report.js);
+#  - `fabsim report DIR` rebuilds the page; `fabsim compare` in both forms.
+# Ends with "N passed, N failed" (the sum of its parts).
+B=${1:-build}
+FAB="$B/fabsim"
+OUT="$B/test-report"
+P=0
+F=0
+LOG=$(mktemp)
+rm -rf "$OUT"
+mkdir -p "$OUT"
+
+ok() { echo "ok: $1"; P=$((P + 1)); }
+fail() { echo "FAIL: $1"; F=$((F + 1)); }
+sum() { # adds the last "N passed, N failed" of $LOG; a missing line is a failure
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$LOG" | tail -n 1)
+    if [ -n "$line" ]; then
+        P=$((P + $(echo "$line" | cut -d' ' -f1)))
+        F=$((F + $(echo "$line" | cut -d' ' -f3)))
+    else
+        F=$((F + 1))
+    fi
+}
+browser() { # report.html
+    node report/web/check-report.js "$1" >"$LOG" 2>&1
+    rc=$?
+    cat "$LOG"
+    if [ "$rc" -eq 77 ]; then
+        echo "SKIP: browser test (see above)"
+    else
+        sum
+    fi
+}
+
+# 1. Fixture labs: always (fast, also under ASan).
+if "$FAB" labs --labs-dir tests/report/fixture -o "$OUT/fixture" -q; then
+    ok "fabsim labs on the fixture labs exits 0"
+else
+    fail "fabsim labs on the fixture labs exits 0"
+fi
+python3 tests/report/check_labs.py "$OUT/fixture" >"$LOG" 2>&1
+cat "$LOG"
+sum
+browser "$OUT/fixture/report.html"
+
+# 2. Every course lab: the normal build only (the sanitizer build is ~10x slower).
+case "$B" in
+*check*) echo "skip: the course labs under the sanitizers (make test runs them)" ;;
+*)
+    start=$(date +%s)
+    if "$FAB" labs -o "$OUT/labs" -q; then
+        ok "fabsim labs (every course lab) exits 0"
+    else
+        fail "fabsim labs (every course lab) exits 0"
+    fi
+    took=$(($(date +%s) - start))
+    if [ "$took" -le 240 ]; then ok "every lab in ${took}s (<= 240 s)"; else fail "labs took ${took}s (> 240 s)"; fi
+    python3 tests/report/check_labs.py "$OUT/labs" >"$LOG" 2>&1
+    cat "$LOG"
+    sum
+    browser "$OUT/labs/report.html"
+    ;;
+esac
+
+# 3. fabsim report rebuilds the page; a missing folder is a usage error.
+rm -f "$OUT/fixture/report.html"
+if "$FAB" report "$OUT/fixture" -q && [ -s "$OUT/fixture/report.html" ]; then
+    ok "fabsim report DIR rebuilds report.html"
+else
+    fail "fabsim report DIR rebuilds report.html"
+fi
+"$FAB" report "$OUT/does-not-exist" -q 2>"$LOG"
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q "does-not-exist" "$LOG"; then
+    ok "fabsim report on a missing folder exits 2 naming it"
+else
+    fail "fabsim report on a missing folder exits 2 naming it (rc $rc)"
+fi
+
+# 4. compare: two files, and one file with --set variants.
+A=tests/report/fixture/basics/01-permutation-ib.yaml
+C=tests/report/fixture/basics/02-permutation-roce.yaml
+"$FAB" compare "$A" "$C" -o "$OUT/cmp2" >"$LOG" 2>&1
+rc=$?
+cat "$LOG"
+if [ "$rc" -eq 0 ] && grep -q "packets dropped" "$LOG" && [ -s "$OUT/cmp2/report.html" ]; then
+    ok "fabsim compare A B prints the table and writes the report"
+else
+    fail "fabsim compare A B (rc $rc)"
+fi
+I=tests/report/fixture/lossless/04-incast-roce-lossy.yaml
+"$FAB" compare "$I" --set fabric.buffer=64KiB --set fabric.buffer=1MiB+seed=2 -o "$OUT/cmpset" >"$LOG" 2>&1
+rc=$?
+cat "$LOG"
+d1=$(python3 -c "import json,glob;print(json.load(open(glob.glob('$OUT/cmpset/compare/1-*/results.json')[0]))['summary']['packets_dropped'])" 2>/dev/null)
+d2=$(python3 -c "import json,glob;print(json.load(open(glob.glob('$OUT/cmpset/compare/2-*/results.json')[0]))['summary']['packets_dropped'])" 2>/dev/null)
+if [ "$rc" -eq 0 ] && [ -n "$d1" ] && [ -n "$d2" ] && [ "$d1" -gt "$d2" ]; then
+    ok "compare --set variants: a 64 KiB buffer drops more than 1 MiB ($d1 > $d2)"
+else
+    fail "compare --set variants (rc $rc, drops '$d1' vs '$d2')"
+fi
+browser "$OUT/cmpset/report.html"
+
+# 5. pcap: tshark dissects an InfiniBand (ERF) and a RoCEv2 capture: BTH
+# opcodes, and per QP the PSNs of the data packets in order (a lossless run).
+if command -v tshark >/dev/null 2>&1; then
+    R=tests/report/fixture/basics/02-permutation-roce.yaml
+    for kind in roce infiniband; do
+        "$FAB" run "$R" --set fabric.kind=$kind --set fabric.flow_control=none \
+            --set fabric.congestion_control=none --set fabric.buffer=8MiB \
+            --pcap "$OUT/$kind.pcap" --pcap-filter "link=h0->leaf0" --pcap-max 400 -o "$OUT/pcap-$kind" -q
+        tshark -r "$OUT/$kind.pcap" -T fields -e infiniband.bth.opcode -e infiniband.bth.destqp \
+            -e infiniband.bth.psn 2>/dev/null >"$LOG"
+        if python3 - "$LOG" <<'PY'
+import sys
+rows = [l.split("\t") for l in open(sys.argv[1]).read().split("\n") if l.strip()]
+ops = {int(r[0]) for r in rows if r[0]}
+data = [(r[1], int(r[2])) for r in rows if r[0] and int(r[0]) in (6, 7, 8, 10)]
+last, ok = {}, True
+for qp, psn in data:
+    ok = ok and psn == last.get(qp, -1) + 1
+    last[qp] = psn
+print(f"{len(rows)} packets, opcodes {sorted(ops)}, {len(last)} QPs, PSNs in order: {ok}")
+sys.exit(0 if len(rows) >= 100 and {6, 7} <= ops and ok else 1)
+PY
+        then ok "tshark dissects the $kind pcap (BTH opcodes, PSNs in order)"; else fail "tshark on the $kind pcap"; fi
+    done
+else
+    echo "SKIP: tshark not installed (make deps installs it)"
+fi
+
+rm -f "$LOG"
+echo "$P passed, $F failed"
+[ "$F" -eq 0 ]

@@ -16,5 +16,6 @@ if [ -n "$COUNT" ]; then
     done
 else
     "$B/bench/bench_evq"
-    "$B/bench/bench" $SCEN
+    # one process per scenario, so that peak RSS is that scenario's
+    for s in $SCEN; do "$B/bench/bench" "$s"; done
 fi

@@ -260,6 +260,7 @@ double dcqcn_rate_bps(struct net *n, uint32_t qp) {
 void dcqcn_preset_paper(struct dcqcn_params *dp, struct ecn_params *ep) {
     /* domain.md A6 "DCQCN paper (40 G)" column and A5 row; R_HAI is not fixed
      * in the paper: 200 Mb/s as in SPEC.md's example. */
+    dp->preset = DCQCN_PRESET_PAPER;
     dp->g = 1.0 / 256;
     dp->alpha_period_ps = 55 * PS_PER_US;
     dp->rate_reduce_period_ps = 50 * PS_PER_US;

@@ -220,7 +220,9 @@ static void dcqcn_on_rx_data(struct net *n, uint32_t qp, const struct packet *p)
 static void dcqcn_on_enqueue(struct net *n, uint32_t sw, uint32_t out_port, struct packet *p) {
     if (p->type != PKT_DATA || !(p->flags & PKT_F_ECT) || (p->flags & PKT_F_ECN_CE)) return;
     const struct ecn_params *e = &n->sc->fabric.ecn;
-    uint64_t q = n->ports[out_port].q_bytes;
+    /* RED/ECN per egress queue (traffic class), as switches configure it
+     * (domain.md A5): another class's backlog does not mark this one. */
+    uint64_t q = n->ports[out_port].cls[p->prio % NET_NCLASS].bytes;
     if (q <= e->kmin_bytes) return;
     if (q <= e->kmax_bytes) {
         double prob = e->pmax * (double)(q - e->kmin_bytes) /

@@ -62,8 +62,8 @@ static const char *const WL_NAMES[] = {"flows",     "permutation", "incast",    
                                        "poisson",   "allreduce",   "allgather", "reducescatter",
                                        "broadcast", "training",    NULL};
 static const char *const PERM_NAMES[] = {"shift", "random", NULL};
-static const char *const ALGO_NAMES[] = {"ring", "tree", "halving_doubling", "sharp", "nvls",
-                                         "auto", "hierarchical", NULL};
+static const char *const ALGO_NAMES[] = {"ring", "tree", "halving_doubling", "sharp",
+                                         "nvls", "auto", "hierarchical",     NULL};
 static const char *const EV_NAMES[] = {"link_down", "link_up", "host_stall", NULL};
 
 #define WL_COLL (M(WL_ALLREDUCE) | M(WL_ALLGATHER) | M(WL_REDUCESCATTER) | M(WL_BROADCAST))
@@ -251,8 +251,9 @@ static const struct schema_key DCQCN_KEYS[] = {
      .min = 1},
 };
 static const struct schema_table DCQCN_TABLE = {
-    TABLE("dcqcn", DCQCN_KEYS), .mode_of = dcqcn_mode,           .mode_what = "dcqcn preset",
-    .mode_names = PRESET_NAMES, .alt_modes = M(DCQCN_PRESET_PAPER),
+    TABLE("dcqcn", DCQCN_KEYS),         .mode_of = dcqcn_mode,
+    .mode_what = "dcqcn preset",        .mode_names = PRESET_NAMES,
+    .alt_modes = M(DCQCN_PRESET_PAPER),
 };
 
 #define TRA(f) offsetof(struct transport_params, f)
@@ -292,8 +293,7 @@ static const struct schema_key CP_KEYS[] = {
     {KEY("shield_delay", SCHEMA_TIME, CPL(shield_delay_ps), "10us", NULL,
          "domain.md A10 (SHIELD 5000x faster) vs A10b (C)"),
      .min = 1, .only = M(CP_SM)},
-    {KEY("proc", SCHEMA_TIME, CPL(proc_ps), "1ms", NULL,
-         "docs/scenario.md: not in domain.md (C)"),
+    {KEY("proc", SCHEMA_TIME, CPL(proc_ps), "1ms", NULL, "docs/scenario.md: not in domain.md (C)"),
      .only = M(CP_BGP)},
     {KEY("mrai", SCHEMA_TIME, CPL(mrai_ps), "0", NULL, "docs/scenario.md: not in domain.md (C)"),
      .only = M(CP_BGP)},
@@ -417,8 +417,7 @@ static const struct schema_key VLARB_ITEM_KEYS[] = {
     {KEY("weight", SCHEMA_U32, VLA(weight), NULL, NULL, NULL), .flags = SCHEMA_REQUIRED,
      .max = 255},
 };
-static const struct schema_table VLARB_ITEM = {TABLE("VLArb entry", VLARB_ITEM_KEYS),
-                                               .flow = true};
+static const struct schema_table VLARB_ITEM = {TABLE("VLArb entry", VLARB_ITEM_KEYS), .flow = true};
 
 /* `vlarb_high` / `vlarb_low`: up to 16 entries {vl, weight} (IBA VLArb;
  * weight in 64 B units, 0 = entry skipped). [] = the model's default: no
@@ -485,8 +484,8 @@ static void vlarb_low_print(FILE *f, const void *obj, const struct scenario *sc)
 
 /* The credit buffers the model will use (flowctl/credit.c) must each hold
  * one MTU packet; said here with the key's position. */
-static int ib_check(struct schema_ctx *c, const struct yaml_node *map,
-                    const struct yaml_node *here, struct fabric_params *f) {
+static int ib_check(struct schema_ctx *c, const struct yaml_node *map, const struct yaml_node *here,
+                    struct fabric_params *f) {
     if (f->kind != FABRIC_INFINIBAND || f->flow_control != FLOWCTL_CREDIT) return 0;
     const struct ib_params *ib = &f->ib;
     uint64_t vlbuf = ib->vl_buffer_bytes ? ib->vl_buffer_bytes : f->buffer_bytes / ib->vls;

@@ -88,8 +88,8 @@ static void derangement(uint32_t *to, uint32_t H, struct rng *r) {
 static int add_poisson(struct net *n, struct wl_state *ws, const struct wl_entry *w, size_t idx) {
     const struct scenario *sc = n->sc;
     uint32_t count = (uint32_t)w->nsenders;
-    double wire =
-        (double)w->packet_bytes + ceil((double)w->packet_bytes / n->mtu_bytes) * n->overhead_bytes;
+    double wire = (double)w->packet_bytes +
+                  ceil((double)w->packet_bytes / n->mtu_bytes) * n->overhead_bytes;
     /* Aggregate arrival rate that loads the receiver link to `load` on the
      * wire (so that rho is the link utilisation M/D/1 speaks of). */
     double rate_pkts_per_ps = w->load * (double)sc->fabric.link_bps / (8.0 * wire) / 1e12;
@@ -125,7 +125,8 @@ void workload_on_gen(struct sim *s, const struct event *e) {
     uint64_t size = (uint64_t)g->size_bytes;
     if (g->exponential) {
         size = (uint64_t)llround(rng_exponential(&g->rng, g->size_bytes));
-        if (size == 0) size = 1;
+        if (size == 0)
+            size = 1;
     }
     uint32_t m = net_msg_new(n, g->qp, size, SIM_TIME_NEVER, g->flow, NET_NONE);
     net_msg_post_now(n, m);
@@ -181,7 +182,8 @@ int workload_build(struct net *n, struct diag *d) {
         case WL_ALLTOALL:
             for (uint32_t a = 0; a < H; a++)
                 for (uint32_t b = 0; b < H; b++)
-                    if (a != b) one_flow(n, a, b, w->size_bytes, w->start_ps, prio, &ent);
+                    if (a != b)
+                        one_flow(n, a, b, w->size_bytes, w->start_ps, prio, &ent);
             break;
         case WL_POISSON:
             add_poisson(n, ws, w, i);
@@ -192,7 +194,8 @@ int workload_build(struct net *n, struct diag *d) {
         case WL_BROADCAST:
         case WL_TRAINING: {
             int rc = coll_add(n, w, i, d);
-            if (rc) return rc;
+            if (rc)
+                return rc;
             break;
         }
         }
@@ -203,7 +206,8 @@ int workload_build(struct net *n, struct diag *d) {
 void workload_fini(struct net *n) {
     coll_fini(n);
     struct wl_state *ws = n->wl_state;
-    if (!ws) return;
+    if (!ws)
+        return;
     free(ws->gens);
     free(ws);
     n->wl_state = NULL;

@@ -699,7 +699,7 @@ static const struct schema_table FABRIC = {
     {                                                                                              \
         KEY("uplinks_per_spine", SCHEMA_U32, TOP(uplinks_per_spine), "1", NULL,                    \
             "SPEC.md example"),                                                                    \
-            .min = 1, .max = 1024, .only = M(TOPO_LEAF_SPINE)                                      \
+            .min = 1, .max = 1024, .only = M(TOPO_LEAF_SPINE) | M(TOPO_RAIL_OPTIMIZED)             \
     }
 #define K_K                                                                                        \
     {                                                                                              \
@@ -734,7 +734,7 @@ static const struct schema_key LS_BLOCK_KEYS[] = {K_LEAVES, K_SPINES, K_HOSTS_PE
                                                   K_GPUS};
 static const struct schema_key FT_BLOCK_KEYS[] = {K_K, K_GPUS};
 static const struct schema_key RING_BLOCK_KEYS[] = {K_SWITCHES, K_HOSTS_PER_SWITCH, K_GPUS};
-static const struct schema_key RAIL_BLOCK_KEYS[] = {K_HOSTS, K_GPUS, K_SPINES};
+static const struct schema_key RAIL_BLOCK_KEYS[] = {K_HOSTS, K_GPUS, K_SPINES, K_UPLINKS};
 static const struct schema_table SS_BLOCK = {TABLE("single_switch", SS_BLOCK_KEYS),
                                              .no_defaults = true};
 static const struct schema_table LS_BLOCK = {TABLE("leaf_spine", LS_BLOCK_KEYS),
@@ -793,8 +793,9 @@ static int topo_check(struct schema_ctx *c, const struct yaml_node *map,
             TOPO_NAMES[t->kind], hosts, hosts == UINT32_MAX ? " or more" : "", MAX_HOSTS);
     uint64_t tier = t->kind == TOPO_LEAF_SPINE
                         ? (uint64_t)t->leaves * t->spines * t->uplinks_per_spine
-                    : t->kind == TOPO_RAIL_OPTIMIZED ? (uint64_t)t->gpus_per_host * t->spines
-                                                     : 0;
+                    : t->kind == TOPO_RAIL_OPTIMIZED
+                        ? (uint64_t)t->gpus_per_host * t->spines * t->uplinks_per_spine
+                        : 0;
     if (tier > MAX_TIER_LINKS)
         return schema_fail(
             c, here, FS_ERANGE, "this %s has %llu leaf-spine links; at most %llu are supported",

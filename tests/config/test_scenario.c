@@ -12,6 +12,7 @@
 
 #include "cc/cc.h"
 #include "config/scenario.h"
+#include "config/schema.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -584,6 +585,9 @@ static void test_module_keys(void **state) {
     assert_int_equal(sc.fabric.control_plane.mrai_ps, 30 * PS_MS);
     assert_int_equal(sc.workload[0].priority, 2);
     scenario_fini(&sc);
+    load_ok(&sc, "topology: {rail_optimized: {hosts: 4, uplinks_per_spine: 2}}\n", NULL, 0);
+    assert_int_equal(sc.topo.uplinks_per_spine, 2); /* topo.c builds them */
+    scenario_fini(&sc);
     load_ok(&sc, "{}\n", sets + 2, 1);
     assert_int_equal(sc.fabric.ib.vls, 1);
     scenario_fini(&sc);
@@ -623,6 +627,40 @@ static void test_dcqcn_preset(void **state) {
     assert_int_equal(sc.fabric.ecn.kmax_bytes, 400000);
     assert_int_equal(sc.fabric.ecn.kmin_bytes, ep.kmin_bytes);
     scenario_fini(&sc);
+}
+
+/* Every key the tables accept is documented in docs/scenario.md (as `key`,
+ * `section.key` or `fabric.block.key`). */
+static void documented(const char *doc, const struct schema_table *t, const char *prefix) {
+    for (size_t i = 0; i < t->nkeys; i++) {
+        const struct schema_key *k = &t->keys[i];
+        if (k->flags & SCHEMA_ALIAS) continue;
+        char path[160], bare[80];
+        snprintf(path, sizeof path, "`%s%s%s`", prefix, prefix[0] ? "." : "", k->name);
+        snprintf(bare, sizeof bare, "`%s`", k->name);
+        bool top = !strcmp(prefix, "fabric") || !strncmp(prefix, "fabric.", 7) ||
+                   !strcmp(prefix, "topology") || !strcmp(prefix, "output");
+        bool block = k->type == SCHEMA_MAP || k->type == SCHEMA_LIST;
+        if (!block && !strstr(doc, path) && (top || !strstr(doc, bare)))
+            fail_msg("key %s is not documented in docs/scenario.md", path);
+        if (block) {
+            char sub[160];
+            snprintf(sub, sizeof sub, "%s%s%s", prefix, prefix[0] ? "." : "", k->name);
+            documented(doc, k->sub, sub);
+        }
+    }
+}
+
+static void test_keys_documented(void **state) {
+    (void)state;
+    FILE *f = fopen("docs/scenario.md", "r");
+    if (!f) f = fopen("../docs/scenario.md", "r");
+    assert_non_null(f);
+    static char doc[1 << 17];
+    size_t n = fread(doc, 1, sizeof doc - 1, f);
+    doc[n] = 0;
+    fclose(f);
+    documented(doc, &SCHEMA_SCENARIO, "");
 }
 
 /* Malformed scenarios ----------------------------------------------------- */
@@ -978,6 +1016,7 @@ int main(void) {
         cmocka_unit_test(test_malformed),           cmocka_unit_test(test_files),
         cmocka_unit_test(test_explain_roundtrip),   cmocka_unit_test(test_module_defaults),
         cmocka_unit_test(test_module_keys),         cmocka_unit_test(test_dcqcn_preset),
+        cmocka_unit_test(test_keys_documented),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

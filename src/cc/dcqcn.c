@@ -220,7 +220,9 @@ static void dcqcn_on_rx_data(struct net *n, uint32_t qp, const struct packet *p)
 static void dcqcn_on_enqueue(struct net *n, uint32_t sw, uint32_t out_port, struct packet *p) {
     if (p->type != PKT_DATA || !(p->flags & PKT_F_ECT) || (p->flags & PKT_F_ECN_CE)) return;
     const struct ecn_params *e = &n->sc->fabric.ecn;
-    uint64_t q = n->ports[out_port].q_bytes;
+    /* RED/ECN per egress queue (traffic class), as switches configure it
+     * (domain.md A5): another class's backlog does not mark this one. */
+    uint64_t q = n->ports[out_port].cls[p->prio % NET_NCLASS].bytes;
     if (q <= e->kmin_bytes) return;
     if (q <= e->kmax_bytes) {
         double prob = e->pmax * (double)(q - e->kmin_bytes) /
@@ -260,6 +262,7 @@ double dcqcn_rate_bps(struct net *n, uint32_t qp) {
 void dcqcn_preset_paper(struct dcqcn_params *dp, struct ecn_params *ep) {
     /* domain.md A6 "DCQCN paper (40 G)" column and A5 row; R_HAI is not fixed
      * in the paper: 200 Mb/s as in SPEC.md's example. */
+    dp->preset = DCQCN_PRESET_PAPER;
     dp->g = 1.0 / 256;
     dp->alpha_period_ps = 55 * PS_PER_US;
     dp->rate_reduce_period_ps = 50 * PS_PER_US;

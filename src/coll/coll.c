@@ -107,7 +107,7 @@ uint32_t job_qp(struct net *n, struct job *j, uint32_t ch, uint32_t src, uint32_
         if (j->qkey[h] == key) return j->qval[h];
         h = (h + 1) & mask;
     }
-    uint32_t qp = net_qp_new(n, j->ranks[src], j->ranks[dst], 0);
+    uint32_t qp = net_qp_new(n, j->ranks[src], j->ranks[dst], (uint8_t)j->w->priority);
     /* RoCEv2 UDP source port: per-QP entropy 49152..65535 (what ECMP hashes) */
     n->qps[qp].entropy = (uint16_t)(49152 + rng_below(&j->ent, 16384));
     j->qkey[h] = key;

@@ -22,7 +22,9 @@
 
 #include "config/schema.h"
 #include "config/yaml.h"
+#include "cc/cc.h"
 #include "core/mem.h"
+#include "net/net.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +40,7 @@ _Static_assert(sizeof(enum fabric_kind) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum topo_kind) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum wl_kind) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum coll_algo) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum dcqcn_preset) == sizeof(int), "enum size");
 
 /* Propagation in fibre and copper, 5 ns/m = 5 ps/mm (SPEC.md, domain.md A2). */
 #define PROPAGATION_PS_PER_MM 5u
@@ -52,17 +55,20 @@ static const char *const ENGINE_NAMES[] = {"minhop", "updn", "ftree", "file", NU
 static const char *const CC_NAMES[] = {"none", "dcqcn", NULL};
 static const char *const RETX_NAMES[] = {"go_back_n", "go_back_0", NULL};
 static const char *const CP_NAMES[] = {"sm", "bgp", NULL};
+static const char *const PRESET_NAMES[] = {"connectx", "paper", NULL};
 static const char *const TOPO_NAMES[] = {"single_switch", "leaf_spine",     "fat_tree",
                                          "ring",          "rail_optimized", NULL};
 static const char *const WL_NAMES[] = {"flows",     "permutation", "incast",    "alltoall",
                                        "poisson",   "allreduce",   "allgather", "reducescatter",
-                                       "broadcast", NULL};
+                                       "broadcast", "training",    NULL};
 static const char *const PERM_NAMES[] = {"shift", "random", NULL};
-static const char *const ALGO_NAMES[] = {"ring", "tree", "halving_doubling", "sharp", "nvls",
-                                         "auto", NULL};
+static const char *const ALGO_NAMES[] = {"ring", "tree", "halving_doubling", "sharp",
+                                         "nvls", "auto", "hierarchical",     NULL};
 static const char *const EV_NAMES[] = {"link_down", "link_up", "host_stall", NULL};
 
 #define WL_COLL (M(WL_ALLREDUCE) | M(WL_ALLGATHER) | M(WL_REDUCESCATTER) | M(WL_BROADCAST))
+/* Entries the collective engine runs (coll/): collectives and training. */
+#define WL_ENGINE (WL_COLL | M(WL_TRAINING))
 
 uint32_t scenario_host_count(const struct topo_params *t) {
     uint64_t n = 0;
@@ -170,7 +176,14 @@ static const struct schema_key PFC_KEYS[] = {
     {KEY("headroom", SCHEMA_CUSTOM, 0, "auto", NULL, "domain.md A4 headroom formula"),
      .parse = headroom_parse, .print = headroom_print},
     {KEY("watchdog", SCHEMA_TIME, PFC(watchdog_ps), "100ms", NULL,
-         "domain.md A4: NIC PFC watchdog default 100 ms")},
+         "domain.md A4: NIC PFC watchdog default 100 ms; 0 = off")},
+    {KEY("dynamic", SCHEMA_BOOL, PFC(dynamic), "false", NULL,
+         "docs/scenario.md: static xoff/xon unless asked (domain.md A3 dynamic threshold)")},
+    {KEY("alpha_shift", SCHEMA_U32, PFC(alpha_shift), "3", NULL,
+         "domain.md A3: alpha 1/8 (ConWeave)"),
+     .max = 30},
+    {KEY("resume_offset", SCHEMA_SIZE, PFC(resume_offset_bytes), "3KB", NULL,
+         "domain.md A3: resume offset 3 KB (HPCC switch-mmu.cc)")},
 };
 static const struct schema_table PFC_TABLE = {TABLE("pfc", PFC_KEYS), .check = pfc_check};
 
@@ -198,32 +211,50 @@ static const struct schema_key ECN_KEYS[] = {
 };
 static const struct schema_table ECN_TABLE = {TABLE("ecn", ECN_KEYS), .check = ecn_check};
 
-/* NVIDIA ConnectX firmware defaults (domain.md A6), not the DCQCN paper's. */
+static int dcqcn_mode(const void *obj) {
+    return ((const struct dcqcn_params *)obj)->preset;
+}
+
+/* NVIDIA ConnectX firmware defaults (domain.md A6); `preset: paper` takes
+ * the DCQCN paper's column instead (the def_alt column here, equal to
+ * dcqcn_preset_paper() in cc/dcqcn.c; its ECN part is applied in
+ * fabric_check). Keys given with the preset override it. */
 #define DCQ(f) offsetof(struct dcqcn_params, f)
 static const struct schema_key DCQCN_KEYS[] = {
-    {KEY("g", SCHEMA_FRACTION_POS, DCQ(g), "0.0048828125", NULL,
-         "domain.md A6: dce_tcp_g 1019 -> (1024 - 1019) / 1024")},
-    {KEY("alpha_period", SCHEMA_TIME, DCQ(alpha_period_ps), "1us", NULL,
-         "domain.md A6: dce_tcp_rtt"),
+    {KEY("preset", SCHEMA_ENUM, DCQ(preset), "connectx", NULL,
+         "domain.md A6: ConnectX firmware values; paper = the DCQCN paper's (A5, A6, V3)"),
+     .flags = SCHEMA_SELECTOR, .names = PRESET_NAMES},
+    {KEY("g", SCHEMA_FRACTION_POS, DCQ(g), "0.0048828125", "0.00390625",
+         "domain.md A6: dce_tcp_g 1019 -> (1024 - 1019) / 1024; paper 1/256")},
+    {KEY("alpha_period", SCHEMA_TIME, DCQ(alpha_period_ps), "1us", "55us",
+         "domain.md A6: dce_tcp_rtt; paper 55 us"),
      .min = 1},
-    {KEY("rate_reduce_period", SCHEMA_TIME, DCQ(rate_reduce_period_ps), "4us", NULL,
-         "domain.md A6: rate_reduce_monitor_period"),
+    {KEY("rate_reduce_period", SCHEMA_TIME, DCQ(rate_reduce_period_ps), "4us", "50us",
+         "domain.md A6: rate_reduce_monitor_period; paper 50 us"),
      .min = 1},
-    {KEY("timer", SCHEMA_TIME, DCQ(timer_ps), "300us", NULL, "domain.md A6: rpg_time_reset"),
+    {KEY("timer", SCHEMA_TIME, DCQ(timer_ps), "300us", "55us",
+         "domain.md A6: rpg_time_reset; paper 55 us"),
      .min = 1},
     /* Off: the unit of rpg_byte_reset is unconfirmed and HPCC's Mellanox
      * model has no byte counter (domain.md A6). */
-    {KEY("byte_counter", SCHEMA_SIZE, DCQ(byte_counter_bytes), "0", NULL, "domain.md A6: 0 = off")},
-    {KEY("fast_recovery_steps", SCHEMA_U32, DCQ(fast_recovery_steps), "1", NULL,
-         "domain.md A6: rpg_threshold")},
-    {KEY("rai", SCHEMA_RATE, DCQ(rai_bps), "5Mbps", NULL, "domain.md A6: rpg_ai_rate")},
-    {KEY("rhai", SCHEMA_RATE, DCQ(rhai_bps), "50Mbps", NULL, "domain.md A6: rpg_hai_rate")},
-    {KEY("cnp_interval", SCHEMA_TIME, DCQ(cnp_interval_ps), "4us", NULL,
-         "domain.md A6: min_time_between_cnps")},
+    {KEY("byte_counter", SCHEMA_SIZE, DCQ(byte_counter_bytes), "0", "10MB",
+         "domain.md A6: 0 = off; paper 10 MB")},
+    {KEY("fast_recovery_steps", SCHEMA_U32, DCQ(fast_recovery_steps), "1", "5",
+         "domain.md A6: rpg_threshold; paper 5")},
+    {KEY("rai", SCHEMA_RATE, DCQ(rai_bps), "5Mbps", "40Mbps",
+         "domain.md A6: rpg_ai_rate; paper 40 Mb/s")},
+    {KEY("rhai", SCHEMA_RATE, DCQ(rhai_bps), "50Mbps", "200Mbps",
+         "domain.md A6: rpg_hai_rate; paper: not fixed, 200 Mb/s as SPEC.md")},
+    {KEY("cnp_interval", SCHEMA_TIME, DCQ(cnp_interval_ps), "4us", "50us",
+         "domain.md A6: min_time_between_cnps; paper 50 us")},
     {KEY("min_rate", SCHEMA_RATE, DCQ(min_rate_bps), "1Mbps", NULL, "domain.md A6: rpg_min_rate"),
      .min = 1},
 };
-static const struct schema_table DCQCN_TABLE = {TABLE("dcqcn", DCQCN_KEYS)};
+static const struct schema_table DCQCN_TABLE = {
+    TABLE("dcqcn", DCQCN_KEYS),         .mode_of = dcqcn_mode,
+    .mode_what = "dcqcn preset",        .mode_names = PRESET_NAMES,
+    .alt_modes = M(DCQCN_PRESET_PAPER),
+};
 
 #define TRA(f) offsetof(struct transport_params, f)
 static const struct schema_key TRANSPORT_KEYS[] = {
@@ -232,6 +263,9 @@ static const struct schema_key TRANSPORT_KEYS[] = {
     {KEY("timeout", SCHEMA_TIME, TRA(timeout_ps), "100us", NULL, "SPEC.md example"), .min = 1},
     {KEY("ack_every", SCHEMA_U32, TRA(ack_every), "1", NULL, "SPEC.md example"), .min = 1,
      .max = 1u << 16},
+    {KEY("qps_per_connection", SCHEMA_U32, TRA(qps_per_connection), "1", NULL,
+         "domain.md B: NCCL_IB_QPS_PER_CONNECTION default 1"),
+     .min = 1, .max = 1024},
 };
 static const struct schema_table TRANSPORT_TABLE = {TABLE("transport", TRANSPORT_KEYS)};
 
@@ -247,6 +281,22 @@ static const struct schema_key CP_KEYS[] = {
      .flags = SCHEMA_SELECTOR, .names = CP_NAMES},
     {KEY("detect", SCHEMA_TIME, CPL(detect_ps), "1us", "150ms",
          "SPEC.md example (sm trap); domain.md A10: BFD 3 x 50 ms (bgp)")},
+    {KEY("smp_time", SCHEMA_TIME, CPL(smp_ps), "23600ns", NULL,
+         "docs/model.md: fitted to domain.md A10b (OpenSM under ibsim)"),
+     .min = 1, .only = M(CP_SM)},
+    {KEY("sweep_fixed", SCHEMA_TIME, CPL(sweep_fixed_ps), "18500us", NULL,
+         "docs/model.md: fitted to domain.md A10b (OpenSM under ibsim)"),
+     .min = 1, .only = M(CP_SM)},
+    {KEY("shield", SCHEMA_BOOL, CPL(shield), "false", NULL,
+         "docs/scenario.md: SHIELD off unless asked (domain.md A10)"),
+     .only = M(CP_SM)},
+    {KEY("shield_delay", SCHEMA_TIME, CPL(shield_delay_ps), "10us", NULL,
+         "domain.md A10 (SHIELD 5000x faster) vs A10b (C)"),
+     .min = 1, .only = M(CP_SM)},
+    {KEY("proc", SCHEMA_TIME, CPL(proc_ps), "1ms", NULL, "docs/scenario.md: not in domain.md (C)"),
+     .only = M(CP_BGP)},
+    {KEY("mrai", SCHEMA_TIME, CPL(mrai_ps), "0", NULL, "docs/scenario.md: not in domain.md (C)"),
+     .only = M(CP_BGP)},
 };
 static const struct schema_table CP_TABLE = {
     TABLE("control_plane", CP_KEYS), .mode_of = cp_mode,     .mode_what = "control_plane kind",
@@ -270,9 +320,228 @@ static bool lft_file_shown(const void *obj) {
     return ((const struct fabric_params *)obj)->lft_file != NULL;
 }
 
+/* InfiniBand link layer (flowctl/credit.c): fabric.vls ... vlarb_high_limit.
+ * 0 in these fields means "the model's default", so `auto` and empty tables
+ * store 0. */
+
+/* `auto` (0: the model derives it) or a size. */
+static int auto_size(struct schema_ctx *c, const struct yaml_node *n, uint64_t *out) {
+    if (n && n->type == YAML_SCALAR && !strcmp(n->text, "auto")) {
+        *out = 0;
+        return 0;
+    }
+    return schema_number(c, SCHEMA_SIZE, n, 1, 0, out);
+}
+
+static void auto_size_print(FILE *f, uint64_t v) {
+    if (v)
+        print_size(f, v);
+    else
+        fputs("auto", f);
+}
+
+static int vl_buffer_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    return auto_size(c, n, &((struct fabric_params *)obj)->ib.vl_buffer_bytes);
+}
+static void vl_buffer_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    auto_size_print(f, ((const struct fabric_params *)obj)->ib.vl_buffer_bytes);
+}
+static int nic_buffer_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    return auto_size(c, n, &((struct fabric_params *)obj)->ib.nic_buffer_bytes);
+}
+static void nic_buffer_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    auto_size_print(f, ((const struct fabric_params *)obj)->ib.nic_buffer_bytes);
+}
+
+#define IB_SLS 16 /* service levels (IBA) */
+
+/* `sl2vl`: `auto` (SL mod vls) or the VL of SL 0, 1, ... (up to 16; SLs
+ * not listed take SL mod vls). `vls` is read before this key. */
+static int sl2vl_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct ib_params *ib = &((struct fabric_params *)obj)->ib;
+    uint32_t vls = ib->vls ? ib->vls : NET_NCLASS;
+    if (n && n->type == YAML_SCALAR && !strcmp(n->text, "auto")) {
+        ib->sl2vl_set = false;
+        memset(ib->sl2vl, 0, sizeof ib->sl2vl);
+        return 0;
+    }
+    if (!n || n->type != YAML_SEQ)
+        return schema_fail(c, n, FS_EINVAL,
+                           "expected auto or a list of VLs indexed by SL such as [0, 1, 0, 1], "
+                           "got %s",
+                           yaml_describe(n));
+    if (n->nitems == 0 || n->nitems > IB_SLS)
+        return schema_fail(c, n, FS_EINVAL,
+                           "an SL-to-VL table has 1 to %d entries (SL 0..%d), got %zu", IB_SLS,
+                           IB_SLS - 1, n->nitems);
+    for (size_t i = 0; i < IB_SLS; i++) {
+        uint64_t v = i % vls;
+        if (i < n->nitems) {
+            int rc = schema_number(c, SCHEMA_U32, n->items[i], 0, UINT32_MAX, &v);
+            if (rc) return rc;
+            if (v >= vls)
+                return schema_fail(c, n->items[i], FS_ERANGE,
+                                   "SL %zu maps to VL %llu, but only VLs 0..%u are in use "
+                                   "(fabric.vls: %u)",
+                                   i, (unsigned long long)v, vls - 1, vls);
+        }
+        ib->sl2vl[i] = (uint8_t)v;
+    }
+    ib->sl2vl_set = true;
+    return 0;
+}
+
+static void sl2vl_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    const struct ib_params *ib = &((const struct fabric_params *)obj)->ib;
+    if (!ib->sl2vl_set) {
+        fputs("auto", f);
+        return;
+    }
+    fputc('[', f);
+    for (int i = 0; i < IB_SLS; i++)
+        fprintf(f, "%s%u", i ? ", " : "", ib->sl2vl[i]);
+    fputc(']', f);
+}
+
+/* One VLArb table entry, read through a table of its own. */
+struct vlarb_item {
+    uint32_t vl, weight;
+};
+#define VLA(f) offsetof(struct vlarb_item, f)
+static const struct schema_key VLARB_ITEM_KEYS[] = {
+    {KEY("vl", SCHEMA_U32, VLA(vl), NULL, NULL, NULL), .flags = SCHEMA_REQUIRED,
+     .max = NET_NCLASS - 1},
+    {KEY("weight", SCHEMA_U32, VLA(weight), NULL, NULL, NULL), .flags = SCHEMA_REQUIRED,
+     .max = 255},
+};
+static const struct schema_table VLARB_ITEM = {TABLE("VLArb entry", VLARB_ITEM_KEYS), .flow = true};
+
+/* `vlarb_high` / `vlarb_low`: up to 16 entries {vl, weight} (IBA VLArb;
+ * weight in 64 B units, 0 = entry skipped). [] = the model's default: no
+ * high-priority table; a low table of every VL in use with weight 255. */
+static int vlarb_parse(struct schema_ctx *c, const struct yaml_node *n, struct ib_params *ib,
+                       struct ib_vlarb_entry *t, uint8_t *count) {
+    uint32_t vls = ib->vls ? ib->vls : NET_NCLASS;
+    *count = 0;
+    memset(t, 0, IB_SLS * sizeof *t);
+    if (!n || yaml_is_null(n)) return 0;
+    if (n->type != YAML_SEQ)
+        return schema_fail(c, n, FS_EINVAL,
+                           "expected a list of entries such as [{vl: 0, weight: 64}], got %s",
+                           yaml_describe(n));
+    if (n->nitems > IB_SLS)
+        return schema_fail(c, n, FS_EINVAL, "a VLArb table has at most %d entries here, got %zu",
+                           IB_SLS, n->nitems);
+    for (size_t i = 0; i < n->nitems; i++) {
+        struct vlarb_item it = {0, 0};
+        char idx[24];
+        snprintf(idx, sizeof idx, ".%zu", i);
+        size_t old = strlen(c->path);
+        snprintf(c->path + old, sizeof c->path - old, "%s", idx);
+        int rc = schema_read(c, &VLARB_ITEM, n->items[i], &it, false, n->items[i]);
+        if (!rc && it.vl >= vls) {
+            const struct yaml_node *v = yaml_map_get(n->items[i], "vl");
+            rc = schema_fail(c, v ? v : n->items[i], FS_ERANGE,
+                             "VL %u is not in use; fabric.vls is %u (VLs 0..%u)", it.vl, vls,
+                             vls - 1);
+        }
+        c->path[old] = 0;
+        if (rc) return rc;
+        t[i] = (struct ib_vlarb_entry){(uint8_t)it.vl, (uint8_t)it.weight};
+    }
+    *count = (uint8_t)n->nitems;
+    return 0;
+}
+
+static void vlarb_print(FILE *f, const struct ib_vlarb_entry *t, uint8_t count) {
+    fputc('[', f);
+    for (uint8_t i = 0; i < count; i++)
+        fprintf(f, "%s{vl: %u, weight: %u}", i ? ", " : "", t[i].vl, t[i].weight);
+    fputc(']', f);
+}
+
+static int vlarb_high_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct ib_params *ib = &((struct fabric_params *)obj)->ib;
+    return vlarb_parse(c, n, ib, ib->vlarb_high, &ib->nvlarb_high);
+}
+static void vlarb_high_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    const struct ib_params *ib = &((const struct fabric_params *)obj)->ib;
+    vlarb_print(f, ib->vlarb_high, ib->nvlarb_high);
+}
+static int vlarb_low_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct ib_params *ib = &((struct fabric_params *)obj)->ib;
+    return vlarb_parse(c, n, ib, ib->vlarb_low, &ib->nvlarb_low);
+}
+static void vlarb_low_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    const struct ib_params *ib = &((const struct fabric_params *)obj)->ib;
+    vlarb_print(f, ib->vlarb_low, ib->nvlarb_low);
+}
+
+/* The credit buffers the model will use (flowctl/credit.c) must each hold
+ * one MTU packet; said here with the key's position. */
+static int ib_check(struct schema_ctx *c, const struct yaml_node *map, const struct yaml_node *here,
+                    struct fabric_params *f) {
+    if (f->kind != FABRIC_INFINIBAND || f->flow_control != FLOWCTL_CREDIT) return 0;
+    const struct ib_params *ib = &f->ib;
+    uint64_t vlbuf = ib->vl_buffer_bytes ? ib->vl_buffer_bytes : f->buffer_bytes / ib->vls;
+    uint64_t nicbuf = ib->nic_buffer_bytes ? ib->nic_buffer_bytes : vlbuf;
+    uint64_t pkt = ((uint64_t)f->mtu_bytes + f->overhead_bytes + 63) / 64 * 64;
+    const char *key = NULL;
+    uint64_t have = 0;
+    if (vlbuf < pkt) {
+        key = ib->vl_buffer_bytes ? "vl_buffer" : "buffer";
+        have = vlbuf;
+    } else if (nicbuf < pkt) {
+        key = ib->nic_buffer_bytes ? "nic_buffer" : "vl_buffer";
+        have = nicbuf;
+    }
+    if (!key) return 0;
+    char b[48];
+    schema_fmt(SCHEMA_SIZE, have, b, sizeof b);
+    return schema_fail(c, at(map, here, key), FS_EINVAL,
+                       "a credit buffer of %s per VL cannot hold one packet (mtu %u + %u bytes of "
+                       "headers, in 64 B credits: %llu B); raise vl_buffer / nic_buffer or "
+                       "buffer, or lower vls",
+                       b, f->mtu_bytes, f->overhead_bytes, (unsigned long long)pkt);
+}
+
+/* `dcqcn: {preset: paper}` also takes the paper's ECN marking (domain.md A5,
+ * dcqcn_preset_paper); ecn keys given explicitly win. */
+static int preset_ecn(struct schema_ctx *c, const struct yaml_node *map,
+                      const struct yaml_node *here, struct fabric_params *f) {
+    if (f->dcqcn.preset != DCQCN_PRESET_PAPER) return 0;
+    struct dcqcn_params dp;
+    struct ecn_params ep;
+    dcqcn_preset_paper(&dp, &ep);
+    const struct yaml_node *ecn = yaml_map_get(map, "ecn");
+    if (!yaml_map_get(ecn, "kmin")) f->ecn.kmin_bytes = ep.kmin_bytes;
+    if (!yaml_map_get(ecn, "kmax")) f->ecn.kmax_bytes = ep.kmax_bytes;
+    if (!yaml_map_get(ecn, "pmax")) f->ecn.pmax = ep.pmax;
+    if (f->ecn.kmin_bytes > f->ecn.kmax_bytes) {
+        char lo[48], hi[48];
+        schema_fmt(SCHEMA_SIZE, f->ecn.kmin_bytes, lo, sizeof lo);
+        schema_fmt(SCHEMA_SIZE, f->ecn.kmax_bytes, hi, sizeof hi);
+        const struct yaml_node *k = yaml_map_get(ecn, "kmin");
+        if (!k) k = yaml_map_get(ecn, "kmax");
+        return schema_fail(c, k ? k : at(map, here, "dcqcn"), FS_EINVAL,
+                           "ecn.kmin (%s) is above ecn.kmax (%s) with dcqcn preset paper "
+                           "(kmin 5KB, kmax 200KB unless given)",
+                           lo, hi);
+    }
+    return 0;
+}
+
 static int fabric_check(struct schema_ctx *c, const struct yaml_node *map,
                         const struct yaml_node *here, void *obj) {
     struct fabric_params *f = obj;
+    /* Position of `sharp:`, for the model's "SHARP needs InfiniBand" error. */
+    const struct yaml_node *sharp = key_node(map, "sharp");
+    f->sharp_pos = sharp ? sharp->pos : (struct srcpos){0, 0};
     /* Path MTUs of InfiniBand; RoCE uses the same sizes (domain.md A1). */
     static const uint32_t MTUS[] = {256, 512, 1024, 2048, 4096};
     bool mtu_ok = false;
@@ -317,7 +586,8 @@ static int fabric_check(struct schema_ctx *c, const struct yaml_node *map,
                            "headers)",
                            b, f->mtu_bytes, f->overhead_bytes);
     }
-    return 0;
+    int rc = ib_check(c, map, here, f);
+    return rc ? rc : preset_ecn(c, map, here, f);
 }
 
 #define FAB(f) offsetof(struct fabric_params, f)
@@ -357,8 +627,46 @@ static const struct schema_key FABRIC_KEYS[] = {
     {KEY("transport", SCHEMA_MAP, FAB(transport), NULL, NULL, NULL), .sub = &TRANSPORT_TABLE},
     {KEY("reorder_buffer", SCHEMA_SIZE, FAB(reorder_buffer_bytes), "256KiB", NULL,
          "SPEC.md example")},
+    {KEY("ecmp_same_seed", SCHEMA_BOOL, FAB(ecmp_same_seed), "false", NULL,
+         "docs/scenario.md: a hash key per switch unless asked (domain.md A11)")},
     {KEY("sharp", SCHEMA_BOOL, FAB(sharp), "false", NULL, "SPEC.md example")},
+    {KEY("sharp_jobs_per_switch", SCHEMA_U32, FAB(sharp_jobs_per_switch), "1", NULL,
+         "domain.md A9: Quantum, one active streaming tree per switch"),
+     .min = 1, .max = 511},
+    {KEY("sharp_buffer", SCHEMA_SIZE, FAB(sharp_buffer_bytes), "256KiB", NULL,
+         "docs/model.md: not published (C)"),
+     .min = 1},
     {KEY("control_plane", SCHEMA_MAP, FAB(control_plane), NULL, NULL, NULL), .sub = &CP_TABLE},
+    {KEY("deadlock_timeout", SCHEMA_TIME, FAB(deadlock_timeout_ps), "100us", NULL,
+         "docs/model.md: detector interval (net/deadlock.c)"),
+     .min = 1},
+    {KEY("reorder_window", SCHEMA_U32, FAB(reorder_window_pkts), "1024", NULL,
+         "domain.md A10: ConnectX depth not published (C); 1024 PSNs"),
+     .min = 1, .max = 1u << 20},
+    /* InfiniBand link layer */
+    {KEY("vls", SCHEMA_U32, FAB(ib.vls), "4", NULL, "domain.md A2: ConnectX NUM_OF_VL = 4"),
+     .min = 1, .max = NET_NCLASS, .only = M(FABRIC_INFINIBAND)},
+    {KEY("vl_buffer", SCHEMA_CUSTOM, 0, "auto", NULL,
+         "domain.md A2: not published; auto = buffer / vls"),
+     .only = M(FABRIC_INFINIBAND), .parse = vl_buffer_parse, .print = vl_buffer_print},
+    {KEY("nic_buffer", SCHEMA_CUSTOM, 0, "auto", NULL, "auto = vl_buffer"),
+     .only = M(FABRIC_INFINIBAND), .parse = nic_buffer_parse, .print = nic_buffer_print},
+    {KEY("credit_batch", SCHEMA_U32, FAB(ib.credit_batch_blocks), "1", NULL,
+         "docs/scenario.md: a credit update per packet"),
+     .min = 1, .max = 1u << 16, .only = M(FABRIC_INFINIBAND)},
+    {KEY("credit_flush", SCHEMA_TIME, FAB(ib.credit_flush_ps), "1us", NULL,
+         "docs/scenario.md (C); used when credit_batch > 1"),
+     .min = 1, .only = M(FABRIC_INFINIBAND)},
+    {KEY("sl2vl", SCHEMA_CUSTOM, 0, "auto", NULL, "auto = SL mod vls (OpenSM without QoS)"),
+     .only = M(FABRIC_INFINIBAND), .parse = sl2vl_parse, .print = sl2vl_print},
+    {KEY("vlarb_high", SCHEMA_CUSTOM, 0, NULL, NULL, "domain.md A2: [] = no high table"),
+     .only = M(FABRIC_INFINIBAND), .parse = vlarb_high_parse, .print = vlarb_high_print},
+    {KEY("vlarb_low", SCHEMA_CUSTOM, 0, NULL, NULL,
+         "domain.md A2: [] = every VL in use, weight 255"),
+     .only = M(FABRIC_INFINIBAND), .parse = vlarb_low_parse, .print = vlarb_low_print},
+    {KEY("vlarb_high_limit", SCHEMA_U32, FAB(ib.high_limit), "255", NULL,
+         "domain.md A2: LimitOfHighPriority, 255 = unlimited"),
+     .min = 1, .max = 255, .only = M(FABRIC_INFINIBAND)},
 };
 static const struct schema_table FABRIC = {
     TABLE("fabric", FABRIC_KEYS), .mode_of = fabric_mode,      .mode_what = "fabric kind",
@@ -391,7 +699,7 @@ static const struct schema_table FABRIC = {
     {                                                                                              \
         KEY("uplinks_per_spine", SCHEMA_U32, TOP(uplinks_per_spine), "1", NULL,                    \
             "SPEC.md example"),                                                                    \
-            .min = 1, .max = 1024, .only = M(TOPO_LEAF_SPINE)                                      \
+            .min = 1, .max = 1024, .only = M(TOPO_LEAF_SPINE) | M(TOPO_RAIL_OPTIMIZED)             \
     }
 #define K_K                                                                                        \
     {                                                                                              \
@@ -426,7 +734,7 @@ static const struct schema_key LS_BLOCK_KEYS[] = {K_LEAVES, K_SPINES, K_HOSTS_PE
                                                   K_GPUS};
 static const struct schema_key FT_BLOCK_KEYS[] = {K_K, K_GPUS};
 static const struct schema_key RING_BLOCK_KEYS[] = {K_SWITCHES, K_HOSTS_PER_SWITCH, K_GPUS};
-static const struct schema_key RAIL_BLOCK_KEYS[] = {K_HOSTS, K_GPUS, K_SPINES};
+static const struct schema_key RAIL_BLOCK_KEYS[] = {K_HOSTS, K_GPUS, K_SPINES, K_UPLINKS};
 static const struct schema_table SS_BLOCK = {TABLE("single_switch", SS_BLOCK_KEYS),
                                              .no_defaults = true};
 static const struct schema_table LS_BLOCK = {TABLE("leaf_spine", LS_BLOCK_KEYS),
@@ -485,8 +793,9 @@ static int topo_check(struct schema_ctx *c, const struct yaml_node *map,
             TOPO_NAMES[t->kind], hosts, hosts == UINT32_MAX ? " or more" : "", MAX_HOSTS);
     uint64_t tier = t->kind == TOPO_LEAF_SPINE
                         ? (uint64_t)t->leaves * t->spines * t->uplinks_per_spine
-                    : t->kind == TOPO_RAIL_OPTIMIZED ? (uint64_t)t->gpus_per_host * t->spines
-                                                     : 0;
+                    : t->kind == TOPO_RAIL_OPTIMIZED
+                        ? (uint64_t)t->gpus_per_host * t->spines * t->uplinks_per_spine
+                        : 0;
     if (tier > MAX_TIER_LINKS)
         return schema_fail(
             c, here, FS_ERANGE, "this %s has %llu leaf-spine links; at most %llu are supported",
@@ -804,7 +1113,7 @@ static int wl_check(struct schema_ctx *c, const struct yaml_node *map, const str
 }
 
 #define WLE(f) offsetof(struct wl_entry, f)
-#define SIZED (M(WL_PERMUTATION) | M(WL_INCAST) | M(WL_ALLTOALL) | WL_COLL)
+#define SIZED (M(WL_PERMUTATION) | M(WL_INCAST) | M(WL_ALLTOALL) | WL_ENGINE)
 static const struct schema_key WORKLOAD_KEYS[] = {
     {KEY("kind", SCHEMA_ENUM, WLE(kind), NULL, NULL, NULL),
      .flags = SCHEMA_SELECTOR | SCHEMA_REQUIRED, .names = WL_NAMES},
@@ -830,14 +1139,37 @@ static const struct schema_key WORKLOAD_KEYS[] = {
      .print = packet_print, .show = mean_shown},
     {KEY("duration", SCHEMA_TIME, WLE(duration_ps), NULL, NULL, NULL), .flags = SCHEMA_REQUIRED,
      .min = 1, .only = M(WL_POISSON)},
-    {KEY("ranks", SCHEMA_CUSTOM, 0, "all", NULL, "SPEC.md example"), .only = WL_COLL,
+    {KEY("priority", SCHEMA_U32, WLE(priority), "0", NULL,
+         "docs/scenario.md: one traffic class unless asked"),
+     .max = NET_NCLASS - 1},
+    {KEY("ranks", SCHEMA_CUSTOM, 0, "all", NULL, "SPEC.md example"), .only = WL_ENGINE,
      .parse = ranks_parse, .print = ranks_print},
     {KEY("algorithm", SCHEMA_ENUM, WLE(algorithm), "ring", NULL, "SPEC.md example"),
      .only = WL_COLL, .names = ALGO_NAMES},
     {KEY("jobs", SCHEMA_U32, WLE(jobs), "1", NULL, "SPEC.md example"), .min = 1, .max = 1u << 16,
-     .only = WL_COLL},
+     .only = WL_ENGINE},
     {KEY("repeat", SCHEMA_U32, WLE(repeat), "1", NULL, "SPEC.md example"), .min = 1,
      .max = 1u << 20, .only = WL_COLL},
+    {KEY("channels", SCHEMA_U32, WLE(channels), "2", NULL,
+         "docs/model.md: NCCL's usual 2 channels per NIC"),
+     .min = 1, .max = 64, .only = WL_ENGINE},
+    {KEY("slice", SCHEMA_SIZE, WLE(slice_bytes), "512KiB", NULL,
+         "domain.md B: NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8"),
+     .min = 1, .only = WL_ENGINE},
+    {KEY("step_overhead", SCHEMA_TIME, WLE(step_overhead_ps), "1us", NULL,
+         "domain.md B: NCCL net post overhead"),
+     .min = 1, .only = WL_ENGINE},
+    {KEY("iterations", SCHEMA_U32, WLE(iterations), "3", NULL, "docs/scenario.md"), .min = 1,
+     .max = 1u << 20, .only = M(WL_TRAINING)},
+    {KEY("forward", SCHEMA_TIME, WLE(forward_ps), "0", NULL,
+         "docs/scenario.md: 0 = no compute (communication only)"),
+     .only = M(WL_TRAINING)},
+    {KEY("backward", SCHEMA_TIME, WLE(backward_ps), "0", NULL,
+         "docs/scenario.md: 0 = no compute (communication only)"),
+     .only = M(WL_TRAINING)},
+    {KEY("bucket", SCHEMA_SIZE, WLE(bucket_bytes), "25MiB", NULL,
+         "docs/model.md: PyTorch DDP bucket_cap_mb = 25"),
+     .min = 1, .only = M(WL_TRAINING)},
 };
 static const struct schema_table WORKLOAD = {
     TABLE("workload entry", WORKLOAD_KEYS),

@@ -22,6 +22,7 @@ enum routing_engine { ENGINE_MINHOP, ENGINE_UPDN, ENGINE_FTREE, ENGINE_FILE };
 enum cc_kind { CC_NONE, CC_DCQCN };
 enum retransmit_kind { RETX_GO_BACK_N, RETX_GO_BACK_0 };
 enum cp_kind { CP_SM, CP_BGP };
+enum dcqcn_preset { DCQCN_PRESET_CONNECTX, DCQCN_PRESET_PAPER };
 enum topo_kind { TOPO_SINGLE_SWITCH, TOPO_LEAF_SPINE, TOPO_FAT_TREE, TOPO_RING, TOPO_RAIL_OPTIMIZED };
 
 enum wl_kind {
@@ -67,6 +68,7 @@ struct ecn_params {
 };
 
 struct dcqcn_params {
+    enum dcqcn_preset preset; /* which defaults the other keys take (config/ only) */
     double g;
     uint64_t alpha_period_ps;
     uint64_t rate_reduce_period_ps;
@@ -197,6 +199,7 @@ struct wl_entry {
     bool ranks_are_gpu_ids;
     enum coll_algo algorithm;
     uint32_t jobs, repeat;
+    uint32_t priority; /* Ethernet priority / IB SL of the entry's QPs, 0..NET_NCLASS-1 */
     uint32_t channels;        /* NCCL channels (rings / tree pairs); 0 = 2 */
     uint64_t slice_bytes;     /* pipelining unit; 0 = NCCL_BUFFSIZE / NCCL_STEPS = 512 KiB */
     uint64_t step_overhead_ps; /* host cost to post one step; 0 = 1 us (domain.md B) */

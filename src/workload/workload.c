@@ -31,28 +31,30 @@ struct wl_state {
 /* RNG stream ids, so workload entries never share a stream. */
 enum { STREAM_PERMUTATION = 1, STREAM_POISSON = 2, STREAM_QP_ENTROPY = 3 };
 
-static uint32_t new_qp(struct net *n, uint32_t src_host, uint32_t dst_host, struct rng *ent) {
-    uint32_t qp = net_qp_new(n, n->host_node[src_host], n->host_node[dst_host], 0);
+/* `prio`: the entry's `priority` (Ethernet priority / IB SL). */
+static uint32_t new_qp(struct net *n, uint32_t src_host, uint32_t dst_host, uint8_t prio,
+                       struct rng *ent) {
+    uint32_t qp = net_qp_new(n, n->host_node[src_host], n->host_node[dst_host], prio);
     /* RoCEv2 UDP source port: per-QP entropy in the dynamic range 49152..65535 */
     n->qps[qp].entropy = (uint16_t)(49152 + rng_below(ent, 16384));
     return qp;
 }
 
 static void one_flow(struct net *n, uint32_t src, uint32_t dst, uint64_t size, uint64_t start,
-                     struct rng *ent) {
+                     uint8_t prio, struct rng *ent) {
     /* QP scaling (transport.qps_per_connection, NCCL_IB_QPS_PER_CONNECTION;
      * Meta's RoCE fabric, domain.md A11/B): the flow is striped over several
      * QPs, each with its own UDP source port, so ECMP sees more entropy. */
     uint32_t nq = n->sc->fabric.transport.qps_per_connection;
     if (nq <= 1 || size < nq) {
-        uint32_t qp = new_qp(n, src, dst, ent);
+        uint32_t qp = new_qp(n, src, dst, prio, ent);
         int32_t f = (int32_t)net_flow_new(n, src, dst);
         net_msg_new(n, qp, size, start, f, NET_NONE);
         return;
     }
     int32_t f = (int32_t)net_flow_new(n, src, dst);
     for (uint32_t i = 0; i < nq; i++) {
-        uint32_t qp = new_qp(n, src, dst, ent);
+        uint32_t qp = new_qp(n, src, dst, prio, ent);
         uint64_t part = size / nq + (i < size % nq ? 1 : 0);
         net_msg_new(n, qp, part, start, f, NET_NONE);
     }
@@ -97,7 +99,7 @@ static int add_poisson(struct net *n, struct wl_state *ws, const struct wl_entry
         uint32_t src = w->senders[s];
         struct rng ent;
         rng_seed(&ent, sc->seed, n->host_node[src] + 1, STREAM_QP_ENTROPY + 16 * idx);
-        g->qp = new_qp(n, src, w->receiver, &ent);
+        g->qp = new_qp(n, src, w->receiver, (uint8_t)w->priority, &ent);
         g->flow = (int32_t)net_flow_new(n, src, w->receiver);
         rng_seed(&g->rng, sc->seed, n->host_node[src] + 1, STREAM_POISSON + 16 * idx);
         g->mean_gap_ps = 1.0 / (rate_pkts_per_ps / count);
@@ -141,11 +143,12 @@ int workload_build(struct net *n, struct diag *d) {
         const struct wl_entry *w = &sc->workload[i];
         struct rng ent;
         rng_seed(&ent, sc->seed, 0, STREAM_QP_ENTROPY + 16 * i);
+        uint8_t prio = (uint8_t)w->priority;
         switch (w->kind) {
         case WL_FLOWS:
             for (size_t f = 0; f < w->nflows; f++)
                 one_flow(n, w->flows[f].src, w->flows[f].dst, w->flows[f].size_bytes,
-                         w->start_ps + w->flows[f].start_ps, &ent);
+                         w->start_ps + w->flows[f].start_ps, prio, &ent);
             break;
         case WL_PERMUTATION: {
             if (H < 2)
@@ -168,19 +171,19 @@ int workload_build(struct net *n, struct diag *d) {
                 derangement(to, H, &r);
             }
             for (uint32_t h = 0; h < H; h++)
-                one_flow(n, h, to[h], w->size_bytes, w->start_ps, &ent);
+                one_flow(n, h, to[h], w->size_bytes, w->start_ps, prio, &ent);
             free(to);
             break;
         }
         case WL_INCAST:
             for (size_t s = 0; s < w->nsenders; s++)
-                one_flow(n, w->senders[s], w->receiver, w->size_bytes, w->start_ps, &ent);
+                one_flow(n, w->senders[s], w->receiver, w->size_bytes, w->start_ps, prio, &ent);
             break;
         case WL_ALLTOALL:
             for (uint32_t a = 0; a < H; a++)
                 for (uint32_t b = 0; b < H; b++)
                     if (a != b)
-                        one_flow(n, a, b, w->size_bytes, w->start_ps, &ent);
+                        one_flow(n, a, b, w->size_bytes, w->start_ps, prio, &ent);
             break;
         case WL_POISSON:
             add_poisson(n, ws, w, i);

@@ -10,7 +10,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "cc/cc.h"
 #include "config/scenario.h"
+#include "config/schema.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -428,6 +430,239 @@ static void test_set_overrides(void **state) {
     scenario_fini(&sc);
 }
 
+/* Keys added for the model's modules --------------------------------------- */
+
+/* Every default equals what the module does with 0 (or its documented
+ * default), so scenarios that do not give the key run as before. */
+static void test_module_defaults(void **state) {
+    (void)state;
+    struct scenario sc;
+    load_ok(&sc,
+            "workload:\n"
+            "  - {kind: allreduce, size: 1MiB}\n"
+            "  - {kind: training, size: 100MiB}\n"
+            "  - {kind: alltoall, size: 1MiB}\n",
+            NULL, 0);
+    const struct fabric_params *f = &sc.fabric;
+    assert_int_equal(f->ib.vls, 4);
+    assert_int_equal(f->ib.vl_buffer_bytes, 0); /* auto: buffer / vls */
+    assert_int_equal(f->ib.nic_buffer_bytes, 0);
+    assert_int_equal(f->ib.credit_batch_blocks, 1);
+    assert_int_equal(f->ib.credit_flush_ps, 1 * PS_US);
+    assert_false(f->ib.sl2vl_set);
+    assert_int_equal(f->ib.nvlarb_high, 0);
+    assert_int_equal(f->ib.nvlarb_low, 0);
+    assert_int_equal(f->ib.high_limit, 255);
+    assert_int_equal(f->deadlock_timeout_ps, 100 * PS_US);
+    assert_int_equal(f->reorder_window_pkts, 1024);
+    assert_false(f->ecmp_same_seed);
+    assert_int_equal(f->sharp_jobs_per_switch, 1);
+    assert_int_equal(f->sharp_buffer_bytes, 256 * KIB);
+    assert_int_equal(f->sharp_pos.line, 0);
+    assert_int_equal(f->control_plane.smp_ps, 23600 * PS_NS);
+    assert_int_equal(f->control_plane.sweep_fixed_ps, 18500 * PS_US);
+    assert_false(f->control_plane.shield);
+    assert_int_equal(f->control_plane.shield_delay_ps, 10 * PS_US);
+    assert_int_equal(f->transport.qps_per_connection, 1);
+    assert_false(f->pfc.dynamic);
+    assert_int_equal(f->pfc.alpha_shift, 3);
+    assert_int_equal(f->pfc.resume_offset_bytes, 3000);
+    assert_int_equal(f->pfc.watchdog_ps, 100 * PS_MS);
+    assert_int_equal(f->dcqcn.preset, DCQCN_PRESET_CONNECTX);
+    const struct wl_entry *ar = &sc.workload[0], *tr = &sc.workload[1];
+    assert_int_equal(ar->priority, 0);
+    assert_int_equal(ar->channels, 2);
+    assert_int_equal(ar->slice_bytes, 512 * KIB);
+    assert_int_equal(ar->step_overhead_ps, 1 * PS_US);
+    assert_int_equal(tr->kind, WL_TRAINING);
+    assert_int_equal(tr->size_bytes, 100 * MIB);
+    assert_int_equal(tr->iterations, 3);
+    assert_int_equal(tr->bucket_bytes, 25 * MIB);
+    assert_int_equal(tr->forward_ps, 0);
+    assert_int_equal(tr->backward_ps, 0);
+    assert_int_equal(tr->algorithm, ALGO_RING);
+    assert_int_equal(tr->jobs, 1);
+    assert_int_equal(tr->channels, 2);
+    assert_int_equal(sc.workload[2].priority, 0);
+    scenario_fini(&sc);
+
+    load_ok(&sc, "fabric: {kind: roce, pfc: {watchdog: 0s}}\n", NULL, 0);
+    assert_int_equal(sc.fabric.pfc.watchdog_ps, 0); /* off (labs use it) */
+    assert_int_equal(sc.fabric.control_plane.proc_ps, 1 * PS_MS);
+    assert_int_equal(sc.fabric.control_plane.mrai_ps, 0);
+    assert_int_equal(sc.fabric.ib.vls, 0); /* InfiniBand keys stay at "model default" */
+    scenario_fini(&sc);
+}
+
+static void test_module_keys(void **state) {
+    (void)state;
+    struct scenario sc;
+    load_ok(&sc,
+            "fabric:\n"
+            "  vls: 2\n"
+            "  vl_buffer: 128KiB\n"
+            "  nic_buffer: 64KiB\n"
+            "  credit_batch: 16\n"
+            "  credit_flush: 2us\n"
+            "  sl2vl: [1, 0, 1]\n"
+            "  vlarb_high: [{vl: 1, weight: 32}]\n"
+            "  vlarb_low: [{vl: 0, weight: 64}, {vl: 1, weight: 0}]\n"
+            "  vlarb_high_limit: 4\n"
+            "  deadlock_timeout: 50us\n"
+            "  reorder_window: 256\n"
+            "  ecmp_same_seed: true\n"
+            "  sharp: true\n"
+            "  sharp_jobs_per_switch: 2\n"
+            "  sharp_buffer: 1MiB\n"
+            "  transport: {qps_per_connection: 4}\n"
+            "  pfc: {dynamic: true, alpha_shift: 1, resume_offset: 6KB, watchdog: 0s}\n"
+            "  control_plane: {smp_time: 10us, sweep_fixed: 2ms, shield: true, shield_delay: 5us}\n"
+            "workload:\n"
+            "  - {kind: allreduce, size: 1MiB, priority: 3, channels: 4, slice: 128KiB,\n"
+            "     step_overhead: 2us, algorithm: hierarchical}\n"
+            "  - {kind: training, size: 64MiB, iterations: 2, forward: 1ms, backward: 6ms,\n"
+            "     bucket: 16MiB, channels: 1, jobs: 2, ranks: all}\n"
+            "  - {kind: incast, priority: 1, senders: 2, receiver: h0, size: 1MiB}\n",
+            NULL, 0);
+    const struct fabric_params *f = &sc.fabric;
+    assert_int_equal(f->ib.vls, 2);
+    assert_int_equal(f->ib.vl_buffer_bytes, 128 * KIB);
+    assert_int_equal(f->ib.nic_buffer_bytes, 64 * KIB);
+    assert_int_equal(f->ib.credit_batch_blocks, 16);
+    assert_int_equal(f->ib.credit_flush_ps, 2 * PS_US);
+    assert_true(f->ib.sl2vl_set);
+    static const uint8_t SL2VL[16] = {1, 0, 1, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1};
+    assert_memory_equal(f->ib.sl2vl, SL2VL, 16);
+    assert_int_equal(f->ib.nvlarb_high, 1);
+    assert_int_equal(f->ib.vlarb_high[0].vl, 1);
+    assert_int_equal(f->ib.vlarb_high[0].weight, 32);
+    assert_int_equal(f->ib.nvlarb_low, 2);
+    assert_int_equal(f->ib.vlarb_low[0].weight, 64);
+    assert_int_equal(f->ib.vlarb_low[1].vl, 1);
+    assert_int_equal(f->ib.vlarb_low[1].weight, 0);
+    assert_int_equal(f->ib.high_limit, 4);
+    assert_int_equal(f->deadlock_timeout_ps, 50 * PS_US);
+    assert_int_equal(f->reorder_window_pkts, 256);
+    assert_true(f->ecmp_same_seed);
+    assert_true(f->sharp);
+    assert_int_equal(f->sharp_pos.line, 14); /* where `sharp:` is, for the RoCE error */
+    assert_int_equal(f->sharp_pos.col, 3);
+    assert_int_equal(f->sharp_jobs_per_switch, 2);
+    assert_int_equal(f->sharp_buffer_bytes, 1 * MIB);
+    assert_int_equal(f->transport.qps_per_connection, 4);
+    assert_true(f->pfc.dynamic);
+    assert_int_equal(f->pfc.alpha_shift, 1);
+    assert_int_equal(f->pfc.resume_offset_bytes, 6000);
+    assert_int_equal(f->pfc.watchdog_ps, 0);
+    assert_int_equal(f->control_plane.smp_ps, 10 * PS_US);
+    assert_int_equal(f->control_plane.sweep_fixed_ps, 2 * PS_MS);
+    assert_true(f->control_plane.shield);
+    assert_int_equal(f->control_plane.shield_delay_ps, 5 * PS_US);
+    const struct wl_entry *ar = &sc.workload[0], *tr = &sc.workload[1];
+    assert_int_equal(ar->priority, 3);
+    assert_int_equal(ar->channels, 4);
+    assert_int_equal(ar->slice_bytes, 128 * KIB);
+    assert_int_equal(ar->step_overhead_ps, 2 * PS_US);
+    assert_int_equal(ar->algorithm, ALGO_HIERARCHICAL);
+    assert_int_equal(tr->iterations, 2);
+    assert_int_equal(tr->forward_ps, 1 * PS_MS);
+    assert_int_equal(tr->backward_ps, 6 * PS_MS);
+    assert_int_equal(tr->bucket_bytes, 16 * MIB);
+    assert_int_equal(tr->channels, 1);
+    assert_int_equal(tr->jobs, 2);
+    assert_true(tr->ranks_all);
+    assert_int_equal(sc.workload[2].priority, 1);
+    scenario_fini(&sc);
+
+    /* bgp keys, through --set as well */
+    const char *sets[] = {"fabric.control_plane.mrai=30ms", "workload.0.priority=2",
+                          "fabric.vls=1"};
+    load_ok(&sc,
+            "fabric: {kind: roce, control_plane: {proc: 500us}}\n"
+            "workload: [{kind: alltoall, size: 1KiB}]\n",
+            sets, 2);
+    assert_int_equal(sc.fabric.control_plane.proc_ps, 500 * PS_US);
+    assert_int_equal(sc.fabric.control_plane.mrai_ps, 30 * PS_MS);
+    assert_int_equal(sc.workload[0].priority, 2);
+    scenario_fini(&sc);
+    load_ok(&sc, "topology: {rail_optimized: {hosts: 4, uplinks_per_spine: 2}}\n", NULL, 0);
+    assert_int_equal(sc.topo.uplinks_per_spine, 2); /* topo.c builds them */
+    scenario_fini(&sc);
+    load_ok(&sc, "{}\n", sets + 2, 1);
+    assert_int_equal(sc.fabric.ib.vls, 1);
+    scenario_fini(&sc);
+}
+
+/* `dcqcn: {preset: paper}` is dcqcn_preset_paper(), ECN included; keys given
+ * with it win. */
+static void test_dcqcn_preset(void **state) {
+    (void)state;
+    struct dcqcn_params dp;
+    struct ecn_params ep;
+    memset(&dp, 0, sizeof dp);
+    dcqcn_preset_paper(&dp, &ep);
+    struct scenario sc;
+    load_ok(&sc, "fabric: {kind: roce, dcqcn: {preset: paper}}\n", NULL, 0);
+    const struct dcqcn_params *d = &sc.fabric.dcqcn;
+    assert_int_equal(d->preset, DCQCN_PRESET_PAPER);
+    assert_true(d->g == dp.g);
+    assert_int_equal(d->alpha_period_ps, dp.alpha_period_ps);
+    assert_int_equal(d->rate_reduce_period_ps, dp.rate_reduce_period_ps);
+    assert_int_equal(d->timer_ps, dp.timer_ps);
+    assert_int_equal(d->byte_counter_bytes, dp.byte_counter_bytes);
+    assert_int_equal(d->fast_recovery_steps, dp.fast_recovery_steps);
+    assert_int_equal(d->rai_bps, dp.rai_bps);
+    assert_int_equal(d->rhai_bps, dp.rhai_bps);
+    assert_int_equal(d->cnp_interval_ps, dp.cnp_interval_ps);
+    assert_int_equal(d->min_rate_bps, dp.min_rate_bps);
+    assert_int_equal(sc.fabric.ecn.kmin_bytes, ep.kmin_bytes);
+    assert_int_equal(sc.fabric.ecn.kmax_bytes, ep.kmax_bytes);
+    assert_true(sc.fabric.ecn.pmax == ep.pmax);
+    scenario_fini(&sc);
+
+    const char *set[] = {"fabric.dcqcn.preset=paper"};
+    load_ok(&sc, "fabric: {kind: roce, dcqcn: {timer: 100us}, ecn: {kmax: 400KB}}\n", set, 1);
+    assert_int_equal(sc.fabric.dcqcn.timer_ps, 100 * PS_US);
+    assert_int_equal(sc.fabric.dcqcn.rai_bps, dp.rai_bps);
+    assert_int_equal(sc.fabric.ecn.kmax_bytes, 400000);
+    assert_int_equal(sc.fabric.ecn.kmin_bytes, ep.kmin_bytes);
+    scenario_fini(&sc);
+}
+
+/* Every key the tables accept is documented in docs/scenario.md (as `key`,
+ * `section.key` or `fabric.block.key`). */
+static void documented(const char *doc, const struct schema_table *t, const char *prefix) {
+    for (size_t i = 0; i < t->nkeys; i++) {
+        const struct schema_key *k = &t->keys[i];
+        if (k->flags & SCHEMA_ALIAS) continue;
+        char path[160], bare[80];
+        snprintf(path, sizeof path, "`%s%s%s`", prefix, prefix[0] ? "." : "", k->name);
+        snprintf(bare, sizeof bare, "`%s`", k->name);
+        bool top = !strcmp(prefix, "fabric") || !strncmp(prefix, "fabric.", 7) ||
+                   !strcmp(prefix, "topology") || !strcmp(prefix, "output");
+        bool block = k->type == SCHEMA_MAP || k->type == SCHEMA_LIST;
+        if (!block && !strstr(doc, path) && (top || !strstr(doc, bare)))
+            fail_msg("key %s is not documented in docs/scenario.md", path);
+        if (block) {
+            char sub[160];
+            snprintf(sub, sizeof sub, "%s%s%s", prefix, prefix[0] ? "." : "", k->name);
+            documented(doc, k->sub, sub);
+        }
+    }
+}
+
+static void test_keys_documented(void **state) {
+    (void)state;
+    FILE *f = fopen("docs/scenario.md", "r");
+    if (!f) f = fopen("../docs/scenario.md", "r");
+    assert_non_null(f);
+    static char doc[1 << 17];
+    size_t n = fread(doc, 1, sizeof doc - 1, f);
+    doc[n] = 0;
+    fclose(f);
+    documented(doc, &SCHEMA_SCENARIO, "");
+}
+
 /* Malformed scenarios ----------------------------------------------------- */
 
 struct bad {
@@ -555,6 +790,58 @@ static const struct bad BAD[] = {
      13, "is a single value"},
     {"--set without =", "seed: 1\n", "seed", FS_EINVAL, "--set", 1, 1, "expected KEY=VALUE"},
     {"--set syntax", "seed: 1\n", "topology={kind: ring", FS_EINVAL, "--set", 1, 21, "YAML syntax"},
+    {"vls above the classes", "fabric:\n  vls: 5\n", NULL, FS_ERANGE, NULL, 2, 8, "at most 4"},
+    {"vls on roce", "fabric: {kind: roce, vls: 2}\n", NULL, FS_EINVAL, NULL, 1, 22,
+     "key 'vls' is not used by fabric kind 'roce'"},
+    {"sl2vl beyond vls", "fabric:\n  vls: 2\n  sl2vl: [0, 1, 2]\n", NULL, FS_ERANGE, NULL, 3, 17,
+     "SL 2 maps to VL 2, but only VLs 0..1 are in use"},
+    {"sl2vl too long", "fabric: {sl2vl: [0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]}\n", NULL, FS_EINVAL,
+     NULL, 1, 17, "1 to 16 entries"},
+    {"sl2vl scalar", "fabric: {sl2vl: 3}\n", NULL, FS_EINVAL, NULL, 1, 17,
+     "expected auto or a list"},
+    {"vlarb weight", "fabric:\n  vlarb_low: [{vl: 0, weight: 300}]\n", NULL, FS_ERANGE, NULL, 2, 31,
+     "fabric.vlarb_low.0.weight: '300' is too large; must be at most 255"},
+    {"vlarb unused VL", "fabric: {vls: 1, vlarb_high: [{vl: 1, weight: 1}]}\n", NULL, FS_ERANGE,
+     NULL, 1, 36, "VL 1 is not in use"},
+    {"vlarb entry key", "fabric: {vlarb_high: [{vl: 0, wieght: 1}]}\n", NULL, FS_EINVAL, NULL, 1,
+     31, "did you mean 'weight'?"},
+    {"high limit 0", "fabric: {vlarb_high_limit: 0}\n", NULL, FS_ERANGE, NULL, 1, 28, "at least 1"},
+    {"vl_buffer below a packet", "fabric:\n  vl_buffer: 2KiB\n", NULL, FS_EINVAL, NULL, 2, 14,
+     "cannot hold one packet"},
+    {"buffer split below a packet", "fabric: {buffer: 8KiB}\n", NULL, FS_EINVAL, NULL, 1, 18,
+     "a credit buffer of 2KiB per VL"},
+    {"vl_buffer word", "fabric: {vl_buffer: lots}\n", NULL, FS_EINVAL, NULL, 1, 21, "size"},
+    {"credit_batch 0", "fabric: {credit_batch: 0}\n", NULL, FS_ERANGE, NULL, 1, 24, "at least 1"},
+    {"deadlock_timeout 0", "fabric: {deadlock_timeout: 0}\n", NULL, FS_ERANGE, NULL, 1, 28,
+     "at least"},
+    {"reorder_window text", "fabric: {reorder_window: big}\n", NULL, FS_EINVAL, NULL, 1, 26,
+     "whole number"},
+    {"sharp jobs 0", "fabric: {sharp_jobs_per_switch: 0}\n", NULL, FS_ERANGE, NULL, 1, 33,
+     "at least 1"},
+    {"qps 0", "fabric:\n  transport: {qps_per_connection: 0}\n", NULL, FS_ERANGE, NULL, 2, 35,
+     "at least 1"},
+    {"sm key under bgp", "fabric: {kind: roce, control_plane: {shield: true}}\n", NULL, FS_EINVAL,
+     NULL, 1, 38, "key 'shield' is not used by control_plane kind 'bgp'"},
+    {"bgp key under sm", "fabric:\n  control_plane: {mrai: 1ms}\n", NULL, FS_EINVAL, NULL, 2, 19,
+     "key 'mrai' is not used by control_plane kind 'sm'"},
+    {"bad preset", "fabric: {dcqcn: {preset: papr}}\n", NULL, FS_EINVAL, NULL, 1, 26,
+     "did you mean 'paper'?"},
+    {"preset ecn clash", "fabric:\n  dcqcn: {preset: paper}\n  ecn: {kmin: 300KB}\n", NULL,
+     FS_EINVAL, NULL, 3, 15, "above ecn.kmax (200KB) with dcqcn preset paper"},
+    {"pfc dynamic word", "fabric: {pfc: {dynamic: maybe}}\n", NULL, FS_EINVAL, NULL, 1, 25,
+     "true or false"},
+    {"priority 4", "workload:\n  - {kind: alltoall, size: 1B, priority: 4}\n", NULL, FS_ERANGE,
+     NULL, 2, 42, "at most 3"},
+    {"training size list", "workload:\n  - {kind: training, size: [1MiB, 2MiB]}\n", NULL, FS_EINVAL,
+     NULL, 2, 28, "only for collectives"},
+    {"training repeat", "workload:\n  - {kind: training, size: 1MiB, repeat: 2}\n", NULL, FS_EINVAL,
+     NULL, 2, 34, "key 'repeat' is not used by workload kind 'training'"},
+    {"iterations on allreduce", "workload:\n  - {kind: allreduce, size: 1MiB, iterations: 2}\n",
+     NULL, FS_EINVAL, NULL, 2, 35, "belongs to: training"},
+    {"channels 0", "workload:\n  - {kind: allreduce, size: 1MiB, channels: 0}\n", NULL, FS_ERANGE,
+     NULL, 2, 45, "at least 1"},
+    {"--set bad priority", "workload: [{kind: alltoall, size: 1B}]\n", "workload.0.priority=9",
+     FS_ERANGE, "--set", 1, 21, "at most 3"},
 };
 
 static void test_malformed(void **state) {
@@ -709,6 +996,14 @@ static void test_explain_roundtrip(void **state) {
               "  - {kind: incast, senders: [h0, h2], receiver: h1, size: 1B}\n"
               "events: [{at: 0, host_stall: h2, for: 1s}]\n"
               "output: {sample: 2500ns}\n");
+    roundtrip("fabric: {vls: 2, vl_buffer: 100000B, sl2vl: [1], vlarb_high: [{vl: 1, weight: 7}],\n"
+              "  vlarb_low: [{vl: 0, weight: 1}, {vl: 1, weight: 2}], credit_batch: 8,\n"
+              "  sharp: true, control_plane: {shield: true}, pfc: {dynamic: true}}\n"
+              "workload:\n"
+              "  - {kind: training, size: 3MB, forward: 1ms, priority: 2}\n"
+              "  - {kind: allgather, size: 1MiB, slice: 1000B, channels: 3}\n");
+    roundtrip("fabric: {kind: roce, dcqcn: {preset: paper, rai: 1Mbps}, ecn: {pmax: 0.5},\n"
+              "  control_plane: {proc: 3ms, mrai: 30s}, pfc: {watchdog: 0s}}\n");
     roundtrip("topology: {fat_tree: {k: 4}}\n"
               "workload: [{kind: permutation, pattern: random, size: 1536B}]\n");
 }
@@ -719,7 +1014,9 @@ int main(void) {
         cmocka_unit_test(test_spec_example),        cmocka_unit_test(test_topologies),
         cmocka_unit_test(test_workload_forms),      cmocka_unit_test(test_set_overrides),
         cmocka_unit_test(test_malformed),           cmocka_unit_test(test_files),
-        cmocka_unit_test(test_explain_roundtrip),
+        cmocka_unit_test(test_explain_roundtrip),   cmocka_unit_test(test_module_defaults),
+        cmocka_unit_test(test_module_keys),         cmocka_unit_test(test_dcqcn_preset),
+        cmocka_unit_test(test_keys_documented),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -199,7 +199,7 @@ static void finish_job(struct job *j, int wstatus) {
 }
 
 static void bar(size_t done, size_t total, const char *what, double t0) {
-    int width = 30, fill = total ? (int)(width * done / total) : width;
+    int width = 30, fill = total ? (int)((size_t)width * done / total) : width;
     char b[64];
     for (int i = 0; i < width; i++)
         b[i] = i < fill ? '#' : '.';

@@ -15,6 +15,7 @@ static void usage(FILE *f) {
                "usage:\n"
                "  fabsim run SCENARIO.yaml [-o DIR] [--seed N] [--set KEY=VALUE]... [--quiet]\n"
                "             [--pcap FILE [--pcap-filter link=NAME|flow=ID] [--pcap-max N]]\n"
+               "             [--trace FILE.json [--trace-max N]]   Chrome trace / Perfetto\n"
                "  fabsim compare A.yaml B.yaml [-o DIR]   (or one file with --set variants)\n"
                "  fabsim labs [-o DIR]                    every course lab + report.html\n"
                "  fabsim report DIR                       (re)build DIR/report.html\n"

@@ -8,6 +8,7 @@
 #include "core/diag.h"
 #include "core/mem.h"
 #include "net/model.h"
+#include "stats/ctrace.h"
 #include "stats/pcap.h"
 #include "stats/results.h"
 #include "stats/wall.h"
@@ -38,6 +39,8 @@ struct run_opts {
     bool quiet, explain;
     const char *pcap, *pcap_filter; /* --pcap FILE, --pcap-filter link=NAME|flow=ID */
     uint64_t pcap_max;              /* --pcap-max N (0 = no limit) */
+    const char *trace;              /* --trace FILE: Chrome trace / Perfetto JSON */
+    uint64_t trace_max;             /* --trace-max N events (0 = the default) */
 };
 
 static int parse_opts(int argc, char **argv, struct run_opts *o, int max_files, bool allow_run) {
@@ -72,6 +75,15 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, int max_files, 
             o->pcap_max = strtoull(argv[++i], &end, 10);
             if (*end || !o->pcap_max)
                 return cli_usage_error("--pcap-max needs a positive number of packets");
+        } else if (!strcmp(a, "--trace") && allow_run) {
+            if (i + 1 >= argc)
+                return cli_usage_error("--trace needs a FILE (Chrome trace JSON)");
+            o->trace = argv[++i];
+        } else if (!strcmp(a, "--trace-max") && allow_run && i + 1 < argc) {
+            char *end;
+            o->trace_max = strtoull(argv[++i], &end, 10);
+            if (*end || !o->trace_max)
+                return cli_usage_error("--trace-max needs a positive number of events");
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
             o->quiet = true;
         } else if (!strcmp(a, "--explain") && !allow_run) {
@@ -117,6 +129,13 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet,
         model_fini(&m);
         return 2;
     }
+    struct ctrace_sink ct = {0};
+    if (o->trace && ctrace_sink_open(&ct, &m.net, o->trace, o->trace_max, &d)) {
+        diag_print(&d, stderr);
+        pcap_sink_close(&pcap, &m.net);
+        model_fini(&m);
+        return 2;
+    }
     bool tty = !quiet && isatty(2);
     double t0 = wall_now_s();
     model_run(&m, tty ? progress : NULL, &t0);
@@ -126,6 +145,16 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet,
         pcap_sink_close(&pcap, &m.net);
         if (!quiet)
             printf("  pcap: %s (%llu packets)\n", o->pcap, (unsigned long long)pcap.written);
+    }
+    if (o->trace) {
+        if (ctrace_sink_close(&ct, &m.net)) {
+            fprintf(stderr, "fabsim: %s: write error\n", o->trace);
+            model_fini(&m);
+            return 2;
+        }
+        if (!quiet)
+            printf("  trace: %s (%llu events%s)\n", o->trace, (unsigned long long)ct.written,
+                   ct.dropped ? ", capped by --trace-max" : "");
     }
     char dir[4096];
     if (out)

@@ -40,6 +40,7 @@
 #include "core/mem.h"
 #include "net/net.h"
 #include "net/port.h"
+#include "stats/trace.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -165,7 +166,10 @@ static bool credit_can_send(struct net *n, uint32_t port, uint32_t cls, uint32_t
     struct credit_state *st = cs(n);
     sync(n, port);
     if (st->credits[port][cls % NV] >= (int64_t)blocks_of(wire_bytes)) return true;
-    if (st->stall_since[port] == SIM_TIME_NEVER) st->stall_since[port] = n->sim->now_ps;
+    if (st->stall_since[port] == SIM_TIME_NEVER) {
+        st->stall_since[port] = n->sim->now_ps;
+        trace_block(n, port, NET_NCLASS, TRACE_BLOCK_CREDIT, n->sim->now_ps, SIM_TIME_NEVER);
+    }
     return false;
 }
 
@@ -179,6 +183,7 @@ static void credit_on_send(struct net *n, uint32_t port, struct packet *p) {
     st->credits[port][vl] -= b;
     if (st->stall_since[port] != SIM_TIME_NEVER) {
         n->ports[port].credit_stall_ps += n->sim->now_ps - st->stall_since[port];
+        trace_block(n, port, NET_NCLASS, TRACE_BLOCK_CREDIT, st->stall_since[port], n->sim->now_ps);
         st->stall_since[port] = SIM_TIME_NEVER;
     }
     arb_charge(st, port, vl, b);

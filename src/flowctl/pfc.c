@@ -26,6 +26,7 @@
 #include "core/mem.h"
 #include "net/net.h"
 #include "net/port.h"
+#include "stats/trace.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -194,6 +195,7 @@ static void end_pause(struct net *n, uint32_t port, uint32_t cls, sim_time_ps en
     struct eg *e = &st_of(n)->eg[port * NET_NCLASS + cls];
     if (e->until_ps == 0) return;
     n->ports[port].paused_ps += end - e->from_ps;
+    trace_block(n, port, cls, TRACE_BLOCK_PAUSE, e->from_ps, end);
     e->until_ps = 0;
     e->wd_gen++;
 }
@@ -214,6 +216,7 @@ static void pfc_on_ctrl(struct net *n, uint32_t port, const struct packet *p) {
     }
     if (e->until_ps == 0) {
         e->from_ps = now;
+        trace_block(n, port, cls, TRACE_BLOCK_PAUSE, now, SIM_TIME_NEVER);
         if (st->watchdog_ps && n->nodes[pt->node].kind == NODE_SWITCH)
             sim_at(n->sim, now + st->watchdog_ps, pt->node + 1, NET_EV_FLOWCTL, port,
                    ev_aux(cls, EV_WATCHDOG, e->wd_gen));

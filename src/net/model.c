@@ -11,6 +11,7 @@
 #include "net/port.h"
 #include "net/reorder.h"
 #include "route/route.h"
+#include "stats/trace.h"
 #include "stats/wall.h"
 #include "topo/topo.h"
 #include "workload/workload.h"
@@ -31,8 +32,10 @@ struct sc_ev_state {
 
 static void set_link(struct net *n, const struct sc_ev_state *st, bool up) {
     for (int i = 0; i < 2; i++)
-        if (st->port[i] != NET_NONE)
+        if (st->port[i] != NET_NONE) {
             port_set_up(n, st->port[i], up);
+            trace_link(n, st->port[i], up);
+        }
     if (n->route->on_topology_change)
         n->route->on_topology_change(n);
     if (n->ctrl && n->ctrl->on_link_change)
@@ -200,6 +203,7 @@ void model_run(struct model *m, model_progress_fn progress, void *arg) {
         d += n->ports[r->port].drops + n->ports[n->ports[r->port].peer].drops;
         r->packets_lost = d - r->drops_at_start;
     }
+    trace_end(n);
     m->wall_s = wall_now_s() - t0;
 }
 

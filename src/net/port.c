@@ -70,8 +70,7 @@ static void start_tx(struct net *n, uint32_t port, uint32_t id) {
     sim_time_ps now = n->sim->now_ps;
     sim_time_ps ser = pt->ps_per_byte ? (sim_time_ps)p->wire_bytes * pt->ps_per_byte
                                       : time_serialise_ps(p->wire_bytes, pt->rate_bps);
-    if (n->trace)
-        n->trace->on_tx(n->trace_ctx, n, port, p, now);
+    trace_tx(n, port, p, now);
     pt->busy_until_ps = now + ser;
     pt->busy_ps += ser;
     pt->tx_bytes += p->wire_bytes;

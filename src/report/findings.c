@@ -66,7 +66,8 @@ static void add(struct fb *b, const char *fmt, ...) {
 }
 
 static void finish(struct report *r, struct fb *b, const char *title) {
-    fs_grow((void **)&r->findings, &(size_t){r->nfindings}, r->nfindings + 1, sizeof *r->findings);
+    size_t cap = r->nfindings; /* no capacity kept: grows by one, as before */
+    fs_grow((void **)&r->findings, &cap, r->nfindings + 1, sizeof *r->findings);
     struct report_finding *f = &r->findings[r->nfindings++];
     memset(f, 0, sizeof *f);
     snprintf(f->lab, sizeof f->lab, "%s", b->lab);

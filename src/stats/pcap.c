@@ -253,16 +253,12 @@ int pcap_sink_open(struct pcap_sink *s, struct net *n, const char *path, const c
     le32(h + 16, 65535);
     le32(h + 20, s->roce ? LINKTYPE_ETHERNET : LINKTYPE_ERF);
     fwrite(h, 1, 24, s->f);
-    n->trace = &pcap_ops;
-    n->trace_ctx = s;
+    trace_attach(n, &pcap_ops, s);
     return 0;
 }
 
 void pcap_sink_close(struct pcap_sink *s, struct net *n) {
-    if (n->trace_ctx == s) {
-        n->trace = NULL;
-        n->trace_ctx = NULL;
-    }
+    trace_detach(n, s);
     if (s->f) fclose(s->f);
     s->f = NULL;
 }

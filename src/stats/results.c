@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const char *op_name(int op) {
+const char *results_op_name(int op) {
     switch (op) {
     case WL_ALLREDUCE:
         return "allreduce";
@@ -31,7 +31,7 @@ static const char *op_name(int op) {
     }
 }
 
-static const char *algo_name(int a) {
+const char *results_algo_name(int a) {
     static const char *const names[] = {"ring", "tree",  "halving_doubling", "sharp",
                                         "nvls", "auto", "hierarchical"};
     return a >= 0 && a <= ALGO_HIERARCHICAL ? names[a] : "?";
@@ -172,8 +172,8 @@ static void write_collectives(const struct model *m, struct jw *w) {
         double algbw = t_ns > 0 ? (double)r->size_bytes * 8.0 / t_ns : 0.0; /* Gbit/s */
         jw_obj_compact(w);
         jw_ku64(w, "job", r->job);
-        jw_kstr(w, "op", op_name(r->op));
-        jw_kstr(w, "algorithm", algo_name(r->algorithm));
+        jw_kstr(w, "op", results_op_name(r->op));
+        jw_kstr(w, "algorithm", results_algo_name(r->algorithm));
         jw_kbool(w, "fallback", r->fallback);
         jw_ku64(w, "size", r->size_bytes);
         jw_ku64(w, "ranks", r->ranks);

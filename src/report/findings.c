@@ -92,15 +92,27 @@ static double done_us(const struct jv *res) {
     return d / 1000.0;
 }
 
+/* "12.3 us" below a millisecond, "42.1 ms" above. */
+static void fmt_dur(char *buf, size_t len, double ns) {
+    if (ns < 1e6)
+        snprintf(buf, len, "%.1f us", ns / 1e3);
+    else
+        snprintf(buf, len, "%.1f ms", ns / 1e6);
+}
+
 static void fmt_done(char *buf, size_t len, const struct jv *res) {
     double us = done_us(res);
-    if (jv_bool_at(res, "summary.deadlock.detected", false))
-        snprintf(buf, len, "DEADLOCK at %.1f us",
-                 jv_num_at(res, "summary.deadlock.at_ns", 0) / 1000.0);
-    else if (us < 0)
-        snprintf(buf, len, "not finished by %.1f us", num(res, "summary.sim_time_ns") / 1000.0);
-    else
-        snprintf(buf, len, "done in %.1f us", us);
+    char t[32];
+    if (jv_bool_at(res, "summary.deadlock.detected", false)) {
+        fmt_dur(t, sizeof t, jv_num_at(res, "summary.deadlock.at_ns", 0));
+        snprintf(buf, len, "DEADLOCK at %s", t);
+    } else if (us < 0) {
+        fmt_dur(t, sizeof t, num(res, "summary.sim_time_ns"));
+        snprintf(buf, len, "not finished by %s", t);
+    } else {
+        fmt_dur(t, sizeof t, us * 1000.0);
+        snprintf(buf, len, "done in %s", t);
+    }
 }
 
 static double max_link(const struct jv *res, const char *field, const char *tier) {
@@ -316,14 +328,6 @@ static void sharp(struct report *r) {
             add(&n, "%s %.1f Gb/s", nv[i][1], bw);
     }
     finish(r, &n, "AllReduce inside one 8-GPU node, busbw");
-}
-
-/* "12.3 us" below a millisecond, "42.1 ms" above. */
-static void fmt_dur(char *buf, size_t len, double ns) {
-    if (ns < 1e6)
-        snprintf(buf, len, "%.1f us", ns / 1e3);
-    else
-        snprintf(buf, len, "%.1f ms", ns / 1e6);
 }
 
 static void subnet_manager(struct report *r) {

@@ -31,10 +31,12 @@ uint64_t sim_run(struct sim *s, void (*tick)(struct sim *, void *), void *tick_a
     uint64_t n = 0;
     uint64_t next_tick = tick_every ? tick_every : UINT64_MAX;
     while (!s->stopped) {
-        uint64_t t = calq_next_time(&s->q);
-        if (t == UINT64_MAX || t > s->stop_ps)
+        if (calq_pop(&s->q, &e))
+            break; /* empty */
+        if (e.time_ps > s->stop_ps) {
+            calq_push(&s->q, e); /* leave it for a later run */
             break;
-        calq_pop(&s->q, &e);
+        }
         FS_DASSERT(e.time_ps >= s->now_ps, "time went back: %llu < %llu",
                    (unsigned long long)e.time_ps, (unsigned long long)s->now_ps);
         s->now_ps = e.time_ps;

@@ -32,15 +32,17 @@
 
 struct ecmp_state {
     struct route_live live; /* first: ctrl/bgp.c reaches it via route_state */
-    uint32_t *tab;          /* per switch: [ECMP_TUPLE_BYTES][256] Toeplitz contributions */
+    uint32_t *tab;          /* per switch: [2 * ECMP_TUPLE_BYTES][16] Toeplitz contributions
+                               of each input nibble (1.6 KiB per switch: 256-entry byte tables
+                               would cost 13 KiB per switch, most of a host's memory budget) */
 };
 
-/* Toeplitz contribution of byte value v at input byte position j. */
-static uint32_t toeplitz_byte(const uint8_t *key, uint32_t j, uint32_t v) {
+/* Toeplitz contribution of nibble value v at input nibble position j. */
+static uint32_t toeplitz_nibble(const uint8_t *key, uint32_t j, uint32_t v) {
     uint32_t r = 0;
-    for (uint32_t b = 0; b < 8; b++) {
-        if (!(v & (0x80u >> b))) continue;
-        uint32_t bit = j * 8 + b, k = bit / 8, sh = bit % 8;
+    for (uint32_t b = 0; b < 4; b++) {
+        if (!(v & (0x8u >> b))) continue;
+        uint32_t bit = j * 4 + b, k = bit / 8, sh = bit % 8;
         uint64_t w = ((uint64_t)key[k] << 32) | ((uint64_t)key[k + 1] << 24) |
                      ((uint64_t)key[k + 2] << 16) | ((uint64_t)key[k + 3] << 8) | key[k + 4];
         r ^= (uint32_t)(w >> (8 - sh));
@@ -49,9 +51,9 @@ static uint32_t toeplitz_byte(const uint8_t *key, uint32_t j, uint32_t v) {
 }
 
 static void fill_table(uint32_t *tab, const uint8_t *key) {
-    for (uint32_t j = 0; j < ECMP_TUPLE_BYTES; j++)
-        for (uint32_t v = 0; v < 256; v++)
-            tab[j * 256 + v] = toeplitz_byte(key, j, v);
+    for (uint32_t j = 0; j < 2 * ECMP_TUPLE_BYTES; j++)
+        for (uint32_t v = 0; v < 16; v++)
+            tab[j * 16 + v] = toeplitz_nibble(key, j, v);
 }
 
 static int ecmp_init(struct net *n, struct diag *d) {
@@ -59,7 +61,7 @@ static int ecmp_init(struct net *n, struct diag *d) {
     struct ecmp_state *st = fs_xcalloc(1, sizeof *st);
     n->route_state = st;
     route_live_init(&st->live, n);
-    size_t per = (size_t)ECMP_TUPLE_BYTES * 256;
+    size_t per = (size_t)ECMP_TUPLE_BYTES * 2 * 16;
     st->tab = fs_xmalloc(((size_t)n->nswitches + 1) * per * sizeof *st->tab);
     for (uint32_t s = 0; s < n->nswitches; s++) {
         struct rng r;
@@ -84,7 +86,7 @@ static void ecmp_fini(struct net *n) {
 
 uint32_t ecmp_hash(const struct net *n, uint32_t sw, const struct packet *p) {
     const struct ecmp_state *st = n->route_state;
-    const uint32_t *t = st->tab + (size_t)n->nodes[sw].index * ECMP_TUPLE_BYTES * 256;
+    const uint32_t *t = st->tab + (size_t)n->nodes[sw].index * ECMP_TUPLE_BYTES * 2 * 16;
     uint8_t in[ECMP_TUPLE_BYTES] = {
         (uint8_t)(p->src >> 24), (uint8_t)(p->src >> 16), (uint8_t)(p->src >> 8),
         (uint8_t)p->src,         (uint8_t)(p->dst >> 24), (uint8_t)(p->dst >> 16),
@@ -93,7 +95,7 @@ uint32_t ecmp_hash(const struct net *n, uint32_t sw, const struct packet *p) {
         IPPROTO_UDP_NUM};
     uint32_t h = 0;
     for (uint32_t j = 0; j < ECMP_TUPLE_BYTES; j++)
-        h ^= t[j * 256 + in[j]];
+        h ^= t[(2 * j) * 16 + (in[j] >> 4)] ^ t[(2 * j + 1) * 16 + (in[j] & 15)];
     return h;
 }
 

@@ -36,7 +36,7 @@ struct sampler {
     sim_time_ps last_ps;
 };
 
-#define SAMPLER_AUTO_ROWS 128
+#define SAMPLER_AUTO_ROWS 64 /* 16 B per link per row: ~6 KB per host on a fat tree */
 #define SAMPLER_AUTO_START_PS 1000000ULL /* 1 us */
 
 void sampler_init(struct sampler *sp, const struct net *n, sim_time_ps interval_ps);

@@ -171,10 +171,15 @@
         for (const c of s.results.control_plane || []) {
           rules.push({ scenario: s.label, t_us: c.at_ns / 1000, what: 'link down' });
           if (c.rerouted_at_ns != null) rules.push({ scenario: s.label, t_us: c.rerouted_at_ns / 1000, what: 'rerouted' });
+          if (c.local_reroute_at_ns != null) rules.push({ scenario: s.label, t_us: c.local_reroute_at_ns / 1000, what: 'local reroute (SHIELD)' });
         }
     }
+    // Runs of tens of ms and more read better in ms.
+    const ms = rows.some((r) => r.t_us > 20000);
+    if (ms) { for (const r of rows) r.t_us /= 1000; for (const r of rules) r.t_us /= 1000; }
+    const tTitle = ms ? 'time (ms)' : 'time (us)';
     const layers = [{ data: { values: rows }, mark: { type: 'line', interpolate: 'step-before', tooltip: true },
-      encoding: { x: { field: 't_us', type: 'quantitative', title: 'time (us)' },
+      encoding: { x: { field: 't_us', type: 'quantitative', title: tTitle },
                   y: { field: 'gbps', type: 'quantitative', title: 'delivered (Gbit/s)' },
                   color: { field: 'scenario', type: 'nominal', sort: null } } }];
     if (rules.length)
@@ -201,7 +206,8 @@
       mark: { type: 'line', point: true, tooltip: true },
       encoding: {
         x: byRanks ? { field: 'ranks', type: 'quantitative', title: 'nodes' }
-                   : { field: 'size_bytes', type: 'quantitative', scale: { type: 'log', base: 2 }, title: 'message size (bytes, log2)' },
+                   : { field: 'size_bytes', type: 'quantitative', scale: { type: 'log', base: 2 }, title: 'message size (log2)',
+                       axis: { labelExpr: "datum.value >= 1048576 ? format(datum.value / 1048576, '.3~') + ' MiB' : format(datum.value / 1024, '.3~') + ' KiB'" } },
         y: { field: 'busbw', type: 'quantitative', title: 'busbw (Gbit/s)', aggregate: 'mean' },
         color: { field: byRanks ? 'algorithm' : 'scenario', type: 'nominal', sort: null },
       },

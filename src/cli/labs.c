@@ -290,6 +290,37 @@ static char **list_dir(const char *dir, bool dirs, const char *suffix, size_t *n
     return v;
 }
 
+/* Output folders of scenarios that no longer exist in the lab (renamed or
+ * removed) would still show in the report: remove them. Only folders holding
+ * a status.json (written by a run) are touched, and only their files. */
+static void remove_stale(const char *lroot, const char *out, const char *lab) {
+    char dir[PATH_MAX], p[PATH_MAX * 2];
+    snprintf(dir, sizeof dir, "%s/%s", out, lab);
+    size_t n;
+    char **sub = list_dir(dir, true, NULL, &n);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(p, sizeof p, "%s/%s/%s.yaml", lroot, lab, sub[i]);
+        struct stat st;
+        bool exists = !stat(p, &st);
+        snprintf(p, sizeof p, "%s/%s/status.json", dir, sub[i]);
+        if (!exists && !stat(p, &st)) {
+            snprintf(p, sizeof p, "%s/%s", dir, sub[i]);
+            size_t nf;
+            char **files = list_dir(p, false, NULL, &nf);
+            for (size_t k = 0; k < nf; k++) {
+                char f[PATH_MAX * 3];
+                snprintf(f, sizeof f, "%s/%s", p, files[k]);
+                unlink(f);
+                free(files[k]);
+            }
+            free(files);
+            rmdir(p);
+        }
+        free(sub[i]);
+    }
+    free(sub);
+}
+
 /* scenarios/labs next to the working folder or above the binary. */
 static int find_repo_dir(const char *rel, char *out, size_t len) {
     if (is_dir(rel)) {
@@ -435,6 +466,7 @@ int cli_labs(int argc, char **argv) {
         if (any) {
             snprintf(path, sizeof path, "%s/%s", out, labs[i]);
             results_mkdirs(path);
+            remove_stale(lroot, out, labs[i]);
             char src[PATH_MAX + 300], dst[PATH_MAX + 300];
             snprintf(src, sizeof src, "%s/%s.md", droot, labs[i]);
             snprintf(dst, sizeof dst, "%s/%s/lab.md", out, labs[i]);

@@ -310,6 +310,12 @@ static uint32_t live_alternative(struct net *n, uint32_t v, uint32_t h, uint32_t
 static void shield(struct net *n, struct sm *sm, uint32_t dp) {
     uint32_t v = n->ports[dp].node;
     if (n->nodes[v].kind != NODE_SWITCH || n->ports[dp].up) return;
+    for (uint32_t i = 0; i < n->ncp_rows; i++) {
+        struct cp_row *r = &n->cp_rows[i];
+        if ((r->port == dp || n->ports[r->port].peer == dp) &&
+            r->local_rerouted_ps == SIM_TIME_NEVER && r->at_ps <= n->sim->now_ps)
+            r->local_rerouted_ps = n->sim->now_ps;
+    }
     uint32_t H = sm->H, s = n->nodes[v].index;
     for (uint32_t h = 0; h < H; h++) {
         uint32_t *e = &n->lft[(size_t)s * H + h];

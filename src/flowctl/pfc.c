@@ -15,9 +15,10 @@
  * NICs pause too: a stalled host's NIC stops draining its receive buffer,
  * crosses XOFF and pauses its switch port without end (pause storm, domain.md
  * V7). The PFC watchdog (pfc.watchdog) drops what waits in an egress queue
- * that stayed paused longer than the interval and ignores pauses on it for
- * one more interval; a NIC stops sending pauses after a stall that long
- * (domain.md A4: Onyx switch watchdog, NIC watchdog 100 ms).
+ * that stayed paused longer than the interval and ignores pauses on it until
+ * none has come for one interval; a NIC stops sending pauses after a stall
+ * that long, until the stall ends (domain.md A4: Onyx switch watchdog, NIC
+ * watchdog 100 ms; Guo et al. SIGCOMM'16 s4.3).
  */
 #include "flowctl/flowctl.h"
 
@@ -44,13 +45,14 @@ struct pg {
     sim_time_ps since_ps; /* pause asserted since (NIC watchdog) */
     uint16_t gen;         /* bumped on XON: stale refresh events die */
     uint8_t paused;       /* XOFF sent, XON not yet */
-    uint8_t pad;
+    uint8_t wd_off;       /* NIC watchdog fired: no pause until the stall ends */
 };
 
 /* Egress side: the pause this port obeys, per class. */
 struct eg {
     sim_time_ps until_ps;  /* paused until (0 = not paused) */
-    sim_time_ps from_ps;   /* start of the current continuous pause */
+    sim_time_ps from_ps;   /* paused time is accounted up to here (refreshes move it) */
+    sim_time_ps began_ps;  /* start of the current continuous pause (for traces) */
     sim_time_ps ignore_ps; /* watchdog: pauses ignored until then */
     uint16_t wd_gen;       /* bumped when a continuous pause ends */
     uint16_t pad[3];
@@ -145,9 +147,12 @@ static bool pfc_admit(struct net *n, uint32_t in_port, uint32_t out_port, struct
     if (out_port == NET_NONE) {
         /* A NIC drains at once unless its host is stalled: then its receive
          * buffer fills and it pauses the switch like any ingress. */
-        if (!n->nodes[node].stalled) return true;
+        if (!n->nodes[node].stalled) {
+            g->wd_off = 0;
+            return true;
+        }
         g->bytes += p->wire_bytes;
-        if (!g->paused && g->bytes > st->xoff) assert_pause(n, in_port, cls);
+        if (!g->paused && !g->wd_off && g->bytes > st->xoff) assert_pause(n, in_port, cls);
         return true; /* the caller loses it: the stalled host never reads it */
     }
     uint32_t s = n->nodes[node].index;
@@ -194,8 +199,8 @@ static void pfc_on_release(struct net *n, uint32_t in_port, const struct packet 
 static void end_pause(struct net *n, uint32_t port, uint32_t cls, sim_time_ps end) {
     struct eg *e = &st_of(n)->eg[port * NET_NCLASS + cls];
     if (e->until_ps == 0) return;
-    n->ports[port].paused_ps += end - e->from_ps;
-    trace_block(n, port, cls, TRACE_BLOCK_PAUSE, e->from_ps, end);
+    if (end > e->from_ps) n->ports[port].paused_ps += end - e->from_ps;
+    trace_block(n, port, cls, TRACE_BLOCK_PAUSE, e->began_ps, end);
     e->until_ps = 0;
     e->wd_gen++;
 }
@@ -214,8 +219,19 @@ static void pfc_on_ctrl(struct net *n, uint32_t port, const struct packet *p) {
         port_kick(n, port);
         return;
     }
-    if (e->until_ps == 0) {
+    if (e->ignore_ps > now) {
+        /* Storm state (Guo et al. SIGCOMM'16 s4.3, domain.md A4): lossless
+         * mode stays off until the pauses have stopped for an interval. */
+        e->ignore_ps = now + st->watchdog_ps;
+        return;
+    }
+    if (e->until_ps) {
+        /* A refresh of a running pause: account what has elapsed, so a pause
+         * that never ends (a storm) shows in paused_ns and the samples. */
+        n->ports[port].paused_ps += now - e->from_ps;
         e->from_ps = now;
+    } else {
+        e->from_ps = e->began_ps = now;
         trace_block(n, port, cls, TRACE_BLOCK_PAUSE, now, SIM_TIME_NEVER);
         if (st->watchdog_ps && n->nodes[pt->node].kind == NODE_SWITCH)
             sim_at(n->sim, now + st->watchdog_ps, pt->node + 1, NET_EV_FLOWCTL, port,
@@ -267,6 +283,7 @@ static void on_event(struct sim *s, const struct event *e) {
             bool wd = st->watchdog_ps && s->now_ps - g->since_ps >= st->watchdog_ps;
             if (!n->nodes[node].stalled || wd) {
                 g->bytes = 0;
+                g->wd_off = n->nodes[node].stalled; /* disabled for this stall */
                 release_pause(n, port, cls);
                 break;
             }

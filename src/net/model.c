@@ -115,7 +115,7 @@ static int build_events(struct model *m, struct diag *d) {
             r->event = EV_LINK_DOWN;
             r->port = p;
             r->at_ps = ev->at_ps;
-            r->rerouted_ps = SIM_TIME_NEVER;
+            r->rerouted_ps = r->local_rerouted_ps = SIM_TIME_NEVER;
         }
         sim_at(&m->sim, ev->at_ps, 0, NET_EV_SCENARIO, (uint32_t)i, 0);
     }

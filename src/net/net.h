@@ -168,6 +168,7 @@ struct cp_row {
     uint32_t port;     /* link (port on the named side) */
     sim_time_ps at_ps; /* the event */
     sim_time_ps rerouted_ps; /* new forwarding state everywhere, or SIM_TIME_NEVER */
+    sim_time_ps local_rerouted_ps; /* switch-local fast reroute (SHIELD) done, or NEVER */
     uint64_t drops_at_start;  /* link drops when it went down */
     uint64_t packets_lost;
 };

@@ -93,15 +93,27 @@ static double done_us(const struct jv *res) {
     return d / 1000.0;
 }
 
+/* "12.3 us" below a millisecond, "42.1 ms" above. */
+static void fmt_dur(char *buf, size_t len, double ns) {
+    if (ns < 1e6)
+        snprintf(buf, len, "%.1f us", ns / 1e3);
+    else
+        snprintf(buf, len, "%.1f ms", ns / 1e6);
+}
+
 static void fmt_done(char *buf, size_t len, const struct jv *res) {
     double us = done_us(res);
-    if (jv_bool_at(res, "summary.deadlock.detected", false))
-        snprintf(buf, len, "DEADLOCK at %.1f us",
-                 jv_num_at(res, "summary.deadlock.at_ns", 0) / 1000.0);
-    else if (us < 0)
-        snprintf(buf, len, "not finished by %.1f us", num(res, "summary.sim_time_ns") / 1000.0);
-    else
-        snprintf(buf, len, "done in %.1f us", us);
+    char t[32];
+    if (jv_bool_at(res, "summary.deadlock.detected", false)) {
+        fmt_dur(t, sizeof t, jv_num_at(res, "summary.deadlock.at_ns", 0));
+        snprintf(buf, len, "DEADLOCK at %s", t);
+    } else if (us < 0) {
+        fmt_dur(t, sizeof t, num(res, "summary.sim_time_ns"));
+        snprintf(buf, len, "not finished by %s", t);
+    } else {
+        fmt_dur(t, sizeof t, us * 1000.0);
+        snprintf(buf, len, "done in %s", t);
+    }
 }
 
 static double max_link(const struct jv *res, const char *field, const char *tier) {
@@ -263,9 +275,22 @@ static void ecn_dcqcn(struct report *r) {
         if (!res) continue;
         char done[64];
         fmt_done(done, sizeof done, res);
-        add(&s, "%s: %.0f us paused in total over all links, %.0f drops, %s", st[i][1],
-            num(res, "summary.paused_ns_total") / 1000.0, num(res, "summary.packets_dropped"),
-            done);
+        /* Victims: the flows that neither start nor end at the stalled h3. */
+        const struct jv *fl = jv_get(res, "flows");
+        int victims = 0, finished = 0;
+        for (size_t k = 0; fl && k < fl->n; k++) {
+            if (!strcmp(jv_str_at(fl->items[k], "src", ""), "h3") ||
+                !strcmp(jv_str_at(fl->items[k], "dst", ""), "h3"))
+                continue;
+            victims++;
+            finished += jv_num_at(fl->items[k], "fct_ns", -1) >= 0;
+        }
+        add(&s,
+            "%s: %d of %d flows not involving h3 finished, %.0f us paused in total over all "
+            "links, %.0f drops",
+            st[i][1], finished, victims, num(res, "summary.paused_ns_total") / 1000.0,
+            num(res, "summary.packets_dropped"));
+        (void)done;
     }
     finish(r, &s, "Pause storm from a stalled host");
 }
@@ -308,31 +333,44 @@ static void sharp(struct report *r) {
 
 static void subnet_manager(struct report *r) {
     static const char *const ids[][2] = {
+        {"failure-ib-shield", "IB SHIELD"},
         {"failure-ib-sm", "IB subnet manager"},
         {"failure-roce-bgp-bfd", "BGP with BFD"},
         {"failure-roce-bgp-no-bfd", "BGP, hold timer only"},
     };
     struct fb b = {.lab = "subnet_manager"};
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < 4; i++) {
         const struct jv *res = need(r, &b, ids[i][0], ids[i][1]);
         if (!res) continue;
         const struct jv *cp = jv_get(res, "control_plane");
         const struct jv *row = cp && cp->n ? cp->items[0] : NULL;
-        char done[64];
+        char done[64], took[32];
         fmt_done(done, sizeof done, res);
         if (!row) {
             add(&b, "%s: no failure recorded, %s", ids[i][1], done);
             continue;
         }
         double at = jv_num_at(row, "at_ns", 0), re = jv_num_at(row, "rerouted_at_ns", -1);
-        if (re < 0)
-            add(&b, "%s: not rerouted before the run ended (%.0f packets lost), %s", ids[i][1],
-                jv_num_at(row, "packets_lost", 0), done);
-        else
-            add(&b, "%s: rerouted %.1f us after the failure, %.0f packets lost, %s", ids[i][1],
-                (re - at) / 1000.0, jv_num_at(row, "packets_lost", 0), done);
+        if (re < 0) {
+            fmt_dur(took, sizeof took, num(res, "summary.sim_time_ns") - at);
+            add(&b, "%s: not rerouted in the %s after the failure (%.0f packets lost), %s",
+                ids[i][1], took, jv_num_at(row, "packets_lost", 0), done);
+        } else {
+            fmt_dur(took, sizeof took, re - at);
+            double local = jv_num_at(row, "local_reroute_at_ns", -1);
+            if (local >= 0) {
+                char fast[32];
+                fmt_dur(fast, sizeof fast, local - at);
+                add(&b, "%s: switch-local reroute %s after the failure, SM reroute after %s; %.0f packets "
+                        "lost, %s",
+                    ids[i][1], fast, took, jv_num_at(row, "packets_lost", 0), done);
+            } else {
+                add(&b, "%s: rerouted %s after the failure, %.0f packets lost, %s", ids[i][1],
+                    took, jv_num_at(row, "packets_lost", 0), done);
+            }
+        }
     }
-    finish(r, &b, "Link failure during an AllReduce");
+    finish(r, &b, "Link failure under steady traffic: time to reroute");
 }
 
 static void load_balancing(struct report *r) {

@@ -204,6 +204,11 @@ static void write_control_plane(const struct model *m, struct jw *w) {
             jw_null(w);
         else
             jw_num(w, time_ps_to_ns(r->rerouted_ps));
+        jw_key(w, "local_reroute_at_ns"); /* SHIELD: switch-local, before the SM */
+        if (r->local_rerouted_ps == SIM_TIME_NEVER)
+            jw_null(w);
+        else
+            jw_num(w, time_ps_to_ns(r->local_rerouted_ps));
         jw_ku64(w, "packets_lost", r->packets_lost);
         jw_obj_end(w);
     }

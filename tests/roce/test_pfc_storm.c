@@ -67,6 +67,9 @@ struct storm {
     sim_time_ps victims_done_ps; /* last victim flow's end, NEVER if unfinished */
     uint32_t hosts_paused;       /* leaf1 NICs that were paused */
     uint64_t drops;
+    sim_time_ps stuck_paused_ps; /* leaf0 -> h0 (the stalled host's link) */
+    sim_time_ps paused_ps;       /* every link */
+    sim_time_ps end_ps;
 };
 
 /* 2 leaves x 2 spines, 4 hosts each. Each of h4..h7 (leaf1) sends to each of
@@ -101,7 +104,10 @@ static struct storm storm(sim_time_ps watchdog) {
     assert_int_equal(model_build(&m, &sc, &d), 0);
     model_run(&m, NULL, NULL);
     struct net *n = &m.net;
-    struct storm s = {m.completed, 0, 0, n->c.packets_dropped};
+    struct storm s = {m.completed, 0, 0, n->c.packets_dropped, 0, 0, n->sim->now_ps};
+    s.stuck_paused_ps = n->ports[n->ports[nic_port(n, n->host_node[0])].peer].paused_ps;
+    for (uint32_t p = 0; p < n->nports; p++)
+        s.paused_ps += n->ports[p].paused_ps;
     for (uint32_t f = 0; f < 16; f++) {
         const struct flow_row *r = &n->flows[f];
         if (r->dst == 0) continue;
@@ -112,11 +118,12 @@ static struct storm storm(sim_time_ps watchdog) {
     for (uint32_t h = 4; h < 8; h++)
         s.hosts_paused += n->ports[nic_port(n, n->host_node[h])].paused_ps > 0;
     printf("  host_stall h0, watchdog %.0f us: victims done %s%.1f us, leaf1 hosts paused "
-           "%u/4, pauses %llu, drops %llu, deadlock %d\n",
+           "%u/4, pauses %llu, drops %llu, deadlock %d; leaf0->h0 paused %.1f us, all "
+           "links %.1f us, run %.1f us\n",
            watchdog / 1e6, s.victims_done_ps == SIM_TIME_NEVER ? "never " : "",
            s.victims_done_ps == SIM_TIME_NEVER ? 0.0 : s.victims_done_ps / 1e6, s.hosts_paused,
-           (unsigned long long)n->c.pause_frames, (unsigned long long)s.drops,
-           n->deadlock.detected);
+           (unsigned long long)n->c.pause_frames, (unsigned long long)s.drops, n->deadlock.detected,
+           s.stuck_paused_ps / 1e6, s.paused_ps / 1e6, s.end_ps / 1e6);
     assert_false(n->deadlock.detected); /* a storm is a tree of waits, not a cycle */
     model_fini(&m);
     return s;
@@ -133,6 +140,11 @@ static void test_pause_storm_spreads(void **state) {
      * (the model does not keep a stalled NIC's receive buffer): at most
      * XOFF + headroom worth of packets. */
     assert_true(s.drops * 4178 <= (200 + 70) * KIB);
+    /* The stalled host's link stays paused from the stall to the end of the
+     * run: a pause that never ends is counted up to its last refresh (one
+     * refresh = 65535 quanta / 2 = 42 us at 400 G). */
+    assert_true(s.stuck_paused_ps + 45 * PS_PER_US >= s.end_ps - 20 * PS_PER_US);
+    assert_true(s.stuck_paused_ps <= s.end_ps - 20 * PS_PER_US);
 }
 
 static void test_watchdog_breaks_storm(void **state) {
@@ -143,6 +155,16 @@ static void test_watchdog_breaks_storm(void **state) {
     assert_true(s.victims_done_ps != SIM_TIME_NEVER);
     assert_true(s.victims_done_ps < 1 * PS_PER_MS);
     assert_true(s.drops > 0);
+    /* The stuck queue is paused for one watchdog interval (+ the pause's
+     * way there), then in storm state for as long as the NIC keeps pausing:
+     * not paused again, whatever the NIC sends. */
+    assert_true(s.stuck_paused_ps >= 200 * PS_PER_US);
+    assert_true(s.stuck_paused_ps <= 260 * PS_PER_US);
+    /* What stays paused is ordinary congestion: the senders to h0 keep
+     * retransmitting into the dropped queue (26.5 ms of pause without the
+     * watchdog, 14.5 ms with it, measured). */
+    struct storm none = storm(0);
+    assert_true(s.paused_ps * 4 < none.paused_ps * 3);
 }
 
 int main(void) {

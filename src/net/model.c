@@ -197,6 +197,7 @@ void model_run(struct model *m, model_progress_fn progress, void *arg) {
     /* The time the model reached: the last event run. */
     sampler_take(&m->sampler, n, m->sim.now_ps);
     m->completed = n->work_pending == 0 && !n->deadlock.detected;
+    workload_finish(n);
     for (uint32_t i = 0; i < n->ncp_rows; i++) {
         struct cp_row *r = &n->cp_rows[i];
         uint64_t d = 0;

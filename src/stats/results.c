@@ -168,19 +168,30 @@ static void write_collectives(const struct model *m, struct jw *w) {
     jw_arr(w);
     for (uint32_t i = 0; i < n->ncoll_rows; i++) {
         const struct coll_row *r = &n->coll_rows[i];
-        double t_ns = time_ps_to_ns(r->end_ps - r->start_ps);
+        bool done = r->end_ps != SIM_TIME_NEVER;
+        double t_ns = done ? time_ps_to_ns(r->end_ps - r->start_ps) : 0.0;
         double algbw = t_ns > 0 ? (double)r->size_bytes * 8.0 / t_ns : 0.0; /* Gbit/s */
         jw_obj_compact(w);
         jw_ku64(w, "job", r->job);
         jw_kstr(w, "op", results_op_name(r->op));
-        jw_kstr(w, "algorithm", results_algo_name(r->algorithm));
+        jw_kstr(w, "algorithm",
+                r->op == WL_ALLTOALL ? "direct" : results_algo_name(r->algorithm));
         jw_kbool(w, "fallback", r->fallback);
         jw_ku64(w, "size", r->size_bytes);
         jw_ku64(w, "ranks", r->ranks);
         jw_knum(w, "start_ns", time_ps_to_ns(r->start_ps));
-        jw_knum(w, "time_ns", t_ns);
-        jw_knum(w, "algbw_gbps", algbw);
-        jw_knum(w, "busbw_gbps", algbw * busbw_factor(r->op, r->ranks));
+        if (done) {
+            jw_knum(w, "time_ns", t_ns);
+            jw_knum(w, "algbw_gbps", algbw);
+            jw_knum(w, "busbw_gbps", algbw * busbw_factor(r->op, r->ranks));
+        } else { /* did not finish before `stop` */
+            jw_key(w, "time_ns");
+            jw_null(w);
+            jw_key(w, "algbw_gbps");
+            jw_null(w);
+            jw_key(w, "busbw_gbps");
+            jw_null(w);
+        }
         jw_obj_end(w);
     }
     jw_arr_end(w);

@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* An open-loop Poisson source: one QP from a sender to the receiver, messages
  * of fixed or exponential size at exponential inter-arrival times. */
@@ -23,9 +24,17 @@ struct gen {
     uint64_t end_ps;
 };
 
+/* An all-to-all is also reported as a collective (SPEC.md): its row spans
+ * its flows, from the entry's start to the last flow's end. */
+struct a2a {
+    uint32_t row, first_flow, nflows;
+};
+
 struct wl_state {
     struct gen *gens;
     uint32_t ngens;
+    struct a2a *a2a;
+    uint32_t na2a;
 };
 
 /* RNG stream ids, so workload entries never share a stream. */
@@ -134,6 +143,39 @@ void workload_on_gen(struct sim *s, const struct event *e) {
     sim_at(s, next, event_entity(e), NET_EV_GEN, e->arg, 0);
 }
 
+/* nccl-tests' alltoall size is what one rank sends in all, `size` to each
+ * of the n ranks (itself included), so busbw = algbw (n-1)/n is what each
+ * rank put on the network per second. */
+static void add_alltoall_row(struct net *n, struct wl_state *ws, const struct wl_entry *w) {
+    n->coll_rows = fs_xrealloc(n->coll_rows, (n->ncoll_rows + 1) * sizeof *n->coll_rows);
+    struct coll_row *r = &n->coll_rows[n->ncoll_rows];
+    memset(r, 0, sizeof *r);
+    r->job = n->ncoll_rows;
+    r->op = WL_ALLTOALL;
+    r->algorithm = ALGO_RING; /* reported as "direct" by results.c */
+    r->ranks = n->nhosts;
+    r->size_bytes = w->size_bytes * n->nhosts;
+    r->start_ps = w->start_ps;
+    r->end_ps = SIM_TIME_NEVER;
+    ws->a2a = fs_xrealloc(ws->a2a, (ws->na2a + 1) * sizeof *ws->a2a);
+    ws->a2a[ws->na2a++] = (struct a2a){n->ncoll_rows++, n->nflows, n->nhosts * (n->nhosts - 1)};
+}
+
+void workload_finish(struct net *n) {
+    struct wl_state *ws = n->wl_state;
+    for (uint32_t i = 0; ws && i < ws->na2a; i++) {
+        const struct a2a *a = &ws->a2a[i];
+        sim_time_ps end = 0;
+        bool done = true;
+        for (uint32_t f = a->first_flow; f < a->first_flow + a->nflows; f++) {
+            done = done && n->flows[f].msgs_left == 0;
+            if (n->flows[f].end_ps > end)
+                end = n->flows[f].end_ps;
+        }
+        n->coll_rows[a->row].end_ps = done ? end : SIM_TIME_NEVER;
+    }
+}
+
 int workload_build(struct net *n, struct diag *d) {
     const struct scenario *sc = n->sc;
     struct wl_state *ws = fs_xcalloc(1, sizeof *ws);
@@ -180,6 +222,7 @@ int workload_build(struct net *n, struct diag *d) {
                 one_flow(n, w->senders[s], w->receiver, w->size_bytes, w->start_ps, prio, &ent);
             break;
         case WL_ALLTOALL:
+            add_alltoall_row(n, ws, w);
             for (uint32_t a = 0; a < H; a++)
                 for (uint32_t b = 0; b < H; b++)
                     if (a != b)
@@ -209,6 +252,7 @@ void workload_fini(struct net *n) {
     if (!ws)
         return;
     free(ws->gens);
+    free(ws->a2a);
     free(ws);
     n->wl_state = NULL;
 }

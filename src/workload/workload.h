@@ -14,6 +14,8 @@ struct event;
 
 int workload_build(struct net *n, struct diag *d);
 void workload_fini(struct net *n);
+/* After the run: completes the rows that summarise workloads (all-to-all). */
+void workload_finish(struct net *n);
 void workload_on_gen(struct sim *s, const struct event *e);
 
 #endif /* FABSIM_WORKLOAD_WORKLOAD_H */

@@ -119,6 +119,14 @@ static void test_incast_alltoall_counts(void **state) {
     assert_int_equal(n->c.bytes_delivered, 30ull * 65536 + 2ull * 131072);
     assert_int_equal(n->flows[30].start_ps, 10000000);
     assert_true(t.m.completed);
+    /* the all-to-all is also a collectives row: nccl-tests' per-rank size */
+    assert_int_equal(n->ncoll_rows, 1);
+    assert_int_equal(n->coll_rows[0].size_bytes, 6 * 65536);
+    assert_int_equal(n->coll_rows[0].ranks, 6);
+    sim_time_ps last = 0;
+    for (uint32_t f = 0; f < 30; f++)
+        last = n->flows[f].end_ps > last ? n->flows[f].end_ps : last;
+    assert_int_equal(n->coll_rows[0].end_ps, last);
     trun_end(&t);
 }
 

@@ -56,7 +56,7 @@ static struct event bpop(struct bheap *q) {
 
 int main(void) {
     const size_t sizes[] = {1000, 10000, 100000, 1000000};
-    const uint64_t ops = 5000000;
+    const uint64_t ops = 2000000;
     printf("%10s %14s %14s %16s\n", "events", "4-ary ns/hold", "binary ns/hold",
            "calendar ns/hold");
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {

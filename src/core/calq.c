@@ -7,6 +7,11 @@
 #include <string.h>
 
 #define CALQ_NONE UINT32_MAX
+#define CALQ_TUNE_OPS 4096    /* operations between tuning decisions */
+#define CALQ_WALK_MAX 4       /* mean sorted-insert steps before narrowing */
+#define CALQ_SCAN_MAX 64      /* mean empty buckets per pop before widening */
+#define CALQ_NB_LOG2_MAX 22   /* 4 M buckets (32 MiB of heads and tails) */
+#define CALQ_WIDTH_LOG2_MIN 3 /* 8 ps */
 
 static inline int before(const struct event *a, const struct event *b) {
     return a->time_ps < b->time_ps || (a->time_ps == b->time_ps && a->order < b->order);
@@ -25,6 +30,7 @@ void calq_init(struct calq *q, unsigned width_log2, unsigned nb_log2) {
     q->free_head = CALQ_NONE;
     evq_init(&q->far, 64);
     q->far_bucket = UINT64_MAX;
+    q->width_max_log2 = width_log2;
 }
 
 void calq_fini(struct calq *q) {
@@ -74,10 +80,70 @@ static void insert(struct calq *q, const struct event *e) {
         return;
     }
     uint32_t prev = head;
-    while (!before(e, &q->slab[q->slab[prev].next].ev))
+    while (!before(e, &q->slab[q->slab[prev].next].ev)) {
         prev = q->slab[prev].next;
+        q->walk_sum++;
+    }
     nd->next = q->slab[prev].next;
     q->slab[prev].next = id;
+}
+
+/* Rebuilds the calendar with 2^w ps buckets, 2^nbl of them. The window's
+ * span stays 2^(w+nbl) when width and count change by the same factor, so
+ * no event moves between the calendar and the far heap but by the new
+ * window start. Rare: at most once per CALQ_TUNE_OPS operations. */
+static void resize(struct calq *q, unsigned w, unsigned nbl) {
+    size_t cnt = q->in_window, k = 0;
+    struct event *tmp = fs_xmalloc((cnt ? cnt : 1) * sizeof *tmp);
+    for (uint32_t b = 0; b <= q->nb_mask; b++)
+        for (uint32_t id = q->bucket[b]; id != CALQ_NONE; id = q->slab[id].next)
+            tmp[k++] = q->slab[id].ev;
+    FS_ASSERT(k == cnt, "calendar holds %zu events, counted %zu", cnt, k);
+    free(q->bucket);
+    free(q->tail);
+    q->width_log2 = w;
+    q->nb_log2 = nbl;
+    q->nb_mask = (1u << nbl) - 1;
+    q->bucket = fs_xmalloc(((size_t)1 << nbl) * sizeof *q->bucket);
+    q->tail = fs_xmalloc(((size_t)1 << nbl) * sizeof *q->tail);
+    memset(q->bucket, 0xff, ((size_t)1 << nbl) * sizeof *q->bucket);
+    q->slab_len = 0;
+    q->free_head = CALQ_NONE;
+    q->in_window = 0;
+    q->cur = q->last_ps >> w;
+    for (size_t i = 0; i < cnt; i++) {
+        if ((tmp[i].time_ps >> w) - q->cur <= q->nb_mask) {
+            insert(q, &tmp[i]);
+        } else {
+            evq_push(&q->far, tmp[i]);
+        }
+    }
+    free(tmp);
+    const struct event *top = evq_top(&q->far);
+    q->far_bucket = top ? top->time_ps >> w : UINT64_MAX;
+    q->walk_sum = q->scan_sum = 0;
+    q->walk_n = q->scan_n = 0;
+}
+
+static void tune(struct calq *q) {
+    if (q->walk_n >= CALQ_TUNE_OPS) {
+        if (q->walk_sum > (uint64_t)CALQ_WALK_MAX * q->walk_n &&
+            q->width_log2 > CALQ_WIDTH_LOG2_MIN && q->nb_log2 < CALQ_NB_LOG2_MAX) {
+            resize(q, q->width_log2 - 1, q->nb_log2 + 1);
+            return;
+        }
+        q->walk_sum = 0;
+        q->walk_n = 0;
+    }
+    if (q->scan_n >= CALQ_TUNE_OPS) {
+        if (q->scan_sum > (uint64_t)CALQ_SCAN_MAX * q->scan_n &&
+            q->width_log2 < q->width_max_log2 && q->nb_log2 > 4) {
+            resize(q, q->width_log2 + 1, q->nb_log2 - 1);
+            return;
+        }
+        q->scan_sum = 0;
+        q->scan_n = 0;
+    }
 }
 
 void calq_push(struct calq *q, struct event e) {
@@ -85,6 +151,8 @@ void calq_push(struct calq *q, struct event e) {
     FS_DASSERT(b >= q->cur, "event in the past of the calendar window");
     if (b - q->cur <= q->nb_mask) {
         insert(q, &e);
+        if (++q->walk_n >= CALQ_TUNE_OPS)
+            tune(q);
     } else {
         evq_push(&q->far, e);
         if (b < q->far_bucket)
@@ -118,6 +186,7 @@ static uint32_t seek(struct calq *q) {
         if (q->bucket[b] != CALQ_NONE)
             return b;
         q->cur++;
+        q->scan_sum++;
         if (q->far_bucket - q->cur <= q->nb_mask)
             pull_far(q);
     }
@@ -134,6 +203,9 @@ int calq_pop(struct calq *q, struct event *out) {
     nd->next = q->free_head;
     q->free_head = id;
     q->in_window--;
+    q->last_ps = out->time_ps;
+    if (++q->scan_n >= CALQ_TUNE_OPS)
+        tune(q);
     return 0;
 }
 

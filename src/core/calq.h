@@ -10,6 +10,11 @@
  * short scan to the next non-empty bucket. Events are kept by value in a slab
  * with a free list: no allocation per event once the slab has grown.
  *
+ * The bucket width halves (and the number of buckets doubles) when inserts
+ * walk long bucket lists, and doubles back when pops scan many empty
+ * buckets, so a dense fabric (100 000 pending events within a microsecond)
+ * and a sparse one both stay near one event per bucket.
+ *
  * Pops come out in exactly the (time_ps, order) order of the heap; the
  * choice is speed only (bench/bench_evq.c, docs/performance.md). Owned by
  * struct sim.
@@ -39,6 +44,13 @@ struct calq {
     size_t in_window;    /* events in buckets */
     struct evq far;      /* events at or past cur + NB buckets */
     uint64_t far_bucket; /* bucket of far's earliest event, UINT64_MAX if none */
+    /* Self-tuning (Brown's resize, by halves): long walks in sorted inserts
+     * mean buckets too wide for the event density; long scans over empty
+     * buckets mean too narrow. Measured over CALQ_TUNE_OPS operations. */
+    uint64_t last_ps;   /* time of the last event popped */
+    uint64_t walk_sum, scan_sum;
+    uint32_t walk_n, scan_n;
+    unsigned width_max_log2;
 };
 
 /* width_log2: log2 of the bucket width in ps; nb_log2: log2 of the number

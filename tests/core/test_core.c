@@ -85,6 +85,47 @@ static void test_calq_matches_heap(void **state) {
     evq_fini(&h);
 }
 
+/* Dense then sparse: 50 000 pending events within ~1 ns buckets make the
+ * calendar narrow its buckets, then microsecond gaps make it widen them
+ * again; the pop order stays the heap's throughout. */
+static void test_calq_resizes(void **state) {
+    (void)state;
+    struct calq c;
+    struct evq h;
+    calq_init(&c, 10, 14);
+    evq_init(&h, 16);
+    struct rng r;
+    rng_seed(&r, 4, 0, 0);
+    uint32_t seq = 0;
+    for (int i = 0; i < 50000; i++) {
+        struct event e = {rng_below(&r, 1000), seq++, 0, 0, 0};
+        calq_push(&c, e);
+        evq_push(&h, e);
+    }
+    unsigned narrowest = c.width_log2;
+    for (int i = 0; i < 400000; i++) {
+        struct event a, b;
+        assert_int_equal(calq_pop(&c, &a), 0);
+        assert_int_equal(evq_pop(&h, &b), 0);
+        assert_true(a.time_ps == b.time_ps && a.order == b.order);
+        if (c.width_log2 < narrowest)
+            narrowest = c.width_log2;
+        /* dense phase: +0..1 ns; sparse phase (second half, queue drained to
+         * a few events): +1..10 us */
+        uint64_t dt = i < 200000 ? rng_below(&r, 1000) : 1000000 + rng_below(&r, 9000000);
+        if (i < 200000 || rng_below(&r, 2) == 0 || h.len < 8) {
+            struct event e = {a.time_ps + dt, seq++, 0, 0, 0};
+            calq_push(&c, e);
+            evq_push(&h, e);
+        }
+    }
+    print_message("calendar bucket width: 2^10 ps -> 2^%u -> 2^%u ps\n", narrowest, c.width_log2);
+    assert_true(narrowest < 10);
+    assert_true(c.width_log2 > narrowest);
+    calq_fini(&c);
+    evq_fini(&h);
+}
+
 /* Streams: same (seed, entity, stream) -> same numbers; others differ;
  * rng_below is uniform enough (chi-square over 10 bins). */
 static void test_rng_streams(void **state) {
@@ -148,6 +189,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_evq_order),
         cmocka_unit_test(test_calq_matches_heap),
+        cmocka_unit_test(test_calq_resizes),
         cmocka_unit_test(test_rng_streams),
         cmocka_unit_test(test_units),
     };

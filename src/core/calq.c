@@ -127,8 +127,12 @@ static void resize(struct calq *q, unsigned w, unsigned nbl) {
 
 static void tune(struct calq *q) {
     if (q->walk_n >= CALQ_TUNE_OPS) {
+        /* Narrower buckets help only when events are spread over time, not
+         * when many share a time stamp: so never more buckets than 4 per
+         * pending event. */
         if (q->walk_sum > (uint64_t)CALQ_WALK_MAX * q->walk_n &&
-            q->width_log2 > CALQ_WIDTH_LOG2_MIN && q->nb_log2 < CALQ_NB_LOG2_MAX) {
+            q->width_log2 > CALQ_WIDTH_LOG2_MIN && q->nb_log2 < CALQ_NB_LOG2_MAX &&
+            ((size_t)1 << q->nb_log2) < 4 * q->in_window) {
             resize(q, q->width_log2 - 1, q->nb_log2 + 1);
             return;
         }

@@ -32,6 +32,7 @@
 
 struct ecmp_state {
     struct route_live live; /* first: ctrl/bgp.c reaches it via route_state */
+    uint32_t *tail;         /* per switch: the constant tail's contribution (dst port, proto) */
     uint32_t *tab;          /* per switch: [2 * ECMP_TUPLE_BYTES][16] Toeplitz contributions
                                of each input nibble (1.6 KiB per switch: 256-entry byte tables
                                would cost 13 KiB per switch, most of a host's memory budget) */
@@ -63,6 +64,7 @@ static int ecmp_init(struct net *n, struct diag *d) {
     route_live_init(&st->live, n);
     size_t per = (size_t)ECMP_TUPLE_BYTES * 2 * 16;
     st->tab = fs_xmalloc(((size_t)n->nswitches + 1) * per * sizeof *st->tab);
+    st->tail = fs_xmalloc(((size_t)n->nswitches + 1) * sizeof *st->tail);
     for (uint32_t s = 0; s < n->nswitches; s++) {
         struct rng r;
         /* Per-switch key; with ecmp_same_seed every switch draws switch 0's. */
@@ -70,7 +72,12 @@ static int ecmp_init(struct net *n, struct diag *d) {
         uint8_t key[ECMP_KEY_BYTES];
         for (uint32_t i = 0; i < ECMP_KEY_BYTES; i++)
             key[i] = (uint8_t)rng_next(&r);
-        fill_table(st->tab + (size_t)s * per, key);
+        uint32_t *t = st->tab + (size_t)s * per;
+        fill_table(t, key);
+        const uint8_t tail[3] = {ROCE_UDP_PORT >> 8, ROCE_UDP_PORT & 0xff, IPPROTO_UDP_NUM};
+        st->tail[s] = 0;
+        for (uint32_t j = 10; j < ECMP_TUPLE_BYTES; j++)
+            st->tail[s] ^= t[(2 * j) * 16 + (tail[j - 10] >> 4)] ^ t[(2 * j + 1) * 16 + (tail[j - 10] & 15)];
     }
     return 0;
 }
@@ -80,6 +87,7 @@ static void ecmp_fini(struct net *n) {
     if (!st) return;
     route_live_fini(&st->live);
     free(st->tab);
+    free(st->tail);
     free(st);
     n->route_state = NULL;
 }
@@ -93,9 +101,19 @@ uint32_t ecmp_hash(const struct net *n, uint32_t sw, const struct packet *p) {
         (uint8_t)(p->dst >> 8),  (uint8_t)p->dst,         (uint8_t)(p->entropy >> 8),
         (uint8_t)p->entropy,     ROCE_UDP_PORT >> 8,      ROCE_UDP_PORT & 0xff,
         IPPROTO_UDP_NUM};
-    uint32_t h = 0;
-    for (uint32_t j = 0; j < ECMP_TUPLE_BYTES; j++)
+    /* Toeplitz is linear over the input bits: the constant tail (UDP
+     * destination port, protocol) contributes the same word to every packet
+     * at this switch, and the table's row for a zero nibble is 0, so node ids
+     * below 2^24 leave the address bytes' top nibbles out. Same value as the
+     * full sum, in 18 lookups instead of 26. */
+    uint32_t h = st->tail[n->nodes[sw].index];
+    for (uint32_t j = 0; j < 10; j++) {
+        if (j == 0 || j == 4) {
+            if (!in[j])
+                continue;
+        }
         h ^= t[(2 * j) * 16 + (in[j] >> 4)] ^ t[(2 * j + 1) * 16 + (in[j] & 15)];
+    }
     return h;
 }
 

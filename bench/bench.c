@@ -40,8 +40,7 @@ int main(int argc, char **argv) {
         double pkt_kb = (double)peak_pkts * 64 / 1024.0;
         double per_host_kb = ((double)(rss - rss0) - pkt_kb) / m.net.nhosts;
         printf("%-28s hosts %4u  link-hops %10llu  events %10llu  cpu %.3f s\n", sc.name,
-               m.net.nhosts, (unsigned long long)hops, (unsigned long long)m.sim.events_run,
-               cpu);
+               m.net.nhosts, (unsigned long long)hops, (unsigned long long)m.sim.events_run, cpu);
         printf("%-28s %.2f M link-hops/cpu-s  %.2f M events/cpu-s  peak RSS %ld KB "
                "(%.1f KB/host beyond %llu packets in flight)  completed %s  sim %.3f ms\n",
                "", hops / cpu / 1e6, (double)m.sim.events_run / cpu / 1e6, rss, per_host_kb,

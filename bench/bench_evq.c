@@ -21,8 +21,7 @@ struct bheap {
 };
 
 static int before(const struct event *a, const struct event *b) {
-    if (a->time_ps != b->time_ps)
-        return a->time_ps < b->time_ps;
+    if (a->time_ps != b->time_ps) return a->time_ps < b->time_ps;
     return a->order < b->order;
 }
 
@@ -40,17 +39,13 @@ static struct event bpop(struct bheap *q) {
     size_t i = 0, n = q->len;
     for (;;) {
         size_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && before(&q->h[c + 1], &q->h[c]))
-            c++;
-        if (!before(&q->h[c], &last))
-            break;
+        if (c >= n) break;
+        if (c + 1 < n && before(&q->h[c + 1], &q->h[c])) c++;
+        if (!before(&q->h[c], &last)) break;
         q->h[i] = q->h[c];
         i = c;
     }
-    if (n)
-        q->h[i] = last;
+    if (n) q->h[i] = last;
     return top;
 }
 
@@ -66,7 +61,8 @@ int main(void) {
         evq_init(&q, n);
         rng_seed(&r, 1, 0, 0);
         for (size_t i = 0; i < n; i++)
-            evq_push(&q, (struct event){rng_below(&r, 1000000), ((uint64_t)(i % 64) << 32) | i, 0, 0, 0});
+            evq_push(&q, (struct event){rng_below(&r, 1000000), ((uint64_t)(i % 64) << 32) | i, 0,
+                                        0, 0});
         double t0 = wall_cpu_s();
         struct event e;
         for (uint64_t i = 0; i < ops; i++) {
@@ -80,7 +76,8 @@ int main(void) {
         struct bheap b = {malloc(n * sizeof(struct event)), 0};
         rng_seed(&r, 1, 0, 0);
         for (size_t i = 0; i < n; i++)
-            bpush(&b, (struct event){rng_below(&r, 1000000), ((uint64_t)(i % 64) << 32) | i, 0, 0, 0});
+            bpush(&b,
+                  (struct event){rng_below(&r, 1000000), ((uint64_t)(i % 64) << 32) | i, 0, 0, 0});
         t0 = wall_cpu_s();
         for (uint64_t i = 0; i < ops; i++) {
             e = bpop(&b);

@@ -55,8 +55,7 @@ static inline void trun_end(struct trun *t) {
 static inline uint32_t tlink(const struct trun *t, const char *name) {
     bool directed;
     uint32_t p = net_link_by_name(&t->m.net, name, &directed);
-    if (p == NET_NONE)
-        fail_msg("no link %s", name);
+    if (p == NET_NONE) fail_msg("no link %s", name);
     return p;
 }
 

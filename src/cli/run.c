@@ -49,8 +49,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, int max_files, 
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-o") || !strcmp(a, "--out")) {
-            if (i + 1 >= argc)
-                return cli_usage_error("%s needs a folder", a);
+            if (i + 1 >= argc) return cli_usage_error("%s needs a folder", a);
             o->out = argv[++i];
         } else if (!strcmp(a, "--set")) {
             if (i + 1 >= argc || !strchr(argv[i + 1], '='))
@@ -59,8 +58,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, int max_files, 
         } else if (!strncmp(a, "--set=", 6)) {
             o->sets[o->nsets++] = a + 6;
         } else if (!strcmp(a, "--seed") && allow_run) {
-            if (i + 1 >= argc)
-                return cli_usage_error("--seed needs a number");
+            if (i + 1 >= argc) return cli_usage_error("--seed needs a number");
             const char *v = argv[++i];
             char *end;
             if (!*v || *v == '-' || (strtoull(v, &end, 10), *end))
@@ -76,8 +74,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, int max_files, 
             if (*end || !o->pcap_max)
                 return cli_usage_error("--pcap-max needs a positive number of packets");
         } else if (!strcmp(a, "--trace") && allow_run) {
-            if (i + 1 >= argc)
-                return cli_usage_error("--trace needs a FILE (Chrome trace JSON)");
+            if (i + 1 >= argc) return cli_usage_error("--trace needs a FILE (Chrome trace JSON)");
             o->trace = argv[++i];
         } else if (!strcmp(a, "--trace-max") && allow_run && i + 1 < argc) {
             char *end;
@@ -91,15 +88,12 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, int max_files, 
         } else if (a[0] == '-' && a[1]) {
             return cli_usage_error("unknown option '%s' (fabsim --help)", a);
         } else {
-            if (o->nfiles >= max_files)
-                return cli_usage_error("too many scenario files ('%s')", a);
+            if (o->nfiles >= max_files) return cli_usage_error("too many scenario files ('%s')", a);
             o->files[o->nfiles++] = a;
         }
     }
-    if (o->seed_set[0])
-        o->sets[o->nsets++] = o->seed_set; /* last, so it wins over a --set seed= */
-    if (o->nfiles == 0)
-        return cli_usage_error("missing SCENARIO.yaml (fabsim --help)");
+    if (o->seed_set[0]) o->sets[o->nsets++] = o->seed_set; /* last, so it wins over a --set seed= */
+    if (o->nfiles == 0) return cli_usage_error("missing SCENARIO.yaml (fabsim --help)");
     return 0;
 }
 
@@ -139,8 +133,7 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet,
     bool tty = !quiet && isatty(2);
     double t0 = wall_now_s();
     model_run(&m, tty ? progress : NULL, &t0);
-    if (tty)
-        fputs("\r\033[K", stderr);
+    if (tty) fputs("\r\033[K", stderr);
     if (o->pcap) {
         pcap_sink_close(&pcap, &m.net);
         if (!quiet)

@@ -23,7 +23,13 @@ enum cc_kind { CC_NONE, CC_DCQCN };
 enum retransmit_kind { RETX_GO_BACK_N, RETX_GO_BACK_0 };
 enum cp_kind { CP_SM, CP_BGP };
 enum dcqcn_preset { DCQCN_PRESET_CONNECTX, DCQCN_PRESET_PAPER };
-enum topo_kind { TOPO_SINGLE_SWITCH, TOPO_LEAF_SPINE, TOPO_FAT_TREE, TOPO_RING, TOPO_RAIL_OPTIMIZED };
+enum topo_kind {
+    TOPO_SINGLE_SWITCH,
+    TOPO_LEAF_SPINE,
+    TOPO_FAT_TREE,
+    TOPO_RING,
+    TOPO_RAIL_OPTIMIZED
+};
 
 enum wl_kind {
     WL_FLOWS,
@@ -184,8 +190,8 @@ struct wl_entry {
     size_t nsenders;
     uint32_t receiver;
     /* poisson */
-    double load;                /* fraction of the receiver link */
-    uint64_t packet_bytes;      /* fixed size, or the mean when exponential */
+    double load;           /* fraction of the receiver link */
+    uint64_t packet_bytes; /* fixed size, or the mean when exponential */
     bool exponential;
     uint64_t duration_ps;
     /* collectives */
@@ -199,14 +205,14 @@ struct wl_entry {
     bool ranks_are_gpu_ids;
     enum coll_algo algorithm;
     uint32_t jobs, repeat;
-    uint32_t priority; /* Ethernet priority / IB SL of the entry's QPs, 0..NET_NCLASS-1 */
-    uint32_t channels;        /* NCCL channels (rings / tree pairs); 0 = 2 */
-    uint64_t slice_bytes;     /* pipelining unit; 0 = NCCL_BUFFSIZE / NCCL_STEPS = 512 KiB */
+    uint32_t priority;         /* Ethernet priority / IB SL of the entry's QPs, 0..NET_NCLASS-1 */
+    uint32_t channels;         /* NCCL channels (rings / tree pairs); 0 = 2 */
+    uint64_t slice_bytes;      /* pipelining unit; 0 = NCCL_BUFFSIZE / NCCL_STEPS = 512 KiB */
     uint64_t step_overhead_ps; /* host cost to post one step; 0 = 1 us (domain.md B) */
     /* training (kind: training): `size` is the gradient bytes per iteration */
-    uint32_t iterations;      /* 0 = 3 */
+    uint32_t iterations; /* 0 = 3 */
     uint64_t forward_ps, backward_ps;
-    uint64_t bucket_bytes;    /* 0 = 25 MiB (PyTorch DDP bucket_cap_mb) */
+    uint64_t bucket_bytes; /* 0 = 25 MiB (PyTorch DDP bucket_cap_mb) */
 };
 
 struct sc_event {

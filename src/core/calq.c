@@ -155,12 +155,10 @@ void calq_push(struct calq *q, struct event e) {
     FS_DASSERT(b >= q->cur, "event in the past of the calendar window");
     if (b - q->cur <= q->nb_mask) {
         insert(q, &e);
-        if (++q->walk_n >= CALQ_TUNE_OPS)
-            tune(q);
+        if (++q->walk_n >= CALQ_TUNE_OPS) tune(q);
     } else {
         evq_push(&q->far, e);
-        if (b < q->far_bucket)
-            q->far_bucket = b;
+        if (b < q->far_bucket) q->far_bucket = b;
     }
 }
 
@@ -180,26 +178,22 @@ static void pull_far(struct calq *q) {
 static uint32_t seek(struct calq *q) {
     if (q->in_window == 0) {
         const struct event *top = evq_top(&q->far);
-        if (!top)
-            return CALQ_NONE;
+        if (!top) return CALQ_NONE;
         q->cur = top->time_ps >> q->width_log2;
         pull_far(q);
     }
     for (;;) {
         uint32_t b = (uint32_t)q->cur & q->nb_mask;
-        if (q->bucket[b] != CALQ_NONE)
-            return b;
+        if (q->bucket[b] != CALQ_NONE) return b;
         q->cur++;
         q->scan_sum++;
-        if (q->far_bucket - q->cur <= q->nb_mask)
-            pull_far(q);
+        if (q->far_bucket - q->cur <= q->nb_mask) pull_far(q);
     }
 }
 
 int calq_pop(struct calq *q, struct event *out) {
     uint32_t b = seek(q);
-    if (b == CALQ_NONE)
-        return FS_EEMPTY;
+    if (b == CALQ_NONE) return FS_EEMPTY;
     uint32_t id = q->bucket[b];
     struct calq_node *nd = &q->slab[id];
     *out = nd->ev;
@@ -208,8 +202,7 @@ int calq_pop(struct calq *q, struct event *out) {
     q->free_head = id;
     q->in_window--;
     q->last_ps = out->time_ps;
-    if (++q->scan_n >= CALQ_TUNE_OPS)
-        tune(q);
+    if (++q->scan_n >= CALQ_TUNE_OPS) tune(q);
     return 0;
 }
 

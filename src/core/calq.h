@@ -36,8 +36,8 @@ struct calq_node {
 struct calq {
     struct calq_node *slab;
     uint32_t slab_len, slab_cap, free_head;
-    uint32_t *bucket;    /* heads, NB entries */
-    uint32_t *tail;      /* tails, for O(1) appends in time order */
+    uint32_t *bucket; /* heads, NB entries */
+    uint32_t *tail;   /* tails, for O(1) appends in time order */
     uint32_t nb_mask;
     unsigned width_log2, nb_log2;
     uint64_t cur;        /* absolute bucket index the window starts at */
@@ -47,7 +47,7 @@ struct calq {
     /* Self-tuning (Brown's resize, by halves): long walks in sorted inserts
      * mean buckets too wide for the event density; long scans over empty
      * buckets mean too narrow. Measured over CALQ_TUNE_OPS operations. */
-    uint64_t last_ps;   /* time of the last event popped */
+    uint64_t last_ps; /* time of the last event popped */
     uint64_t walk_sum, scan_sum;
     uint32_t walk_n, scan_n;
     unsigned width_max_log2;
@@ -63,6 +63,8 @@ void calq_push(struct calq *q, struct event e);
 int calq_pop(struct calq *q, struct event *out);
 /* Time of the next event, or UINT64_MAX when empty (may advance the window). */
 uint64_t calq_next_time(struct calq *q);
-static inline size_t calq_len(const struct calq *q) { return q->in_window + q->far.len; }
+static inline size_t calq_len(const struct calq *q) {
+    return q->in_window + q->far.len;
+}
 
 #endif /* FABSIM_CORE_CALQ_H */

@@ -4,8 +4,7 @@
 #include <string.h>
 
 int diag_set(struct diag *d, const char *file, struct srcpos pos, int code, const char *fmt, ...) {
-    if (!d || d->msg[0])
-        return code;
+    if (!d || d->msg[0]) return code;
     snprintf(d->file, sizeof d->file, "%s", file ? file : "");
     d->line = pos.line;
     d->col = pos.col;

@@ -40,8 +40,7 @@ void diag_print(const struct diag *d, FILE *f);
 /* Invariants: always on (cheap checks only on the hot path). */
 #define FS_ASSERT(cond, ...)                                                                       \
     do {                                                                                           \
-        if (!(cond))                                                                               \
-            fs_assert_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);                                \
+        if (!(cond)) fs_assert_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);                       \
     } while (0)
 
 #ifdef FABSIM_DEBUG

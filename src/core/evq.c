@@ -28,8 +28,7 @@ void evq_push(struct evq *q, struct event e) {
     size_t i = q->len++;
     while (i > 0) {
         size_t parent = (i - 1) >> 2;
-        if (!before(&e, &h[parent]))
-            break;
+        if (!before(&e, &h[parent])) break;
         h[i] = h[parent];
         i = parent;
     }
@@ -37,18 +36,15 @@ void evq_push(struct evq *q, struct event e) {
 }
 
 int evq_pop(struct evq *q, struct event *out) {
-    if (q->len == 0)
-        return FS_EEMPTY;
+    if (q->len == 0) return FS_EEMPTY;
     struct event *h = q->heap;
     *out = h[0];
     struct event last = h[--q->len];
     size_t n = q->len, i = 0;
-    if (n == 0)
-        return 0;
+    if (n == 0) return 0;
     for (;;) {
         size_t c = 4 * i + 1;
-        if (c >= n)
-            break;
+        if (c >= n) break;
         size_t best;
         if (c + 3 < n) { /* all four children: a two-round tournament */
             size_t b0 = before(&h[c + 1], &h[c]) ? c + 1 : c;
@@ -57,11 +53,9 @@ int evq_pop(struct evq *q, struct event *out) {
         } else {
             best = c;
             for (size_t j = c + 1; j < n; j++)
-                if (before(&h[j], &h[best]))
-                    best = j;
+                if (before(&h[j], &h[best])) best = j;
         }
-        if (!before(&h[best], &last))
-            break;
+        if (!before(&h[best], &last)) break;
         h[i] = h[best];
         i = best;
     }

@@ -22,7 +22,9 @@ struct event {
     uint16_t aux;     /* small argument */
 };
 
-static inline uint32_t event_entity(const struct event *e) { return (uint32_t)(e->order >> 32); }
+static inline uint32_t event_entity(const struct event *e) {
+    return (uint32_t)(e->order >> 32);
+}
 
 struct evq {
     struct event *heap;
@@ -31,10 +33,14 @@ struct evq {
 
 void evq_init(struct evq *q, size_t cap_hint);
 void evq_fini(struct evq *q);
-void evq_push(struct evq *q, struct event e); /* grows; aborts on OOM */
+void evq_push(struct evq *q, struct event e);  /* grows; aborts on OOM */
 int evq_pop(struct evq *q, struct event *out); /* 0, or FS_EEMPTY */
 
-static inline int evq_empty(const struct evq *q) { return q->len == 0; }
-static inline const struct event *evq_top(const struct evq *q) { return q->len ? &q->heap[0] : 0; }
+static inline int evq_empty(const struct evq *q) {
+    return q->len == 0;
+}
+static inline const struct event *evq_top(const struct evq *q) {
+    return q->len ? &q->heap[0] : 0;
+}
 
 #endif /* FABSIM_CORE_EVQ_H */

@@ -11,22 +11,19 @@ static void oom(size_t n) {
 
 void *fs_xmalloc(size_t n) {
     void *p = malloc(n ? n : 1);
-    if (!p)
-        oom(n);
+    if (!p) oom(n);
     return p;
 }
 
 void *fs_xcalloc(size_t count, size_t size) {
     void *p = calloc(count ? count : 1, size ? size : 1);
-    if (!p)
-        oom(count * size);
+    if (!p) oom(count * size);
     return p;
 }
 
 void *fs_xrealloc(void *p, size_t n) {
     void *q = realloc(p, n ? n : 1);
-    if (!q)
-        oom(n);
+    if (!q) oom(n);
     return q;
 }
 
@@ -38,8 +35,7 @@ char *fs_xstrdup(const char *s) {
 }
 
 void fs_grow(void **p, size_t *cap, size_t need, size_t size) {
-    if (need <= *cap)
-        return;
+    if (need <= *cap) return;
     size_t c = *cap ? *cap : 8;
     while (c < need)
         c *= 2;

@@ -16,7 +16,9 @@ struct rng {
 /* `stream` separates independent users of one entity (e.g. hash seed vs. arrivals). */
 void rng_seed(struct rng *r, uint64_t seed, uint64_t entity, uint64_t stream);
 
-static inline uint64_t rng_rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+static inline uint64_t rng_rotl(uint64_t x, int k) {
+    return (x << k) | (x >> (64 - k));
+}
 
 static inline uint64_t rng_next(struct rng *r) {
     uint64_t *s = r->s;
@@ -32,7 +34,9 @@ static inline uint64_t rng_next(struct rng *r) {
 }
 
 /* Uniform in [0, 1) with 53 random bits. */
-static inline double rng_uniform(struct rng *r) { return (double)(rng_next(r) >> 11) * 0x1.0p-53; }
+static inline double rng_uniform(struct rng *r) {
+    return (double)(rng_next(r) >> 11) * 0x1.0p-53;
+}
 
 /* Uniform integer in [0, n), n > 0, without modulo bias (Lemire). */
 uint64_t rng_below(struct rng *r, uint64_t n);

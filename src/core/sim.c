@@ -31,8 +31,7 @@ uint64_t sim_run(struct sim *s, void (*tick)(struct sim *, void *), void *tick_a
     uint64_t n = 0;
     uint64_t next_tick = tick_every ? tick_every : UINT64_MAX;
     while (!s->stopped) {
-        if (calq_pop(&s->q, &e))
-            break; /* empty */
+        if (calq_pop(&s->q, &e)) break; /* empty */
         if (e.time_ps > s->stop_ps) {
             calq_push(&s->q, e); /* leave it for a later run */
             break;

@@ -47,6 +47,8 @@ static inline void sim_at(struct sim *s, sim_time_ps at_ps, uint32_t entity, uin
  * events, for progress lines. Returns the number of events run. */
 uint64_t sim_run(struct sim *s, void (*tick)(struct sim *, void *), void *tick_arg,
                  uint64_t tick_every);
-static inline void sim_stop(struct sim *s) { s->stopped = true; }
+static inline void sim_stop(struct sim *s) {
+    s->stopped = true;
+}
 
 #endif /* FABSIM_CORE_SIM_H */

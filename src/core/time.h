@@ -23,6 +23,8 @@ static inline sim_time_ps time_serialise_ps(uint64_t bytes, uint64_t rate_bps) {
     return (sim_time_ps)((bits_ps + rate_bps - 1) / rate_bps);
 }
 
-static inline double time_ps_to_ns(sim_time_ps t) { return (double)t / 1000.0; }
+static inline double time_ps_to_ns(sim_time_ps t) {
+    return (double)t / 1000.0;
+}
 
 #endif /* FABSIM_CORE_TIME_H */

@@ -28,7 +28,7 @@ static const struct unit TIME_UNITS[] = {
     {"ps", 1}, {"ns", 1e3}, {"us", 1e6}, {"ms", 1e9}, {"s", 1e12}, {NULL, 0},
 };
 static const struct unit RATE_UNITS[] = {
-    {"bps", 1},  {"Kbps", 1e3}, {"Mbps", 1e6}, {"Gbps", 1e9},
+    {"bps", 1},     {"Kbps", 1e3}, {"Mbps", 1e6}, {"Gbps", 1e9},
     {"Tbps", 1e12}, {"GBps", 8e9}, {"MBps", 8e6}, {NULL, 0},
 };
 static const struct unit LENGTH_UNITS[] = {
@@ -45,8 +45,8 @@ static void allowed(const struct unit *u, char *buf, size_t len) {
 /* Splits "12.5 MiB" into a non-negative number and a unit, then scales. The
  * number is parsed by hand (digits, one dot, optional exponent) so that
  * strtod's hex, inf and nan forms are rejected. */
-static int parse(const char *s, const struct unit *units, const char *what, int bare_ok,
-                 double max, uint64_t *out, char *why, size_t why_len) {
+static int parse(const char *s, const struct unit *units, const char *what, int bare_ok, double max,
+                 uint64_t *out, char *why, size_t why_len) {
     char list[128];
     allowed(units, list, sizeof list);
     if (!s) {
@@ -60,8 +60,7 @@ static int parse(const char *s, const struct unit *units, const char *what, int 
         return FS_ERANGE;
     }
     const char *p = s;
-    if (*p == '+')
-        p++;
+    if (*p == '+') p++;
     int digits = 0, dot = 0;
     while (isdigit((unsigned char)*p) || (*p == '.' && !dot)) {
         if (*p == '.')
@@ -102,8 +101,7 @@ static int parse(const char *s, const struct unit *units, const char *what, int 
         mult = 1;
     } else {
         for (const struct unit *u = units; u->name; u++)
-            if (strcmp(p, u->name) == 0)
-                mult = u->mult;
+            if (strcmp(p, u->name) == 0) mult = u->mult;
         if (mult == 0) {
             snprintf(why, why_len, "unknown unit '%s' in '%s'; allowed: %s", p, s, list);
             return FS_EINVAL;
@@ -146,5 +144,9 @@ void units_fmt_size(uint64_t bytes, char *buf, size_t len) {
     /* binary units read best for buffers and messages */
     fmt((double)bytes, SIZE_UNITS, 5, buf, len);
 }
-void units_fmt_time(uint64_t ps, char *buf, size_t len) { fmt((double)ps, TIME_UNITS, 5, buf, len); }
-void units_fmt_rate(uint64_t bps, char *buf, size_t len) { fmt((double)bps, RATE_UNITS, 5, buf, len); }
+void units_fmt_time(uint64_t ps, char *buf, size_t len) {
+    fmt((double)ps, TIME_UNITS, 5, buf, len);
+}
+void units_fmt_rate(uint64_t bps, char *buf, size_t len) {
+    fmt((double)bps, RATE_UNITS, 5, buf, len);
+}

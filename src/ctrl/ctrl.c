@@ -19,8 +19,7 @@ const struct ctrl_ops *ctrl_select(const struct net *n, struct diag *d) {
     case CP_BGP:
         /* BGP acts through the per-switch views of ecmp and spray (route/live.c);
          * with static forwarding there is nothing for it to update. */
-        if (f->routing == ROUTING_ECMP || f->routing == ROUTING_SPRAY)
-            return &ctrl_bgp_ops;
+        if (f->routing == ROUTING_ECMP || f->routing == ROUTING_SPRAY) return &ctrl_bgp_ops;
         break;
     }
     return NULL;

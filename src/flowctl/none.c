@@ -11,8 +11,7 @@
 
 static bool none_admit(struct net *n, uint32_t in_port, uint32_t out_port, struct packet *p) {
     (void)in_port;
-    if (out_port == NET_NONE)
-        return true;
+    if (out_port == NET_NONE) return true;
     return n->ports[out_port].q_bytes + p->wire_bytes <= n->buffer_bytes;
 }
 

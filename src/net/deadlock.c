@@ -14,8 +14,7 @@ struct dl_state {
 };
 
 void deadlock_start(struct net *n, sim_time_ps interval_ps) {
-    if (!interval_ps)
-        return;
+    if (!interval_ps) return;
     struct dl_state *st = fs_xcalloc(1, sizeof *st);
     st->interval_ps = interval_ps;
     st->last_tx = fs_xcalloc(n->nports + 1, sizeof *st->last_tx);
@@ -30,8 +29,7 @@ void deadlock_start(struct net *n, sim_time_ps interval_ps) {
 
 void deadlock_fini(struct net *n) {
     struct dl_state *st = n->deadlock_state;
-    if (!st)
-        return;
+    if (!st) return;
     free(st->last_tx);
     free(st->stuck);
     free(st->color);
@@ -50,14 +48,12 @@ static uint32_t waiters(struct net *n, uint32_t q, uint32_t *out, uint32_t cap) 
     for (int c = 0; c < NET_NCLASS; c++)
         for (uint32_t id = pt->cls[c].head; id != PKT_NONE; id = pkt(&n->pool, id)->next) {
             uint32_t in = pkt(&n->pool, id)->in_port;
-            if (in == NET_NONE)
-                continue;
+            if (in == NET_NONE) continue;
             uint32_t up = n->ports[in].peer;
             bool seen = false;
             for (uint32_t k = 0; k < cnt && !seen; k++)
                 seen = out[k] == up;
-            if (!seen && cnt < cap)
-                out[cnt++] = up;
+            if (!seen && cnt < cap) out[cnt++] = up;
         }
     return cnt;
 }
@@ -78,8 +74,7 @@ int deadlock_check(struct net *n) {
     uint32_t *eu = NULL, *eq = NULL;
     size_t ecap = 0, ecap2 = 0;
     for (uint32_t q = 0; q < P; q++) {
-        if (!st->stuck[q])
-            continue;
+        if (!st->stuck[q]) continue;
         uint32_t k = waiters(n, q, tmp, P);
         for (uint32_t i = 0; i < k; i++)
             if (st->stuck[tmp[i]]) {
@@ -105,8 +100,7 @@ int deadlock_check(struct net *n) {
     memset(st->color, 0, P);
     int found = 0;
     for (uint32_t s = 0; s < P && !found; s++) {
-        if (!st->stuck[s] || st->color[s])
-            continue;
+        if (!st->stuck[s] || st->color[s]) continue;
         uint32_t sp = 0;
         st->stack[sp++] = s;
         st->color[s] = 1;
@@ -156,6 +150,5 @@ void deadlock_on_event(struct sim *s, const struct event *e) {
         sim_stop(s);
         return;
     }
-    if (n->work_pending > 0)
-        sim_at(s, s->now_ps + st->interval_ps, 0, NET_EV_DEADLOCK, 0, 0);
+    if (n->work_pending > 0) sim_at(s, s->now_ps + st->interval_ps, 0, NET_EV_DEADLOCK, 0, 0);
 }

@@ -36,19 +36,16 @@ static void set_link(struct net *n, const struct sc_ev_state *st, bool up) {
             port_set_up(n, st->port[i], up);
             trace_link(n, st->port[i], up);
         }
-    if (n->route->on_topology_change)
-        n->route->on_topology_change(n);
+    if (n->route->on_topology_change) n->route->on_topology_change(n);
     if (n->ctrl && n->ctrl->on_link_change)
         for (int i = 0; i < 2; i++)
-            if (st->port[i] != NET_NONE)
-                n->ctrl->on_link_change(n, st->port[i], up);
+            if (st->port[i] != NET_NONE) n->ctrl->on_link_change(n, st->port[i], up);
 }
 
 static uint64_t link_drops(const struct net *n, const struct sc_ev_state *st) {
     uint64_t d = 0;
     for (int i = 0; i < 2; i++)
-        if (st->port[i] != NET_NONE)
-            d += n->ports[st->port[i]].drops;
+        if (st->port[i] != NET_NONE) d += n->ports[st->port[i]].drops;
     return d;
 }
 
@@ -71,8 +68,7 @@ static void on_scenario_event(struct sim *s, const struct event *e) {
         break;
     case EV_HOST_STALL:
         n->nodes[st->node].stalled = second ? 0 : 1;
-        if (second)
-            nic_unstall(n, st->node);
+        if (second) nic_unstall(n, st->node);
         break;
     }
 }
@@ -91,11 +87,11 @@ static int build_events(struct model *m, struct diag *d) {
             st->node = net_node_by_name(n, ev->target);
             if (st->node == NET_NONE || n->nodes[st->node].kind != NODE_HOST)
                 return diag_set(d, sc->file, ev->pos, FS_EINVAL,
-                                "unknown host '%s' in host_stall; hosts are h0..h%u",
-                                ev->target, n->nhosts - 1);
+                                "unknown host '%s' in host_stall; hosts are h0..h%u", ev->target,
+                                n->nhosts - 1);
             sim_at(&m->sim, ev->at_ps, 0, NET_EV_SCENARIO, (uint32_t)i, 0);
-            sim_at(&m->sim, ev->at_ps + ev->for_ps, 0, NET_EV_SCENARIO,
-                   (uint32_t)i | 0x80000000u, 0);
+            sim_at(&m->sim, ev->at_ps + ev->for_ps, 0, NET_EV_SCENARIO, (uint32_t)i | 0x80000000u,
+                   0);
             continue;
         }
         bool directed = false;
@@ -107,8 +103,7 @@ static int build_events(struct model *m, struct diag *d) {
                             "'leaf0-spine1#1'",
                             ev->target);
         st->port[0] = p;
-        if (!directed)
-            st->port[1] = n->ports[p].peer;
+        if (!directed) st->port[1] = n->ports[p].peer;
         if (ev->kind == EV_LINK_DOWN) {
             st->cp_row = n->ncp_rows++;
             struct cp_row *r = &n->cp_rows[st->cp_row];
@@ -129,8 +124,7 @@ int model_build(struct model *m, const struct scenario *sc, struct diag *d) {
     net_init(n, &m->sim);
     n->sc = sc;
     int rc = topo_build(n, sc, d);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     sim_init(&m->sim, n->nnodes + 1);
     m->sim.model = n;
     m->sim.stop_ps = sc->stop_ps ? sc->stop_ps : SCENARIO_STOP_CAP_PS;
@@ -160,20 +154,13 @@ int model_build(struct model *m, const struct scenario *sc, struct diag *d) {
     nic_reorder_init(n);
     route_fib_build(n);
     n->ctrl = ctrl_select(n, d);
-    if (d->msg[0])
-        return FS_ENOTSUP;
-    if (n->ctrl && n->ctrl->init && (rc = n->ctrl->init(n, d)))
-        return rc;
-    if (n->fc->init && (rc = n->fc->init(n, d)))
-        return rc;
-    if (n->route->init && (rc = n->route->init(n, d)))
-        return rc;
-    if (n->cc->init && (rc = n->cc->init(n, d)))
-        return rc;
-    if ((rc = build_events(m, d)))
-        return rc;
-    if ((rc = workload_build(n, d)))
-        return rc;
+    if (d->msg[0]) return FS_ENOTSUP;
+    if (n->ctrl && n->ctrl->init && (rc = n->ctrl->init(n, d))) return rc;
+    if (n->fc->init && (rc = n->fc->init(n, d))) return rc;
+    if (n->route->init && (rc = n->route->init(n, d))) return rc;
+    if (n->cc->init && (rc = n->cc->init(n, d))) return rc;
+    if ((rc = build_events(m, d))) return rc;
+    if ((rc = workload_build(n, d))) return rc;
     sampler_init(&m->sampler, n, sc->output.sample_ps);
     n->sampler = &m->sampler;
     sim_at(&m->sim, m->sampler.interval_ps, 0, NET_EV_SAMPLE, 0, 0);
@@ -210,23 +197,18 @@ void model_run(struct model *m, model_progress_fn progress, void *arg) {
 
 void model_fini(struct model *m) {
     struct net *n = &m->net;
-    if (n->fc && n->fc->fini)
-        n->fc->fini(n);
-    if (n->route && n->route->fini)
-        n->route->fini(n);
-    if (n->cc && n->cc->fini)
-        n->cc->fini(n);
+    if (n->fc && n->fc->fini) n->fc->fini(n);
+    if (n->route && n->route->fini) n->route->fini(n);
+    if (n->cc && n->cc->fini) n->cc->fini(n);
     workload_fini(n);
     deadlock_fini(n);
     nic_reorder_fini(n);
-    if (n->ctrl && n->ctrl->fini)
-        n->ctrl->fini(n);
+    if (n->ctrl && n->ctrl->fini) n->ctrl->fini(n);
     free(n->ev_state);
     n->ev_state = NULL;
     sampler_fini(&m->sampler);
     net_fini(n);
-    if (m->sim.entity_seq)
-        sim_fini(&m->sim);
+    if (m->sim.entity_seq) sim_fini(&m->sim);
 }
 
 double model_progress(const struct model *m) {

@@ -25,11 +25,9 @@ uint32_t net_msg_new(struct net *n, uint32_t qp, uint64_t size_bytes, sim_time_p
     m->owner = owner;
     m->next = NET_NONE;
     m->post_ps = at_ps;
-    if (flow >= 0)
-        n->flows[flow].msgs_left++;
+    if (flow >= 0) n->flows[flow].msgs_left++;
     net_work_add(n);
-    if (at_ps != SIM_TIME_NEVER)
-        sim_at(n->sim, at_ps, 0, NET_EV_MSG_POST, id, 0);
+    if (at_ps != SIM_TIME_NEVER) sim_at(n->sim, at_ps, 0, NET_EV_MSG_POST, id, 0);
     return id;
 }
 
@@ -39,18 +37,14 @@ void net_msg_post_now(struct net *n, uint32_t id) {
     m->post_ps = n->sim->now_ps;
     m->first_psn = q->posted_pkts;
     q->posted_pkts += m->npkts;
-    if (q->msg_tail != NET_NONE)
-        n->msgs[q->msg_tail].next = id;
+    if (q->msg_tail != NET_NONE) n->msgs[q->msg_tail].next = id;
     q->msg_tail = id;
-    if (q->una_msg == NET_NONE)
-        q->una_msg = id;
-    if (q->cur_msg == NET_NONE)
-        q->cur_msg = id;
+    if (q->una_msg == NET_NONE) q->una_msg = id;
+    if (q->cur_msg == NET_NONE) q->cur_msg = id;
     if (m->flow >= 0) {
         struct flow_row *f = &n->flows[m->flow];
         f->size_bytes += m->size_bytes;
-        if (m->post_ps < f->start_ps)
-            f->start_ps = m->post_ps;
+        if (m->post_ps < f->start_ps) f->start_ps = m->post_ps;
     }
     nic_activate(n, m->qp);
 }

@@ -122,8 +122,7 @@ void net_finish_ports(struct net *n) {
             uint32_t other = n->ports[p->peer].node;
             p->parallel = 0;
             for (uint32_t j = 0; j < i; j++)
-                if (n->ports[n->ports[nd->first_port + j].peer].node == other)
-                    p->parallel++;
+                if (n->ports[n->ports[nd->first_port + j].peer].node == other) p->parallel++;
         }
     }
     free(newid);
@@ -132,8 +131,7 @@ void net_finish_ports(struct net *n) {
 
 uint32_t net_node_by_name(const struct net *n, const char *name) {
     for (uint32_t i = 0; i < n->nnodes; i++)
-        if (strcmp(n->names[i], name) == 0)
-            return i;
+        if (strcmp(n->names[i], name) == 0) return i;
     return NET_NONE;
 }
 
@@ -147,7 +145,8 @@ void net_port_name(const struct net *n, uint32_t port, char *buf, size_t len) {
 }
 
 const char *net_role_name(enum node_role r) {
-    static const char *const names[] = {"host", "sw", "leaf", "spine", "edge", "agg", "core", "nvs"};
+    static const char *const names[] = {"host", "sw",  "leaf", "spine",
+                                        "edge", "agg", "core", "nvs"};
     return r <= ROLE_NVSWITCH ? names[r] : "?";
 }
 
@@ -168,14 +167,12 @@ uint32_t net_link_by_name(const struct net *n, const char *name, bool *directed)
     unsigned k = 0;
     const char *sep = strstr(name, "->");
     size_t seplen = 2;
-    if (directed)
-        *directed = sep != NULL;
+    if (directed) *directed = sep != NULL;
     if (!sep) {
         sep = strchr(name, '-');
         seplen = 1;
     }
-    if (!sep || (size_t)(sep - name) >= sizeof a)
-        return NET_NONE;
+    if (!sep || (size_t)(sep - name) >= sizeof a) return NET_NONE;
     memcpy(a, name, (size_t)(sep - name));
     a[sep - name] = 0;
     snprintf(b, sizeof b, "%s", sep + seplen);
@@ -183,19 +180,16 @@ uint32_t net_link_by_name(const struct net *n, const char *name, bool *directed)
     if (hash) {
         char *end;
         unsigned long v = strtoul(hash + 1, &end, 10);
-        if (*end || end == hash + 1 || v > 65535)
-            return NET_NONE;
+        if (*end || end == hash + 1 || v > 65535) return NET_NONE;
         k = (unsigned)v;
         *hash = 0;
     }
     uint32_t na = net_node_by_name(n, a), nb = net_node_by_name(n, b);
-    if (na == NET_NONE || nb == NET_NONE)
-        return NET_NONE;
+    if (na == NET_NONE || nb == NET_NONE) return NET_NONE;
     const struct node *nd = &n->nodes[na];
     for (uint32_t i = 0; i < nd->nports; i++) {
         const struct port *p = &n->ports[nd->first_port + i];
-        if (n->ports[p->peer].node == nb && p->parallel == k)
-            return nd->first_port + i;
+        if (n->ports[p->peer].node == nb && p->parallel == k) return nd->first_port + i;
     }
     return NET_NONE;
 }

@@ -47,7 +47,16 @@ enum net_ev {
 enum node_kind { NODE_HOST, NODE_SWITCH };
 
 /* Roles name nodes and tiers (SPEC.md names: leaf0, spine1, edge2, ...). */
-enum node_role { ROLE_HOST, ROLE_SW, ROLE_LEAF, ROLE_SPINE, ROLE_EDGE, ROLE_AGG, ROLE_CORE, ROLE_NVSWITCH };
+enum node_role {
+    ROLE_HOST,
+    ROLE_SW,
+    ROLE_LEAF,
+    ROLE_SPINE,
+    ROLE_EDGE,
+    ROLE_AGG,
+    ROLE_CORE,
+    ROLE_NVSWITCH
+};
 
 struct node {
     uint8_t kind;  /* enum node_kind */
@@ -65,29 +74,29 @@ struct pq { /* one FIFO of packets (intrusive list) */
 };
 
 struct port {
-    uint32_t node;     /* owner */
-    uint32_t peer;     /* the port at the other end of the link */
-    uint64_t rate_bps; /* link rate */
-    uint64_t prop_ps;  /* propagation delay */
+    uint32_t node;       /* owner */
+    uint32_t peer;       /* the port at the other end of the link */
+    uint64_t rate_bps;   /* link rate */
+    uint64_t prop_ps;    /* propagation delay */
     uint64_t deliver_ps; /* prop_ps + the receiving switch's pipeline latency: a packet
                             enters the far node's queues this long after its last bit left */
-    uint16_t fly_gen;  /* bumped when the link is cut: stale arrival events are ignored */
+    uint16_t fly_gen;    /* bumped when the link is cut: stale arrival events are ignored */
     uint16_t pad16[3];
-    sim_time_ps busy_until_ps; /* transmitter serialising until then */
-    sim_time_ps wake_at_ps;    /* latest PORT_WAKE scheduled */
-    struct pq cls[NET_NCLASS]; /* egress queues per class */
-    struct pq ctrl;            /* link-level frames (credits, pause), served first */
+    sim_time_ps busy_until_ps;   /* transmitter serialising until then */
+    sim_time_ps wake_at_ps;      /* latest PORT_WAKE scheduled */
+    struct pq cls[NET_NCLASS];   /* egress queues per class */
+    struct pq ctrl;              /* link-level frames (credits, pause), served first */
     uint32_t fly_head, fly_tail; /* packets on the wire, in arrival order */
     uint8_t up;
-    uint8_t rr;         /* round-robin pointer over classes */
-    uint8_t cls_mask;   /* bit c set when cls[c] is not empty */
-    uint8_t is_host;    /* the owner is a NIC (pulls data from its QPs) */
+    uint8_t rr;           /* round-robin pointer over classes */
+    uint8_t cls_mask;     /* bit c set when cls[c] is not empty */
+    uint8_t is_host;      /* the owner is a NIC (pulls data from its QPs) */
     uint32_t ps_per_byte; /* serialisation per byte when a whole number of ps, else 0 */
-    uint16_t parallel;  /* index among parallel links between the same nodes (#1, ...) */
-    uint64_t q_bytes;   /* waiting bytes in all classes (not the one in service) */
+    uint16_t parallel;    /* index among parallel links between the same nodes (#1, ...) */
+    uint64_t q_bytes;     /* waiting bytes in all classes (not the one in service) */
     /* statistics */
     uint64_t tx_bytes, tx_packets, busy_ps, drops, paused_ps, credit_stall_ps;
-    double q_area;   /* integral of q_bytes over time, byte·ps */
+    double q_area; /* integral of q_bytes over time, byte·ps */
     sim_time_ps q_last_ps;
     uint64_t q_max;
 };
@@ -95,7 +104,7 @@ struct port {
 struct msg {
     uint32_t qp;
     uint32_t first_psn, npkts;
-    int32_t flow;  /* row in flows[], or -1 (collectives report their own rows) */
+    int32_t flow; /* row in flows[], or -1 (collectives report their own rows) */
     uint64_t size_bytes;
     sim_time_ps post_ps, recv_ps, acked_ps; /* recv: last byte at the receiver */
     uint32_t owner; /* opaque id for the poster (collective op), NET_NONE if none */
@@ -115,19 +124,19 @@ struct qp {
     /* sender */
     uint32_t posted_pkts; /* PSNs [0, posted_pkts) belong to posted messages */
     uint32_t next_psn, una, max_sent_psn;
-    uint32_t cur_msg;     /* message that next_psn falls in */
-    uint32_t una_msg;     /* oldest message not fully acknowledged */
-    uint32_t msg_tail;    /* last posted message */
+    uint32_t cur_msg;            /* message that next_psn falls in */
+    uint32_t una_msg;            /* oldest message not fully acknowledged */
+    uint32_t msg_tail;           /* last posted message */
     sim_time_ps rto_deadline_ps; /* SIM_TIME_NEVER when nothing is outstanding */
-    uint32_t nic_next;    /* next QP sending from the same NIC */
-    uint32_t rr_next;     /* link in the host's active ring */
-    uint8_t active;       /* in the host's active ring */
+    uint32_t nic_next;           /* next QP sending from the same NIC */
+    uint32_t rr_next;            /* link in the host's active ring */
+    uint8_t active;              /* in the host's active ring */
     uint8_t prio;
-    uint16_t entropy;     /* UDP source port (RoCEv2) / flow label */
+    uint16_t entropy; /* UDP source port (RoCEv2) / flow label */
     /* receiver */
     uint32_t expect_psn;
-    uint32_t since_ack;   /* in-order packets since the last ACK */
-    uint32_t recv_msg;    /* message being received */
+    uint32_t since_ack; /* in-order packets since the last ACK */
+    uint32_t recv_msg;  /* message being received */
     uint8_t nak_sent;
     uint8_t pad[3];
 };
@@ -138,7 +147,7 @@ struct nic {
     uint32_t qp_head;          /* every QP sending from this NIC (qp.nic_next) */
     uint32_t pad;
     sim_time_ps wake_at_ps;
-    sim_time_ps timer_at_ps; /* the NIC's one pending retransmission-timer event */
+    sim_time_ps timer_at_ps;       /* the NIC's one pending retransmission-timer event */
     uint32_t held_head, held_tail; /* lossless fabric, stalled host: packets held, not dropped */
 };
 
@@ -165,11 +174,11 @@ struct coll_row {
 struct cp_row {
     uint8_t event; /* enum ev_kind */
     uint8_t pad[3];
-    uint32_t port;     /* link (port on the named side) */
-    sim_time_ps at_ps; /* the event */
-    sim_time_ps rerouted_ps; /* new forwarding state everywhere, or SIM_TIME_NEVER */
+    uint32_t port;                 /* link (port on the named side) */
+    sim_time_ps at_ps;             /* the event */
+    sim_time_ps rerouted_ps;       /* new forwarding state everywhere, or SIM_TIME_NEVER */
     sim_time_ps local_rerouted_ps; /* switch-local fast reroute (SHIELD) done, or NEVER */
-    uint64_t drops_at_start;  /* link drops when it went down */
+    uint64_t drops_at_start;       /* link drops when it went down */
     uint64_t packets_lost;
 };
 
@@ -231,7 +240,7 @@ struct net {
     struct net_counters c;
     uint64_t work_pending; /* messages not yet acknowledged + open generators */
     uint64_t work_total;
-    sim_time_ps done_ps;   /* when work_pending last reached 0 */
+    sim_time_ps done_ps; /* when work_pending last reached 0 */
     uint64_t pkts_in_flight;
 
     struct sampler *sampler;
@@ -294,8 +303,7 @@ void net_work_done(struct net *n);
 /* Stops the run once all work is done and nothing is left in flight: what
  * remains on the queue then (cancelled timers, samples) changes nothing. */
 static inline void net_check_idle(struct net *n) {
-    if (n->work_pending == 0 && n->pkts_in_flight == 0)
-        sim_stop(n->sim);
+    if (n->work_pending == 0 && n->pkts_in_flight == 0) sim_stop(n->sim);
 }
 
 /* Wire size of a data packet with `payload` bytes (first: carries RETH). */

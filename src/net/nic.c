@@ -25,14 +25,15 @@ void nic_init(struct net *n) {
     }
 }
 
-uint32_t nic_port(const struct net *n, uint32_t node) { return n->nodes[node].first_port; }
+uint32_t nic_port(const struct net *n, uint32_t node) {
+    return n->nodes[node].first_port;
+}
 
 /* A GPU endpoint (topo: gpus_per_host > 1) has its NIC on port 0 and its
  * NVLink on port 1: traffic to a GPU of the same host takes the NVLink. */
 uint32_t nic_port_to(const struct net *n, uint32_t node, uint32_t dst) {
     const struct node *a = &n->nodes[node];
-    if (a->nports < 2)
-        return a->first_port;
+    if (a->nports < 2) return a->first_port;
     const struct node *b = &n->nodes[dst];
     uint32_t nvs = n->ports[n->ports[a->first_port + 1].peer].node;
     if (b->kind == NODE_HOST && b->nports > 1 &&
@@ -41,7 +42,9 @@ uint32_t nic_port_to(const struct net *n, uint32_t node, uint32_t dst) {
     return a->first_port;
 }
 
-static struct nic *nic_of(struct net *n, uint32_t node) { return &n->nics[n->nodes[node].index]; }
+static struct nic *nic_of(struct net *n, uint32_t node) {
+    return &n->nics[n->nodes[node].index];
+}
 
 int nic_has_work(const struct net *n, uint32_t node) {
     return n->nics[n->nodes[node].index].rr_head != NET_NONE;
@@ -58,11 +61,9 @@ static void ring_push(struct net *n, struct nic *c, uint32_t qp) {
 
 static uint32_t ring_pop(struct net *n, struct nic *c) {
     uint32_t qp = c->rr_head;
-    if (qp == NET_NONE)
-        return qp;
+    if (qp == NET_NONE) return qp;
     c->rr_head = n->qps[qp].rr_next;
-    if (c->rr_head == NET_NONE)
-        c->rr_tail = NET_NONE;
+    if (c->rr_head == NET_NONE) c->rr_tail = NET_NONE;
     return qp;
 }
 
@@ -99,8 +100,7 @@ static void arm_timer(struct net *n, uint32_t qp) {
 }
 
 static void schedule_nic_wake(struct net *n, struct nic *c, sim_time_ps at) {
-    if (c->wake_at_ps <= at)
-        return;
+    if (c->wake_at_ps <= at) return;
     c->wake_at_ps = at;
     sim_at(n->sim, at, c->node + 1, NET_EV_NIC_WAKE, c->node, 0);
 }
@@ -130,8 +130,7 @@ uint32_t nic_pull(struct net *n, uint32_t node, uint32_t port) {
         }
         sim_time_ps t = n->cc->send_time(n, qp);
         if (t > now) {
-            if (t < wake)
-                wake = t;
+            if (t < wake) wake = t;
             ring_push(n, c, qp);
             continue;
         }
@@ -168,24 +167,19 @@ uint32_t nic_pull(struct net *n, uint32_t node, uint32_t port) {
             n->c.retransmitted_packets++;
         }
         q->next_psn++;
-        if (q->next_psn > q->max_sent_psn)
-            q->max_sent_psn = q->next_psn;
-        if (last)
-            q->cur_msg = m->next;
+        if (q->next_psn > q->max_sent_psn) q->max_sent_psn = q->next_psn;
+        if (last) q->cur_msg = m->next;
         if (q->next_psn < q->posted_pkts)
             ring_push(n, c, qp);
         else
             q->active = 0;
-        if (q->rto_deadline_ps == SIM_TIME_NEVER)
-            arm_timer(n, qp);
+        if (q->rto_deadline_ps == SIM_TIME_NEVER) arm_timer(n, qp);
         n->c.packets_sent++;
         n->pkts_in_flight++;
-        if (n->cc->on_sent)
-            n->cc->on_sent(n, qp, p);
+        if (n->cc->on_sent) n->cc->on_sent(n, qp, p);
         return id;
     }
-    if (wake != SIM_TIME_NEVER)
-        schedule_nic_wake(n, c, wake);
+    if (wake != SIM_TIME_NEVER) schedule_nic_wake(n, c, wake);
     return PKT_NONE;
 }
 
@@ -214,20 +208,17 @@ static void msg_acked(struct net *n, uint32_t mid) {
     m->acked_ps = n->sim->now_ps;
     if (m->flow >= 0) {
         struct flow_row *f = &n->flows[m->flow];
-        if (m->recv_ps > f->end_ps)
-            f->end_ps = m->recv_ps;
+        if (m->recv_ps > f->end_ps) f->end_ps = m->recv_ps;
         f->msgs_left--;
     }
-    if (n->on_msg_done)
-        n->on_msg_done(n, mid);
+    if (n->on_msg_done) n->on_msg_done(n, mid);
     net_work_done(n);
 }
 
 /* Cumulative acknowledgement of every PSN below `a`. */
 static void ack_upto(struct net *n, uint32_t qp, uint32_t a) {
     struct qp *q = &n->qps[qp];
-    if (a <= q->una)
-        return;
+    if (a <= q->una) return;
     q->una = a;
     while (q->una_msg != NET_NONE &&
            n->msgs[q->una_msg].first_psn + n->msgs[q->una_msg].npkts <= a) {
@@ -249,10 +240,8 @@ static void ack_upto(struct net *n, uint32_t qp, uint32_t a) {
 static void go_back(struct net *n, uint32_t qp, uint32_t psn) {
     struct qp *q = &n->qps[qp];
     uint32_t m = seek_msg(n, q, psn);
-    if (m == NET_NONE)
-        return;
-    if (n->go_back_0)
-        psn = n->msgs[m].first_psn;
+    if (m == NET_NONE) return;
+    if (n->go_back_0) psn = n->msgs[m].first_psn;
     if (psn < q->next_psn) {
         q->next_psn = psn;
         q->cur_msg = m;
@@ -304,8 +293,7 @@ static void rx_data_ooo(struct net *n, uint32_t node, struct packet *p) {
             b[i / 64] |= 1ull << (i % 64);
             n->c.bytes_delivered += p->payload_bytes;
             uint64_t depth = (uint64_t)(p->psn - q->expect_psn) * n->mtu_bytes;
-            if (depth > n->c.reorder_max_bytes)
-                n->c.reorder_max_bytes = depth;
+            if (depth > n->c.reorder_max_bytes) n->c.reorder_max_bytes = depth;
         }
         return;
     }
@@ -322,13 +310,11 @@ static void rx_data_ooo(struct net *n, uint32_t node, struct packet *p) {
     bool done_msg = false;
     for (uint32_t m = p->aux; m != NET_NONE;) {
         struct msg *mm = &n->msgs[m];
-        if (mm->first_psn + mm->npkts > q->expect_psn || mm->first_psn + mm->npkts <= from)
-            break;
+        if (mm->first_psn + mm->npkts > q->expect_psn || mm->first_psn + mm->npkts <= from) break;
         mm->recv_ps = n->sim->now_ps;
         done_msg = true;
         uint32_t next = mm->next;
-        if (n->on_msg_recv)
-            n->on_msg_recv(n, m);
+        if (n->on_msg_recv) n->on_msg_recv(n, m);
         m = next;
     }
     if (q->since_ack >= n->ack_every || done_msg) {
@@ -339,8 +325,8 @@ static void rx_data_ooo(struct net *n, uint32_t node, struct packet *p) {
 
 /* In-order delivery of one data packet's payload (also called by the
  * reorder buffer, net/reorder.c, when held packets become in order). */
-void nic_deliver(struct net *n, uint32_t node, uint32_t qp, uint32_t payload_bytes,
-                 uint8_t flags, uint32_t msg) {
+void nic_deliver(struct net *n, uint32_t node, uint32_t qp, uint32_t payload_bytes, uint8_t flags,
+                 uint32_t msg) {
     struct qp *q = &n->qps[qp];
     q->expect_psn++;
     q->nak_sent = 0;
@@ -350,8 +336,7 @@ void nic_deliver(struct net *n, uint32_t node, uint32_t qp, uint32_t payload_byt
     if (last) {
         struct msg *m = &n->msgs[msg];
         m->recv_ps = n->sim->now_ps;
-        if (n->on_msg_recv)
-            n->on_msg_recv(n, msg);
+        if (n->on_msg_recv) n->on_msg_recv(n, msg);
     }
     if (q->since_ack >= n->ack_every || last) {
         q->since_ack = 0;
@@ -361,16 +346,14 @@ void nic_deliver(struct net *n, uint32_t node, uint32_t qp, uint32_t payload_byt
 
 static void rx_data(struct net *n, uint32_t node, struct packet *p) {
     struct qp *q = &n->qps[p->qp];
-    if (n->cc->on_rx_data)
-        n->cc->on_rx_data(n, p->qp, p);
+    if (n->cc->on_rx_data) n->cc->on_rx_data(n, p->qp, p);
     if (n->ooo_window) {
         rx_data_ooo(n, node, p);
         return;
     }
     if (p->psn == q->expect_psn) {
         nic_deliver(n, node, p->qp, p->payload_bytes, p->flags, p->aux);
-        if (n->reorder_state)
-            nic_reorder_release(n, node, p->qp); /* early packets now in order */
+        if (n->reorder_state) nic_reorder_release(n, node, p->qp); /* early packets now in order */
     } else if (p->psn > q->expect_psn) {
         if (n->reorder_state && nic_reorder_hold(n, node, p))
             return; /* held in the reorder buffer (net/reorder.c) */
@@ -388,8 +371,7 @@ static void nic_consume(struct net *n, uint32_t node, uint32_t port, uint32_t id
 void nic_rx(struct net *n, uint32_t node, uint32_t port, uint32_t id) {
     struct packet *p = pkt(&n->pool, id);
     if (p->type == PKT_CREDIT || p->type == PKT_PAUSE) {
-        if (n->fc->on_ctrl)
-            n->fc->on_ctrl(n, port, p);
+        if (n->fc->on_ctrl) n->fc->on_ctrl(n, port, p);
         pkt_free(&n->pool, id);
         return;
     }
@@ -421,8 +403,7 @@ void nic_unstall(struct net *n, uint32_t node) {
         uint32_t id = c->held_head;
         struct packet *p = pkt(&n->pool, id);
         c->held_head = p->next;
-        if (c->held_head == PKT_NONE)
-            c->held_tail = PKT_NONE;
+        if (c->held_head == PKT_NONE) c->held_tail = PKT_NONE;
         nic_consume(n, node, p->in_port, id);
     }
     port_kick(n, nic_port(n, node));
@@ -447,20 +428,19 @@ static void nic_consume(struct net *n, uint32_t node, uint32_t port, uint32_t id
         innet_host_rx(n, node, port, id);
         break;
     case PKT_CNP:
-        if (n->cc->on_cnp)
-            n->cc->on_cnp(n, p->qp);
+        if (n->cc->on_cnp) n->cc->on_cnp(n, p->qp);
         break;
     default:
         break;
     }
-    if (n->fc->on_release)
-        n->fc->on_release(n, port, p);
+    if (n->fc->on_release) n->fc->on_release(n, port, p);
     pkt_free(&n->pool, id);
-    if (n->work_pending == 0)
-        net_check_idle(n);
+    if (n->work_pending == 0) net_check_idle(n);
 }
 
-void nic_on_msg_post(struct sim *s, const struct event *e) { net_msg_post_now(s->model, e->arg); }
+void nic_on_msg_post(struct sim *s, const struct event *e) {
+    net_msg_post_now(s->model, e->arg);
+}
 
 void nic_on_qp_timer(struct sim *s, const struct event *e) {
     struct net *n = s->model;
@@ -469,16 +449,14 @@ void nic_on_qp_timer(struct sim *s, const struct event *e) {
     sim_time_ps next = SIM_TIME_NEVER;
     for (uint32_t qp = c->qp_head; qp != NET_NONE; qp = n->qps[qp].nic_next) {
         struct qp *q = &n->qps[qp];
-        if (q->rto_deadline_ps == SIM_TIME_NEVER)
-            continue;
+        if (q->rto_deadline_ps == SIM_TIME_NEVER) continue;
         if (q->rto_deadline_ps <= s->now_ps) {
             /* Timed out with packets outstanding: resend from the oldest
              * unacknowledged. */
             q->rto_deadline_ps = s->now_ps + n->rto_ps;
             go_back(n, qp, q->una);
         }
-        if (q->rto_deadline_ps < next)
-            next = q->rto_deadline_ps;
+        if (q->rto_deadline_ps < next) next = q->rto_deadline_ps;
     }
     if (next != SIM_TIME_NEVER && next < c->timer_at_ps) {
         c->timer_at_ps = next;
@@ -489,8 +467,7 @@ void nic_on_qp_timer(struct sim *s, const struct event *e) {
 void nic_on_wake(struct sim *s, const struct event *e) {
     struct net *n = s->model;
     struct nic *c = nic_of(n, e->arg);
-    if (c->wake_at_ps == e->time_ps)
-        c->wake_at_ps = SIM_TIME_NEVER;
+    if (c->wake_at_ps == e->time_ps) c->wake_at_ps = SIM_TIME_NEVER;
     for (uint32_t i = 0; i < n->nodes[e->arg].nports; i++)
         port_kick(n, n->nodes[e->arg].first_port + i);
 }

@@ -74,11 +74,9 @@ static inline struct packet *pkt(struct pkt_pool *pp, uint32_t id) {
 
 static inline uint32_t pkt_alloc(struct pkt_pool *pp) {
     uint32_t id = pp->free_head;
-    if (id == PKT_NONE)
-        id = pkt_pool_grow(pp);
+    if (id == PKT_NONE) id = pkt_pool_grow(pp);
     pp->free_head = pkt(pp, id)->next;
-    if (++pp->in_use > pp->peak)
-        pp->peak = pp->in_use;
+    if (++pp->in_use > pp->peak) pp->peak = pp->in_use;
     return id;
 }
 

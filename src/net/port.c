@@ -31,16 +31,14 @@ static inline uint32_t pq_pop(struct pkt_pool *pp, struct pq *q) {
     uint32_t id = q->head;
     struct packet *p = pkt(pp, id);
     q->head = p->next;
-    if (q->head == PKT_NONE)
-        q->tail = PKT_NONE;
+    if (q->head == PKT_NONE) q->tail = PKT_NONE;
     q->bytes -= p->wire_bytes;
     return id;
 }
 
 static void schedule_wake(struct net *n, uint32_t port, sim_time_ps at) {
     struct port *pt = &n->ports[port];
-    if (pt->wake_at_ps <= at)
-        return; /* one already pending, no later than needed */
+    if (pt->wake_at_ps <= at) return; /* one already pending, no later than needed */
     pt->wake_at_ps = at;
     sim_at(n->sim, at, pt->node + 1, NET_EV_PORT_WAKE, port, 0);
 }
@@ -53,8 +51,7 @@ void port_enqueue(struct net *n, uint32_t port, uint32_t cls, uint32_t id) {
     pq_push(&n->pool, &pt->cls[cls], id, p->wire_bytes);
     pt->cls_mask |= (uint8_t)(1u << cls);
     pt->q_bytes += p->wire_bytes;
-    if (pt->q_bytes > pt->q_max)
-        pt->q_max = pt->q_bytes;
+    if (pt->q_bytes > pt->q_max) pt->q_max = pt->q_bytes;
     port_kick(n, port);
 }
 
@@ -89,8 +86,7 @@ static void start_tx(struct net *n, uint32_t port, uint32_t id) {
 void port_kick(struct net *n, uint32_t port) {
     struct port *pt = &n->ports[port];
     sim_time_ps now = n->sim->now_ps;
-    if (!pt->up)
-        return;
+    if (!pt->up) return;
     if (pt->busy_until_ps > now) {
         schedule_wake(n, port, pt->busy_until_ps);
         return;
@@ -109,31 +105,25 @@ void port_kick(struct net *n, uint32_t port) {
     uint32_t first = !single && pt->cls_mask && fc->arbitrate ? fc->arbitrate(n, port) : pt->rr;
     for (uint32_t k = 0; pt->cls_mask && k < NET_NCLASS; k++) {
         uint32_t c = single ? (uint32_t)__builtin_ctz(pt->cls_mask) : (first + k) % NET_NCLASS;
-        if (!(pt->cls_mask & (1u << c)))
-            continue;
+        if (!(pt->cls_mask & (1u << c))) continue;
         struct pq *q = &pt->cls[c];
         if (!fc->can_send(n, port, c, pkt(&n->pool, q->head)->wire_bytes)) {
-            if (single)
-                break;
+            if (single) break;
             continue;
         }
         pt->rr = (uint8_t)((c + 1) % NET_NCLASS);
         q_account(pt, now);
         id = pq_pop(&n->pool, q);
-        if (q->head == PKT_NONE)
-            pt->cls_mask &= (uint8_t)~(1u << c);
+        if (q->head == PKT_NONE) pt->cls_mask &= (uint8_t) ~(1u << c);
         struct packet *p = pkt(&n->pool, id);
         pt->q_bytes -= p->wire_bytes;
         if (!pt->is_host && fc->on_release && p->in_port != NET_NONE) /* innet makes some */
             fc->on_release(n, p->in_port, p);
         break;
     }
-    if (id == PKT_NONE && pt->is_host)
-        id = nic_pull(n, pt->node, port);
-    if (id == PKT_NONE)
-        return;
-    if (fc->on_send)
-        fc->on_send(n, port, pkt(&n->pool, id));
+    if (id == PKT_NONE && pt->is_host) id = nic_pull(n, pt->node, port);
+    if (id == PKT_NONE) return;
+    if (fc->on_send) fc->on_send(n, port, pkt(&n->pool, id));
     start_tx(n, port, id);
     /* Wake at the end of this packet only if something will want the wire. */
     if (pt->q_bytes || pt->ctrl.head != PKT_NONE || (pt->is_host && nic_has_work(n, pt->node)))
@@ -143,8 +133,7 @@ void port_kick(struct net *n, uint32_t port) {
 void port_on_wake(struct sim *s, const struct event *e) {
     struct net *n = s->model;
     struct port *pt = &n->ports[e->arg];
-    if (pt->wake_at_ps == e->time_ps)
-        pt->wake_at_ps = SIM_TIME_NEVER;
+    if (pt->wake_at_ps == e->time_ps) pt->wake_at_ps = SIM_TIME_NEVER;
     port_kick(n, e->arg);
 }
 
@@ -179,11 +168,9 @@ void port_drop(struct net *n, uint32_t port, uint32_t id) {
         n->c.packets_dropped++;
         n->pkts_in_flight--;
     }
-    if (port != NET_NONE)
-        n->ports[port].drops++;
+    if (port != NET_NONE) n->ports[port].drops++;
     pkt_free(&n->pool, id);
-    if (n->work_pending == 0)
-        net_check_idle(n);
+    if (n->work_pending == 0) net_check_idle(n);
 }
 
 void port_flush_class(struct net *n, uint32_t port, uint32_t cls) {
@@ -194,17 +181,15 @@ void port_flush_class(struct net *n, uint32_t port, uint32_t cls) {
         uint32_t id = pq_pop(&n->pool, &pt->cls[cls]);
         struct packet *p = pkt(&n->pool, id);
         pt->q_bytes -= p->wire_bytes;
-        if (sw && n->fc->on_release)
-            n->fc->on_release(n, p->in_port, p);
+        if (sw && n->fc->on_release) n->fc->on_release(n, p->in_port, p);
         port_drop(n, port, id);
     }
-    pt->cls_mask &= (uint8_t)~(1u << cls);
+    pt->cls_mask &= (uint8_t) ~(1u << cls);
 }
 
 void port_set_up(struct net *n, uint32_t port, bool up) {
     struct port *pt = &n->ports[port];
-    if (pt->up == up)
-        return;
+    if (pt->up == up) return;
     pt->up = up;
     if (up) {
         port_kick(n, port);
@@ -226,8 +211,7 @@ void port_set_up(struct net *n, uint32_t port, bool up) {
             uint32_t id = pq_pop(&n->pool, &pt->cls[c]);
             struct packet *p = pkt(&n->pool, id);
             pt->q_bytes -= p->wire_bytes;
-            if (sw && n->fc->on_release)
-                n->fc->on_release(n, p->in_port, p);
+            if (sw && n->fc->on_release) n->fc->on_release(n, p->in_port, p);
             port_drop(n, port, id);
         }
     }

@@ -10,8 +10,7 @@
 void switch_rx(struct net *n, uint32_t sw, uint32_t in_port, uint32_t id) {
     struct packet *p = pkt(&n->pool, id);
     if (p->type == PKT_CREDIT || p->type == PKT_PAUSE) {
-        if (n->fc->on_ctrl)
-            n->fc->on_ctrl(n, in_port, p);
+        if (n->fc->on_ctrl) n->fc->on_ctrl(n, in_port, p);
         pkt_free(&n->pool, id);
         return;
     }
@@ -21,8 +20,7 @@ void switch_rx(struct net *n, uint32_t sw, uint32_t in_port, uint32_t id) {
     }
     uint32_t out = n->route->select(n, sw, p);
     if (out == NET_NONE || !n->ports[out].up) {
-        if (n->fc->on_discard)
-            n->fc->on_discard(n, in_port, p);
+        if (n->fc->on_discard) n->fc->on_discard(n, in_port, p);
         /* no route: lost where it arrived; routed into a dead link: lost there */
         port_drop(n, out == NET_NONE ? in_port : out, id);
         return;
@@ -32,7 +30,6 @@ void switch_rx(struct net *n, uint32_t sw, uint32_t in_port, uint32_t id) {
         port_drop(n, out, id);
         return;
     }
-    if (n->cc->on_enqueue)
-        n->cc->on_enqueue(n, sw, out, p); /* ECN marking at the egress queue */
+    if (n->cc->on_enqueue) n->cc->on_enqueue(n, sw, out, p); /* ECN marking at the egress queue */
     port_enqueue(n, out, p->prio, id);
 }

@@ -361,12 +361,14 @@ static void subnet_manager(struct report *r) {
             if (local >= 0) {
                 char fast[32];
                 fmt_dur(fast, sizeof fast, local - at);
-                add(&b, "%s: switch-local reroute %s after the failure, SM reroute after %s; %.0f packets "
-                        "lost, %s",
+                add(&b,
+                    "%s: switch-local reroute %s after the failure, SM reroute after %s; %.0f "
+                    "packets "
+                    "lost, %s",
                     ids[i][1], fast, took, jv_num_at(row, "packets_lost", 0), done);
             } else {
-                add(&b, "%s: rerouted %s after the failure, %.0f packets lost, %s", ids[i][1],
-                    took, jv_num_at(row, "packets_lost", 0), done);
+                add(&b, "%s: rerouted %s after the failure, %.0f packets lost, %s", ids[i][1], took,
+                    jv_num_at(row, "packets_lost", 0), done);
             }
         }
     }

@@ -77,7 +77,8 @@ static int ecmp_init(struct net *n, struct diag *d) {
         const uint8_t tail[3] = {ROCE_UDP_PORT >> 8, ROCE_UDP_PORT & 0xff, IPPROTO_UDP_NUM};
         st->tail[s] = 0;
         for (uint32_t j = 10; j < ECMP_TUPLE_BYTES; j++)
-            st->tail[s] ^= t[(2 * j) * 16 + (tail[j - 10] >> 4)] ^ t[(2 * j + 1) * 16 + (tail[j - 10] & 15)];
+            st->tail[s] ^=
+                t[(2 * j) * 16 + (tail[j - 10] >> 4)] ^ t[(2 * j + 1) * 16 + (tail[j - 10] & 15)];
     }
     return 0;
 }
@@ -109,8 +110,7 @@ uint32_t ecmp_hash(const struct net *n, uint32_t sw, const struct packet *p) {
     uint32_t h = st->tail[n->nodes[sw].index];
     for (uint32_t j = 0; j < 10; j++) {
         if (j == 0 || j == 4) {
-            if (!in[j])
-                continue;
+            if (!in[j]) continue;
         }
         h ^= t[(2 * j) * 16 + (in[j] >> 4)] ^ t[(2 * j + 1) * 16 + (in[j] & 15)];
     }

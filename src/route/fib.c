@@ -20,8 +20,7 @@ void route_fib_build(struct net *n) {
     uint32_t *queue = fs_xmalloc(V * sizeof *queue);
     uint32_t *sw_node = fs_xmalloc((S ? S : 1) * sizeof *sw_node);
     for (uint32_t v = 0; v < V; v++)
-        if (n->nodes[v].kind == NODE_SWITCH)
-            sw_node[n->nodes[v].index] = v;
+        if (n->nodes[v].kind == NODE_SWITCH) sw_node[n->nodes[v].index] = v;
     free(n->fib_off);
     free(n->fib_ports);
     n->fib_off = fs_xcalloc((size_t)S * H + 1, sizeof *n->fib_off);
@@ -41,12 +40,10 @@ void route_fib_build(struct net *n) {
         while (qh < qt) {
             uint32_t v = queue[qh++];
             const struct node *nd = &n->nodes[v];
-            if (nd->kind == NODE_HOST && v != src)
-                continue;
+            if (nd->kind == NODE_HOST && v != src) continue;
             for (uint32_t i = 0; i < nd->nports; i++) {
                 const struct port *p = &n->ports[nd->first_port + i];
-                if (!p->up || !n->ports[p->peer].up)
-                    continue;
+                if (!p->up || !n->ports[p->peer].up) continue;
                 uint32_t w = n->ports[p->peer].node;
                 if (dist[w] == UINT32_MAX) {
                     dist[w] = dist[v] + 1;
@@ -58,16 +55,13 @@ void route_fib_build(struct net *n) {
         uint32_t *t = NULL, tl = 0;
         for (uint32_t s = 0; s < S; s++) {
             uint32_t v = sw_node[s];
-            if (dist[v] == UINT32_MAX)
-                continue;
+            if (dist[v] == UINT32_MAX) continue;
             const struct node *nd = &n->nodes[v];
             for (uint32_t i = 0; i < nd->nports; i++) {
                 const struct port *p = &n->ports[nd->first_port + i];
-                if (!p->up || !n->ports[p->peer].up)
-                    continue;
+                if (!p->up || !n->ports[p->peer].up) continue;
                 uint32_t w = n->ports[p->peer].node;
-                if (dist[w] + 1 == dist[v] &&
-                    (n->nodes[w].kind == NODE_SWITCH || w == src)) {
+                if (dist[w] + 1 == dist[v] && (n->nodes[w].kind == NODE_SWITCH || w == src)) {
                     fs_grow((void **)&t, &tcap, tl + 2, sizeof *t);
                     t[tl++] = s;
                     t[tl++] = nd->first_port + i;

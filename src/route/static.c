@@ -17,8 +17,7 @@ static void lft_from_fib(struct net *n) {
     free(n->lft);
     n->lft = fs_xmalloc(((size_t)n->nswitches * n->nhosts + 1) * sizeof *n->lft);
     for (uint32_t v = 0; v < n->nnodes; v++) {
-        if (n->nodes[v].kind != NODE_SWITCH)
-            continue;
+        if (n->nodes[v].kind != NODE_SWITCH) continue;
         for (uint32_t h = 0; h < n->nhosts; h++) {
             const uint32_t *ports;
             uint32_t c = route_fib_get(n, v, h, &ports);
@@ -29,8 +28,7 @@ static void lft_from_fib(struct net *n) {
 
 static int static_init(struct net *n, struct diag *d) {
     (void)d;
-    if (!n->lft)
-        lft_from_fib(n);
+    if (!n->lft) lft_from_fib(n);
     return 0;
 }
 

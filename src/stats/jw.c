@@ -14,8 +14,7 @@ void jw_init(struct jw *w, FILE *f) {
 
 static bool in_compact(const struct jw *w) {
     for (int i = 1; i <= w->depth; i++)
-        if (w->compact[i])
-            return true;
+        if (w->compact[i]) return true;
     return false;
 }
 
@@ -35,10 +34,8 @@ static void pre(struct jw *w) {
         w->after_key = false;
         return;
     }
-    if (w->depth == 0)
-        return;
-    if (!w->first[w->depth])
-        fputc(',', w->f);
+    if (w->depth == 0) return;
+    if (!w->first[w->depth]) fputc(',', w->f);
     w->first[w->depth] = false;
     indent(w);
 }
@@ -65,12 +62,24 @@ static void close(struct jw *w, char c) {
     fputc(c, w->f);
 }
 
-void jw_obj(struct jw *w) { open(w, '{', false); }
-void jw_obj_compact(struct jw *w) { open(w, '{', true); }
-void jw_obj_end(struct jw *w) { close(w, '}'); }
-void jw_arr(struct jw *w) { open(w, '[', false); }
-void jw_arr_compact(struct jw *w) { open(w, '[', true); }
-void jw_arr_end(struct jw *w) { close(w, ']'); }
+void jw_obj(struct jw *w) {
+    open(w, '{', false);
+}
+void jw_obj_compact(struct jw *w) {
+    open(w, '{', true);
+}
+void jw_obj_end(struct jw *w) {
+    close(w, '}');
+}
+void jw_arr(struct jw *w) {
+    open(w, '[', false);
+}
+void jw_arr_compact(struct jw *w) {
+    open(w, '[', true);
+}
+void jw_arr_end(struct jw *w) {
+    close(w, ']');
+}
 
 static void raw_str(FILE *f, const char *s) {
     fputc('"', f);
@@ -142,4 +151,6 @@ void jw_kbool(struct jw *w, const char *k, bool v) {
     jw_key(w, k);
     jw_bool(w, v);
 }
-void jw_end(struct jw *w) { fputc('\n', w->f); }
+void jw_end(struct jw *w) {
+    fputc('\n', w->f);
+}

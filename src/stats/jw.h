@@ -22,9 +22,9 @@ struct jw {
 };
 
 void jw_init(struct jw *w, FILE *f);
-void jw_obj(struct jw *w);          /* { */
-void jw_obj_compact(struct jw *w);  /* { on one line */
-void jw_obj_end(struct jw *w);      /* } */
+void jw_obj(struct jw *w);         /* { */
+void jw_obj_compact(struct jw *w); /* { on one line */
+void jw_obj_end(struct jw *w);     /* } */
 void jw_arr(struct jw *w);
 void jw_arr_compact(struct jw *w);
 void jw_arr_end(struct jw *w);

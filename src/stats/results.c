@@ -32,15 +32,14 @@ const char *results_op_name(int op) {
 }
 
 const char *results_algo_name(int a) {
-    static const char *const names[] = {"ring", "tree",  "halving_doubling", "sharp",
+    static const char *const names[] = {"ring", "tree", "halving_doubling", "sharp",
                                         "nvls", "auto", "hierarchical"};
     return a >= 0 && a <= ALGO_HIERARCHICAL ? names[a] : "?";
 }
 
 /* NCCL busbw factor (nccl-tests doc/PERFORMANCE.md, domain.md B). */
 static double busbw_factor(int op, uint32_t n) {
-    if (n == 0)
-        return 0;
+    if (n == 0) return 0;
     switch (op) {
     case WL_ALLREDUCE:
         return 2.0 * (n - 1) / n;
@@ -174,8 +173,7 @@ static void write_collectives(const struct model *m, struct jw *w) {
         jw_obj_compact(w);
         jw_ku64(w, "job", r->job);
         jw_kstr(w, "op", results_op_name(r->op));
-        jw_kstr(w, "algorithm",
-                r->op == WL_ALLTOALL ? "direct" : results_algo_name(r->algorithm));
+        jw_kstr(w, "algorithm", r->op == WL_ALLTOALL ? "direct" : results_algo_name(r->algorithm));
         jw_kbool(w, "fallback", r->fallback);
         jw_ku64(w, "size", r->size_bytes);
         jw_ku64(w, "ranks", r->ranks);
@@ -241,8 +239,7 @@ void results_write_json(const struct model *m, FILE *f) {
     write_collectives(m, &w);
     coll_write_training(&m->net, &w);
     write_control_plane(m, &w);
-    if (m->net.ctrl && m->net.ctrl->write_results)
-        m->net.ctrl->write_results(&m->net, &w);
+    if (m->net.ctrl && m->net.ctrl->write_results) m->net.ctrl->write_results(&m->net, &w);
     jw_obj_end(&w);
     jw_end(&w);
 }
@@ -251,39 +248,34 @@ int results_mkdirs(const char *dir) {
     char buf[4096];
     snprintf(buf, sizeof buf, "%s", dir);
     for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
+        if (*p != '/') continue;
         *p = 0;
-        if (mkdir(buf, 0777) && errno != EEXIST)
-            return -1;
+        if (mkdir(buf, 0777) && errno != EEXIST) return -1;
         *p = '/';
     }
-    if (mkdir(buf, 0777) && errno != EEXIST)
-        return -1;
+    if (mkdir(buf, 0777) && errno != EEXIST) return -1;
     return 0;
 }
 
 int results_write_dir(const struct model *m, const char *dir, struct diag *d) {
     char path[4200];
     if (results_mkdirs(dir))
-        return diag_set(d, dir, (struct srcpos){0, 0}, FS_EINVAL,
-                        "cannot create output folder: %s", strerror(errno));
+        return diag_set(d, dir, (struct srcpos){0, 0}, FS_EINVAL, "cannot create output folder: %s",
+                        strerror(errno));
     snprintf(path, sizeof path, "%s/results.json", dir);
     FILE *f = fopen(path, "w");
     if (!f)
         return diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL, "cannot write: %s",
                         strerror(errno));
     results_write_json(m, f);
-    if (fclose(f))
-        return diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL, "write failed");
+    if (fclose(f)) return diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL, "write failed");
     snprintf(path, sizeof path, "%s/links.csv", dir);
     f = fopen(path, "w");
     if (!f)
         return diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL, "cannot write: %s",
                         strerror(errno));
     sampler_write_csv(&m->sampler, &m->net, f);
-    if (fclose(f))
-        return diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL, "write failed");
+    if (fclose(f)) return diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL, "write failed");
     return 0;
 }
 
@@ -304,12 +296,10 @@ void results_print_summary(const struct model *m, FILE *f) {
         uint32_t done = 0;
         for (uint32_t i = 0; i < n->nflows; i++) {
             const struct flow_row *fl = &n->flows[i];
-            if (fl->msgs_left || fl->start_ps == SIM_TIME_NEVER)
-                continue;
+            if (fl->msgs_left || fl->start_ps == SIM_TIME_NEVER) continue;
             double fct = time_ps_to_ns(fl->end_ps - fl->start_ps) / 1000.0;
             sum += fct;
-            if (fct > max)
-                max = fct;
+            if (fct > max) max = fct;
             done++;
         }
         fprintf(f, "  flows: %u of %u done, mean FCT %.2f us, max %.2f us\n", done, n->nflows,

@@ -26,7 +26,9 @@ void sampler_fini(struct sampler *sp) {
     memset(sp, 0, sizeof *sp);
 }
 
-static uint32_t clamp32(uint64_t v) { return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v; }
+static uint32_t clamp32(uint64_t v) {
+    return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
 
 /* Halves the table: sample pairs merge, the interval doubles. */
 static void merge_pairs(struct sampler *sp) {
@@ -48,8 +50,7 @@ static void merge_pairs(struct sampler *sp) {
 }
 
 void sampler_take(struct sampler *sp, const struct net *n, sim_time_ps now) {
-    if (now <= sp->last_ps && sp->n > 0)
-        return;
+    if (now <= sp->last_ps && sp->n > 0) return;
     if (sp->n == sp->cap) {
         sp->cap *= 2;
         sp->rows = fs_xrealloc(sp->rows, (size_t)sp->cap * sp->nports * sizeof *sp->rows);
@@ -77,8 +78,7 @@ void sampler_on_event(struct sim *s, const struct event *e) {
     sampler_take(sp, n, s->now_ps);
     /* Full in automatic mode: merge pairs so the next sample, one new
      * (doubled) interval from now, lines up with the merged ones. */
-    if (sp->automatic && sp->n >= SAMPLER_AUTO_ROWS && sp->n % 2 == 0)
-        merge_pairs(sp);
+    if (sp->automatic && sp->n >= SAMPLER_AUTO_ROWS && sp->n % 2 == 0) merge_pairs(sp);
     if (n->work_pending > 0 || n->pkts_in_flight > 0)
         sim_at(s, s->now_ps + sp->interval_ps, 0, NET_EV_SAMPLE, 0, 0);
 }
@@ -97,8 +97,7 @@ int sampler_write_csv(const struct sampler *sp, const struct net *n, FILE *f) {
         for (uint32_t p = 0; p < sp->nports; p++) {
             net_port_name(n, p, name, sizeof name);
             double u = span_ns > 0 ? row[p].busy_ns / span_ns : 0.0;
-            if (u > 1.0)
-                u = 1.0;
+            if (u > 1.0) u = 1.0;
             fprintf(f, "%.0f,%s,%u,%.4f,%u,%u\n", t_ns, name, row[p].bytes, u, row[p].q_bytes,
                     row[p].paused_ns);
         }

@@ -30,13 +30,13 @@ struct sampler {
     sim_time_ps interval_ps;
     bool automatic;
     uint32_t nports;
-    uint32_t n, cap; /* samples taken; rows allocated */
+    uint32_t n, cap;     /* samples taken; rows allocated */
     struct sample *rows; /* n x nports */
     uint64_t *last_bytes, *last_busy, *last_paused;
     sim_time_ps last_ps;
 };
 
-#define SAMPLER_AUTO_ROWS 64 /* 16 B per link per row: ~6 KB per host on a fat tree */
+#define SAMPLER_AUTO_ROWS 64             /* 16 B per link per row: ~6 KB per host on a fat tree */
 #define SAMPLER_AUTO_START_PS 1000000ULL /* 1 us */
 
 void sampler_init(struct sampler *sp, const struct net *n, sim_time_ps interval_ps);

@@ -97,8 +97,8 @@ static void derangement(uint32_t *to, uint32_t H, struct rng *r) {
 static int add_poisson(struct net *n, struct wl_state *ws, const struct wl_entry *w, size_t idx) {
     const struct scenario *sc = n->sc;
     uint32_t count = (uint32_t)w->nsenders;
-    double wire = (double)w->packet_bytes +
-                  ceil((double)w->packet_bytes / n->mtu_bytes) * n->overhead_bytes;
+    double wire =
+        (double)w->packet_bytes + ceil((double)w->packet_bytes / n->mtu_bytes) * n->overhead_bytes;
     /* Aggregate arrival rate that loads the receiver link to `load` on the
      * wire (so that rho is the link utilisation M/D/1 speaks of). */
     double rate_pkts_per_ps = w->load * (double)sc->fabric.link_bps / (8.0 * wire) / 1e12;
@@ -134,8 +134,7 @@ void workload_on_gen(struct sim *s, const struct event *e) {
     uint64_t size = (uint64_t)g->size_bytes;
     if (g->exponential) {
         size = (uint64_t)llround(rng_exponential(&g->rng, g->size_bytes));
-        if (size == 0)
-            size = 1;
+        if (size == 0) size = 1;
     }
     uint32_t m = net_msg_new(n, g->qp, size, SIM_TIME_NEVER, g->flow, NET_NONE);
     net_msg_post_now(n, m);
@@ -169,8 +168,7 @@ void workload_finish(struct net *n) {
         bool done = true;
         for (uint32_t f = a->first_flow; f < a->first_flow + a->nflows; f++) {
             done = done && n->flows[f].msgs_left == 0;
-            if (n->flows[f].end_ps > end)
-                end = n->flows[f].end_ps;
+            if (n->flows[f].end_ps > end) end = n->flows[f].end_ps;
         }
         n->coll_rows[a->row].end_ps = done ? end : SIM_TIME_NEVER;
     }
@@ -225,8 +223,7 @@ int workload_build(struct net *n, struct diag *d) {
             add_alltoall_row(n, ws, w);
             for (uint32_t a = 0; a < H; a++)
                 for (uint32_t b = 0; b < H; b++)
-                    if (a != b)
-                        one_flow(n, a, b, w->size_bytes, w->start_ps, prio, &ent);
+                    if (a != b) one_flow(n, a, b, w->size_bytes, w->start_ps, prio, &ent);
             break;
         case WL_POISSON:
             add_poisson(n, ws, w, i);
@@ -237,8 +234,7 @@ int workload_build(struct net *n, struct diag *d) {
         case WL_BROADCAST:
         case WL_TRAINING: {
             int rc = coll_add(n, w, i, d);
-            if (rc)
-                return rc;
+            if (rc) return rc;
             break;
         }
         }
@@ -249,8 +245,7 @@ int workload_build(struct net *n, struct diag *d) {
 void workload_fini(struct net *n) {
     coll_fini(n);
     struct wl_state *ws = n->wl_state;
-    if (!ws)
-        return;
+    if (!ws) return;
     free(ws->gens);
     free(ws->a2a);
     free(ws);

@@ -47,8 +47,7 @@ static int run(const char *args) {
     size_t n = fread(out, 1, sizeof out - 1, p);
     out[n] = 0;
     int st = pclose(p);
-    if (WIFSIGNALED(st))
-        return 128 + WTERMSIG(st);
+    if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
     return WEXITSTATUS(st);
 }
 
@@ -72,8 +71,8 @@ static const struct bad BAD[] = {
     {"unknown nested key", "fabric:\n  linkk: 400Gbps\n", "bad.yaml:2:3", "link"},
     {"wrong type", "topology: {kind: leaf_spine, leaves: [1, 2]}\n", "bad.yaml:1:", "leaves"},
     {"negative", "topology: {kind: leaf_spine, leaves: -3}\n", "bad.yaml:1:", NULL},
-    {"overflow", "topology: {kind: leaf_spine, leaves: 99999999999999999999}\n", "bad.yaml:1:",
-     NULL},
+    {"overflow", "topology: {kind: leaf_spine, leaves: 99999999999999999999}\n",
+     "bad.yaml:1:", NULL},
     {"bad unit", "fabric: {link: 400Gbit}\n", "bad.yaml:1:", "Gbps"},
     {"unknown host",
      "topology: {kind: single_switch, hosts: 4}\nworkload:\n  - kind: flows\n"
@@ -81,7 +80,10 @@ static const struct bad BAD[] = {
      "bad.yaml:4:", "h99"},
     {"odd fat tree", "topology: {kind: fat_tree, k: 3}\n", "bad.yaml:1:", NULL},
     {"empty", "", "bad.yaml", NULL},
-    {"binary", "\x7f" "ELF\x02\x01\x01\x00\x00\x00\xff\xfe\x00\x01", "bad.yaml", NULL},
+    {"binary",
+     "\x7f"
+     "ELF\x02\x01\x01\x00\x00\x00\xff\xfe\x00\x01",
+     "bad.yaml", NULL},
     {"duplicate key", "name: a\nname: b\n", "bad.yaml:2:", NULL},
     {"bad enum", "fabric: {routing: magic}\n", "bad.yaml:1:", "ecmp"},
     {"unknown link in event",
@@ -105,8 +107,7 @@ static void test_bad_inputs(void **state) {
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
         const struct bad *b = &BAD[i];
         size_t len = strlen(b->text);
-        if (!strcmp(b->what, "binary"))
-            len = 15;
+        if (!strcmp(b->what, "binary")) len = 15;
         write_file("bad.yaml", b->text, len);
         int rc = run("validate @/bad.yaml");
         if (rc != 2 || !strstr(out, b->place) || (b->needle && !strstr(out, b->needle)))
@@ -116,11 +117,9 @@ static void test_bad_inputs(void **state) {
         int lines = 0;
         for (const char *c = out; *c; c++)
             lines += *c == '\n';
-        if (lines != 1)
-            fail_msg("%s: expected one line on stderr, got:\n%s", b->what, out);
+        if (lines != 1) fail_msg("%s: expected one line on stderr, got:\n%s", b->what, out);
         rc = run("run @/bad.yaml -o @/o --quiet");
-        if (rc != 2)
-            fail_msg("%s: run exits %d, expected 2", b->what, rc);
+        if (rc != 2) fail_msg("%s: run exits %d, expected 2", b->what, rc);
     }
 }
 
@@ -166,8 +165,7 @@ static void test_run_writes_results(void **state) {
 
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/fabsim-cli-XXXXXX");
-    if (!mkdtemp(dir))
-        return 1;
+    if (!mkdtemp(dir)) return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_usage_errors),

@@ -63,18 +63,15 @@ static void test_calq_matches_heap(void **state) {
         struct event a, b;
         int ra = calq_pop(&c, &a), rb = evq_pop(&h, &b);
         assert_int_equal(ra, rb);
-        if (ra)
-            break;
+        if (ra) break;
         assert_true(a.time_ps == b.time_ps && a.order == b.order);
         assert_true(a.time_ps >= now);
         now = a.time_ps;
-        int k = (int)rng_below(&r, 3); /* 0..2 new events: the queue drifts */
-        if (i > 150000)
-            k = (int)rng_below(&r, 2); /* then drains */
+        int k = (int)rng_below(&r, 3);             /* 0..2 new events: the queue drifts */
+        if (i > 150000) k = (int)rng_below(&r, 2); /* then drains */
         for (int j = 0; j < k; j++) {
             uint64_t dt = rng_below(&r, 4) == 0 ? rng_below(&r, 100000) : rng_below(&r, 300);
-            if (rng_below(&r, 8) == 0)
-                dt = 0; /* ties at the same time stamp */
+            if (rng_below(&r, 8) == 0) dt = 0; /* ties at the same time stamp */
             struct event e = {now + dt, ((uint64_t)rng_below(&r, 3) << 32) | seq++, 0, 0, 0};
             calq_push(&c, e);
             evq_push(&h, e);
@@ -108,8 +105,7 @@ static void test_calq_resizes(void **state) {
         assert_int_equal(calq_pop(&c, &a), 0);
         assert_int_equal(evq_pop(&h, &b), 0);
         assert_true(a.time_ps == b.time_ps && a.order == b.order);
-        if (c.width_log2 < narrowest)
-            narrowest = c.width_log2;
+        if (c.width_log2 < narrowest) narrowest = c.width_log2;
         /* dense phase: +0..1 ns; sparse phase (second half, queue drained to
          * a few events): +1..10 us */
         uint64_t dt = i < 200000 ? rng_below(&r, 1000) : 1000000 + rng_below(&r, 9000000);
@@ -187,10 +183,8 @@ static void test_units(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_evq_order),
-        cmocka_unit_test(test_calq_matches_heap),
-        cmocka_unit_test(test_calq_resizes),
-        cmocka_unit_test(test_rng_streams),
+        cmocka_unit_test(test_evq_order),    cmocka_unit_test(test_calq_matches_heap),
+        cmocka_unit_test(test_calq_resizes), cmocka_unit_test(test_rng_streams),
         cmocka_unit_test(test_units),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,8 +5,7 @@
 
 static void build(struct trun *t, const char *topo) {
     char yaml[512];
-    snprintf(yaml, sizeof yaml, "name: topo\nfabric: {flow_control: none}\ntopology: %s\n",
-             topo);
+    snprintf(yaml, sizeof yaml, "name: topo\nfabric: {flow_control: none}\ntopology: %s\n", topo);
     trun_start(t, yaml, NULL, 0);
     assert_int_equal(t->rc, 0);
 }

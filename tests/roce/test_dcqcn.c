@@ -24,13 +24,13 @@ struct conv {
 
 /* h1 starts at 0, h2 joins at `join`; both send to h0 until `end`; rates and
  * queue measured over [from, end). */
-static struct conv two_flows(bool paper, uint64_t rate_bps, sim_time_ps join, sim_time_ps from,
-                             sim_time_ps end) {
+static struct conv two_flows_cc(bool paper, bool dcqcn, uint64_t rate_bps, sim_time_ps join,
+                                sim_time_ps from, sim_time_ps end) {
     struct scenario sc;
     roce_scenario(&sc);
     sc.topo.hosts = 3;
     sc.fabric.link_bps = rate_bps;
-    sc.fabric.congestion_control = CC_DCQCN;
+    sc.fabric.congestion_control = dcqcn ? CC_DCQCN : CC_NONE;
     if (paper) dcqcn_preset_paper(&sc.fabric.dcqcn, &sc.fabric.ecn);
     sc.stop_ps = end;
     struct wl_flow fl[2] = {{1, 0, 1ULL << 40, 0}, {2, 0, 1ULL << 40, join}};
@@ -74,32 +74,50 @@ static struct conv two_flows(bool paper, uint64_t rate_bps, sim_time_ps join, si
     c.cnps = n->c.cnps;
     c.pauses = n->c.pause_frames;
     c.drops = n->c.packets_dropped;
-    printf("  %s @%.0f G: flows %.2f + %.2f Gb/s, queue mean %.1f KB max %.1f KB, marks %llu "
+    printf("  %s%s @%.0f G: flows %.2f + %.2f Gb/s, queue mean %.1f KB max %.1f KB, marks %llu "
            "cnps %llu pauses %llu\n",
-           paper ? "paper" : "ConnectX", rate_bps / 1e9, c.r1, c.r2, c.q_mean / 1e3, c.q_max / 1e3,
-           (unsigned long long)c.marks, (unsigned long long)c.cnps, (unsigned long long)c.pauses);
+           dcqcn ? "" : "PFC only, ", paper ? "paper" : "ConnectX", rate_bps / 1e9, c.r1, c.r2,
+           c.q_mean / 1e3, c.q_max / 1e3, (unsigned long long)c.marks, (unsigned long long)c.cnps,
+           (unsigned long long)c.pauses);
     model_fini(&m);
     return c;
 }
 
-static void check_fair(const struct conv *c, double link_gbps, double kmin, double kmax) {
-    double half = link_gbps * 4096 / (4096 + 82) / 2;
-    assert_true(c->marks > 0);
-    assert_true(c->cnps > 0);
-    assert_int_equal(c->drops, 0);
-    assert_in_range((uint64_t)(c->r1 * 1000), (uint64_t)(half * 800), (uint64_t)(half * 1200));
-    assert_in_range((uint64_t)(c->r2 * 1000), (uint64_t)(half * 800), (uint64_t)(half * 1200));
-    /* The link stays busy and the queue stays around the marking band. */
-    assert_true(c->r1 + c->r2 > 1.8 * half);
-    assert_true(c->q_mean > kmin / 4 && c->q_mean < kmax);
+static struct conv two_flows(bool paper, uint64_t rate_bps, sim_time_ps join, sim_time_ps from,
+                             sim_time_ps end) {
+    return two_flows_cc(paper, true, rate_bps, join, from, end);
 }
 
-/* domain.md V3: 40 G, the paper's parameters; the second flow joins at 10 ms,
- * both averaged over 40-60 ms (the paper's alpha time constant is ~14 ms). */
+/* domain.md V3 (DCQCN paper Fig. 10; the public ns-3 reproduction reports
+ * 19.4 / 20.6 Gb/s averaged over 90-100 ms): 40 G, the paper's parameters;
+ * flow 2 joins at 10 ms at line rate. Both collapse (alpha starts at 1), climb
+ * back by R_AI per timer period, and settle by ~35 ms; averaged over the same
+ * 90-100 ms window the two rates are within 10 % of each other, the link is
+ * full, nothing is dropped, and the bottleneck queue is a fraction of the
+ * queue PFC alone holds in the same scenario (congestion_control none: both
+ * senders at line rate, the queue parked between XON and XOFF of the two
+ * ingress ports). Rates over time and the seed spread: docs/model.md. */
 static void test_paper_two_flows_converge(void **state) {
     (void)state;
-    struct conv c = two_flows(true, 40 * GBPS, 10 * PS_PER_MS, 40 * PS_PER_MS, 60 * PS_PER_MS);
-    check_fair(&c, 40, 5e3, 200e3);
+    const sim_time_ps join = 10 * PS_PER_MS, from = 90 * PS_PER_MS, end = 100 * PS_PER_MS;
+    struct conv c = two_flows(true, 40 * GBPS, join, from, end);
+    struct conv pfc = two_flows_cc(true, false, 40 * GBPS, join, from, end);
+    double half = 40.0 * 4096 / (4096 + 82) / 2;
+    assert_true(c.marks > 0);
+    assert_true(c.cnps > 0);
+    assert_int_equal(c.drops, 0);
+    double mean = (c.r1 + c.r2) / 2, diff = c.r1 > c.r2 ? c.r1 - c.r2 : c.r2 - c.r1;
+    printf("  |r1 - r2| = %.1f %% of the mean; queue %.1f KB vs PFC-only %.1f KB\n",
+           100 * diff / mean, c.q_mean / 1e3, pfc.q_mean / 1e3);
+    assert_true(diff <= 0.10 * mean);
+    assert_true(c.r1 + c.r2 > 1.9 * half); /* the link stays busy */
+    /* Queue near the marking band, well below PFC-only's. */
+    assert_true(c.q_mean > 5e3 / 4 && c.q_mean < 200e3);
+    assert_true(pfc.marks == 0 && pfc.pauses > 1000);
+    assert_true(c.q_mean * 3 < pfc.q_mean);
+    assert_true(c.q_max < pfc.q_mean);
+    /* PFC-only is fair too (round robin at the egress), but by pausing. */
+    assert_true(c.pauses * 100 < pfc.pauses);
 }
 
 /* ConnectX defaults at 400 G (domain.md A6): marks and CNPs flow and the

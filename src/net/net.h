@@ -156,6 +156,9 @@ struct net_counters {
     uint64_t bytes_delivered, retransmitted_packets;
     uint64_t pause_frames, ecn_marked, cnps;
     uint64_t reorder_max_bytes;
+    /* When the first PAUSE frame was sent / the first CE mark set (0 = not
+     * yet; neither can happen at time 0): which of PFC and ECN acts first. */
+    sim_time_ps first_pause_ps, first_mark_ps;
 };
 
 /* One row of results.json "collectives" (written by coll/). */

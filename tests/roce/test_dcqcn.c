@@ -135,10 +135,74 @@ static void test_connectx_marks_and_fills(void **state) {
     assert_true(c.r1 > 0.1 * link && c.r2 > 0.1 * link);
 }
 
+struct ecn_run {
+    sim_time_ps first_pause_ps, first_mark_ps, done_ps;
+    uint64_t pauses, marks, cnps, drops;
+};
+
+/* The course lab's incast (scenarios/labs/ecn_dcqcn/04): 2 leaves x 2
+ * spines, h1..h7 send 2 MiB each to h0, PFC XOFF 200 KiB per ingress queue
+ * (dynamic threshold 1/8 of the free buffer), ConnectX DCQCN; ECN Kmin as
+ * given (Kmax 1500 KB, Pmax 0.2: domain.md A5). */
+static struct ecn_run ecn_incast(uint64_t kmin) {
+    struct scenario sc;
+    roce_scenario(&sc);
+    sc.topo.kind = TOPO_LEAF_SPINE;
+    sc.topo.leaves = 2;
+    sc.topo.spines = 2;
+    sc.topo.hosts_per_leaf = 4;
+    sc.topo.uplinks_per_spine = 1;
+    sc.fabric.routing = ROUTING_ECMP;
+    sc.fabric.congestion_control = CC_DCQCN;
+    sc.fabric.ecn.kmin_bytes = kmin;
+    sc.stop_ps = 20 * PS_PER_MS;
+    struct wl_entry w;
+    uint32_t senders[7];
+    roce_incast(&sc, &w, senders, 7, 2 * 1024 * KIB);
+    struct model m;
+    struct diag d = {0};
+    assert_int_equal(model_build(&m, &sc, &d), 0);
+    model_run(&m, NULL, NULL);
+    struct net *n = &m.net;
+    assert_true(m.completed);
+    struct ecn_run r = {n->c.first_pause_ps, n->c.first_mark_ps, n->done_ps,
+                        n->c.pause_frames,   n->c.ecn_marked,    n->c.cnps,
+                        n->c.packets_dropped};
+    printf("  kmin %llu KB, xoff 200 KiB: first pause %.2f us, first mark %.2f us; pauses %llu, "
+           "marks %llu, cnps %llu, drops %llu, done %.1f us\n",
+           (unsigned long long)kmin / 1000, r.first_pause_ps / 1e6, r.first_mark_ps / 1e6,
+           (unsigned long long)r.pauses, (unsigned long long)r.marks, (unsigned long long)r.cnps,
+           (unsigned long long)r.drops, r.done_ps / 1e6);
+    model_fini(&m);
+    return r;
+}
+
+/* ECN must mark before PFC pauses for DCQCN to keep PFC quiet. The egress
+ * queue to h0 at leaf0 is fed by five ingress queues (three hosts, two
+ * spines), each paused at its XOFF: it holds ~0.9 MB when the first PAUSE
+ * goes out (6.3 us). Kmin 150 KB (domain.md A5) is below that point and
+ * marks at 3.2 us; Kmin 1000 KB is above it: the first PAUSE comes before the
+ * first CE mark, DCQCN hears of the congestion late and seldom, and PFC does
+ * its work: 310 pauses instead of 86, 14 marks instead of 95 (measured). */
+static void test_ecn_misconfigured_pauses_first(void **state) {
+    (void)state;
+    struct ecn_run ok = ecn_incast(150 * 1000);
+    struct ecn_run bad = ecn_incast(1000 * 1000);
+    assert_true(ok.first_mark_ps > 0);
+    assert_true(ok.first_pause_ps == 0 || ok.first_mark_ps < ok.first_pause_ps);
+    assert_true(bad.first_pause_ps > 0);
+    assert_true(bad.first_mark_ps == 0 || bad.first_pause_ps < bad.first_mark_ps);
+    assert_true(bad.marks * 4 < ok.marks);
+    assert_true(bad.pauses > 3 * ok.pauses);
+    assert_int_equal(ok.drops, 0);
+    assert_int_equal(bad.drops, 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_paper_two_flows_converge),
         cmocka_unit_test(test_connectx_marks_and_fills),
+        cmocka_unit_test(test_ecn_misconfigured_pauses_first),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

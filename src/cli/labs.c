@@ -561,15 +561,22 @@ static void print_compare_table(const struct jobs *js) {
         {"reorder max (B)", "summary.reorder_max_bytes", 1},
         {"deadlock (1 = yes)", NULL, 1},
     };
+    /* Columns as wide as the widest variant's name (a --set list can be long). */
+    int w = 12;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = js->v[i].label ? js->v[i].label : js->v[i].id;
+        int len = (int)strlen(name);
+        w = len > w ? (len < 60 ? len : 60) : w;
+    }
     printf("%-24s", "");
     for (size_t i = 0; i < n; i++)
-        printf(" %22.22s", js->v[i].label ? js->v[i].label : js->v[i].id);
+        printf(" %*.*s", w, w, js->v[i].label ? js->v[i].label : js->v[i].id);
     printf("\n");
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
         printf("%-24s", rows[r].name);
         for (size_t i = 0; i < n; i++) {
             if (!res[i]) {
-                printf(" %22s", js->v[i].status == 1 ? "not yet available" : "failed");
+                printf(" %*s", w, js->v[i].status == 1 ? "not yet available" : "failed");
                 continue;
             }
             double v;
@@ -578,7 +585,7 @@ static void print_compare_table(const struct jobs *js) {
                                        : jv_bool_at(res[i], "summary.deadlock.detected", false);
             else
                 v = jv_num_at(res[i], rows[r].path, 0) * rows[r].scale;
-            printf(" %22.6g", v);
+            printf(" %*.6g", w, v);
         }
         printf("\n");
     }

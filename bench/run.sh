@@ -3,7 +3,7 @@
 # callgrind, which counts instructions (repeatable whatever the machine's load).
 B=${1:-build}
 COUNT=$2
-SCEN="bench/fat_tree_perm.yaml bench/fat_tree_perm_ib.yaml bench/leaf_spine_alltoall.yaml"
+SCEN="bench/fat_tree_perm_core.yaml bench/fat_tree_perm.yaml bench/fat_tree_perm_ib.yaml bench/leaf_spine_alltoall.yaml"
 if [ -n "$COUNT" ]; then
     for s in $SCEN; do
         out=$(mktemp)

@@ -268,18 +268,20 @@ static void concurrent_jobs_ecmp_vs_adaptive(void **state) {
     enum { NSEEDS = 4 };
     double worst[3] = {0}, best[3] = {INFINITY, INFINITY, INFINITY}, mean[3] = {0};
     for (int k = 0; k < 3; k++) {
-        for (uint64_t seed = 1; seed <= NSEEDS; seed++) {
+        uint64_t nseeds = k == 0 ? NSEEDS : 2; /* per packet: no hash luck to average */
+        for (uint64_t seed = 1; seed <= nseeds; seed++) {
             struct spread s = jobs_spread(rk[k], seed);
             print_message("4 concurrent AllReduce jobs, %-8s seed %llu: max/min %.3f, CV %.2f%%\n",
                           name[k], (unsigned long long)seed, 1 + s.max_over_min, 100 * s.cv);
             worst[k] = fmax(worst[k], s.max_over_min);
             best[k] = fmin(best[k], s.max_over_min);
-            mean[k] += s.max_over_min / NSEEDS;
+            mean[k] += s.max_over_min / (double)nseeds;
         }
     }
-    print_message("spread (max/min - 1) over %d seeds: ecmp mean %.1f%% (min %.1f%%), adaptive "
-                  "worst %.2f%%, spray worst %.2f%%\n",
-                  NSEEDS, 100 * mean[0], 100 * best[0], 100 * worst[1], 100 * worst[2]);
+    print_message(
+        "spread (max/min - 1) over %d ECMP seeds: ecmp mean %.1f%% (min %.1f%%), adaptive "
+        "worst %.2f%%, spray worst %.2f%%\n",
+        NSEEDS, 100 * mean[0], 100 * best[0], 100 * worst[1], 100 * worst[2]);
     assert_true(mean[0] > 0.10);         /* ECMP: collisions spread the jobs */
     assert_true(best[0] > 4 * worst[1]); /* on every seed, far above adaptive */
     assert_true(worst[1] < 0.02);        /* adaptive: together */

@@ -16,6 +16,10 @@ command -v npm >/dev/null 2>&1 || need="$need npm"
 opt=""
 [ -x /usr/bin/chromium ] || opt="$opt chromium"
 command -v tshark >/dev/null 2>&1 || opt="$opt tshark"
+# OpenSM on an ibsim-emulated fabric (tests/ib/check_opensm.sh)
+command -v opensm >/dev/null 2>&1 || opt="$opt opensm"
+command -v ibsim >/dev/null 2>&1 || opt="$opt ibsim-utils"
+[ -f /usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so ] || opt="$opt libumad2sim0"
 [ -n "$need$opt" ] || exit 0
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO=sudo

@@ -214,6 +214,26 @@
     });
   }
 
+  // One point per collective job: how far apart the jobs finish shows whether
+  // some of them were stuck behind collisions.
+  function jobsChart(parent, scns, caption) {
+    const ok = scns.filter((s) => ran(s) && (s.results.collectives || []).length);
+    if (!ok.length) return notYet(parent, caption, scns);
+    const rows = [];
+    for (const s of ok)
+      for (const c of s.results.collectives)
+        if (c.time_ns != null) rows.push({ scenario: s.label, job: 'job ' + c.job, time_us: c.time_ns / 1000, busbw: c.busbw_gbps });
+    chart(parent, caption, {
+      width: 600, height: 30 * ok.length, data: { values: rows },
+      mark: { type: 'point', filled: true, size: 90, tooltip: true },
+      encoding: {
+        y: { field: 'scenario', type: 'nominal', sort: null, title: null },
+        x: { field: 'time_us', type: 'quantitative', title: 'job completion time (us)' },
+        color: { field: 'job', type: 'nominal' },
+      },
+    });
+  }
+
   function spineHeatmap(parent, scns, caption) {
     const ok = scns.filter((s) => ran(s) && s.results.links.some((l) => l.tier === 'leaf-spine'));
     if (!ok.length) return notYet(parent, caption, scns);
@@ -452,7 +472,7 @@
       spineHeatmap(sec, jobs, 'Spine-link bytes per routing mode (4 concurrent AllReduce jobs)');
       countersChart(sec, jobs, [[(r) => { const s = r.links.filter((l) => l.tier === 'leaf-spine'); const m = s.reduce((a, l) => a + l.bytes, 0) / (s.length || 1); return m ? maxOf(s, (l) => l.bytes) / m : 0; }, 'busiest / mean spine link'],
         [(r) => doneUs(r) || 0, 'done (us)'], [(r) => r.summary.reorder_max_bytes / 1024, 'reorder buffer max (KiB)']], 'Balance and completion per routing mode');
-      busbwChart(sec, jobs, 'AllReduce busbw per job and routing mode');
+      jobsChart(sec, jobs, 'Completion time of each concurrent AllReduce job, per routing mode (spread = collisions)');
       ballsIntoBins(sec, pick(scns, /^ecmp-k/), 'ECMP: fraction of uplinks used vs flows per uplink, against balls into bins');
     },
     counterarguments(sec, scns) {

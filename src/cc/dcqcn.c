@@ -232,6 +232,7 @@ static void dcqcn_on_enqueue(struct net *n, uint32_t sw, uint32_t out_port, stru
     }
     p->flags |= PKT_F_ECN_CE;
     n->c.ecn_marked++;
+    if (!n->c.first_mark_ps) n->c.first_mark_ps = n->sim->now_ps;
 }
 
 static int dcqcn_init(struct net *n, struct diag *d) {

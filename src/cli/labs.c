@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "config/scenario.h"
 #include "core/diag.h"
+#include "core/file.h"
 #include "core/mem.h"
 #include "net/model.h"
 #include "report/jread.h"
@@ -46,23 +47,6 @@ struct jobs {
     struct job *v;
     size_t n, cap;
 };
-
-static char *read_text(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 1 << 12, len = 0, got;
-    char *buf = fs_xmalloc(cap);
-    while ((got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += got;
-        if (cap - len < 2) {
-            cap *= 2;
-            buf = fs_xrealloc(buf, cap);
-        }
-    }
-    fclose(f);
-    buf[len] = 0;
-    return buf;
-}
 
 static int write_text(const char *path, const char *text) {
     FILE *f = fopen(path, "w");
@@ -156,7 +140,7 @@ static void start_job(struct job *j) {
     unlink(path);
     snprintf(path, sizeof path, "%s/status.json", j->outdir);
     unlink(path);
-    char *text = read_text(j->file);
+    char *text = fs_read_file(j->file, NULL);
     if (text) {
         snprintf(path, sizeof path, "%s/scenario.yaml", j->outdir);
         write_text(path, text);
@@ -457,7 +441,7 @@ int cli_labs(int argc, char **argv) {
             snprintf(path, sizeof path, "%s/%s/%.*s", out, labs[i], (int)strlen(files[k]) - 5,
                      files[k]);
             j->outdir = fs_xstrdup(path);
-            char *text = read_text(j->file);
+            char *text = fs_read_file(j->file, NULL);
             j->label = text ? file_label(text) : NULL;
             free(text);
             free(files[k]);
@@ -470,7 +454,7 @@ int cli_labs(int argc, char **argv) {
             char src[PATH_MAX + 300], dst[PATH_MAX + 300];
             snprintf(src, sizeof src, "%s/%s.md", droot, labs[i]);
             snprintf(dst, sizeof dst, "%s/%s/lab.md", out, labs[i]);
-            char *md = droot[0] ? read_text(src) : NULL;
+            char *md = droot[0] ? fs_read_file(src, NULL) : NULL;
             if (md) {
                 write_text(dst, md);
                 free(md);
@@ -577,15 +561,22 @@ static void print_compare_table(const struct jobs *js) {
         {"reorder max (B)", "summary.reorder_max_bytes", 1},
         {"deadlock (1 = yes)", NULL, 1},
     };
+    /* Columns as wide as the widest variant's name (a --set list can be long). */
+    int w = 12;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = js->v[i].label ? js->v[i].label : js->v[i].id;
+        int len = (int)strlen(name);
+        w = len > w ? (len < 60 ? len : 60) : w;
+    }
     printf("%-24s", "");
     for (size_t i = 0; i < n; i++)
-        printf(" %22.22s", js->v[i].label ? js->v[i].label : js->v[i].id);
+        printf(" %*.*s", w, w, js->v[i].label ? js->v[i].label : js->v[i].id);
     printf("\n");
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
         printf("%-24s", rows[r].name);
         for (size_t i = 0; i < n; i++) {
             if (!res[i]) {
-                printf(" %22s", js->v[i].status == 1 ? "not yet available" : "failed");
+                printf(" %*s", w, js->v[i].status == 1 ? "not yet available" : "failed");
                 continue;
             }
             double v;
@@ -594,7 +585,7 @@ static void print_compare_table(const struct jobs *js) {
                                        : jv_bool_at(res[i], "summary.deadlock.detected", false);
             else
                 v = jv_num_at(res[i], rows[r].path, 0) * rows[r].scale;
-            printf(" %22.6g", v);
+            printf(" %*.6g", w, v);
         }
         printf("\n");
     }

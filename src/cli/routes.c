@@ -4,7 +4,8 @@
  * scenario's fabric, lets the subnet manager route it (fabric.routing_engine)
  * and writes the LFTs in OpenSM's opensm-lfts.dump format (domain.md A10b),
  * which `routing_engine: file` with `lft_file: FILE` reads back, as does
- * `opensm -R file -U FILE`.
+ * `opensm -R file -U FILE`. `--ibsim-topology FILE` also writes the fabric
+ * as an ibsim net file (tests/ib/check_opensm.sh runs OpenSM on it).
  */
 #include "cli/cli.h"
 #include "config/scenario.h"
@@ -18,7 +19,7 @@
 #include <string.h>
 
 int cli_routes(int argc, char **argv) {
-    const char *file = NULL, *out = NULL;
+    const char *file = NULL, *out = NULL, *ibsim = NULL;
     const char **sets = fs_xcalloc((size_t)argc + 1, sizeof *sets);
     size_t nsets = 0;
     for (int i = 0; i < argc; i++) {
@@ -28,18 +29,24 @@ int cli_routes(int argc, char **argv) {
                 return cli_usage_error("%s needs a file", argv[i]);
             }
             out = argv[++i];
+        } else if (!strcmp(argv[i], "--ibsim-topology") && i + 1 < argc) {
+            ibsim = argv[++i];
         } else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
             sets[nsets++] = argv[++i];
         } else if (argv[i][0] == '-' || file) {
             free(sets);
-            return cli_usage_error("usage: fabsim routes SCENARIO.yaml [-o FILE] [--set K=V]...");
+            return cli_usage_error(
+                "usage: fabsim routes SCENARIO.yaml [-o FILE] [--ibsim-topology FILE] "
+                "[--set K=V]...");
         } else {
             file = argv[i];
         }
     }
     if (!file) {
         free(sets);
-        return cli_usage_error("usage: fabsim routes SCENARIO.yaml [-o FILE] [--set K=V]...");
+        return cli_usage_error(
+            "usage: fabsim routes SCENARIO.yaml [-o FILE] [--ibsim-topology FILE] "
+            "[--set K=V]...");
     }
     struct scenario sc;
     struct diag d = {0};
@@ -61,6 +68,17 @@ int cli_routes(int argc, char **argv) {
         model_fini(&m);
         scenario_fini(&sc);
         return 2;
+    }
+    if (ibsim) {
+        FILE *t = fopen(ibsim, "w");
+        if (!t) {
+            perror(ibsim);
+            model_fini(&m);
+            scenario_fini(&sc);
+            return 2;
+        }
+        sm_ibsim_write(&m.net, t);
+        fclose(t);
     }
     FILE *f = out ? fopen(out, "w") : stdout;
     if (!f) {

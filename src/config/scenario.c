@@ -279,8 +279,9 @@ static int cp_mode(const void *obj) {
 static const struct schema_key CP_KEYS[] = {
     {KEY("kind", SCHEMA_ENUM, CPL(kind), "sm", "bgp", "SPEC.md: sm for infiniband, bgp for roce"),
      .flags = SCHEMA_SELECTOR, .names = CP_NAMES},
-    {KEY("detect", SCHEMA_TIME, CPL(detect_ps), "1us", "150ms",
-         "SPEC.md example (sm trap); domain.md A10: BFD 3 x 50 ms (bgp)")},
+    {KEY("detect", SCHEMA_TIME, CPL(detect_ps), "1us", "9s",
+         "SPEC.md example (sm trap); domain.md A10: BGP hold timer 9 s, the "
+         "aggressive data-center timers 3/9 s (bgp; BFD: set 150ms)")},
     {KEY("smp_time", SCHEMA_TIME, CPL(smp_ps), "23600ns", NULL,
          "docs/model.md: fitted to domain.md A10b (OpenSM under ibsim)"),
      .min = 1, .only = M(CP_SM)},

@@ -40,6 +40,7 @@ uint64_t sim_run(struct sim *s, void (*tick)(struct sim *, void *), void *tick_a
                    (unsigned long long)e.time_ps, (unsigned long long)s->now_ps);
         s->now_ps = e.time_ps;
         s->handlers[e.kind](s, &e);
+        if (s->after_event) s->after_event(s, s->after_event_arg);
         if (++n == next_tick && tick) {
             tick(s, tick_arg);
             next_tick += tick_every;

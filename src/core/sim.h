@@ -29,6 +29,10 @@ struct sim {
     bool stopped;
     sim_handler_fn handlers[SIM_MAX_KINDS];
     void *model; /* the network model (struct net) */
+    /* Called after every event when set (tests: invariants checked at every
+     * event); NULL in normal runs, costing one branch per event. */
+    void (*after_event)(struct sim *s, void *arg);
+    void *after_event_arg;
 };
 
 void sim_init(struct sim *s, uint32_t nentities);

@@ -2,7 +2,7 @@
  *
  * A BGP-style distributed control plane for RoCEv2 fabrics (claim 3, Ethernet
  * side). When a link changes state, the switches at its ends notice only after
- * `control_plane.detect` (BFD, 3 x 50 ms = 150 ms, or the hold timer;
+ * `control_plane.detect` (default the 9 s hold timer; BFD: 3 x 50 ms = 150 ms;
  * domain.md A10), recompute (`proc`), and advertise the withdrawal; each
  * further switch whose best paths change learns it one hop later, after the
  * advertisement interval (`mrai`), the link's propagation and its own

@@ -56,6 +56,9 @@ bool sm_cdg_check(struct net *n, struct sm *sm);
 
 /* opensm-lfts.dump of sm->tab. */
 void sm_dump_write(const struct net *n, const struct sm *sm, FILE *f);
+/* The fabric as an ibsim net file (hosts first: the SM runs on h0), node
+ * descriptions = fabsim names, so OpenSM's dump of it reads back by name. */
+void sm_ibsim_write(const struct net *n, FILE *f);
 /* Reads an opensm-lfts.dump into sm->next; errors with file:line:col. */
 int sm_dump_read(struct net *n, struct sm *sm, const char *path, struct diag *d);
 

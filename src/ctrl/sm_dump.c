@@ -13,7 +13,10 @@
  * reader needs what OpenSM's parser needs: "Unicast lids" headers with
  * " guid 0x<hex>", then "0x<lid> <port>" lines, optionally " portguid
  * 0x<hex>" (re-maps the LID to that port's LID now); other '#'-lines and the
- * "N lids dumped" trailer are skipped. Errors say file:line:column.
+ * "N lids dumped" trailer are skipped. A GUID outside this layout (OpenSM run
+ * on ibsim, which numbers nodes its own way) is matched by the node
+ * description OpenSM writes in quotes, when it is a fabsim node name.
+ * Errors say file:line:column.
  */
 #include "config/scenario.h"
 #include "core/diag.h"
@@ -50,10 +53,57 @@ void sm_dump_write(const struct net *n, const struct sm *sm, FILE *f) {
     }
 }
 
+void sm_ibsim_write(const struct net *n, FILE *f) {
+    fprintf(f, "# ibsim fabric written by `fabsim routes --ibsim-topology`: one record per\n"
+               "# node (fabsim's name as node id and description), one line per port:\n"
+               "# [port] \"peer\"[peer port]; IB port = fabsim port index + 1. The first\n"
+               "# port is the SM's (h0). NVLink (h*.nvs) is not InfiniBand: left out.\n\n");
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t v = 0; v < n->nnodes; v++) {
+            const struct node *nd = &n->nodes[v];
+            bool host = nd->kind == NODE_HOST;
+            if (host != (pass == 0) || nd->role == ROLE_NVSWITCH) continue;
+            fprintf(f, "%s\t%u \"%s\"\n", host ? "Hca" : "Switch", nd->nports, n->names[v]);
+            for (uint32_t i = 0; i < nd->nports; i++) {
+                const struct port *q = &n->ports[n->ports[nd->first_port + i].peer];
+                const struct node *far = &n->nodes[q->node];
+                if (far->role == ROLE_NVSWITCH) continue;
+                fprintf(f, "[%u]\t\"%s\"[%u]\n", i + 1, n->names[q->node],
+                        (unsigned)(n->ports[nd->first_port + i].peer - far->first_port + 1));
+            }
+            fputc('\n', f);
+        }
+}
+
 /* The LID that port GUID `g` has in this fabric, or 0. */
 static uint32_t lid_of_guid(const struct sm *sm, unsigned long long g) {
     if (g > GUID_CA && g - GUID_CA <= sm->H) return (uint32_t)(g - GUID_CA);
     if (g >= GUID_SW && g - GUID_SW < sm->S) return sm->H + 1 + (uint32_t)(g - GUID_SW);
+    return 0;
+}
+
+/* The LID of the node named by the last '...' on the line (OpenSM writes the
+ * node description there), or 0. OpenSM under ibsim hands out its own GUIDs
+ * and LIDs; a fabric described to ibsim with fabsim's node names as
+ * descriptions (`fabsim routes --ibsim-topology`) is matched by name. */
+static uint32_t lid_of_name(const struct net *n, const struct sm *sm, const char *line,
+                            bool want_switch) {
+    const char *e = strrchr(line, '\'');
+    if (!e) return 0;
+    const char *b = e;
+    while (b > line && b[-1] != '\'')
+        b--;
+    if (b == line) return 0;
+    char name[64];
+    size_t len = (size_t)(e - b);
+    if (len == 0 || len >= sizeof name) return 0;
+    memcpy(name, b, len);
+    name[len] = 0;
+    uint32_t v = net_node_by_name(n, name);
+    if (v == NET_NONE) return 0;
+    if (n->nodes[v].kind == NODE_HOST) return want_switch ? 0 : sm_host_lid(n->nodes[v].index);
+    for (uint32_t s = 0; s < sm->S; s++)
+        if (sm->sw_node[s] == v) return sm->H + 1 + s;
     return 0;
 }
 
@@ -92,6 +142,7 @@ int sm_dump_read(struct net *n, struct sm *sm, const char *path, struct diag *d)
             char *end;
             unsigned long long guid = strtoull(g + 8, &end, 16);
             uint32_t lid = end == g + 8 ? 0 : lid_of_guid(sm, guid);
+            if (!lid || lid <= sm->H) lid = lid_of_name(n, sm, s, true);
             if (!lid || lid <= sm->H) {
                 snprintf(msg, sizeof msg,
                          "unknown switch guid 0x%016llx (switches are 0x%016llx..0x%016llx)", guid,
@@ -110,7 +161,16 @@ int sm_dump_read(struct net *n, struct sm *sm, const char *path, struct diag *d)
             }
             char *end;
             unsigned long lid = strtoul(s + 2, &end, 16);
-            if (end == s + 2 || lid == 0 || lid >= sm->nlids) {
+            const char *pg = strstr(end, " portguid 0x");
+            uint32_t mapped = pg ? lid_of_guid(sm, strtoull(pg + 12, NULL, 16)) : 0;
+            if (pg && !mapped) mapped = lid_of_name(n, sm, s, false);
+            if (pg && !mapped) {
+                snprintf(msg, sizeof msg, "unknown portguid 0x%016llx",
+                         strtoull(pg + 12, NULL, 16));
+                rc = bad(d, path, line, (size_t)(pg + 1 - buf), msg);
+                break;
+            }
+            if (end == s + 2 || lid == 0 || (!mapped && lid >= sm->nlids)) {
                 snprintf(msg, sizeof msg, "LID must be 0x0001..0x%04x", sm->nlids - 1);
                 rc = bad(d, path, line, (size_t)(s - buf), msg);
                 break;
@@ -130,17 +190,7 @@ int sm_dump_read(struct net *n, struct sm *sm, const char *path, struct diag *d)
                 rc = bad(d, path, line, (size_t)(ps - buf), msg);
                 break;
             }
-            const char *pg = strstr(end, " portguid 0x");
-            if (pg) {
-                unsigned long long guid = strtoull(pg + 12, NULL, 16);
-                uint32_t l = lid_of_guid(sm, guid);
-                if (!l) {
-                    snprintf(msg, sizeof msg, "unknown portguid 0x%016llx", guid);
-                    rc = bad(d, path, line, (size_t)(pg + 1 - buf), msg);
-                    break;
-                }
-                lid = l;
-            }
+            if (mapped) lid = mapped;
             sm->next[(size_t)cur * sm->nlids + lid] =
                 port == 0 ? SM_PORT_SELF : n->nodes[v].first_port + (uint32_t)port - 1;
             continue;

@@ -15,4 +15,8 @@ struct net;
  * the first is described in `why`. */
 int credit_check_invariant(struct net *n, char *why, size_t len);
 
+/* Tests only: makes the transmitter on `port` lose `blocks` credits of `vl`,
+ * as a model bug would, to show the invariant check catches it. */
+void credit_debug_take(struct net *n, unsigned port, unsigned vl, long blocks);
+
 #endif /* FABSIM_FLOWCTL_CREDIT_H */

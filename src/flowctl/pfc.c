@@ -103,6 +103,7 @@ static void send_pause(struct net *n, uint32_t port, uint32_t cls, uint32_t quan
     p->wire_bytes = net_ctrl_wire_bytes(n, PKT_PAUSE);
     p->sent_ps = n->sim->now_ps;
     n->c.pause_frames++;
+    if (!n->c.first_pause_ps && quanta) n->c.first_pause_ps = n->sim->now_ps;
     port_enqueue_ctrl(n, port, id);
 }
 

@@ -1,5 +1,6 @@
 #include "net/deadlock.h"
 
+#include "config/scenario.h"
 #include "core/mem.h"
 #include "net/net.h"
 
@@ -8,6 +9,9 @@
 
 struct dl_state {
     sim_time_ps interval_ps;
+    /* PFC watchdog interval (0 = off) and when the current run of looks that
+     * found a cycle began (NEVER = the last look found none). */
+    sim_time_ps watchdog_ps, cycle_since_ps;
     uint64_t *last_tx; /* tx_packets per port at the previous look */
     uint8_t *stuck, *color;
     uint32_t *adj_off, *adj, *parent, *stack;
@@ -17,6 +21,8 @@ void deadlock_start(struct net *n, sim_time_ps interval_ps) {
     if (!interval_ps) return;
     struct dl_state *st = fs_xcalloc(1, sizeof *st);
     st->interval_ps = interval_ps;
+    if (n->sc->fabric.flow_control == FLOWCTL_PFC) st->watchdog_ps = n->sc->fabric.pfc.watchdog_ps;
+    st->cycle_since_ps = SIM_TIME_NEVER;
     st->last_tx = fs_xcalloc(n->nports + 1, sizeof *st->last_tx);
     st->stuck = fs_xcalloc(n->nports + 1, 1);
     st->color = fs_xcalloc(n->nports + 1, 1);
@@ -120,6 +126,7 @@ int deadlock_check(struct net *n) {
                     uint32_t len = 1;
                     for (uint32_t w = u; w != v; w = st->parent[w])
                         len++;
+                    free(n->deadlock.cycle); /* a later look names the cycle again */
                     n->deadlock.cycle = fs_xmalloc(len * sizeof *n->deadlock.cycle);
                     n->deadlock.ncycle = len;
                     uint32_t i = len;
@@ -135,7 +142,7 @@ int deadlock_check(struct net *n) {
         }
     }
     free(tmp);
-    if (found) {
+    if (found && !n->deadlock.detected) {
         n->deadlock.detected = true;
         n->deadlock.at_ps = n->sim->now_ps;
     }
@@ -147,8 +154,20 @@ void deadlock_on_event(struct sim *s, const struct event *e) {
     struct net *n = s->model;
     struct dl_state *st = n->deadlock_state;
     if (deadlock_check(n)) {
-        sim_stop(s);
-        return;
+        /* Without a watchdog nothing can break the cycle: stop. A PFC
+         * watchdog drops a queue paused for its interval and ignores pauses
+         * for as long (flowctl/pfc.c), which frees the cycle: keep running
+         * (the deadlock stays reported, with its first time) and stop only
+         * when cycles have been found on every look for longer than the
+         * watchdog plus one look, i.e. the watchdog did not break it. */
+        if (st->cycle_since_ps == SIM_TIME_NEVER) st->cycle_since_ps = s->now_ps;
+        if (!st->watchdog_ps ||
+            s->now_ps - st->cycle_since_ps > st->watchdog_ps + st->interval_ps) {
+            sim_stop(s);
+            return;
+        }
+    } else {
+        st->cycle_since_ps = SIM_TIME_NEVER;
     }
     if (n->work_pending > 0) sim_at(s, s->now_ps + st->interval_ps, 0, NET_EV_DEADLOCK, 0, 0);
 }

@@ -5,7 +5,10 @@
  * sent nothing since the last look ("stuck"), links stuck port p (A->B) to
  * stuck port q of B when q holds packets that entered B through p's link
  * (p waits for q to drain B's buffer), and reports a cycle in that wait-for
- * graph: summary.deadlock {detected, at_ns, cycle}. The run then stops.
+ * graph: summary.deadlock {detected, at_ns, cycle}. The run then stops,
+ * unless a PFC watchdog is on (pfc.watchdog): then the run goes on while the
+ * watchdog can still break the cycle, and stops only when cycles have been
+ * found for longer than the watchdog interval plus one look.
  */
 #ifndef FABSIM_NET_DEADLOCK_H
 #define FABSIM_NET_DEADLOCK_H

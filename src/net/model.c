@@ -183,7 +183,9 @@ void model_run(struct model *m, model_progress_fn progress, void *arg) {
     struct net *n = &m->net;
     /* The time the model reached: the last event run. */
     sampler_take(&m->sampler, n, m->sim.now_ps);
-    m->completed = n->work_pending == 0 && !n->deadlock.detected;
+    /* A deadlock the PFC watchdog broke leaves the work done: completed, and
+     * the deadlock stays reported (net/deadlock.c). */
+    m->completed = n->work_pending == 0;
     workload_finish(n);
     for (uint32_t i = 0; i < n->ncp_rows; i++) {
         struct cp_row *r = &n->cp_rows[i];

@@ -129,10 +129,38 @@ void net_finish_ports(struct net *n) {
     free(count);
 }
 
-uint32_t net_node_by_name(const struct net *n, const char *name) {
+static uint32_t node_exact(const struct net *n, const char *name) {
     for (uint32_t i = 0; i < n->nnodes; i++)
         if (strcmp(n->names[i], name) == 0) return i;
     return NET_NONE;
+}
+
+/* SPEC.md Names: on a multi-GPU host, GPU g is the endpoint node h<s>.g<g>
+ * and its NIC (on the fabric link) is h<s>.n<g>. The NIC is part of that
+ * node here, so h<s>.n<g> names the node h<s>.g<g>; `*nic` tells the caller
+ * the name meant the NIC (links: only its fabric link, not its NVLink). */
+static uint32_t node_or_nic(const struct net *n, const char *name, bool *nic) {
+    *nic = false;
+    uint32_t v = node_exact(n, name);
+    if (v != NET_NONE) return v;
+    const char *dot = strrchr(name, '.');
+    char g[64];
+    size_t len = strlen(name);
+    if (name[0] != 'h' || !dot || dot[1] != 'n' || dot[2] < '0' || dot[2] > '9' || len >= sizeof g)
+        return NET_NONE;
+    memcpy(g, name, len + 1);
+    g[dot - name + 1] = 'g';
+    v = node_exact(n, g);
+    if (v != NET_NONE && n->nodes[v].kind == NODE_HOST) {
+        *nic = true;
+        return v;
+    }
+    return NET_NONE;
+}
+
+uint32_t net_node_by_name(const struct net *n, const char *name) {
+    bool nic;
+    return node_or_nic(n, name, &nic);
 }
 
 void net_port_name(const struct net *n, uint32_t port, char *buf, size_t len) {
@@ -184,8 +212,13 @@ uint32_t net_link_by_name(const struct net *n, const char *name, bool *directed)
         k = (unsigned)v;
         *hash = 0;
     }
-    uint32_t na = net_node_by_name(n, a), nb = net_node_by_name(n, b);
+    bool nic_a, nic_b;
+    uint32_t na = node_or_nic(n, a, &nic_a), nb = node_or_nic(n, b, &nic_b);
     if (na == NET_NONE || nb == NET_NONE) return NET_NONE;
+    /* a NIC's only link is its fabric link: never the NVLink to h<s>.nvs */
+    if ((nic_a && n->nodes[nb].role == ROLE_NVSWITCH) ||
+        (nic_b && n->nodes[na].role == ROLE_NVSWITCH))
+        return NET_NONE;
     const struct node *nd = &n->nodes[na];
     for (uint32_t i = 0; i < nd->nports; i++) {
         const struct port *p = &n->ports[nd->first_port + i];

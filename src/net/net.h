@@ -156,6 +156,9 @@ struct net_counters {
     uint64_t bytes_delivered, retransmitted_packets;
     uint64_t pause_frames, ecn_marked, cnps;
     uint64_t reorder_max_bytes;
+    /* When the first PAUSE frame was sent / the first CE mark set (0 = not
+     * yet; neither can happen at time 0): which of PFC and ECN acts first. */
+    sim_time_ps first_pause_ps, first_mark_ps;
 };
 
 /* One row of results.json "collectives" (written by coll/). */
@@ -276,13 +279,16 @@ uint32_t net_add_link(struct net *n, uint32_t a, uint32_t b, uint64_t rate_bps, 
 /* Sorts ports by owner so that every node's ports are contiguous; fixes peers. */
 void net_finish_ports(struct net *n);
 
+/* A node by name; on multi-GPU hosts the NIC name h3.n5 gives the GPU node
+ * h3.g5 (its NIC is part of it: SPEC.md Names). NET_NONE if none. */
 uint32_t net_node_by_name(const struct net *n, const char *name);
 /* "leaf0->spine1", with "#k" for the k-th parallel link. */
 void net_port_name(const struct net *n, uint32_t port, char *buf, size_t len);
 /* "host-leaf", "leaf-spine", ...: lower role first. */
 const char *net_role_name(enum node_role r);
 void net_port_tier(const struct net *n, uint32_t port, char *buf, size_t len);
-/* Finds the port (from a's side) of a link named "a-b", "a->b", "a-b#k"; NET_NONE if none. */
+/* Finds the port (from a's side) of a link named "a-b", "a->b", "a-b#k"; NET_NONE if
+ * none. A NIC name (h3.n5) names the GPU node's fabric link, never its NVLink. */
 uint32_t net_link_by_name(const struct net *n, const char *name, bool *directed);
 
 /* Queue pairs and messages */

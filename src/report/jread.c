@@ -4,6 +4,7 @@
  */
 #include "report/jread.h"
 
+#include "core/file.h"
 #include "core/mem.h"
 
 #include <errno.h>
@@ -255,23 +256,11 @@ struct jv *jread_parse(const char *text, char *err, size_t errlen) {
 }
 
 struct jv *jread_file(const char *path, char *err, size_t errlen) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    char *buf = fs_read_file(path, NULL);
+    if (!buf) {
         if (err) snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return NULL;
     }
-    size_t cap = 1 << 16, len = 0;
-    char *buf = fs_xmalloc(cap);
-    size_t got;
-    while ((got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += got;
-        if (cap - len < 2) {
-            cap *= 2;
-            buf = fs_xrealloc(buf, cap);
-        }
-    }
-    fclose(f);
-    buf[len] = 0;
     struct jv *v = jread_parse(buf, err, errlen);
     free(buf);
     return v;

@@ -7,6 +7,7 @@
 #include "report/report.h"
 
 #include "core/diag.h"
+#include "core/file.h"
 #include "core/mem.h"
 #include "report/jread.h"
 #include "stats/jw.h"
@@ -27,23 +28,6 @@ static const char *const lab_order[] = {"lossless",       "ecn_dcqcn",      "sha
 
 /* Links drawn in the queue/pause timelines per scenario (the busiest). */
 #define SERIES_TOP_LINKS 8
-
-static char *slurp(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 1 << 14, len = 0, got;
-    char *buf = fs_xmalloc(cap);
-    while ((got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += got;
-        if (cap - len < 2) {
-            cap *= 2;
-            buf = fs_xrealloc(buf, cap);
-        }
-    }
-    fclose(f);
-    buf[len] = 0;
-    return buf;
-}
 
 /* out = a/b (truncated paths are caught by the open that follows). */
 static void pjoin(char *out, size_t len, const char *a, const char *b) {
@@ -102,7 +86,7 @@ static int cmp_lab(const void *a, const void *b) {
  * link of a row is its index modulo the block size. rx_gbps sums the bytes
  * into hosts (links named "...->hN"): the fabric's delivered throughput. */
 static char *series_from_csv(const char *path) {
-    char *text = slurp(path);
+    char *text = fs_read_file(path, NULL);
     if (!text) return NULL;
     char *save = NULL, *line = strtok_r(text, "\n", &save); /* header */
     size_t nl = 0, nrows = 0, cap = 0;
@@ -258,11 +242,11 @@ static void load_scn(struct report_scn *sc, const char *dir, const char *folder)
         id += 3;
     sc->id = fs_xstrdup(id);
     pjoin(path, sizeof path, dir, "scenario.yaml");
-    sc->yaml = slurp(path);
+    sc->yaml = fs_read_file(path, NULL);
     pjoin(path, sizeof path, dir, "status.json");
     struct jv *st = jread_file(path, err, sizeof err);
     pjoin(path, sizeof path, dir, "results.json");
-    sc->results_text = slurp(path);
+    sc->results_text = fs_read_file(path, NULL);
     if (sc->results_text) {
         sc->res = jread_parse(sc->results_text, err, sizeof err);
         if (!sc->res) {
@@ -309,7 +293,7 @@ static void load_lab(struct report_lab *lab, const char *dir, const char *id) {
     memset(lab, 0, sizeof *lab);
     lab->id = fs_xstrdup(id);
     pjoin(path, sizeof path, dir, "lab.md");
-    lab->markdown = slurp(path);
+    lab->markdown = fs_read_file(path, NULL);
     lab->title = md_title(lab->markdown, id);
     size_t n;
     char **names = subdirs(dir, &n);
@@ -335,7 +319,7 @@ int report_load(struct report *r, const char *dir, struct diag *d) {
         return diag_set(d, dir, (struct srcpos){0, 0}, FS_ENOENT,
                         "no such folder (run `fabsim labs -o %s` first)", dir);
     pjoin(path, sizeof path, dir, "mode");
-    char *mode = slurp(path);
+    char *mode = fs_read_file(path, NULL);
     if (mode) {
         mode[strcspn(mode, "\r\n")] = 0;
         r->mode = mode;
@@ -495,7 +479,7 @@ static void write_data(const struct report *r, FILE *f) {
 
 static int inline_file(FILE *out, const char *path, const char *open_tag, const char *close_tag,
                        struct diag *d) {
-    char *s = slurp(path);
+    char *s = fs_read_file(path, NULL);
     if (!s)
         return diag_set(d, path, (struct srcpos){0, 0}, FS_ENOENT,
                         "report asset missing (run `make deps`, which runs npm ci in report/web)");

@@ -190,7 +190,7 @@ static void test_defaults_roce(void **state) {
     assert_int_equal(f->routing, ROUTING_ECMP);
     assert_int_equal(f->congestion_control, CC_DCQCN);
     assert_int_equal(f->control_plane.kind, CP_BGP);
-    assert_int_equal(f->control_plane.detect_ps, 150 * PS_MS);
+    assert_int_equal(f->control_plane.detect_ps, 9 * PS_MS * 1000); /* hold timer */
     assert_int_equal(f->propagation_ps, 25 * PS_NS);
     scenario_fini(&sc);
 

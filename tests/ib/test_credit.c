@@ -13,6 +13,7 @@
 
 #include "ib_common.h"
 
+#include "core/rng.h"
 #include "flowctl/credit.h"
 #include "net/port.h"
 
@@ -122,6 +123,111 @@ static void test_invariant_random(void **state) {
     model_fini(&m);
 }
 
+/* After every event (sim.after_event): the conservation law must hold at
+ * every instant, not only where the mid-run checks happen to look. */
+struct every_event {
+    uint64_t checks, bad;
+    char why[320];
+};
+
+static void check_after_event(struct sim *s, void *arg) {
+    struct every_event *ev = arg;
+    char why[256];
+    ev->checks++;
+    if (credit_check_invariant(s->model, why, sizeof why) && !ev->bad++)
+        snprintf(ev->why, sizeof ev->why, "at %llu ps: %s", (unsigned long long)s->now_ps, why);
+}
+
+/* Random traffic: 48 messages between random host pairs on random VLs,
+ * random sizes (1 B .. 160 KB) and start times (0 .. 20 us), batched credit
+ * updates, a link cut and restored mid-run (the resync path). The invariant
+ * is checked after each of the run's events. */
+static void run_every_event(uint32_t batch, bool flap, uint64_t seed) {
+    struct scenario sc;
+    ib_scenario(&sc);
+    ib_leaf_spine(&sc, 4, 2, 4);
+    sc.fabric.ib.credit_batch_blocks = batch;
+    sc.fabric.ib.vl_buffer_bytes = 16 * 1024;  /* small: back-pressure everywhere */
+    sc.fabric.transport.timeout_ps = 50000000; /* 50 us: losses at the cut recover */
+    struct sc_event ev[2] = {
+        {.at_ps = 6000000, .kind = EV_LINK_DOWN, .target = "leaf0-spine0"},
+        {.at_ps = 9000000, .kind = EV_LINK_UP, .target = "leaf0-spine0"},
+    };
+    if (flap) {
+        sc.events = ev;
+        sc.nevents = 2;
+    }
+    struct model m;
+    struct diag d = {0};
+    assert_int_equal(model_build(&m, &sc, &d), 0);
+    struct net *n = &m.net;
+    struct rng r;
+    rng_seed(&r, seed, 0, 7);
+    for (int i = 0; i < 48; i++) {
+        uint32_t a = (uint32_t)rng_below(&r, 16), b = (uint32_t)rng_below(&r, 15);
+        b += b >= a;
+        uint32_t q = net_qp_new(n, n->host_node[a], n->host_node[b], (uint8_t)rng_below(&r, 4));
+        net_msg_new(n, q, 1 + rng_below(&r, 160000), rng_below(&r, 20000000), -1, NET_NONE);
+    }
+    struct every_event chk = {0};
+    m.sim.after_event = check_after_event;
+    m.sim.after_event_arg = &chk;
+    model_run(&m, NULL, NULL);
+    printf("every event (batch %u%s): %llu events, %llu checks, %llu bad%s%s, done %.1f us, "
+           "%llu dropped at the cut\n",
+           batch, flap ? ", link flap" : "", (unsigned long long)m.sim.events_run,
+           (unsigned long long)chk.checks, (unsigned long long)chk.bad, chk.bad ? ": " : "",
+           chk.why, n->done_ps / 1e6, (unsigned long long)n->c.packets_dropped);
+    assert_true(m.completed);
+    assert_int_equal(chk.bad, 0);
+    assert_true(chk.checks >= m.sim.events_run);
+    assert_true(chk.checks > 20000);
+    if (!flap) assert_int_equal(n->c.packets_dropped, 0);
+    model_fini(&m);
+}
+
+static void test_invariant_every_event(void **state) {
+    (void)state;
+    run_every_event(1, false, 11);
+    run_every_event(40, false, 12);
+    run_every_event(40, true, 13);
+}
+
+/* The per-event check is not vacuous: a credit lost on the way (one block
+ * taken from a transmitter mid-run) is reported at the next event. */
+static void corrupt_once(struct sim *s, void *arg) {
+    struct every_event *ev = arg;
+    if (ev->checks == 5000) {
+        struct net *n = s->model;
+        credit_debug_take(n, n->nodes[n->host_node[0]].first_port, 0, 1);
+    }
+    check_after_event(s, arg);
+}
+
+static void test_invariant_detects_loss(void **state) {
+    (void)state;
+    struct scenario sc;
+    ib_scenario(&sc);
+    ib_leaf_spine(&sc, 2, 2, 2);
+    struct wl_entry w;
+    memset(&w, 0, sizeof w);
+    w.kind = WL_ALLTOALL;
+    w.size_bytes = 256 * 1024;
+    sc.workload = &w;
+    sc.nworkload = 1;
+    struct model m;
+    struct diag d = {0};
+    assert_int_equal(model_build(&m, &sc, &d), 0);
+    struct every_event chk = {0};
+    m.sim.after_event = corrupt_once;
+    m.sim.after_event_arg = &chk;
+    model_run(&m, NULL, NULL);
+    printf("one credit taken at event 5000: %llu of %llu checks fail (%s)\n",
+           (unsigned long long)chk.bad, (unsigned long long)chk.checks, chk.why);
+    assert_true(chk.bad > 0);
+    model_fini(&m);
+}
+
 /* One MTU packet of credits per VL: slow (a credit round trip per packet)
  * but never a drop, and everything finishes. */
 static void test_one_mtu_buffers(void **state) {
@@ -212,8 +318,9 @@ static void test_vlarb_weights(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_incast_16_to_1),  cmocka_unit_test(test_invariant_random),
-        cmocka_unit_test(test_one_mtu_buffers), cmocka_unit_test(test_host_stall),
+        cmocka_unit_test(test_incast_16_to_1),        cmocka_unit_test(test_invariant_random),
+        cmocka_unit_test(test_invariant_every_event), cmocka_unit_test(test_invariant_detects_loss),
+        cmocka_unit_test(test_one_mtu_buffers),       cmocka_unit_test(test_host_stall),
         cmocka_unit_test(test_vlarb_weights),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

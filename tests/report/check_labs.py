@@ -250,7 +250,7 @@ C = "counterarguments"
 claim([(C, "alltoall-ib")], "IB all-to-all is lossless",
       lambda a: (s(a, "packets_dropped") == 0, f"{s(a, 'packets_dropped')} drops"))
 claim([(C, "tenants-shared-priority"), (C, "tenants-separate-priorities")], "separate priorities protect tenant A",
-      lambda a, b: (fct_to(b, "h1") < fct_to(a, "h1"),
+      lambda a, b: (fct_to(b, "h1") * 5 < fct_to(a, "h1"),
                     f"{fct_to(b, 'h1') / 1e3:.1f} us separate vs {fct_to(a, 'h1') / 1e3:.1f} us shared"))
 
 # The findings quote the runs' own numbers.

@@ -24,13 +24,13 @@ struct conv {
 
 /* h1 starts at 0, h2 joins at `join`; both send to h0 until `end`; rates and
  * queue measured over [from, end). */
-static struct conv two_flows(bool paper, uint64_t rate_bps, sim_time_ps join, sim_time_ps from,
-                             sim_time_ps end) {
+static struct conv two_flows_cc(bool paper, bool dcqcn, uint64_t rate_bps, sim_time_ps join,
+                                sim_time_ps from, sim_time_ps end) {
     struct scenario sc;
     roce_scenario(&sc);
     sc.topo.hosts = 3;
     sc.fabric.link_bps = rate_bps;
-    sc.fabric.congestion_control = CC_DCQCN;
+    sc.fabric.congestion_control = dcqcn ? CC_DCQCN : CC_NONE;
     if (paper) dcqcn_preset_paper(&sc.fabric.dcqcn, &sc.fabric.ecn);
     sc.stop_ps = end;
     struct wl_flow fl[2] = {{1, 0, 1ULL << 40, 0}, {2, 0, 1ULL << 40, join}};
@@ -74,32 +74,50 @@ static struct conv two_flows(bool paper, uint64_t rate_bps, sim_time_ps join, si
     c.cnps = n->c.cnps;
     c.pauses = n->c.pause_frames;
     c.drops = n->c.packets_dropped;
-    printf("  %s @%.0f G: flows %.2f + %.2f Gb/s, queue mean %.1f KB max %.1f KB, marks %llu "
+    printf("  %s%s @%.0f G: flows %.2f + %.2f Gb/s, queue mean %.1f KB max %.1f KB, marks %llu "
            "cnps %llu pauses %llu\n",
-           paper ? "paper" : "ConnectX", rate_bps / 1e9, c.r1, c.r2, c.q_mean / 1e3, c.q_max / 1e3,
-           (unsigned long long)c.marks, (unsigned long long)c.cnps, (unsigned long long)c.pauses);
+           dcqcn ? "" : "PFC only, ", paper ? "paper" : "ConnectX", rate_bps / 1e9, c.r1, c.r2,
+           c.q_mean / 1e3, c.q_max / 1e3, (unsigned long long)c.marks, (unsigned long long)c.cnps,
+           (unsigned long long)c.pauses);
     model_fini(&m);
     return c;
 }
 
-static void check_fair(const struct conv *c, double link_gbps, double kmin, double kmax) {
-    double half = link_gbps * 4096 / (4096 + 82) / 2;
-    assert_true(c->marks > 0);
-    assert_true(c->cnps > 0);
-    assert_int_equal(c->drops, 0);
-    assert_in_range((uint64_t)(c->r1 * 1000), (uint64_t)(half * 800), (uint64_t)(half * 1200));
-    assert_in_range((uint64_t)(c->r2 * 1000), (uint64_t)(half * 800), (uint64_t)(half * 1200));
-    /* The link stays busy and the queue stays around the marking band. */
-    assert_true(c->r1 + c->r2 > 1.8 * half);
-    assert_true(c->q_mean > kmin / 4 && c->q_mean < kmax);
+static struct conv two_flows(bool paper, uint64_t rate_bps, sim_time_ps join, sim_time_ps from,
+                             sim_time_ps end) {
+    return two_flows_cc(paper, true, rate_bps, join, from, end);
 }
 
-/* domain.md V3: 40 G, the paper's parameters; the second flow joins at 10 ms,
- * both averaged over 40-60 ms (the paper's alpha time constant is ~14 ms). */
+/* domain.md V3 (DCQCN paper Fig. 10; the public ns-3 reproduction reports
+ * 19.4 / 20.6 Gb/s averaged over 90-100 ms): 40 G, the paper's parameters;
+ * flow 2 joins at 10 ms at line rate. Both collapse (alpha starts at 1), climb
+ * back by R_AI per timer period, and settle by ~35 ms; averaged over the same
+ * 90-100 ms window the two rates are within 10 % of each other, the link is
+ * full, nothing is dropped, and the bottleneck queue is a fraction of the
+ * queue PFC alone holds in the same scenario (congestion_control none: both
+ * senders at line rate, the queue parked between XON and XOFF of the two
+ * ingress ports). Rates over time and the seed spread: docs/model.md. */
 static void test_paper_two_flows_converge(void **state) {
     (void)state;
-    struct conv c = two_flows(true, 40 * GBPS, 10 * PS_PER_MS, 40 * PS_PER_MS, 60 * PS_PER_MS);
-    check_fair(&c, 40, 5e3, 200e3);
+    const sim_time_ps join = 10 * PS_PER_MS, from = 90 * PS_PER_MS, end = 100 * PS_PER_MS;
+    struct conv c = two_flows(true, 40 * GBPS, join, from, end);
+    struct conv pfc = two_flows_cc(true, false, 40 * GBPS, join, from, end);
+    double half = 40.0 * 4096 / (4096 + 82) / 2;
+    assert_true(c.marks > 0);
+    assert_true(c.cnps > 0);
+    assert_int_equal(c.drops, 0);
+    double mean = (c.r1 + c.r2) / 2, diff = c.r1 > c.r2 ? c.r1 - c.r2 : c.r2 - c.r1;
+    printf("  |r1 - r2| = %.1f %% of the mean; queue %.1f KB vs PFC-only %.1f KB\n",
+           100 * diff / mean, c.q_mean / 1e3, pfc.q_mean / 1e3);
+    assert_true(diff <= 0.10 * mean);
+    assert_true(c.r1 + c.r2 > 1.9 * half); /* the link stays busy */
+    /* Queue near the marking band, well below PFC-only's. */
+    assert_true(c.q_mean > 5e3 / 4 && c.q_mean < 200e3);
+    assert_true(pfc.marks == 0 && pfc.pauses > 1000);
+    assert_true(c.q_mean * 3 < pfc.q_mean);
+    assert_true(c.q_max < pfc.q_mean);
+    /* PFC-only is fair too (round robin at the egress), but by pausing. */
+    assert_true(c.pauses * 100 < pfc.pauses);
 }
 
 /* ConnectX defaults at 400 G (domain.md A6): marks and CNPs flow and the
@@ -117,10 +135,74 @@ static void test_connectx_marks_and_fills(void **state) {
     assert_true(c.r1 > 0.1 * link && c.r2 > 0.1 * link);
 }
 
+struct ecn_run {
+    sim_time_ps first_pause_ps, first_mark_ps, done_ps;
+    uint64_t pauses, marks, cnps, drops;
+};
+
+/* The course lab's incast (scenarios/labs/ecn_dcqcn/04): 2 leaves x 2
+ * spines, h1..h7 send 2 MiB each to h0, PFC XOFF 200 KiB per ingress queue
+ * (dynamic threshold 1/8 of the free buffer), ConnectX DCQCN; ECN Kmin as
+ * given (Kmax 1500 KB, Pmax 0.2: domain.md A5). */
+static struct ecn_run ecn_incast(uint64_t kmin) {
+    struct scenario sc;
+    roce_scenario(&sc);
+    sc.topo.kind = TOPO_LEAF_SPINE;
+    sc.topo.leaves = 2;
+    sc.topo.spines = 2;
+    sc.topo.hosts_per_leaf = 4;
+    sc.topo.uplinks_per_spine = 1;
+    sc.fabric.routing = ROUTING_ECMP;
+    sc.fabric.congestion_control = CC_DCQCN;
+    sc.fabric.ecn.kmin_bytes = kmin;
+    sc.stop_ps = 20 * PS_PER_MS;
+    struct wl_entry w;
+    uint32_t senders[7];
+    roce_incast(&sc, &w, senders, 7, 2 * 1024 * KIB);
+    struct model m;
+    struct diag d = {0};
+    assert_int_equal(model_build(&m, &sc, &d), 0);
+    model_run(&m, NULL, NULL);
+    struct net *n = &m.net;
+    assert_true(m.completed);
+    struct ecn_run r = {n->c.first_pause_ps, n->c.first_mark_ps, n->done_ps,
+                        n->c.pause_frames,   n->c.ecn_marked,    n->c.cnps,
+                        n->c.packets_dropped};
+    printf("  kmin %llu KB, xoff 200 KiB: first pause %.2f us, first mark %.2f us; pauses %llu, "
+           "marks %llu, cnps %llu, drops %llu, done %.1f us\n",
+           (unsigned long long)kmin / 1000, r.first_pause_ps / 1e6, r.first_mark_ps / 1e6,
+           (unsigned long long)r.pauses, (unsigned long long)r.marks, (unsigned long long)r.cnps,
+           (unsigned long long)r.drops, r.done_ps / 1e6);
+    model_fini(&m);
+    return r;
+}
+
+/* ECN must mark before PFC pauses for DCQCN to keep PFC quiet. The egress
+ * queue to h0 at leaf0 is fed by five ingress queues (three hosts, two
+ * spines), each paused at its XOFF: it holds ~0.9 MB when the first PAUSE
+ * goes out (6.3 us). Kmin 150 KB (domain.md A5) is below that point and
+ * marks at 3.2 us; Kmin 1000 KB is above it: the first PAUSE comes before the
+ * first CE mark, DCQCN hears of the congestion late and seldom, and PFC does
+ * its work: 310 pauses instead of 86, 14 marks instead of 95 (measured). */
+static void test_ecn_misconfigured_pauses_first(void **state) {
+    (void)state;
+    struct ecn_run ok = ecn_incast(150 * 1000);
+    struct ecn_run bad = ecn_incast(1000 * 1000);
+    assert_true(ok.first_mark_ps > 0);
+    assert_true(ok.first_pause_ps == 0 || ok.first_mark_ps < ok.first_pause_ps);
+    assert_true(bad.first_pause_ps > 0);
+    assert_true(bad.first_mark_ps == 0 || bad.first_pause_ps < bad.first_mark_ps);
+    assert_true(bad.marks * 4 < ok.marks);
+    assert_true(bad.pauses > 3 * ok.pauses);
+    assert_int_equal(ok.drops, 0);
+    assert_int_equal(bad.drops, 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_paper_two_flows_converge),
         cmocka_unit_test(test_connectx_marks_and_fills),
+        cmocka_unit_test(test_ecn_misconfigured_pauses_first),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

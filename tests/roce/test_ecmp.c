@@ -153,6 +153,74 @@ static void test_balls_into_bins_8(void **state) {
     check_paths(8, 150);
 }
 
+/* The same n = k = 8 scenario with 1 MiB flows run to completion: idle
+ * leaf0 uplinks and the finish time, under ECMP, spray and adaptive. */
+static sim_time_ps finish(enum routing_kind r, uint64_t seed, uint32_t *idle) {
+    const uint32_t paths = 8;
+    struct scenario sc;
+    roce_scenario(&sc);
+    sc.seed = seed;
+    sc.stop_ps = 10 * PS_PER_MS;
+    sc.fabric.link_bps = 100 * GBPS;
+    sc.fabric.routing = r;
+    sc.topo.kind = TOPO_LEAF_SPINE;
+    sc.topo.leaves = 2;
+    sc.topo.spines = paths;
+    sc.topo.hosts_per_leaf = paths;
+    sc.topo.uplinks_per_spine = 1;
+    struct wl_flow fl[8];
+    for (uint32_t i = 0; i < paths; i++)
+        fl[i] = (struct wl_flow){i, paths + i, 1024 * KIB, 0};
+    struct wl_entry w;
+    memset(&w, 0, sizeof w);
+    w.kind = WL_FLOWS;
+    w.flows = fl;
+    w.nflows = paths;
+    sc.workload = &w;
+    sc.nworkload = 1;
+    struct model m;
+    struct diag d = {0};
+    assert_int_equal(model_build(&m, &sc, &d), 0);
+    model_run(&m, NULL, NULL);
+    struct net *n = &m.net;
+    assert_true(m.completed);
+    uint32_t leaf0 = net_node_by_name(n, "leaf0");
+    const struct node *nd = &n->nodes[leaf0];
+    *idle = 0;
+    for (uint32_t i = 0; i < nd->nports; i++) {
+        const struct port *pt = &n->ports[nd->first_port + i];
+        if (n->nodes[n->ports[pt->peer].node].kind == NODE_SWITCH && pt->tx_bytes == 0) (*idle)++;
+    }
+    sim_time_ps done = n->done_ps;
+    model_fini(&m);
+    return done;
+}
+
+/* Spray and adaptive routing leave no uplink idle and finish sooner than
+ * ECMP, which loses (1 - 1/n)^k of the uplinks to collisions. */
+static void test_spray_adaptive_none_idle(void **state) {
+    (void)state;
+    const uint32_t seeds = 6;
+    double e_done = 0, s_done = 0, a_done = 0, e_idle = 0;
+    for (uint64_t seed = 1; seed <= seeds; seed++) {
+        uint32_t ie, is, ia;
+        sim_time_ps te = finish(ROUTING_ECMP, seed, &ie);
+        sim_time_ps ts = finish(ROUTING_SPRAY, seed, &is);
+        sim_time_ps ta = finish(ROUTING_ADAPTIVE, seed, &ia);
+        assert_int_equal(is, 0);
+        assert_int_equal(ia, 0);
+        /* A collision makes two flows share an uplink: ECMP takes ~2x. */
+        if (ie > 0) assert_true(ts * 3 < te * 2 && ta * 3 < te * 2);
+        e_done += (double)te, s_done += (double)ts, a_done += (double)ta, e_idle += ie;
+    }
+    printf("  n = k = 8, 1 MiB flows, %u seeds: idle uplinks ECMP %.2f of 8 (expect %.2f), "
+           "spray 0, adaptive 0; finish ECMP %.1f us, spray %.1f us, adaptive %.1f us\n",
+           seeds, e_idle / seeds, 8 * pow(1 - 1.0 / 8, 8), e_done / seeds / 1e6,
+           s_done / seeds / 1e6, a_done / seeds / 1e6);
+    assert_true(e_idle > 0);
+    assert_true(s_done < e_done && a_done < e_done);
+}
+
 /* k = 4 fat tree, every host to the host 8 further (the other half of the
  * pods): all 16 flows cross the cores. */
 static double fat_tree(bool same_seed, uint64_t seed, uint32_t *cores_used) {
@@ -262,6 +330,7 @@ int main(void) {
         cmocka_unit_test(test_hash_is_balls_into_bins),
         cmocka_unit_test(test_balls_into_bins_4),
         cmocka_unit_test(test_balls_into_bins_8),
+        cmocka_unit_test(test_spray_adaptive_none_idle),
         cmocka_unit_test(test_polarisation),
         cmocka_unit_test(test_qp_scaling),
     };

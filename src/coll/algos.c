@@ -16,6 +16,13 @@
  * halving_doubling: Rabenseifner's reduce-scatter by recursive halving and
  *   all-gather by recursive doubling; ranks beyond the largest power of two
  *   fold their data into a partner first and get the result back at the end.
+ *   An AllReduce below 10000 bytes runs recursive doubling instead (log2 n
+ *   exchanges of the whole buffer), as MPI does for small messages (Open MPI
+ *   coll/tuned ompi_coll_tuned_allreduce_intra_dec_fixed: recursive doubling
+ *   below intermediate_message = 10000 B; MPICH likewise below 2 KiB).
+ * Transfers the receiver must reduce (reduce-scatter steps, tree up, folds)
+ * are flagged: with a host reduction rate (host_rate) they count as received
+ * only once reduced.
  * hierarchical (multi-GPU hosts): reduce-scatter inside each host over
  *   NVLink, AllReduce per rail (GPU g of every host) over the network,
  *   all-gather inside each host.
@@ -31,6 +38,8 @@
 #include <string.h>
 
 #define NCCL_STEPS 8u /* slots per connection (domain.md B) */
+/* Open MPI coll/tuned: recursive doubling below 10000 B (see above). */
+#define HD_RD_BELOW_BYTES 10000u
 
 struct ctx {
     struct net *n;
@@ -53,7 +62,7 @@ static uint32_t vnode(struct ctx *c) {
 /* `nsteps` ring steps among members mem[0..m) (rank indices) on channel ch,
  * `seg` bytes per member and step. */
 static void ring_steps(struct ctx *c, const uint32_t *mem, uint32_t m, uint32_t ch, uint32_t nsteps,
-                       uint64_t seg, const uint32_t *pre, uint32_t *post) {
+                       uint32_t nreduce, uint64_t seg, const uint32_t *pre, uint32_t *post) {
     struct op *o = c->o;
     if (m < 2 || nsteps == 0) {
         for (uint32_t i = 0; i < m; i++)
@@ -67,8 +76,10 @@ static void ring_steps(struct ctx *c, const uint32_t *mem, uint32_t m, uint32_t 
     uint32_t base = o->nx;
     for (uint32_t k = 0; k < nsteps; k++)
         for (uint32_t s = 0; s < ns; s++)
-            for (uint32_t i = 0; i < m; i++)
-                op_xfer(o, XF_MSG, qp[i], part(seg, s, ns));
+            for (uint32_t i = 0; i < m; i++) {
+                uint32_t x = op_xfer(o, XF_MSG, qp[i], part(seg, s, ns));
+                o->x[x].reduce = k < nreduce; /* after op_xfer: it may move o->x */
+            }
 #define RID(k, s, i) (base + (((k)*ns + (s)) * m + (i)))
     for (uint32_t k = 0; k < nsteps; k++)
         for (uint32_t s = 0; s < ns; s++)
@@ -130,10 +141,12 @@ static void tree_chan(struct ctx *c, uint32_t m, uint32_t ch, uint64_t bytes, bo
     uint32_t up0 = o->nx;
     if (reduce)
         for (uint32_t s = 0; s < ns; s++)
-            for (uint32_t i = 0; i < m; i++)
-                op_xfer(o, XF_MSG,
-                        i == root ? NET_NONE : job_qp(c->n, c->j, ch, i, (uint32_t)par[i]),
-                        part(bytes, s, ns));
+            for (uint32_t i = 0; i < m; i++) {
+                uint32_t x = op_xfer(
+                    o, XF_MSG, i == root ? NET_NONE : job_qp(c->n, c->j, ch, i, (uint32_t)par[i]),
+                    part(bytes, s, ns));
+                o->x[x].reduce = 1;
+            }
     uint32_t dn0 = o->nx;
     for (uint32_t s = 0; s < ns; s++)
         for (uint32_t i = 0; i < m; i++)
@@ -181,9 +194,10 @@ static uint32_t floor_pow2(uint32_t v) {
     return p;
 }
 
-/* Rabenseifner on one channel: rs/ag select the halves. */
+/* Rabenseifner on one channel: rs/ag select the halves; rd: recursive
+ * doubling instead (whole buffer every step, reduced on receipt). */
 static void hd_chan(struct ctx *c, uint32_t m, uint32_t ch, uint64_t bytes, bool rs, bool ag,
-                    const uint32_t *pre, uint32_t *post) {
+                    bool rd, const uint32_t *pre, uint32_t *post) {
     struct op *o = c->o;
     struct net *n = c->n;
     uint32_t p2 = floor_pow2(m), L = 0;
@@ -195,6 +209,7 @@ static void hd_chan(struct ctx *c, uint32_t m, uint32_t ch, uint64_t bytes, bool
     /* fold the extra ranks into their partners */
     for (uint32_t i = p2; i < m; i++) {
         uint32_t x = op_xfer(o, XF_MSG, job_qp(n, c->j, ch, i, i - p2), bytes);
+        o->x[x].reduce = rs || rd;
         op_dep(o, st[i], x);
         uint32_t v = vnode(c);
         op_dep(o, st[i - p2], v);
@@ -203,12 +218,15 @@ static void hd_chan(struct ctx *c, uint32_t m, uint32_t ch, uint64_t bytes, bool
     }
     uint32_t *x = fs_xmalloc(p2 * sizeof *x);
     for (int phase = 0; phase < 2; phase++) {
-        if ((phase == 0 && !rs) || (phase == 1 && !ag)) continue;
+        if (rd ? phase == 1 : (phase == 0 && !rs) || (phase == 1 && !ag)) continue;
         for (uint32_t k = 0; k < L; k++) {
-            uint32_t d = phase == 0 ? p2 >> (k + 1) : 1u << k;
-            uint64_t b = phase == 0 ? cdiv(bytes, 1ull << (k + 1)) : cdiv(bytes, p2) << k;
+            uint32_t d = phase == 0 && !rd ? p2 >> (k + 1) : 1u << k;
+            uint64_t b = rd           ? bytes
+                         : phase == 0 ? cdiv(bytes, 1ull << (k + 1))
+                                      : cdiv(bytes, p2) << k;
             for (uint32_t i = 0; i < p2; i++) {
                 x[i] = op_xfer(o, XF_MSG, job_qp(n, c->j, ch, i, i ^ d), b);
+                o->x[x[i]].reduce = phase == 0;
                 op_dep(o, st[i], x[i]);
             }
             for (uint32_t i = 0; i < p2; i++) {
@@ -275,7 +293,7 @@ static void hier_chan(struct ctx *c, uint32_t ch, uint64_t bytes, const uint32_t
             mem[g] = h * G + g;
             pa[g] = pre ? pre[h * G + g] : NET_NONE;
         }
-        ring_steps(c, mem, G, ch, G - 1, shard, pa, pb);
+        ring_steps(c, mem, G, ch, G - 1, G - 1, shard, pa, pb);
         for (uint32_t g = 0; g < G; g++)
             a[h * G + g] = pb[g];
     }
@@ -285,7 +303,7 @@ static void hier_chan(struct ctx *c, uint32_t ch, uint64_t bytes, const uint32_t
             mem[h] = h * G + g;
             pa[h] = a[h * G + g];
         }
-        ring_steps(c, mem, H, ch, 2 * (H - 1), cdiv(shard, H), pa, pb);
+        ring_steps(c, mem, H, ch, 2 * (H - 1), H - 1, cdiv(shard, H), pa, pb);
         for (uint32_t h = 0; h < H; h++)
             b[h * G + g] = pb[h];
     }
@@ -295,7 +313,7 @@ static void hier_chan(struct ctx *c, uint32_t ch, uint64_t bytes, const uint32_t
             mem[g] = h * G + g;
             pa[g] = b[h * G + g];
         }
-        ring_steps(c, mem, G, ch, G - 1, shard, pa, pb);
+        ring_steps(c, mem, G, ch, G - 1, 0, shard, pa, pb);
         for (uint32_t g = 0; g < G; g++)
             post[h * G + g] = pb[g];
     }
@@ -332,7 +350,8 @@ void algo_build(struct net *n, struct job *j, struct op *o, int opkind, enum col
             tree_chan(&c, m, ch, sc, opkind == WL_ALLREDUCE, pre, pc);
             break;
         case ALGO_HALVING_DOUBLING:
-            hd_chan(&c, m, ch, sc, opkind != WL_ALLGATHER, opkind != WL_REDUCESCATTER, pre, pc);
+            hd_chan(&c, m, ch, sc, opkind != WL_ALLGATHER, opkind != WL_REDUCESCATTER,
+                    opkind == WL_ALLREDUCE && bytes < HD_RD_BELOW_BYTES, pre, pc);
             break;
         case ALGO_HIERARCHICAL:
             hier_chan(&c, ch, sc, pre, pc);
@@ -342,7 +361,7 @@ void algo_build(struct net *n, struct job *j, struct op *o, int opkind, enum col
                 chain_chan(&c, m, ch, sc, pre, pc);
             else
                 ring_steps(&c, mem, m, ch, opkind == WL_ALLREDUCE ? 2 * (m - 1) : m - 1,
-                           cdiv(sc, m), pre, pc);
+                           opkind == WL_ALLGATHER ? 0 : m - 1, cdiv(sc, m), pre, pc);
             break;
         }
         for (uint32_t i = 0; i < m; i++)

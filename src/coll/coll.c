@@ -30,7 +30,7 @@
 /* Net post overhead 1 us (domain.md B, Intel hosts). */
 #define COLL_OVERHEAD_DEFAULT_PS (1 * PS_PER_US)
 
-enum { COLL_EV_START = 0, COLL_EV_TIMER = 1 };
+enum { COLL_EV_START = 0, COLL_EV_TIMER = 1 }; /* COLL_EV_INNET: coll_int.h */
 enum { STREAM_COLL_ENTROPY = 7 };
 
 static struct coll_state *cs_get(struct net *n) {
@@ -141,6 +141,24 @@ uint32_t job_qp(struct net *n, struct job *j, uint32_t ch, uint32_t src, uint32_
 
 static void xfer_done(struct net *n, uint32_t opi, uint32_t xi);
 
+/* Host time to reduce or copy `bytes` at the job's host rate (0: none). */
+static sim_time_ps host_ps(const struct job *j, uint64_t bytes) {
+    if (!j->host_rate_bps) return 0;
+    return (sim_time_ps)((double)bytes * 8.0 * 1e12 / (double)j->host_rate_bps + 0.5);
+}
+
+/* Transfer xi of op opi: after dt, done (done) or started (in-network). */
+static void timer_at(struct net *n, uint32_t opi, uint32_t xi, sim_time_ps dt, bool done) {
+    struct coll_state *cs = n->coll_state;
+    size_t cap = cs->captimers;
+    fs_grow((void **)&cs->timers, &cap, cs->ntimers + 1, sizeof *cs->timers);
+    cs->captimers = (uint32_t)cap;
+    cs->timers[cs->ntimers].op = opi;
+    cs->timers[cs->ntimers].x = xi;
+    cs->timers[cs->ntimers].done = done;
+    sim_at(n->sim, n->sim->now_ps + dt, 0, NET_EV_COLL, cs->ntimers++, COLL_EV_TIMER);
+}
+
 static void launch(struct net *n, uint32_t opi, uint32_t xi) {
     struct coll_state *cs = n->coll_state;
     struct op *o = &cs->ops[opi];
@@ -162,23 +180,19 @@ static void launch(struct net *n, uint32_t opi, uint32_t xi) {
     case XF_VIRTUAL:
         xfer_done(n, opi, xi);
         break;
-    case XF_INNET:
-        if (!j->overhead_ps) {
+    case XF_INNET: {
+        /* the host's post overhead, and its copy of the data into the
+         * library's send buffers (host_rate), first */
+        sim_time_ps dt = j->overhead_ps + host_ps(j, x->bytes);
+        if (!dt)
             innet_start(n, j->sess, x->qp, x->bytes, opi, xi);
-            break;
-        }
-        /* the host's post overhead first (COLL_EV_TIMER) */
-        /* fall through */
-    case XF_DELAY: {
-        size_t cap = cs->captimers;
-        fs_grow((void **)&cs->timers, &cap, cs->ntimers + 1, sizeof *cs->timers);
-        cs->captimers = (uint32_t)cap;
-        cs->timers[cs->ntimers].op = opi;
-        cs->timers[cs->ntimers].x = xi;
-        sim_time_ps dt = x->kind == XF_DELAY ? x->bytes : j->overhead_ps;
-        sim_at(n->sim, n->sim->now_ps + dt, 0, NET_EV_COLL, cs->ntimers++, COLL_EV_TIMER);
+        else
+            timer_at(n, opi, xi, dt, false);
         break;
     }
+    case XF_DELAY:
+        timer_at(n, opi, xi, x->bytes, true);
+        break;
     }
 }
 
@@ -227,7 +241,13 @@ static void xfer_done(struct net *n, uint32_t opi, uint32_t xi) {
 }
 
 void coll_innet_done(struct net *n, uint32_t op, uint32_t xfer) {
-    xfer_done(n, op, xfer);
+    struct coll_state *cs = n->coll_state;
+    const struct job *j = &cs->jobs[cs->ops[op].job];
+    sim_time_ps dt = host_ps(j, cs->ops[op].x[xfer].bytes); /* copy the result out */
+    if (dt)
+        timer_at(n, op, xfer, dt, true);
+    else
+        xfer_done(n, op, xfer);
 }
 
 static void on_recv(struct net *n, uint32_t mid) {
@@ -235,7 +255,13 @@ static void on_recv(struct net *n, uint32_t mid) {
     if (mid < cs->msg_x_cap && cs->msg_x[mid] != NET_NONE) {
         uint32_t xi = cs->msg_x[mid];
         cs->msg_x[mid] = NET_NONE;
-        xfer_done(n, n->msgs[mid].owner, xi);
+        uint32_t opi = n->msgs[mid].owner;
+        const struct xfer *x = &cs->ops[opi].x[xi];
+        sim_time_ps dt = x->reduce ? host_ps(&cs->jobs[cs->ops[opi].job], x->bytes) : 0;
+        if (dt) /* the receiver reduces the block before anything uses it */
+            timer_at(n, opi, xi, dt, true);
+        else
+            xfer_done(n, opi, xi);
     }
     if (cs->prev_recv) cs->prev_recv(n, mid);
 }
@@ -321,10 +347,14 @@ void coll_on_event(struct sim *s, const struct event *e) {
     if (e->aux == COLL_EV_TIMER) {
         uint32_t opi = cs->timers[e->arg].op, xi = cs->timers[e->arg].x;
         struct op *o = &cs->ops[opi];
-        if (o->x[xi].kind == XF_INNET)
+        if (!cs->timers[e->arg].done)
             innet_start(n, cs->jobs[o->job].sess, o->x[xi].qp, o->x[xi].bytes, opi, xi);
         else
             xfer_done(n, opi, xi);
+        return;
+    }
+    if (e->aux == COLL_EV_INNET) {
+        innet_on_timer(n, e->arg);
         return;
     }
     struct job *j = &cs->jobs[e->arg];
@@ -506,6 +536,9 @@ int coll_add(struct net *n, const struct wl_entry *w, size_t idx, struct diag *d
         j->channels = w->channels ? w->channels : COLL_CHANNELS_DEFAULT;
         j->slice_bytes = w->slice_bytes ? w->slice_bytes : COLL_SLICE_DEFAULT;
         j->overhead_ps = w->step_overhead_ps ? w->step_overhead_ps : COLL_OVERHEAD_DEFAULT_PS;
+        /* 0: the reduction is not on the critical path (NCCL reduces in the
+         * GPU copy kernel at memory speed); MPI on hosts: docs/model.md */
+        j->host_rate_bps = w->host_rate_bps;
         rng_seed(&j->ent, sc->seed, 0, STREAM_COLL_ENTROPY + 16 * (idx * 64 + jj));
         cs->njobs++;
         int rc = resolve_algo(n, j, d);

@@ -14,6 +14,9 @@
 
 struct net;
 
+/* NET_EV_COLL event aux of innet/'s aggregation timers (coll.c dispatches). */
+enum { COLL_EV_INNET = 2 };
+
 enum xfer_kind {
     XF_MSG,     /* a message on a queue pair */
     XF_VIRTUAL, /* a join point: done as soon as its dependencies are */
@@ -23,7 +26,8 @@ enum xfer_kind {
 
 struct xfer {
     uint8_t kind;
-    uint8_t pad[3];
+    uint8_t reduce; /* XF_MSG: the receiver reduces it (host_rate) before it counts */
+    uint8_t pad[2];
     uint32_t qp;            /* XF_MSG: queue pair; XF_INNET: member index */
     uint32_t ndeps;         /* dependencies not yet done */
     uint32_t out_off, nout; /* dependents: op->out[out_off ..) */
@@ -54,7 +58,8 @@ struct job {
     uint32_t sess; /* innet session (sharp / nvls) or NET_NONE */
     uint32_t channels;
     uint64_t slice_bytes, overhead_ps;
-    uint32_t size_i, rep; /* progress through sizes x repeat */
+    uint64_t host_rate_bps; /* host reduce/copy rate, 0 = not modelled */
+    uint32_t size_i, rep;   /* progress through sizes x repeat */
     uint32_t cur_op;
     struct rng ent;
     /* qp map: open addressing on key (channel, src rank, dst rank) */
@@ -84,6 +89,7 @@ struct coll_state {
     size_t msg_x_cap;
     struct {
         uint32_t op, x;
+        bool done; /* the timer ends the transfer (host reduce / copy out) */
     } * timers;
     uint32_t ntimers, captimers;
     uint32_t *stack;

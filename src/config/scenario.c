@@ -637,6 +637,9 @@ static const struct schema_key FABRIC_KEYS[] = {
     {KEY("sharp_buffer", SCHEMA_SIZE, FAB(sharp_buffer_bytes), "256KiB", NULL,
          "docs/model.md: not published (C)"),
      .min = 1},
+    {KEY("sharp_latency", SCHEMA_TIME, FAB(sharp_latency_ps), "0", NULL,
+         "docs/model.md: not published for Quantum (domain.md A9); 0.9us calibrates "
+         "Switch-IB 2 to V12")},
     {KEY("control_plane", SCHEMA_MAP, FAB(control_plane), NULL, NULL, NULL), .sub = &CP_TABLE},
     {KEY("deadlock_timeout", SCHEMA_TIME, FAB(deadlock_timeout_ps), "100us", NULL,
          "docs/model.md: detector interval (net/deadlock.c)"),
@@ -1160,6 +1163,10 @@ static const struct schema_key WORKLOAD_KEYS[] = {
     {KEY("step_overhead", SCHEMA_TIME, WLE(step_overhead_ps), "1us", NULL,
          "domain.md B: NCCL net post overhead"),
      .min = 1, .only = WL_ENGINE},
+    {KEY("host_rate", SCHEMA_RATE, WLE(host_rate_bps), "0", NULL,
+         "docs/model.md: 0 = GPU reduces in the copy kernel (NCCL); MPI hosts: calibrated "
+         "to domain.md V12"),
+     .only = WL_ENGINE},
     {KEY("iterations", SCHEMA_U32, WLE(iterations), "3", NULL, "docs/scenario.md"), .min = 1,
      .max = 1u << 20, .only = M(WL_TRAINING)},
     {KEY("forward", SCHEMA_TIME, WLE(forward_ps), "0", NULL,

@@ -147,6 +147,7 @@ struct fabric_params {
     struct srcpos sharp_pos;        /* of `sharp:`, for the RoCE error */
     uint32_t sharp_jobs_per_switch; /* concurrently active streaming trees; 0 = 1 (A9) */
     uint64_t sharp_buffer_bytes;    /* aggregation buffer per tree per switch; 0 = default */
+    uint64_t sharp_latency_ps;      /* per tree switch, to aggregate a chunk; 0 = none */
     struct control_plane_params control_plane;
     struct ib_params ib;
     uint64_t deadlock_timeout_ps; /* deadlock detector interval; 0 = default 100 us */
@@ -209,6 +210,7 @@ struct wl_entry {
     uint32_t channels;         /* NCCL channels (rings / tree pairs); 0 = 2 */
     uint64_t slice_bytes;      /* pipelining unit; 0 = NCCL_BUFFSIZE / NCCL_STEPS = 512 KiB */
     uint64_t step_overhead_ps; /* host cost to post one step; 0 = 1 us (domain.md B) */
+    uint64_t host_rate_bps;    /* host reduce/copy rate of the payload; 0 = not modelled */
     /* training (kind: training): `size` is the gradient bytes per iteration */
     uint32_t iterations; /* 0 = 3 */
     uint64_t forward_ps, backward_ps;

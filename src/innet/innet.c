@@ -150,6 +150,29 @@ static bool consume(struct net *n, uint32_t in_port, uint32_t id) {
     return true;
 }
 
+/* Tree node t holds the reduced chunk: up to its parent, or (root) down. */
+static void aggregated(struct net *n, uint32_t sess, uint32_t run, uint32_t chunk, uint32_t t) {
+    struct innet_sess *s = &innet_get(n)->sess[sess];
+    struct innet_tnode *tn = &s->t[t];
+    uint32_t bytes = chunk_bytes(n, run_of(s, run), chunk);
+    if (tn->parent_port != NET_NONE) {
+        emit(n, tn->parent_port, sess, run, chunk, false, bytes);
+        return;
+    }
+    for (uint32_t k = 0; k < tn->nchild; k++)
+        emit(n, tn->child[k], sess, run, chunk, true, bytes);
+}
+
+void innet_on_timer(struct net *n, uint32_t pending) {
+    struct innet_state *st = innet_get(n);
+    struct innet_pending p = st->pend[pending];
+    size_t cap = st->capfree;
+    fs_grow((void **)&st->freel, &cap, st->nfree + 1, sizeof *st->freel);
+    st->capfree = (uint32_t)cap;
+    st->freel[st->nfree++] = pending;
+    aggregated(n, p.sess, p.run, p.chunk, p.t);
+}
+
 void innet_switch_rx(struct net *n, uint32_t sw, uint32_t in_port, uint32_t id) {
     struct packet *p = pkt(&n->pool, id);
     uint32_t sess = p->qp, run = p->aux & 0x7fffffffu, chunk = p->psn;
@@ -163,12 +186,25 @@ void innet_switch_rx(struct net *n, uint32_t sw, uint32_t in_port, uint32_t id) 
     if (!down) {
         uint16_t *c = &r->cnt[(size_t)t * r->nchunks + chunk];
         if (++*c < tn->nchild) return; /* partial sum held in the aggregation buffer */
-        if (tn->parent_port != NET_NONE) {
-            emit(n, tn->parent_port, sess, run, chunk, false, bytes);
+        if (s->agg_ps) {               /* the switch's aggregation latency */
+            struct innet_state *st = innet_get(n);
+            uint32_t slot;
+            if (st->nfree) {
+                slot = st->freel[--st->nfree];
+            } else {
+                size_t cap = st->cappend;
+                fs_grow((void **)&st->pend, &cap, st->npend + 1, sizeof *st->pend);
+                st->cappend = (uint32_t)cap;
+                slot = st->npend++;
+            }
+            st->pend[slot] = (struct innet_pending){sess, run, chunk, t};
+            sim_at(n->sim, n->sim->now_ps + s->agg_ps, sw + 1, NET_EV_COLL, slot, COLL_EV_INNET);
             return;
         }
+        aggregated(n, sess, run, chunk, t);
+        return;
     }
-    for (uint32_t k = 0; k < tn->nchild; k++) /* root result, or replicate down */
+    for (uint32_t k = 0; k < tn->nchild; k++) /* replicate the result down */
         emit(n, tn->child[k], sess, run, chunk, true, bytes);
 }
 
@@ -221,6 +257,8 @@ void innet_fini(struct net *n) {
         free(s->up_port);
     }
     free(st->sess);
+    free(st->pend);
+    free(st->freel);
     free(st->active);
     free(st);
     cs->innet = NULL;

@@ -37,6 +37,9 @@ void innet_start(struct net *n, uint32_t sess, uint32_t i, uint64_t bytes, uint3
 void innet_switch_rx(struct net *n, uint32_t sw, uint32_t in_port, uint32_t id);
 void innet_host_rx(struct net *n, uint32_t node, uint32_t port, uint32_t id);
 
+/* A tree switch finished aggregating a chunk (sharp_latency later). */
+void innet_on_timer(struct net *n, uint32_t pending);
+
 void innet_fini(struct net *n);
 
 #endif /* FABSIM_INNET_INNET_H */

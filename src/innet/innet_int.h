@@ -30,12 +30,20 @@ struct innet_sess {
     uint32_t nt;
     uint32_t *sw2t;  /* switch index -> tree node, NET_NONE */
     uint32_t window; /* chunks a member may have outstanding */
+    uint64_t agg_ps; /* per tree switch: aggregating a chunk takes this long */
     struct innet_run *runs;
     uint32_t nruns;
     void (*release)(struct net *n, struct innet_sess *s);
 };
 
+struct innet_pending { /* a chunk being aggregated at tree node t */
+    uint32_t sess, run, chunk, t;
+};
+
 struct innet_state {
+    struct innet_pending *pend; /* slots reused through `freel` */
+    uint32_t npend, cappend;
+    uint32_t *freel, nfree, capfree;
     struct innet_sess *sess;
     uint32_t nsess;
     uint32_t *active; /* SHARP: streaming trees in use per switch index */

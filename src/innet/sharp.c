@@ -129,6 +129,7 @@ uint32_t innet_sharp_open(struct net *n, const uint32_t *members, uint32_t m, ui
     s->release = sharp_release;
     uint64_t buf = f->sharp_buffer_bytes ? f->sharp_buffer_bytes : SHARP_BUFFER_DEFAULT;
     s->window = (uint32_t)(buf / n->mtu_bytes);
+    s->agg_ps = f->sharp_latency_ps;
     if (s->window == 0) s->window = 1;
     return sid;
 }

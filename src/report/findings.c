@@ -246,9 +246,16 @@ static void lossless(struct report *r) {
 static void cc_clause(struct fb *b, const char *label, const struct jv *res) {
     char done[64];
     fmt_done(done, sizeof done, res);
-    add(b, "%s: %.0f pause frames, %.0f ECN marks, %.0f CNPs, max queue %.0f KiB, %s", label,
+    char order[96] = "";
+    double fp = jv_num_at(res, "summary.first_pause_ns", -1);
+    double fm = jv_num_at(res, "summary.first_ecn_mark_ns", -1);
+    if (fp >= 0 && fm >= 0)
+        snprintf(order, sizeof order, ", first %s at %.1f us, first %s at %.1f us",
+                 fp < fm ? "PAUSE" : "ECN mark", (fp < fm ? fp : fm) / 1e3,
+                 fp < fm ? "ECN mark" : "PAUSE", (fp < fm ? fm : fp) / 1e3);
+    add(b, "%s: %.0f pause frames, %.0f ECN marks, %.0f CNPs, max queue %.0f KiB%s, %s", label,
         num(res, "summary.pause_frames"), num(res, "summary.ecn_marked"), num(res, "summary.cnps"),
-        max_link(res, "max_queue_bytes", NULL) / 1024.0, done);
+        max_link(res, "max_queue_bytes", NULL) / 1024.0, order, done);
 }
 
 static void ecn_dcqcn(struct report *r) {

@@ -76,6 +76,17 @@ static void write_summary(const struct model *m, struct jw *w) {
     jw_knum(w, "paused_ns_total", time_ps_to_ns(paused));
     jw_ku64(w, "ecn_marked", n->c.ecn_marked);
     jw_ku64(w, "cnps", n->c.cnps);
+    /* which came first, PFC or ECN (the ECN-misconfiguration lab) */
+    jw_key(w, "first_pause_ns");
+    if (n->c.first_pause_ps)
+        jw_num(w, time_ps_to_ns(n->c.first_pause_ps));
+    else
+        jw_null(w);
+    jw_key(w, "first_ecn_mark_ns");
+    if (n->c.first_mark_ps)
+        jw_num(w, time_ps_to_ns(n->c.first_mark_ps));
+    else
+        jw_null(w);
     jw_knum(w, "credit_stall_ns_total", time_ps_to_ns(stall));
     jw_ku64(w, "reorder_max_bytes", n->c.reorder_max_bytes);
     jw_key(w, "deadlock");

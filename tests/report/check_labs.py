@@ -143,8 +143,15 @@ claim([(E, "incast-pfc-only"), (E, "incast-dcqcn-default")], "DCQCN reduces paus
 claim([(E, "incast-pfc-only")], "PFC only: no ECN marks",
       lambda a: (s(a, "cnps") == 0, f"{s(a, 'cnps')} CNPs"))
 claim([(E, "incast-dcqcn-default"), (E, "incast-ecn-misconfigured")], "kmin above xoff: PFC does the work",
-      lambda a, b: (s(b, "pause_frames") > s(a, "pause_frames"),
-                    f"{s(b, 'pause_frames')} pauses misconfigured vs {s(a, 'pause_frames')}"))
+      lambda a, b: (s(b, "pause_frames") > 2 * s(a, "pause_frames")
+                    and s(b, "ecn_marked") < s(a, "ecn_marked"),
+                    f"{s(b, 'pause_frames')} pauses misconfigured vs {s(a, 'pause_frames')}, "
+                    f"{s(b, 'ecn_marked')} marks vs {s(a, 'ecn_marked')}"))
+claim([(E, "incast-dcqcn-default"), (E, "incast-ecn-misconfigured")], "kmin above xoff: pauses come before marks",
+      lambda a, b: (s(a, "first_ecn_mark_ns") < s(a, "first_pause_ns")
+                    and s(b, "first_pause_ns") < s(b, "first_ecn_mark_ns"),
+                    f"sane: mark at {s(a, 'first_ecn_mark_ns') / 1e3:.1f} us, pause at {s(a, 'first_pause_ns') / 1e3:.1f} us; "
+                    f"misconfigured: pause at {s(b, 'first_pause_ns') / 1e3:.1f} us, mark at {s(b, 'first_ecn_mark_ns') / 1e3:.1f} us"))
 
 
 def victims_done(res, stalled="h3"):

@@ -168,20 +168,27 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet,
     return 0;
 }
 
+/* Parses the options and loads the one scenario they name, with its --set
+ * and --seed overrides: 0, or the exit status of a usage or input error. */
+static int load_one(int argc, char **argv, struct run_opts *o, bool run, struct scenario *sc) {
+    int rc = parse_opts(argc, argv, o, 1, run);
+    if (rc)
+        return rc;
+    struct diag d = {0};
+    if (scenario_load(sc, o->files[0], o->sets, o->nsets, &d)) {
+        diag_print(&d, stderr);
+        return 2;
+    }
+    return 0;
+}
+
 int cli_run(int argc, char **argv) {
     struct run_opts o;
-    int rc = parse_opts(argc, argv, &o, 1, true);
+    struct scenario sc;
+    int rc = load_one(argc, argv, &o, true, &sc);
     if (rc) {
         free(o.sets);
         return rc;
-    }
-    struct scenario sc;
-    struct diag d = {0};
-    rc = scenario_load(&sc, o.files[0], o.sets, o.nsets, &d);
-    if (rc) {
-        diag_print(&d, stderr);
-        free(o.sets);
-        return 2;
     }
     rc = run_one(&sc, o.out, o.quiet, &o);
     scenario_fini(&sc);
@@ -191,19 +198,12 @@ int cli_run(int argc, char **argv) {
 
 int cli_validate(int argc, char **argv) {
     struct run_opts o;
-    int rc = parse_opts(argc, argv, &o, 1, false);
-    if (rc) {
-        free(o.sets);
-        return rc;
-    }
     struct scenario sc;
     struct diag d = {0};
-    rc = scenario_load(&sc, o.files[0], o.sets, o.nsets, &d);
+    int rc = load_one(argc, argv, &o, false, &sc);
     free(o.sets);
-    if (rc) {
-        diag_print(&d, stderr);
-        return 2;
-    }
+    if (rc)
+        return rc;
     /* Names that only the built topology can check (links in events). */
     struct model m;
     rc = model_build(&m, &sc, &d);

@@ -133,6 +133,16 @@ sys.exit(0 if len(rows) >= 100 and {6, 7} <= ops and ok else 1)
 PY
         then ok "tshark dissects the $kind pcap (BTH opcodes, PSNs in order)"; else fail "tshark on the $kind pcap"; fi
     done
+    # A PFC + DCQCN incast: PAUSE frames (MAC control 0x8808, per-priority
+    # pause) on a link into a paused sender, CNPs (BTH opcode 0x81) on the
+    # receiver's link back.
+    D=scenarios/labs/ecn_dcqcn/02-incast-dcqcn-default.yaml
+    "$FAB" run "$D" --pcap "$OUT/pfc.pcap" --pcap-filter "link=leaf0->h1" --pcap-max 5000 -o "$OUT/pcap-pfc" -q
+    np=$(tshark -r "$OUT/pfc.pcap" -Y "eth.type == 0x8808" 2>/dev/null | grep -c "Pause")
+    if [ "$np" -gt 0 ]; then ok "tshark finds $np PFC PAUSE frames in a PFC run"; else fail "no PAUSE frames dissected in the PFC run"; fi
+    "$FAB" run "$D" --pcap "$OUT/cnp.pcap" --pcap-filter "link=h0->leaf0" --pcap-max 5000 -o "$OUT/pcap-cnp" -q
+    nc=$(tshark -r "$OUT/cnp.pcap" -T fields -e infiniband.bth.opcode 2>/dev/null | grep -c "^129$")
+    if [ "$nc" -gt 0 ]; then ok "tshark finds $nc CNPs (BTH opcode 0x81) in a DCQCN run"; else fail "no CNPs dissected in the DCQCN run"; fi
 else
     echo "SKIP: tshark not installed (make deps installs it)"
 fi

@@ -172,8 +172,7 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet,
  * and --seed overrides: 0, or the exit status of a usage or input error. */
 static int load_one(int argc, char **argv, struct run_opts *o, bool run, struct scenario *sc) {
     int rc = parse_opts(argc, argv, o, 1, run);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     struct diag d = {0};
     if (scenario_load(sc, o->files[0], o->sets, o->nsets, &d)) {
         diag_print(&d, stderr);
@@ -202,8 +201,7 @@ int cli_validate(int argc, char **argv) {
     struct diag d = {0};
     int rc = load_one(argc, argv, &o, false, &sc);
     free(o.sets);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     /* Names that only the built topology can check (links in events). */
     struct model m;
     rc = model_build(&m, &sc, &d);

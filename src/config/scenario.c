@@ -606,6 +606,9 @@ static const struct schema_key FABRIC_KEYS[] = {
      .min = 1, .max = 1000000000000ull, .show = propagation_shown},
     {KEY("switch_latency", SCHEMA_TIME, FAB(switch_latency_ps), "200ns", "300ns",
          "SPEC.md example, domain.md A2 (C, sweep 130-350 ns); A3 (C, sweep 0.3-1 us)")},
+    {KEY("cut_through", SCHEMA_BOOL, FAB(cut_through), "false", NULL,
+         "docs/model.md (Switch): store-and-forward unless asked; Quantum and Spectrum forward "
+         "cut-through (domain.md A2, A3)")},
     {KEY("buffer", SCHEMA_SIZE, FAB(buffer_bytes), "1MiB", "2MiB",
          "SPEC.md example (A2: unpublished); A3: ~128 MB shared over 64 ports")},
     {KEY("flow_control", SCHEMA_ENUM, FAB(flow_control), "credit", "pfc",

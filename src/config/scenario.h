@@ -131,6 +131,7 @@ struct fabric_params {
     uint64_t cable_mm;          /* cable length; propagation = 5 ns/m */
     uint64_t propagation_ps;    /* resolved: from `propagation:` or cable */
     uint64_t switch_latency_ps; /* port to port, unloaded */
+    bool cut_through;           /* switches forward a packet once its header is in */
     uint64_t buffer_bytes;      /* per switch port */
     enum flowctl_kind flow_control;
     enum routing_kind routing;

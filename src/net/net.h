@@ -91,6 +91,8 @@ struct port {
     uint8_t rr;           /* round-robin pointer over classes */
     uint8_t cls_mask;     /* bit c set when cls[c] is not empty */
     uint8_t is_host;      /* the owner is a NIC (pulls data from its QPs) */
+    uint8_t cut_through;  /* the far end is a cut-through switch: it sees the header, not
+                             the tail (deliver_ps counts from the first bit) */
     uint32_t ps_per_byte; /* serialisation per byte when a whole number of ps, else 0 */
     uint16_t parallel;    /* index among parallel links between the same nodes (#1, ...) */
     uint64_t q_bytes;     /* waiting bytes in all classes (not the one in service) */

@@ -72,7 +72,7 @@ static void start_tx(struct net *n, uint32_t port, uint32_t id) {
     pt->busy_ps += ser;
     pt->tx_bytes += p->wire_bytes;
     pt->tx_packets++;
-    p->t_ps = now + ser + pt->deliver_ps;
+    p->t_ps = now + (pt->cut_through ? 0 : ser) + pt->deliver_ps;
     p->next = PKT_NONE;
     if (pt->fly_tail == PKT_NONE) {
         pt->fly_head = id;

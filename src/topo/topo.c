@@ -189,5 +189,17 @@ int topo_build(struct net *n, const struct scenario *sc, struct diag *d) {
         p->deliver_ps =
             p->prop_ps + (n->nodes[far].kind == NODE_SWITCH ? sc->fabric.switch_latency_ps : 0);
     }
+    /* Cut-through: a switch starts forwarding once the header is in, which
+     * is safe when no output of that switch is faster than this input (the
+     * output cannot overtake the arriving tail); otherwise, as real switches
+     * do on a rate step-up, that input stays store-and-forward. */
+    for (uint32_t i = 0; sc->fabric.cut_through && i < n->nports; i++) {
+        struct port *p = &n->ports[i];
+        const struct node *far = &n->nodes[n->ports[p->peer].node];
+        if (far->kind != NODE_SWITCH) continue;
+        p->cut_through = 1;
+        for (uint32_t k = 0; k < far->nports; k++)
+            if (n->ports[far->first_port + k].rate_bps > p->rate_bps) p->cut_through = 0;
+    }
     return 0;
 }

@@ -31,6 +31,40 @@ static void test_two_hop_timing_exact(void **state) {
     trun_end(&t);
 }
 
+/* Cut-through: the switch forwards once the header is in, so the packet
+ * serialises once on the path; the NIC still takes it at its last bit. */
+static void test_two_hop_timing_cut_through(void **state) {
+    (void)state;
+    struct trun t;
+    trun_start(&t,
+               "name: timing\n"
+               "fabric: {kind: infiniband, flow_control: none, link: 400Gbps, cable: 5m,"
+               " switch_latency: 200ns, cut_through: true}\n"
+               "topology: {kind: single_switch, hosts: 2}\n"
+               "workload:\n"
+               "  - kind: flows\n"
+               "    flows: [{src: h0, dst: h1, size: 1000B}]\n",
+               NULL, 0);
+    assert_int_equal(t.rc, 0);
+    const struct flow_row *f = &t.m.net.flows[0];
+    assert_int_equal(f->end_ps - f->start_ps, 20840 + 25000 + 200000 + 25000);
+    trun_end(&t);
+    /* every link into a switch whose ports share one rate is cut-through; a
+     * link into a switch with a faster port would not be (topo.c) */
+    const char *sets[] = {"topology={kind: leaf_spine, leaves: 2, spines: 1, hosts_per_leaf: 1}"};
+    trun_start(&t,
+               "name: timing\n"
+               "fabric: {kind: infiniband, flow_control: none, link: 400Gbps, cut_through: true}\n"
+               "topology: {kind: single_switch, hosts: 2}\n",
+               sets, 1);
+    assert_int_equal(t.rc, 0);
+    for (uint32_t p = 0; p < t.m.net.nports; p++)
+        assert_int_equal(t.m.net.ports[p].cut_through,
+                         t.m.net.nodes[t.m.net.ports[t.m.net.ports[p].peer].node].kind ==
+                             NODE_SWITCH);
+    trun_end(&t);
+}
+
 /* At 100 Gb/s a byte takes 80 ps; odd rates round up to whole picoseconds. */
 static void test_serialise_rounding(void **state) {
     (void)state;
@@ -154,9 +188,13 @@ static void test_ack_coalescing(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_two_hop_timing_exact), cmocka_unit_test(test_serialise_rounding),
-        cmocka_unit_test(test_goodput_ib),           cmocka_unit_test(test_goodput_roce),
-        cmocka_unit_test(test_conservation_lossy),   cmocka_unit_test(test_go_back_0_resends_more),
+        cmocka_unit_test(test_two_hop_timing_exact),
+        cmocka_unit_test(test_two_hop_timing_cut_through),
+        cmocka_unit_test(test_serialise_rounding),
+        cmocka_unit_test(test_goodput_ib),
+        cmocka_unit_test(test_goodput_roce),
+        cmocka_unit_test(test_conservation_lossy),
+        cmocka_unit_test(test_go_back_0_resends_more),
         cmocka_unit_test(test_ack_coalescing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -152,9 +152,14 @@ static bool pfc_admit(struct net *n, uint32_t in_port, uint32_t out_port, struct
             g->wd_off = 0;
             return true;
         }
+        /* It keeps what fits (XOFF plus the headroom its PAUSE needs to take
+         * hold) until the host drains it again; past that, or once its
+         * watchdog gave up pausing, what arrives is dropped. */
+        if (g->wd_off || g->bytes + p->wire_bytes > st->xoff + st->headroom)
+            return false;
         g->bytes += p->wire_bytes;
-        if (!g->paused && !g->wd_off && g->bytes > st->xoff) assert_pause(n, in_port, cls);
-        return true; /* the caller loses it: the stalled host never reads it */
+        if (!g->paused && g->bytes > st->xoff) assert_pause(n, in_port, cls);
+        return true;
     }
     uint32_t s = n->nodes[node].index;
     if (g->paused) {
@@ -375,4 +380,5 @@ const struct flowctl_ops flowctl_pfc_ops = {
     .can_send = pfc_can_send,
     .on_release = pfc_on_release,
     .on_ctrl = pfc_on_ctrl,
+    .lossless = true,
 };

@@ -377,8 +377,13 @@ void nic_rx(struct net *n, uint32_t node, uint32_t port, uint32_t id) {
     }
     if (n->nodes[node].stalled && n->fc->lossless) {
         /* A lossless NIC that stops draining keeps what fits in its receive
-         * buffer and stops freeing space: back-pressure, not drops. */
-        FS_ASSERT(n->fc->admit(n, port, NET_NONE, p), "lossless NIC buffer overflow");
+         * buffer and stops freeing space: back-pressure, not drops (credits
+         * never overfill it; PFC can, when headroom is short or its
+         * watchdog gave up pausing). */
+        if (!n->fc->admit(n, port, NET_NONE, p)) {
+            port_drop(n, n->ports[port].peer, id);
+            return;
+        }
         struct nic *c = nic_of(n, node);
         p->next = PKT_NONE;
         p->in_port = port;

@@ -28,7 +28,7 @@ void sim_register(struct sim *s, uint16_t kind, sim_handler_fn fn) {
 uint64_t sim_run(struct sim *s, void (*tick)(struct sim *, void *), void *tick_arg,
                  uint64_t tick_every) {
     struct event e;
-    uint64_t n = 0;
+    uint64_t n = 0, total = 0;
     uint64_t next_tick = tick_every ? tick_every : UINT64_MAX;
     while (!s->stopped) {
         if (calq_pop(&s->q, &e)) break; /* empty */
@@ -42,10 +42,13 @@ uint64_t sim_run(struct sim *s, void (*tick)(struct sim *, void *), void *tick_a
         s->handlers[e.kind](s, &e);
         if (s->after_event) s->after_event(s, s->after_event_arg);
         if (++n == next_tick && tick) {
+            s->events_run += n;
+            total += n;
+            n = 0;
+            next_tick = tick_every;
             tick(s, tick_arg);
-            next_tick += tick_every;
         }
     }
     s->events_run += n;
-    return n;
+    return total + n;
 }

@@ -26,6 +26,7 @@ uint32_t net_msg_new(struct net *n, uint32_t qp, uint64_t size_bytes, sim_time_p
     m->next = NET_NONE;
     m->post_ps = at_ps;
     if (flow >= 0) n->flows[flow].msgs_left++;
+    n->bytes_posted += size_bytes;
     net_work_add(n);
     if (at_ps != SIM_TIME_NEVER) sim_at(n->sim, at_ps, 0, NET_EV_MSG_POST, id, 0);
     return id;

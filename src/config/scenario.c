@@ -128,7 +128,7 @@ static void print_size(FILE *f, uint64_t v) {
 #define OUT(f) offsetof(struct output_params, f)
 static const struct schema_key OUTPUT_KEYS[] = {
     {KEY("sample", SCHEMA_TIME, OUT(sample_ps), "0", NULL,
-         "fabsim: 0 = automatic, at most ~1000 links.csv rows per link")},
+         "fabsim: 0 = automatic, 1 us doubling, 32-64 links.csv rows per link")},
 };
 static const struct schema_table OUTPUT = {TABLE("output", OUTPUT_KEYS)};
 
@@ -641,7 +641,7 @@ static const struct schema_key FABRIC_KEYS[] = {
          "docs/model.md: not published (C)"),
      .min = 1},
     {KEY("sharp_latency", SCHEMA_TIME, FAB(sharp_latency_ps), "0", NULL,
-         "docs/model.md: not published for Quantum (domain.md A9); 0.9us calibrates "
+         "docs/model.md: not published for Quantum (domain.md A9); 0.89us calibrates "
          "Switch-IB 2 to V12")},
     {KEY("control_plane", SCHEMA_MAP, FAB(control_plane), NULL, NULL, NULL), .sub = &CP_TABLE},
     {KEY("deadlock_timeout", SCHEMA_TIME, FAB(deadlock_timeout_ps), "100us", NULL,

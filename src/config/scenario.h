@@ -227,7 +227,7 @@ struct sc_event {
 };
 
 struct output_params {
-    uint64_t sample_ps; /* links.csv interval; 0 = automatic (at most ~1000 rows per link) */
+    uint64_t sample_ps; /* links.csv interval; 0 = automatic (32-64 rows per link) */
 };
 
 struct scenario {

@@ -155,8 +155,7 @@ static bool pfc_admit(struct net *n, uint32_t in_port, uint32_t out_port, struct
         /* It keeps what fits (XOFF plus the headroom its PAUSE needs to take
          * hold) until the host drains it again; past that, or once its
          * watchdog gave up pausing, what arrives is dropped. */
-        if (g->wd_off || g->bytes + p->wire_bytes > st->xoff + st->headroom)
-            return false;
+        if (g->wd_off || g->bytes + p->wire_bytes > st->xoff + st->headroom) return false;
         g->bytes += p->wire_bytes;
         if (!g->paused && g->bytes > st->xoff) assert_pause(n, in_port, cls);
         return true;

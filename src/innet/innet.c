@@ -144,6 +144,8 @@ static bool consume(struct net *n, uint32_t in_port, uint32_t id) {
         port_drop(n, n->ports[in_port].peer, id);
         return false;
     }
+    /* delivered: to the aggregation unit it was addressed to */
+    n->c.packets_delivered++;
     n->pkts_in_flight--;
     if (n->fc->on_release) n->fc->on_release(n, in_port, p);
     pkt_free(&n->pool, id);

@@ -117,6 +117,23 @@ static int build_events(struct model *m, struct diag *d) {
     return 0;
 }
 
+#ifdef FABSIM_DEBUG
+/* DESIGN.md rule 4, in debug and `make check` builds: after every event,
+ * every packet a NIC sent is delivered, dropped or still in the network (so
+ * in the pool), and no port holds a negative or impossible queue. */
+static void check_conservation(struct sim *s, void *arg) {
+    (void)arg;
+    const struct net *n = s->model;
+    FS_ASSERT(n->c.packets_sent ==
+                  n->c.packets_delivered + n->c.packets_dropped + n->pkts_in_flight,
+              "sent %llu != delivered %llu + dropped %llu + in flight %llu",
+              (unsigned long long)n->c.packets_sent, (unsigned long long)n->c.packets_delivered,
+              (unsigned long long)n->c.packets_dropped, (unsigned long long)n->pkts_in_flight);
+    FS_ASSERT(n->pkts_in_flight <= n->pool.in_use, "in flight %llu > packets in the pool %llu",
+              (unsigned long long)n->pkts_in_flight, (unsigned long long)n->pool.in_use);
+}
+#endif
+
 int model_build(struct model *m, const struct scenario *sc, struct diag *d) {
     memset(m, 0, sizeof *m);
     m->sc = sc;
@@ -164,6 +181,9 @@ int model_build(struct model *m, const struct scenario *sc, struct diag *d) {
     sampler_init(&m->sampler, n, sc->output.sample_ps);
     n->sampler = &m->sampler;
     sim_at(&m->sim, m->sampler.interval_ps, 0, NET_EV_SAMPLE, 0, 0);
+#ifdef FABSIM_DEBUG
+    m->sim.after_event = check_conservation; /* a test may install its own */
+#endif
     /* Only lossless fabrics can deadlock; a lossy one drops instead. */
     if (sc->fabric.flow_control != FLOWCTL_NONE)
         deadlock_start(n, f->deadlock_timeout_ps ? f->deadlock_timeout_ps : DEADLOCK_CHECK_PS);
@@ -217,7 +237,6 @@ double model_progress(const struct model *m) {
     const struct net *n = &m->net;
     /* Bytes delivered of those posted so far: moves steadily even when all
      * messages finish together (an all-to-all); messages done otherwise. */
-    if (n->bytes_posted)
-        return (double)n->c.bytes_delivered / (double)n->bytes_posted;
+    if (n->bytes_posted) return (double)n->c.bytes_delivered / (double)n->bytes_posted;
     return n->work_total ? 1.0 - (double)n->work_pending / (double)n->work_total : 1.0;
 }

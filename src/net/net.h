@@ -246,7 +246,7 @@ struct net {
     uint64_t work_pending; /* messages not yet acknowledged + open generators */
     uint64_t work_total;
     uint64_t bytes_posted; /* payload of every message created (progress lines) */
-    sim_time_ps done_ps; /* when work_pending last reached 0 */
+    sim_time_ps done_ps;   /* when work_pending last reached 0 */
     uint64_t pkts_in_flight;
 
     struct sampler *sampler;

@@ -122,32 +122,29 @@ static void resize(struct calq *q, unsigned w, unsigned nbl) {
     const struct event *top = evq_top(&q->far);
     q->far_bucket = top ? top->time_ps >> w : UINT64_MAX;
     q->walk_sum = q->scan_sum = 0;
-    q->walk_n = q->scan_n = 0;
+    q->ops = 0;
 }
 
+/* Every CALQ_TUNE_OPS pops: the mean sorted-insert walk and the mean
+ * empty-bucket scan per event (inserts and pops balance in a running
+ * simulation, so pops serve as the count of both). */
 static void tune(struct calq *q) {
-    if (q->walk_n >= CALQ_TUNE_OPS) {
-        /* Narrower buckets help only when events are spread over time, not
-         * when many share a time stamp: so never more buckets than 4 per
-         * pending event. */
-        if (q->walk_sum > (uint64_t)CALQ_WALK_MAX * q->walk_n &&
-            q->width_log2 > CALQ_WIDTH_LOG2_MIN && q->nb_log2 < CALQ_NB_LOG2_MAX &&
-            ((size_t)1 << q->nb_log2) < 4 * q->in_window) {
-            resize(q, q->width_log2 - 1, q->nb_log2 + 1);
-            return;
-        }
-        q->walk_sum = 0;
-        q->walk_n = 0;
+    uint64_t ops = q->ops;
+    /* Narrower buckets help only when events are spread over time, not when
+     * many share a time stamp: so never more buckets than 4 per pending
+     * event. */
+    if (q->walk_sum > (uint64_t)CALQ_WALK_MAX * ops && q->width_log2 > CALQ_WIDTH_LOG2_MIN &&
+        q->nb_log2 < CALQ_NB_LOG2_MAX && ((size_t)1 << q->nb_log2) < 4 * q->in_window) {
+        resize(q, q->width_log2 - 1, q->nb_log2 + 1);
+        return;
     }
-    if (q->scan_n >= CALQ_TUNE_OPS) {
-        if (q->scan_sum > (uint64_t)CALQ_SCAN_MAX * q->scan_n &&
-            q->width_log2 < q->width_max_log2 && q->nb_log2 > 4) {
-            resize(q, q->width_log2 + 1, q->nb_log2 - 1);
-            return;
-        }
-        q->scan_sum = 0;
-        q->scan_n = 0;
+    if (q->scan_sum > (uint64_t)CALQ_SCAN_MAX * ops && q->width_log2 < q->width_max_log2 &&
+        q->nb_log2 > 4) {
+        resize(q, q->width_log2 + 1, q->nb_log2 - 1);
+        return;
     }
+    q->walk_sum = q->scan_sum = 0;
+    q->ops = 0;
 }
 
 void calq_push(struct calq *q, struct event e) {
@@ -155,7 +152,6 @@ void calq_push(struct calq *q, struct event e) {
     FS_DASSERT(b >= q->cur, "event in the past of the calendar window");
     if (b - q->cur <= q->nb_mask) {
         insert(q, &e);
-        if (++q->walk_n >= CALQ_TUNE_OPS) tune(q);
     } else {
         evq_push(&q->far, e);
         if (b < q->far_bucket) q->far_bucket = b;
@@ -202,7 +198,7 @@ int calq_pop(struct calq *q, struct event *out) {
     q->free_head = id;
     q->in_window--;
     q->last_ps = out->time_ps;
-    if (++q->scan_n >= CALQ_TUNE_OPS) tune(q);
+    if (++q->ops >= CALQ_TUNE_OPS) tune(q);
     return 0;
 }
 

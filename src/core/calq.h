@@ -49,7 +49,7 @@ struct calq {
      * buckets mean too narrow. Measured over CALQ_TUNE_OPS operations. */
     uint64_t last_ps; /* time of the last event popped */
     uint64_t walk_sum, scan_sum;
-    uint32_t walk_n, scan_n;
+    uint32_t ops; /* pops since the last tuning decision */
     unsigned width_max_log2;
 };
 

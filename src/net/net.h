@@ -98,7 +98,7 @@ struct port {
     uint64_t q_bytes;     /* waiting bytes in all classes (not the one in service) */
     /* statistics */
     uint64_t tx_bytes, tx_packets, busy_ps, drops, paused_ps, credit_stall_ps;
-    double q_area; /* integral of q_bytes over time, byte·ps */
+    unsigned __int128 q_area; /* integral of q_bytes over time, byte·ps (exact) */
     sim_time_ps q_last_ps;
     uint64_t q_max;
 };

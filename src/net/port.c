@@ -13,7 +13,7 @@
 #include "stats/trace.h"
 
 static inline void q_account(struct port *pt, sim_time_ps now) {
-    pt->q_area += (double)pt->q_bytes * (double)(now - pt->q_last_ps);
+    pt->q_area += (unsigned __int128)pt->q_bytes * (now - pt->q_last_ps);
     pt->q_last_ps = now;
 }
 

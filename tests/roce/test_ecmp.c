@@ -28,46 +28,63 @@ static double norm_tput(const struct net *n, uint32_t nflows) {
     return (double)n->c.bytes_delivered / cap;
 }
 
+/* leaf0's hosts h0..h(k-1) each send `size` to h(k+i) on leaf1 over k
+ * spines (k = paths <= 8), one flow per QP; the caller runs it. */
+struct cross {
+    struct scenario sc;
+    struct wl_entry w;
+    struct wl_flow fl[8];
+};
+
+static void cross_leaf(struct cross *x, uint32_t paths, uint64_t seed, uint64_t size,
+                       enum routing_kind r, sim_time_ps stop) {
+    roce_scenario(&x->sc);
+    x->sc.seed = seed;
+    x->sc.stop_ps = stop;
+    x->sc.fabric.link_bps = 100 * GBPS;
+    x->sc.fabric.routing = r;
+    x->sc.topo.kind = TOPO_LEAF_SPINE;
+    x->sc.topo.leaves = 2;
+    x->sc.topo.spines = paths;
+    x->sc.topo.hosts_per_leaf = paths;
+    x->sc.topo.uplinks_per_spine = 1;
+    for (uint32_t i = 0; i < paths; i++)
+        x->fl[i] = (struct wl_flow){i, paths + i, size, 0};
+    memset(&x->w, 0, sizeof x->w);
+    x->w.kind = WL_FLOWS;
+    x->w.flows = x->fl;
+    x->w.nflows = paths;
+    x->sc.workload = &x->w;
+    x->sc.nworkload = 1;
+}
+
+/* leaf0's uplinks that carried something (busy) or nothing (idle). */
+static uint32_t uplinks(const struct net *n, bool busy) {
+    const struct node *nd = &n->nodes[net_node_by_name(n, "leaf0")];
+    uint32_t c = 0;
+    for (uint32_t i = 0; i < nd->nports; i++) {
+        const struct port *pt = &n->ports[nd->first_port + i];
+        if (n->nodes[n->ports[pt->peer].node].kind == NODE_SWITCH && (pt->tx_bytes > 0) == busy)
+            c++;
+    }
+    return c;
+}
+
 /* leaf0's hosts h0..h(k-1) each send to h(k+i) on leaf1 over n spines. */
 static void balls_into_bins(uint32_t paths, uint32_t seeds, double *mean_tput,
                             double *mean_nonempty, double *max_err) {
     double sum_t = 0, sum_ne = 0;
     *max_err = 0;
     for (uint32_t seed = 1; seed <= seeds; seed++) {
-        struct scenario sc;
-        roce_scenario(&sc);
-        sc.seed = seed;
-        sc.stop_ps = STOP_PS;
-        sc.fabric.link_bps = 100 * GBPS;
-        sc.fabric.routing = ROUTING_ECMP;
-        sc.topo.kind = TOPO_LEAF_SPINE;
-        sc.topo.leaves = 2;
-        sc.topo.spines = paths;
-        sc.topo.hosts_per_leaf = paths;
-        sc.topo.uplinks_per_spine = 1;
-        struct wl_flow fl[64];
-        for (uint32_t i = 0; i < paths; i++)
-            fl[i] = (struct wl_flow){i, paths + i, 4096 * KIB, 0};
-        struct wl_entry w;
-        memset(&w, 0, sizeof w);
-        w.kind = WL_FLOWS;
-        w.flows = fl;
-        w.nflows = paths;
-        sc.workload = &w;
-        sc.nworkload = 1;
+        struct cross x;
+        cross_leaf(&x, paths, seed, 4096 * KIB, ROUTING_ECMP, STOP_PS);
         struct model m;
         struct diag d = {0};
-        assert_int_equal(model_build(&m, &sc, &d), 0);
+        assert_int_equal(model_build(&m, &x.sc, &d), 0);
         model_run(&m, NULL, NULL);
         struct net *n = &m.net;
         assert_int_equal(n->c.packets_dropped, 0);
-        /* Paths used: leaf0's uplinks that carried anything. */
-        uint32_t leaf0 = net_node_by_name(n, "leaf0"), used = 0;
-        const struct node *nd = &n->nodes[leaf0];
-        for (uint32_t i = 0; i < nd->nports; i++) {
-            const struct port *pt = &n->ports[nd->first_port + i];
-            if (n->nodes[n->ports[pt->peer].node].kind == NODE_SWITCH && pt->tx_bytes > 0) used++;
-        }
+        uint32_t used = uplinks(n, true); /* paths used */
         double t = norm_tput(n, paths);
         double ne = (double)used / paths;
         /* Each run fills exactly the paths its hash chose (within the start). */
@@ -156,41 +173,15 @@ static void test_balls_into_bins_8(void **state) {
 /* The same n = k = 8 scenario with 1 MiB flows run to completion: idle
  * leaf0 uplinks and the finish time, under ECMP, spray and adaptive. */
 static sim_time_ps finish(enum routing_kind r, uint64_t seed, uint32_t *idle) {
-    const uint32_t paths = 8;
-    struct scenario sc;
-    roce_scenario(&sc);
-    sc.seed = seed;
-    sc.stop_ps = 10 * PS_PER_MS;
-    sc.fabric.link_bps = 100 * GBPS;
-    sc.fabric.routing = r;
-    sc.topo.kind = TOPO_LEAF_SPINE;
-    sc.topo.leaves = 2;
-    sc.topo.spines = paths;
-    sc.topo.hosts_per_leaf = paths;
-    sc.topo.uplinks_per_spine = 1;
-    struct wl_flow fl[8];
-    for (uint32_t i = 0; i < paths; i++)
-        fl[i] = (struct wl_flow){i, paths + i, 1024 * KIB, 0};
-    struct wl_entry w;
-    memset(&w, 0, sizeof w);
-    w.kind = WL_FLOWS;
-    w.flows = fl;
-    w.nflows = paths;
-    sc.workload = &w;
-    sc.nworkload = 1;
+    struct cross x;
+    cross_leaf(&x, 8, seed, 1024 * KIB, r, 10 * PS_PER_MS);
     struct model m;
     struct diag d = {0};
-    assert_int_equal(model_build(&m, &sc, &d), 0);
+    assert_int_equal(model_build(&m, &x.sc, &d), 0);
     model_run(&m, NULL, NULL);
     struct net *n = &m.net;
     assert_true(m.completed);
-    uint32_t leaf0 = net_node_by_name(n, "leaf0");
-    const struct node *nd = &n->nodes[leaf0];
-    *idle = 0;
-    for (uint32_t i = 0; i < nd->nports; i++) {
-        const struct port *pt = &n->ports[nd->first_port + i];
-        if (n->nodes[n->ports[pt->peer].node].kind == NODE_SWITCH && pt->tx_bytes == 0) (*idle)++;
-    }
+    *idle = uplinks(n, false);
     sim_time_ps done = n->done_ps;
     model_fini(&m);
     return done;

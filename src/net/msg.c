@@ -12,9 +12,7 @@
 
 uint32_t net_msg_new(struct net *n, uint32_t qp, uint64_t size_bytes, sim_time_ps at_ps,
                      int32_t flow, uint32_t owner) {
-    size_t cap = n->msgs_cap;
-    fs_grow((void **)&n->msgs, &cap, n->nmsgs + 1, sizeof *n->msgs);
-    n->msgs_cap = (uint32_t)cap;
+    fs_grow((void **)&n->msgs, &n->msgs_cap, n->nmsgs + 1, sizeof *n->msgs);
     uint32_t id = n->nmsgs++;
     struct msg *m = &n->msgs[id];
     memset(m, 0, sizeof *m);

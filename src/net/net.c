@@ -45,11 +45,8 @@ void net_fini(struct net *n) {
 
 uint32_t net_add_node(struct net *n, enum node_kind kind, enum node_role role, const char *name,
                       uint8_t level) {
-    size_t cap = n->nodes_cap;
-    fs_grow((void **)&n->nodes, &cap, n->nnodes + 1, sizeof *n->nodes);
-    cap = n->nodes_cap;
-    fs_grow((void **)&n->names, &cap, n->nnodes + 1, sizeof *n->names);
-    n->nodes_cap = (uint32_t)cap;
+    fs_grow((void **)&n->nodes, &n->nodes_cap, n->nnodes + 1, sizeof *n->nodes);
+    fs_grow((void **)&n->names, &n->names_cap, n->nnodes + 1, sizeof *n->names);
     uint32_t id = n->nnodes++;
     struct node *nd = &n->nodes[id];
     memset(nd, 0, sizeof *nd);
@@ -68,9 +65,7 @@ uint32_t net_add_node(struct net *n, enum node_kind kind, enum node_role role, c
 }
 
 static uint32_t add_port(struct net *n, uint32_t owner, uint64_t rate_bps, uint64_t prop_ps) {
-    size_t cap = n->ports_cap;
-    fs_grow((void **)&n->ports, &cap, n->nports + 1, sizeof *n->ports);
-    n->ports_cap = (uint32_t)cap;
+    fs_grow((void **)&n->ports, &n->ports_cap, n->nports + 1, sizeof *n->ports);
     uint32_t id = n->nports++;
     struct port *p = &n->ports[id];
     memset(p, 0, sizeof *p);
@@ -228,9 +223,7 @@ uint32_t net_link_by_name(const struct net *n, const char *name, bool *directed)
 }
 
 uint32_t net_qp_new(struct net *n, uint32_t src_node, uint32_t dst_node, uint8_t prio) {
-    size_t cap = n->qps_cap;
-    fs_grow((void **)&n->qps, &cap, n->nqps + 1, sizeof *n->qps);
-    n->qps_cap = (uint32_t)cap;
+    fs_grow((void **)&n->qps, &n->qps_cap, n->nqps + 1, sizeof *n->qps);
     uint32_t id = n->nqps++;
     struct qp *q = &n->qps[id];
     memset(q, 0, sizeof *q);
@@ -250,9 +243,7 @@ uint32_t net_qp_new(struct net *n, uint32_t src_node, uint32_t dst_node, uint8_t
 }
 
 uint32_t net_flow_new(struct net *n, uint32_t src_host, uint32_t dst_host) {
-    size_t cap = n->flows_cap;
-    fs_grow((void **)&n->flows, &cap, n->nflows + 1, sizeof *n->flows);
-    n->flows_cap = (uint32_t)cap;
+    fs_grow((void **)&n->flows, &n->flows_cap, n->nflows + 1, sizeof *n->flows);
     uint32_t id = n->nflows++;
     struct flow_row *f = &n->flows[id];
     memset(f, 0, sizeof *f);

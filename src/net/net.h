@@ -203,22 +203,27 @@ struct net {
     struct pkt_pool pool;
 
     struct node *nodes;
-    uint32_t nnodes, nodes_cap;
+    uint32_t nnodes;
+    size_t nodes_cap, names_cap;
     char (*names)[24]; /* node names */
     uint32_t nhosts, nswitches;
     uint32_t *host_node; /* host index -> node id */
 
     struct port *ports;
-    uint32_t nports, ports_cap;
+    uint32_t nports;
+    size_t ports_cap;
 
     struct nic *nics; /* by host index */
 
     struct qp *qps;
-    uint32_t nqps, qps_cap;
+    uint32_t nqps;
+    size_t qps_cap;
     struct msg *msgs;
-    uint32_t nmsgs, msgs_cap;
+    uint32_t nmsgs;
+    size_t msgs_cap;
     struct flow_row *flows;
-    uint32_t nflows, flows_cap;
+    uint32_t nflows;
+    size_t flows_cap;
 
     /* policies */
     const struct flowctl_ops *fc;

@@ -68,6 +68,19 @@ static inline void roce_scenario(struct scenario *sc) {
     sc->topo.gpus_per_host = 1;
 }
 
+/* A permutation (`pattern`, `shift` for PERM_SHIFT) of `size` bytes per host
+ * as the scenario's one workload entry. */
+static inline void roce_permutation(struct scenario *sc, struct wl_entry *w,
+                                    enum perm_pattern pattern, uint32_t shift, uint64_t size) {
+    memset(w, 0, sizeof *w);
+    w->kind = WL_PERMUTATION;
+    w->pattern = pattern;
+    w->shift = shift;
+    w->size_bytes = size;
+    sc->workload = w;
+    sc->nworkload = 1;
+}
+
 /* An incast of `nsenders` (h1..) into h0, `size` bytes each. */
 static inline void roce_incast(struct scenario *sc, struct wl_entry *w, uint32_t *senders,
                                uint32_t nsenders, uint64_t size) {

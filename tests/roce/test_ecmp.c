@@ -225,13 +225,7 @@ static double fat_tree(bool same_seed, uint64_t seed, uint32_t *cores_used) {
     sc.topo.kind = TOPO_FAT_TREE;
     sc.topo.k = 4;
     struct wl_entry w;
-    memset(&w, 0, sizeof w);
-    w.kind = WL_PERMUTATION;
-    w.pattern = PERM_SHIFT;
-    w.shift = 8;
-    w.size_bytes = 4096 * KIB;
-    sc.workload = &w;
-    sc.nworkload = 1;
+    roce_permutation(&sc, &w, PERM_SHIFT, 8, 4096 * KIB);
     struct model m;
     struct diag d = {0};
     assert_int_equal(model_build(&m, &sc, &d), 0);

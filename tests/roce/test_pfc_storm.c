@@ -33,13 +33,7 @@ static void test_ring_deadlock_detected(void **state) {
      * carries two switches' traffic (2x overload), and switch i's ingress
      * from i-1 waits on its egress to i+1 all the way round. */
     struct wl_entry w;
-    memset(&w, 0, sizeof w);
-    w.kind = WL_PERMUTATION;
-    w.pattern = PERM_SHIFT;
-    w.shift = 4;
-    w.size_bytes = 16 * 1024 * KIB;
-    sc.workload = &w;
-    sc.nworkload = 1;
+    roce_permutation(&sc, &w, PERM_SHIFT, 4, 16 * 1024 * KIB);
     struct model m;
     struct diag d = {0};
     assert_int_equal(model_build(&m, &sc, &d), 0);
@@ -76,13 +70,7 @@ static void test_ring_watchdog_breaks_deadlock(void **state) {
     sc.fabric.pfc.watchdog_ps = 200 * PS_PER_US;
     sc.stop_ps = 50 * PS_PER_MS;
     struct wl_entry w;
-    memset(&w, 0, sizeof w);
-    w.kind = WL_PERMUTATION;
-    w.pattern = PERM_SHIFT;
-    w.shift = 4;
-    w.size_bytes = 1024 * KIB;
-    sc.workload = &w;
-    sc.nworkload = 1;
+    roce_permutation(&sc, &w, PERM_SHIFT, 4, 1024 * KIB);
     struct model m;
     struct diag d = {0};
     assert_int_equal(model_build(&m, &sc, &d), 0);

@@ -38,12 +38,7 @@ static struct res permutation(enum routing_kind r, uint64_t seed, uint64_t reord
     sc.topo.hosts_per_leaf = 4;
     sc.topo.uplinks_per_spine = 1;
     struct wl_entry w;
-    memset(&w, 0, sizeof w);
-    w.kind = WL_PERMUTATION;
-    w.pattern = PERM_RANDOM;
-    w.size_bytes = 4096 * KIB;
-    sc.workload = &w;
-    sc.nworkload = 1;
+    roce_permutation(&sc, &w, PERM_RANDOM, 0, 4096 * KIB);
     struct model m;
     struct diag d = {0};
     assert_int_equal(model_build(&m, &sc, &d), 0);

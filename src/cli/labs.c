@@ -9,6 +9,7 @@
  */
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "cli/progress.h"
 #include "config/scenario.h"
 #include "core/diag.h"
 #include "core/file.h"
@@ -183,21 +184,36 @@ static void finish_job(struct job *j, int wstatus) {
     j->status = 2;
 }
 
+/* Progress of a batch: PROGRESS_TTY redraws a bar with elapsed time and
+ * ETA; PROGRESS_LINES prints one line per finished scenario (logs). */
 static void bar(size_t done, size_t total, const char *what, double t0) {
     int width = 30, fill = total ? (int)((size_t)width * done / total) : width;
-    char b[64];
+    char b[64], el[32], eta[32] = "?";
     for (int i = 0; i < width; i++)
         b[i] = i < fill ? '#' : '.';
     b[width] = 0;
-    double el = wall_now_s() - t0;
-    fprintf(stderr, "\r\033[K  [%s] %zu/%zu  %3.0fs  %.50s", b, done, total, el, what);
+    double s = wall_now_s() - t0;
+    progress_fmt_s(s, el, sizeof el);
+    if (done) progress_fmt_s(s * (double)(total - done) / (double)done, eta, sizeof eta);
+    fprintf(stderr, "\r\033[K  [%s] %zu/%zu  elapsed %s  ETA %s  %.40s", b, done, total, el, eta,
+            what);
+}
+
+static void job_line(const struct job *j, size_t done, size_t total, double t0) {
+    static const char *const st[] = {"ok", "not yet available", "FAILED"};
+    char el[32], took[32];
+    progress_fmt_s(wall_now_s() - t0, el, sizeof el);
+    progress_fmt_s(wall_now_s() - j->t0, took, sizeof took);
+    fprintf(stderr, "fabsim: [%s] %zu/%zu %s/%s: %s (%s)\n", el, done, total, j->lab, j->id,
+            st[j->status], took);
 }
 
 /* Runs every job, `par` at a time. Counts per status in counts[3]. */
-static void run_jobs(struct jobs *js, int par, bool tty, size_t counts[3]) {
+static void run_jobs(struct jobs *js, int par, enum progress_mode show, size_t counts[3]) {
     size_t next = 0, running = 0, done = 0;
     double t0 = wall_now_s();
     char what[160] = "";
+    bool tty = show == PROGRESS_TTY;
     counts[0] = counts[1] = counts[2] = 0;
     while (done < js->n) {
         while (running < (size_t)par && next < js->n) {
@@ -210,6 +226,7 @@ static void run_jobs(struct jobs *js, int par, bool tty, size_t counts[3]) {
             } else {
                 counts[j->status]++;
                 done++;
+                if (show == PROGRESS_LINES) job_line(j, done, js->n, t0);
             }
         }
         if (!running) continue;
@@ -228,10 +245,15 @@ static void run_jobs(struct jobs *js, int par, bool tty, size_t counts[3]) {
             running--;
             done++;
             if (tty) bar(done, js->n, what, t0);
+            if (show == PROGRESS_LINES) job_line(j, done, js->n, t0);
             break;
         }
     }
     if (tty) fputs("\r\033[K", stderr);
+}
+
+static enum progress_mode show_mode(bool quiet, bool lines) {
+    return quiet ? PROGRESS_OFF : lines ? PROGRESS_LINES : isatty(2) ? PROGRESS_TTY : PROGRESS_OFF;
 }
 
 static void free_jobs(struct jobs *js) {
@@ -361,7 +383,7 @@ static int build_report(const char *dir, bool quiet) {
     return 0;
 }
 
-enum { OPT_ONLY = CLI_LONG, OPT_LABS_DIR, OPT_DOCS_DIR };
+enum { OPT_ONLY = CLI_LONG, OPT_LABS_DIR, OPT_DOCS_DIR, OPT_PROGRESS };
 
 static const struct cli_opt LABS_OPTS[] = {
     {"out", 'o', "DIR", "output folder (default: out/labs)"},
@@ -372,6 +394,8 @@ static const struct cli_opt LABS_OPTS[] = {
      "tree or in PREFIX/share/fabsim; $FABSIM_DATA_DIR/scenarios/labs)"},
     {"docs-dir", OPT_DOCS_DIR, "DIR", "the labs' texts (default: docs/labs, found likewise)"},
     {"quiet", 'q', NULL, "print nothing but errors"},
+    {"progress", OPT_PROGRESS, NULL,
+     "one plain line per finished scenario, also when stderr is not a terminal"},
     {0},
 };
 
@@ -400,7 +424,7 @@ struct labs_opts {
     const char **only;
     size_t nonly;
     int par;
-    bool quiet;
+    bool quiet, progress;
 };
 
 static int labs_opt(void *ctx, int key, const char *arg) {
@@ -422,6 +446,9 @@ static int labs_opt(void *ctx, int key, const char *arg) {
         return 0;
     case 'q':
         o->quiet = true;
+        return 0;
+    case OPT_PROGRESS:
+        o->progress = true;
         return 0;
     }
     return cli_usage_error("internal: unhandled option %d", key);
@@ -524,7 +551,7 @@ int cli_labs(int argc, char **argv) {
     size_t counts[3];
     double t0 = wall_now_s();
     if (!quiet) fprintf(stderr, "fabsim labs: %zu scenarios, %d at a time\n", js.n, par);
-    run_jobs(&js, par, !quiet && isatty(2), counts);
+    run_jobs(&js, par, show_mode(quiet, o.progress), counts);
     if (!quiet) {
         printf("fabsim labs: %zu ran, %zu not yet available, %zu failed, in %.0f s\n", counts[0],
                counts[1], counts[2], wall_now_s() - t0);
@@ -790,7 +817,7 @@ int cli_compare(int argc, char **argv) {
         fclose(md);
     }
     size_t counts[3];
-    run_jobs(&js, par, !quiet && isatty(2), counts);
+    run_jobs(&js, par, show_mode(quiet, false), counts);
     if (!quiet) print_compare_table(&js);
     int rc = build_report(out, true);
     if (!rc && !quiet) printf("Report: %s/report.html\n", out);

@@ -184,7 +184,10 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet, const
                    struct progress *pr) {
     struct model m;
     struct diag d = {0};
-    progress_phase(pr, "building the model", NULL);
+    /* At large sizes the build takes seconds: say how big it is first. */
+    char size[64];
+    snprintf(size, sizeof size, "(%u hosts)", scenario_host_count(&sc->topo));
+    progress_phase(pr, "building the model", size);
     int rc = model_build(&m, sc, &d);
     if (rc) {
         progress_done(pr);

@@ -223,14 +223,36 @@ static void test_options(void **state) {
     assert_non_null(strstr(out, "\\-\\-trace\\-max"));
 }
 
+/* --progress: plain lines naming each phase even when stderr is a pipe;
+ * --quiet: nothing at all; neither: nothing on a pipe. */
+static void test_progress(void **state) {
+    (void)state;
+    write_file("good.yaml", GOOD, strlen(GOOD));
+    assert_int_equal(run("run @/good.yaml -o @/p1 --progress=1"), 0);
+    static const char *const phases[] = {"] loading ", "] building the model (4 hosts)",
+                                         "] running", "] writing", "running took"};
+    for (size_t i = 0; i < sizeof phases / sizeof phases[0]; i++)
+        if (!strstr(out, phases[i])) fail_msg("no '%s' in:\n%s", phases[i], out);
+    assert_int_equal(run("run @/good.yaml -o @/p1 --progress --quiet"), 0);
+    assert_string_equal(out, "");
+    assert_int_equal(run("run @/good.yaml -o @/p1"), 0);
+    assert_null(strstr(out, "running"));
+    assert_null(strstr(out, "\033"));
+    assert_int_equal(run("run @/good.yaml -o @/p1 --progress=0"), 2);
+    /* labs --progress: one line per finished scenario */
+    assert_int_equal(run("labs --labs-dir tests/report/fixture --only basics -o @/labs --progress"),
+                     0);
+    assert_non_null(strstr(out, "2/2 basics/"));
+    assert_non_null(strstr(out, ": ok ("));
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/fabsim-cli-XXXXXX");
     if (!mkdtemp(dir)) return 1;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bad_inputs),
-        cmocka_unit_test(test_usage_errors),
-        cmocka_unit_test(test_run_writes_results),
-        cmocka_unit_test(test_options),
+        cmocka_unit_test(test_bad_inputs),         cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_run_writes_results), cmocka_unit_test(test_options),
+        cmocka_unit_test(test_progress),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,6 +24,7 @@ enum {
     OPT_PCAP,
     OPT_PCAP_FILTER,
     OPT_PCAP_MAX,
+    OPT_PCAP_SNAPLEN,
     OPT_TRACE,
     OPT_TRACE_MAX,
     OPT_EXPLAIN,
@@ -43,7 +44,10 @@ static const struct cli_opt RUN_OPTS[] = {
     {"pcap", OPT_PCAP, "FILE", "write the packets on the links as a capture (Wireshark)"},
     {"pcap-filter", OPT_PCAP_FILTER, "link=NAME|flow=ID",
      "capture one link (both directions, or one: leaf0->spine1) or one QP"},
-    {"pcap-max", OPT_PCAP_MAX, "N", "stop capturing after N packets"},
+    {"pcap-max", OPT_PCAP_MAX, "N", "stop capturing after N packets (default 1000000)"},
+    {"pcap-snaplen", OPT_PCAP_SNAPLEN, "headers|full|BYTES",
+     "keep the headers only (default: the payload would be zeros),\n"
+     "whole packets, or the first BYTES (at least 64) of each"},
     {"trace", OPT_TRACE, "FILE", "write a Chrome trace / Perfetto JSON timeline"},
     {"trace-max", OPT_TRACE_MAX, "N", "at most N trace events (default 1000000)"},
     {0},
@@ -94,7 +98,8 @@ struct run_opts {
     bool quiet, explain, progress;
     double progress_s;
     const char *pcap, *pcap_filter; /* --pcap FILE, --pcap-filter link=NAME|flow=ID */
-    uint64_t pcap_max;              /* --pcap-max N (0 = no limit) */
+    uint64_t pcap_max;              /* --pcap-max N (0 = PCAP_MAX_PACKETS_DEFAULT) */
+    uint32_t pcap_snaplen;          /* --pcap-snaplen (PCAP_SNAP_HEADERS by default) */
     const char *trace;              /* --trace FILE: Chrome trace / Perfetto JSON */
     uint64_t trace_max;             /* --trace-max N events (0 = the default) */
 };
@@ -136,6 +141,21 @@ static int on_opt(void *ctx, int key, const char *arg) {
     case OPT_PCAP_MAX:
         if (cli_parse_u64("--pcap-max", arg, 1, UINT64_MAX, &v)) return 2;
         o->pcap_max = v;
+        return 0;
+    case OPT_PCAP_SNAPLEN:
+        if (!strcmp(arg, "headers")) {
+            o->pcap_snaplen = PCAP_SNAP_HEADERS;
+        } else if (!strcmp(arg, "full")) {
+            o->pcap_snaplen = PCAP_SNAP_FULL;
+        } else {
+            char *rest;
+            unsigned long long n = strtoull(arg, &rest, 10);
+            if (*arg < '0' || *arg > '9' || *rest || n < 64 || n >= PCAP_SNAP_FULL)
+                return cli_usage_error("--pcap-snaplen '%s': use headers, full or a number of "
+                                       "bytes from 64",
+                                       arg);
+            o->pcap_snaplen = (uint32_t)n;
+        }
         return 0;
     case OPT_TRACE:
         o->trace = arg;
@@ -206,7 +226,8 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet, const
         progress_end_phase(pr, pr->mode == PROGRESS_LINES ? 0 : 1e30);
     }
     struct pcap_sink pcap = {0};
-    if (o->pcap && pcap_sink_open(&pcap, &m.net, o->pcap, o->pcap_filter, o->pcap_max, &d)) {
+    if (o->pcap &&
+        pcap_sink_open(&pcap, &m.net, o->pcap, o->pcap_filter, o->pcap_max, o->pcap_snaplen, &d)) {
         progress_done(pr);
         diag_print(&d, stderr);
         pcap_sink_close(&pcap, &m.net);
@@ -226,10 +247,24 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet, const
     progress_end_phase(pr, pr->mode == PROGRESS_LINES ? 0 : 1e30);
     progress_phase(pr, "writing", NULL);
     if (o->pcap) {
-        pcap_sink_close(&pcap, &m.net);
+        unsigned nif = pcap.nifaces;
+        if (pcap_sink_close(&pcap, &m.net)) {
+            progress_done(pr);
+            fprintf(stderr, "fabsim: %s: write error\n", o->pcap);
+            model_fini(&m);
+            return 2;
+        }
         if (!quiet) {
             progress_done(pr);
-            printf("  pcap: %s (%llu packets)\n", o->pcap, (unsigned long long)pcap.written);
+            printf("  pcap: %s (pcapng, %llu packets on %u links, %s", o->pcap,
+                   (unsigned long long)pcap.written, nif,
+                   o->pcap_snaplen == PCAP_SNAP_HEADERS ? "headers only"
+                   : o->pcap_snaplen == PCAP_SNAP_FULL  ? "whole packets"
+                                                        : "cut at --pcap-snaplen");
+            if (pcap.dropped)
+                printf("; capped by --pcap-max: %llu more not written",
+                       (unsigned long long)pcap.dropped);
+            printf(")\n");
         }
     }
     if (o->trace) {

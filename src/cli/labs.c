@@ -328,8 +328,16 @@ static void remove_stale(const char *lroot, const char *out, const char *lab) {
     free(sub);
 }
 
-/* scenarios/labs next to the working folder or above the binary. */
+/* `rel` (scenarios/labs, docs/labs) under $FABSIM_DATA_DIR, in the working
+ * folder, above the binary (a source tree), or in PREFIX/share/fabsim of an
+ * installed binary (PREFIX/bin/fabsim; `make install`). */
 static int find_repo_dir(const char *rel, char *out, size_t len) {
+    char path[PATH_MAX + 64];
+    const char *env = getenv("FABSIM_DATA_DIR");
+    if (env && *env) {
+        snprintf(path, sizeof path, "%s/%s", env, rel);
+        if (is_dir(path) && snprintf(out, len, "%s", path) < (int)len) return 0;
+    }
     if (is_dir(rel)) {
         snprintf(out, len, "%s", rel);
         return 0;
@@ -338,11 +346,15 @@ static int find_repo_dir(const char *rel, char *out, size_t len) {
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0) return -1;
     exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash) {
+        snprintf(path, sizeof path, "%.*s/../share/fabsim/%s", (int)(slash - exe), exe, rel);
+        if (is_dir(path) && snprintf(out, len, "%s", path) < (int)len) return 0;
+    }
     for (int up = 0; up < 5; up++) {
-        char *slash = strrchr(exe, '/');
+        slash = strrchr(exe, '/');
         if (!slash) break;
         *slash = 0;
-        char path[PATH_MAX + 64];
         snprintf(path, sizeof path, "%s/%s", exe, rel);
         if (is_dir(path) && snprintf(out, len, "%s", path) < (int)len) return 0;
     }

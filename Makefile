@@ -5,7 +5,8 @@
 # `make install PREFIX=/usr/local [DESTDIR=...]` installs. Missing Debian
 # packages: `make deps` installs what the build and the demo need (libfyaml,
 # node/npm for the chart library), `make deps-test` what only the tests need
-# (cmocka, python3, Chromium, tshark, OpenSM, ibsim, valgrind, cppcheck);
+# (cmocka, python3, Chromium, tshark, OpenSM, ibsim, valgrind, cppcheck,
+# python3-jsonschema);
 # the targets run them first when something is missing.
 
 CC      ?= cc

@@ -262,5 +262,8 @@ void scenario_fini(struct scenario *sc);
 
 /* Writes the resolved scenario with every default as YAML (validate --explain). */
 void scenario_explain(const struct scenario *sc, FILE *f);
+/* The scenario language as a JSON Schema (draft-07) from the same tables
+ * (`fabsim schema`; config/jsonschema.c). */
+void scenario_json_schema(FILE *f);
 
 #endif /* FABSIM_CONFIG_SCENARIO_H */

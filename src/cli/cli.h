@@ -14,6 +14,7 @@ int cli_compare(int argc, char **argv);  /* cli/labs.c */
 int cli_labs(int argc, char **argv);     /* cli/labs.c */
 int cli_report(int argc, char **argv);   /* cli/labs.c */
 int cli_routes(int argc, char **argv);   /* cli/routes.c */
+int cli_sweep(int argc, char **argv);    /* cli/labs.c */
 int cli_help_cmd(int argc, char **argv); /* cli/commands.c */
 /* The whole command line (argv[0] = the program): dispatches to a command. */
 int cli_main(int argc, char **argv);

@@ -11,7 +11,7 @@
 #include <string.h>
 
 extern const struct cli_cmd CLI_CMD_RUN, CLI_CMD_VALIDATE, CLI_CMD_COMPARE, CLI_CMD_LABS,
-    CLI_CMD_REPORT, CLI_CMD_ROUTES;
+    CLI_CMD_REPORT, CLI_CMD_ROUTES, CLI_CMD_SWEEP;
 
 enum { OPT_MAN = CLI_LONG };
 
@@ -64,7 +64,7 @@ static const struct cli_cmd CLI_CMD_HELP = {
 };
 
 const struct cli_cmd *const CLI_COMMANDS[] = {
-    &CLI_CMD_RUN,    &CLI_CMD_VALIDATE, &CLI_CMD_COMPARE, &CLI_CMD_LABS,
+    &CLI_CMD_RUN,    &CLI_CMD_VALIDATE, &CLI_CMD_COMPARE, &CLI_CMD_SWEEP, &CLI_CMD_LABS,
     &CLI_CMD_REPORT, &CLI_CMD_ROUTES,   &CLI_CMD_SCHEMA,  &CLI_CMD_HELP,
 };
 const size_t CLI_NCOMMANDS = sizeof CLI_COMMANDS / sizeof CLI_COMMANDS[0];

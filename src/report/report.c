@@ -542,6 +542,7 @@ int report_write(const struct report *r, struct diag *d) {
           f);
     fprintf(f, "<title>fabsim %s report</title>\n",
             !strcmp(r->mode, "compare") ? "compare"
+            : !strcmp(r->mode, "sweep") ? "sweep"
             : !strcmp(r->mode, "run")   ? "run"
                                         : "labs");
     int rc = 0;

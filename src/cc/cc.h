@@ -40,7 +40,11 @@ struct ecn_params;
 /* The DCQCN paper's parameters (Zhu et al. SIGCOMM'15, 40 G; domain.md A5,
  * A6, V3) for `dcqcn: {preset: paper}`; defaults are ConnectX values. */
 void dcqcn_preset_paper(struct dcqcn_params *dp, struct ecn_params *ep);
+/* The ConnectX firmware defaults (domain.md A6, A12): what `dcqcn: {}` gives. */
+void dcqcn_preset_connectx(struct dcqcn_params *dp);
 /* DCQCN's current rate R_C of `qp` (tests, reports). */
 double dcqcn_rate_bps(struct net *n, uint32_t qp);
+/* DCQCN's target rate R_T of `qp` (tests). */
+double dcqcn_target_bps(struct net *n, uint32_t qp);
 
 #endif /* FABSIM_CC_CC_H */

@@ -56,6 +56,7 @@ static const char *const CC_NAMES[] = {"none", "dcqcn", NULL};
 static const char *const RETX_NAMES[] = {"go_back_n", "go_back_0", NULL};
 static const char *const CP_NAMES[] = {"sm", "bgp", NULL};
 static const char *const PRESET_NAMES[] = {"connectx", "paper", NULL};
+static const char *const BYTE_UNIT_NAMES[] = {"bytes", "64B", NULL};
 static const char *const TOPO_NAMES[] = {"single_switch", "leaf_spine",     "fat_tree",
                                          "ring",          "rail_optimized", NULL};
 static const char *const WL_NAMES[] = {"flows",     "permutation", "incast",    "alltoall",
@@ -235,10 +236,13 @@ static const struct schema_key DCQCN_KEYS[] = {
     {KEY("timer", SCHEMA_TIME, DCQ(timer_ps), "300us", "55us",
          "domain.md A6: rpg_time_reset; paper 55 us"),
      .min = 1},
-    /* Off: the unit of rpg_byte_reset is unconfirmed and HPCC's Mellanox
-     * model has no byte counter (domain.md A6). */
-    {KEY("byte_counter", SCHEMA_SIZE, DCQ(byte_counter_bytes), "0", "10MB",
-         "domain.md A6: 0 = off; paper 10 MB")},
+    /* rpg_byte_reset 32767, on (domain.md A12); what its unit is is
+     * disputed, so byte_counter_unit says it (bytes: mstflint; 64B: isekai). */
+    {KEY("byte_counter", SCHEMA_SIZE, DCQ(byte_counter_bytes), "32767B", "10MB",
+         "domain.md A6, A12: rpg_byte_reset 32767 (0 = off); paper 10 MB")},
+    {KEY("byte_counter_unit", SCHEMA_ENUM, DCQ(byte_counter_unit), "bytes", "bytes",
+         "domain.md A12: bytes per mstflint; 64B = Google isekai's reading (x 64)"),
+     .names = BYTE_UNIT_NAMES},
     {KEY("fast_recovery_steps", SCHEMA_U32, DCQ(fast_recovery_steps), "1", "5",
          "domain.md A6: rpg_threshold; paper 5")},
     {KEY("rai", SCHEMA_RATE, DCQ(rai_bps), "5Mbps", "40Mbps",
@@ -249,6 +253,24 @@ static const struct schema_key DCQCN_KEYS[] = {
          "domain.md A6: min_time_between_cnps; paper 50 us")},
     {KEY("min_rate", SCHEMA_RATE, DCQ(min_rate_bps), "1Mbps", NULL, "domain.md A6: rpg_min_rate"),
      .min = 1},
+    {KEY("clamp_tgt_rate", SCHEMA_BOOL, DCQ(clamp_tgt_rate), "false", "true",
+         "domain.md A12: ConnectX clamp_tgt_rate 0; paper (ns3-rdma) clamps on every cut")},
+    {KEY("clamp_tgt_rate_after_time_inc", SCHEMA_BOOL, DCQ(clamp_after_time_inc), "true", "true",
+         "domain.md A12: ConnectX clamp_tgt_rate_after_time_inc 1")},
+    {KEY("rate_to_set_on_first_cnp", SCHEMA_RATE, DCQ(rate_on_first_cnp_bps), "0", "0",
+         "domain.md A6: rate_to_set_on_first_cnp 0 = the port's speed")},
+    {KEY("cut_on_first_cnp", SCHEMA_BOOL, DCQ(cut_on_first_cnp), "false", "true",
+         "domain.md A12: ConnectX allocates the limiter on the first CNP; the paper's RP cuts")},
+    {KEY("initial_alpha_value", SCHEMA_FRACTION, DCQ(initial_alpha), "0.9990234375", "0.5",
+         "domain.md A6: initial_alpha_value 1023/1024; A12: ns3-rdma starts at 0.5")},
+    {KEY("rpg_min_dec_fac", SCHEMA_U32, DCQ(min_dec_fac_pct), "50", "50",
+         "domain.md A6: rpg_min_dec_fac 50 % (a cut keeps at least half of R_C)"),
+     .max = 100},
+    {KEY("rpg_gd", SCHEMA_U32, DCQ(rpg_gd), "11", "11",
+         "domain.md A6: rpg_gd 11 (cut alpha * 2^10 / 2^11 = alpha/2)"),
+     .min = 1, .max = 40},
+    {KEY("hyper_stage_scaling", SCHEMA_BOOL, DCQ(hyper_stage_scaling), "false", "true",
+         "domain.md A12: ns3-rdma R_HAI x (stage - F + 1), T/2 and B/2 in hyper stage")},
 };
 static const struct schema_table DCQCN_TABLE = {
     TABLE("dcqcn", DCQCN_KEYS),         .mode_of = dcqcn_mode,

@@ -23,6 +23,9 @@ enum cc_kind { CC_NONE, CC_DCQCN };
 enum retransmit_kind { RETX_GO_BACK_N, RETX_GO_BACK_0 };
 enum cp_kind { CP_SM, CP_BGP };
 enum dcqcn_preset { DCQCN_PRESET_CONNECTX, DCQCN_PRESET_PAPER };
+/* What one unit of dcqcn.byte_counter (ConnectX rpg_byte_reset) is: disputed,
+ * bytes per mstflint, 64-byte units per Google's isekai (domain.md A12). */
+enum dcqcn_byte_unit { DCQCN_BYTES, DCQCN_64B };
 enum topo_kind {
     TOPO_SINGLE_SWITCH,
     TOPO_LEAF_SPINE,
@@ -79,11 +82,21 @@ struct dcqcn_params {
     uint64_t alpha_period_ps;
     uint64_t rate_reduce_period_ps;
     uint64_t timer_ps;
-    uint64_t byte_counter_bytes;
+    uint64_t byte_counter_bytes; /* rpg_byte_reset as given, in byte_counter_unit; 0 = off */
+    enum dcqcn_byte_unit byte_counter_unit;
     uint32_t fast_recovery_steps;
     uint64_t rai_bps, rhai_bps;
-    uint64_t cnp_interval_ps;
+    uint64_t cnp_interval_ps; /* NP: min_time_between_cnps */
     uint64_t min_rate_bps;
+    /* ConnectX RP semantics (domain.md A6, A12) */
+    uint64_t rate_on_first_cnp_bps; /* rate_to_set_on_first_cnp; 0 = line rate */
+    double initial_alpha;           /* initial_alpha_value / 1024 */
+    uint32_t min_dec_fac_pct;       /* rpg_min_dec_fac: a cut keeps at least this % of R_C */
+    uint32_t rpg_gd;                /* cut = R_C * alpha * 2^10 / 2^rpg_gd (11: alpha/2) */
+    bool clamp_tgt_rate;            /* every cut sets R_T = R_C */
+    bool clamp_after_time_inc;      /* ...also after a timer-driven increase */
+    bool hyper_stage_scaling;       /* ns3-rdma: R_HAI x (stage - F + 1), T/2 and B/2 */
+    bool cut_on_first_cnp;          /* the paper's RP: the first CNP cuts like any other */
 };
 
 struct transport_params {

@@ -352,6 +352,9 @@ void dcqcn_preset_connectx(struct dcqcn_params *dp) {
     dp->clamp_after_time_inc = true;
     dp->hyper_stage_scaling = false;
     dp->cut_on_first_cnp = false;
+    dp->cnp_class = DCQCN_CNP_STRICT;
+    dp->cnp_802p_prio = 6;
+    dp->cnp_dscp = 48;
 }
 
 void dcqcn_preset_paper(struct dcqcn_params *dp, struct ecn_params *ep) {

@@ -57,6 +57,7 @@ static const char *const RETX_NAMES[] = {"go_back_n", "go_back_0", NULL};
 static const char *const CP_NAMES[] = {"sm", "bgp", NULL};
 static const char *const PRESET_NAMES[] = {"connectx", "paper", NULL};
 static const char *const BYTE_UNIT_NAMES[] = {"bytes", "64B", NULL};
+static const char *const CNP_CLASS_NAMES[] = {"strict", "data", NULL};
 static const char *const TOPO_NAMES[] = {"single_switch", "leaf_spine",     "fat_tree",
                                          "ring",          "rail_optimized", NULL};
 static const char *const WL_NAMES[] = {"flows",     "permutation", "incast",    "alltoall",
@@ -269,6 +270,15 @@ static const struct schema_key DCQCN_KEYS[] = {
     {KEY("rpg_gd", SCHEMA_U32, DCQ(rpg_gd), "11", "11",
          "domain.md A6: rpg_gd 11 (cut alpha * 2^10 / 2^11 = alpha/2)"),
      .min = 1, .max = 40},
+    {KEY("cnp_class", SCHEMA_ENUM, DCQ(cnp_class), "strict", "strict",
+         "domain.md A12: CNPs in their own strict-priority class, not PFC-enabled; data = "
+         "share the data priority (a misconfiguration)"),
+     .names = CNP_CLASS_NAMES},
+    {KEY("cnp_802p_prio", SCHEMA_U32, DCQ(cnp_802p_prio), "6", "6",
+         "domain.md A6: ConnectX cnp_802p_prio 6"),
+     .max = 7},
+    {KEY("cnp_dscp", SCHEMA_U32, DCQ(cnp_dscp), "48", "48", "domain.md A6: ConnectX cnp_dscp 48"),
+     .max = 63},
     {KEY("hyper_stage_scaling", SCHEMA_BOOL, DCQ(hyper_stage_scaling), "false", "true",
          "domain.md A12: ns3-rdma R_HAI x (stage - F + 1), T/2 and B/2 in hyper stage")},
 };

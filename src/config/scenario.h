@@ -26,6 +26,7 @@ enum dcqcn_preset { DCQCN_PRESET_CONNECTX, DCQCN_PRESET_PAPER };
 /* What one unit of dcqcn.byte_counter (ConnectX rpg_byte_reset) is: disputed,
  * bytes per mstflint, 64-byte units per Google's isekai (domain.md A12). */
 enum dcqcn_byte_unit { DCQCN_BYTES, DCQCN_64B };
+enum dcqcn_cnp_class { DCQCN_CNP_STRICT, DCQCN_CNP_DATA };
 enum topo_kind {
     TOPO_SINGLE_SWITCH,
     TOPO_LEAF_SPINE,
@@ -97,6 +98,10 @@ struct dcqcn_params {
     bool clamp_after_time_inc;      /* ...also after a timer-driven increase */
     bool hyper_stage_scaling;       /* ns3-rdma: R_HAI x (stage - F + 1), T/2 and B/2 */
     bool cut_on_first_cnp;          /* the paper's RP: the first CNP cuts like any other */
+    /* NP: the class CNPs travel in (domain.md A12): their own strict-priority,
+     * non-PFC class (cnp_802p_prio / cnp_dscp), or the data's class. */
+    enum dcqcn_cnp_class cnp_class;
+    uint32_t cnp_802p_prio, cnp_dscp;
 };
 
 struct transport_params {

@@ -19,7 +19,7 @@ enum fabric_kind { FABRIC_INFINIBAND, FABRIC_ROCE };
 enum flowctl_kind { FLOWCTL_CREDIT, FLOWCTL_PFC, FLOWCTL_NONE };
 enum routing_kind { ROUTING_STATIC, ROUTING_ADAPTIVE, ROUTING_ECMP, ROUTING_SPRAY };
 enum routing_engine { ENGINE_MINHOP, ENGINE_UPDN, ENGINE_FTREE, ENGINE_FILE };
-enum cc_kind { CC_NONE, CC_DCQCN };
+enum cc_kind { CC_NONE, CC_DCQCN, CC_IBCC };
 enum retransmit_kind { RETX_GO_BACK_N, RETX_GO_BACK_0 };
 enum cp_kind { CP_SM, CP_BGP };
 enum dcqcn_preset { DCQCN_PRESET_CONNECTX, DCQCN_PRESET_PAPER };
@@ -104,6 +104,20 @@ struct dcqcn_params {
     uint32_t cnp_802p_prio, cnp_dscp;
 };
 
+/* InfiniBand congestion control (IBA vol. 1 Annex A10; cc/ibcc.c): what
+ * OpenSM's congestion-control manager writes into the switches' and HCAs'
+ * CC attributes (domain.md A12, docs/model.md). */
+struct ibcc_params {
+    uint32_t threshold;       /* 0 = no marking .. 15 = most aggressive (SwitchCongestionSetting) */
+    uint32_t marking_rate;    /* mean number of packets between FECN marks */
+    uint64_t packet_size_bytes; /* smaller packets are never marked */
+    uint32_t ccti_increase;   /* CCTI += this per BECN */
+    uint32_t ccti_limit;      /* last CCT index */
+    uint32_t ccti_min;        /* CCTI floor */
+    uint64_t ccti_timer_ps;   /* CCTI -= 1 per period */
+    uint64_t cct_step_ps;     /* CCT entry i = i x this of injection delay per packet */
+};
+
 struct transport_params {
     enum retransmit_kind retransmit;
     uint64_t timeout_ps;
@@ -159,6 +173,7 @@ struct fabric_params {
     struct pfc_params pfc;
     struct ecn_params ecn;
     struct dcqcn_params dcqcn;
+    struct ibcc_params ibcc;
     struct transport_params transport;
     uint64_t reorder_buffer_bytes;
     bool ecmp_same_seed; /* every switch hashes with the same seed (polarisation) */

@@ -855,6 +855,10 @@ static const struct bad BAD[] = {
      NULL, 2, 45, "at least 1"},
     {"--set bad priority", "workload: [{kind: alltoall, size: 1B}]\n", "workload.0.priority=9",
      FS_ERANGE, "--set", 1, 21, "at most 3"},
+    {"ibcc on roce", "fabric: {kind: roce, congestion_control: ibcc}\n", NULL, FS_EINVAL, NULL, 1,
+     42, "ibcc is InfiniBand congestion control"},
+    {"byte_counter_unit", "fabric: {kind: roce, dcqcn: {byte_counter_unit: 32B}}\n", NULL,
+     FS_EINVAL, NULL, 1, 49, "allowed: bytes, 64B"},
 };
 
 static void test_malformed(void **state) {

@@ -825,6 +825,12 @@ static const struct schema_key TOPO_KEYS[] = {
     {KEY("nvlink", SCHEMA_RATE, TOP(nvlink_bps), "3600Gbps", NULL,
          "domain.md A8: NVLink 4, 450 GB/s per direction per GPU"),
      .min = 1},
+    {KEY("nvlink_efficiency", SCHEMA_FRACTION_POS, TOP(nvlink_efficiency), "0.83", NULL,
+         "docs/validation.md: NCCL gets ~370 of 450 GB/s (protocol overhead ~20%; "
+         "nccl-tests issue 212, nccl issue 2140)")},
+    {KEY("nvls_rate", SCHEMA_RATE, TOP(nvls_rate_bps), "2200Gbps", NULL,
+         "docs/validation.md: NVSwitch NVLS reduction, algbw ~275 GB/s on 8xH100 "
+         "(nccl-tests issue 212, nccl issue 2140)")},
     {KEY("single_switch", SCHEMA_MAP, 0, NULL, NULL, NULL), .flags = SCHEMA_ALIAS,
      .only = M(TOPO_SINGLE_SWITCH), .sub = &SS_BLOCK},
     {KEY("leaf_spine", SCHEMA_MAP, 0, NULL, NULL, NULL), .flags = SCHEMA_ALIAS,

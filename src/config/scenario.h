@@ -168,6 +168,10 @@ struct topo_params {
     /* rail_optimized: hosts, gpus_per_host (= leaves), spines */
     uint32_t gpus_per_host;
     uint64_t nvlink_bps;
+    /* NVLink calibration (docs/validation.md): the share of the NVLink rate
+     * NCCL's kernels get, and the NVSwitch's NVLS reduction throughput */
+    double nvlink_efficiency; /* (0, 1] */
+    uint64_t nvls_rate_bps;   /* reduced bytes per second per NVSwitch; 0 = unlimited */
 };
 
 struct wl_flow {

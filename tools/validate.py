@@ -138,7 +138,7 @@ def evaluate(row, binpath, outroot):
                                  spec.get("set", []), s) for s in seeds]
         else:
             env[name] = run_one(binpath, base, spec["scenario"], spec.get("set", []), None)
-    return float(eval(row["expr"], dict(HELPERS), env))  # rows.json is ours
+    return float(eval(row["expr"], dict(HELPERS, **env)))  # rows.json is ours
 
 
 def verdict(row, value):

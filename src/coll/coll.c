@@ -92,8 +92,14 @@ static uint64_t mix64(uint64_t k) {
     return k;
 }
 
-/* One RC queue pair per (channel, src, dst) connection, kept for the job's
- * lifetime (NCCL_IB_QPS_PER_CONNECTION = 1, domain.md B). */
+static uint32_t qps_per_conn(const struct net *n) {
+    uint32_t q = n->sc->fabric.transport.qps_per_connection;
+    return q ? q : 1;
+}
+
+/* The RC queue pairs of one (channel, src, dst) connection, kept for the
+ * job's lifetime (NCCL_IB_QPS_PER_CONNECTION, default 1, domain.md B);
+ * returns the first one's id. */
 uint32_t job_qp(struct net *n, struct job *j, uint32_t ch, uint32_t src, uint32_t dst) {
     uint64_t key = ((uint64_t)ch << 42) | ((uint64_t)src << 21) | dst;
     if (!j->qcap) {
@@ -107,9 +113,17 @@ uint32_t job_qp(struct net *n, struct job *j, uint32_t ch, uint32_t src, uint32_
         if (j->qkey[h] == key) return j->qval[h];
         h = (h + 1) & mask;
     }
-    uint32_t qp = net_qp_new(n, j->ranks[src], j->ranks[dst], (uint8_t)j->w->priority);
-    /* RoCEv2 UDP source port: per-QP entropy 49152..65535 (what ECMP hashes) */
-    n->qps[qp].entropy = (uint16_t)(49152 + rng_below(&j->ent, 16384));
+    /* transport.qps_per_connection QPs with consecutive ids, each with its
+     * own RoCEv2 UDP source port (entropy 49152..65535, what ECMP hashes);
+     * launch() puts each message on the next one (NCCL_IB_QPS_PER_CONNECTION,
+     * messages round robin over the QPs: NCCL_IB_SPLIT_DATA_ON_QPS=0, the
+     * default of recent NCCL, conf. B; domain.md B, A11 Meta) */
+    uint32_t nq = qps_per_conn(n), qp = NET_NONE;
+    for (uint32_t k = 0; k < nq; k++) {
+        uint32_t q = net_qp_new(n, j->ranks[src], j->ranks[dst], (uint8_t)j->w->priority);
+        n->qps[q].entropy = (uint16_t)(49152 + rng_below(&j->ent, 16384));
+        if (k == 0) qp = q;
+    }
     j->qkey[h] = key;
     j->qval[h] = qp;
     /* grow at half load */
@@ -167,8 +181,16 @@ static void launch(struct net *n, uint32_t opi, uint32_t xi) {
     switch (x->kind) {
     case XF_MSG: {
         sim_time_ps now = n->sim->now_ps;
+        uint32_t qp = x->qp, nq = qps_per_conn(n);
+        if (nq > 1) { /* the connection's next QP, round robin */
+            size_t old = cs->qp_rr_cap;
+            fs_grow((void **)&cs->qp_rr, &cs->qp_rr_cap, n->nqps, sizeof *cs->qp_rr);
+            if (cs->qp_rr_cap > old)
+                memset(cs->qp_rr + old, 0, (cs->qp_rr_cap - old) * sizeof *cs->qp_rr);
+            qp += cs->qp_rr[x->qp]++ % nq;
+        }
         uint32_t mid =
-            net_msg_new(n, x->qp, x->bytes, j->overhead_ps ? now + j->overhead_ps : now, -1, opi);
+            net_msg_new(n, qp, x->bytes, j->overhead_ps ? now + j->overhead_ps : now, -1, opi);
         size_t old = cs->msg_x_cap;
         fs_grow((void **)&cs->msg_x, &cs->msg_x_cap, n->nmsgs, sizeof *cs->msg_x);
         if (cs->msg_x_cap > old)
@@ -573,6 +595,7 @@ void coll_fini(struct net *n) {
     free(cs->jobs);
     free(cs->ops);
     free(cs->msg_x);
+    free(cs->qp_rr);
     free(cs->timers);
     free(cs->stack);
     free(cs->train);

@@ -87,6 +87,8 @@ struct coll_state {
     uint32_t nops, capops;
     uint32_t *msg_x; /* message id -> transfer of its op (NET_NONE: not ours) */
     size_t msg_x_cap;
+    uint32_t *qp_rr; /* first QP of a connection -> messages posted (round robin) */
+    size_t qp_rr_cap;
     struct {
         uint32_t op, x;
         bool done; /* the timer ends the transfer (host reduce / copy out) */

@@ -634,8 +634,9 @@ static const struct schema_key FABRIC_KEYS[] = {
     {KEY("ecmp_same_seed", SCHEMA_BOOL, FAB(ecmp_same_seed), "false", NULL,
          "docs/scenario.md: a hash key per switch unless asked (domain.md A11)")},
     {KEY("sharp", SCHEMA_BOOL, FAB(sharp), "false", NULL, "SPEC.md example")},
-    {KEY("sharp_jobs_per_switch", SCHEMA_U32, FAB(sharp_jobs_per_switch), "1", NULL,
-         "domain.md A9: Quantum, one active streaming tree per switch"),
+    {KEY("sharp_jobs_per_switch", SCHEMA_U32, FAB(sharp_jobs_per_switch), "2", NULL,
+         "domain.md A9: NVIDIA HPC-X NCCL-RDMA-SHARP plugin, at most 2 streaming "
+         "aggregation flows per switch (Quantum HDR: 1)"),
      .min = 1, .max = 511},
     {KEY("sharp_buffer", SCHEMA_SIZE, FAB(sharp_buffer_bytes), "256KiB", NULL,
          "docs/model.md: not published (C)"),

@@ -146,7 +146,7 @@ struct fabric_params {
     bool ecmp_same_seed; /* every switch hashes with the same seed (polarisation) */
     bool sharp;
     struct srcpos sharp_pos;        /* of `sharp:`, for the RoCE error */
-    uint32_t sharp_jobs_per_switch; /* concurrently active streaming trees; 0 = 1 (A9) */
+    uint32_t sharp_jobs_per_switch; /* concurrently active streaming trees; 0 = 2 (A9) */
     uint64_t sharp_buffer_bytes;    /* aggregation buffer per tree per switch; 0 = default */
     uint64_t sharp_latency_ps;      /* per tree switch, to aggregate a chunk; 0 = none */
     struct control_plane_params control_plane;

@@ -139,7 +139,8 @@ static void sharp_resources_fallback(void **state) {
     struct wl_entry w;
     sc_base(&sc, &w);
     w.algorithm = ALGO_SHARP;
-    w.jobs = 2; /* both span every leaf: one streaming tree per switch (Quantum) */
+    w.jobs = 2; /* both span every leaf: one streaming tree per switch (Quantum HDR) */
+    sc.fabric.sharp_jobs_per_switch = 1;
     w.size_bytes = 4u << 20;
     struct model m;
     struct diag d;

@@ -206,8 +206,9 @@ static void launch(struct net *n, uint32_t opi, uint32_t xi) {
         /* the host's post overhead, and its copy of the data into the
          * library's send buffers (host_rate), first */
         sim_time_ps dt = j->overhead_ps + host_ps(j, x->bytes);
+        uint32_t member, sess = coll_xfer_sess(j, x->qp, &member);
         if (!dt)
-            innet_start(n, j->sess, x->qp, x->bytes, opi, xi);
+            innet_start(n, sess, member, x->bytes, opi, xi);
         else
             timer_at(n, opi, xi, dt, false);
         break;
@@ -219,6 +220,25 @@ static void launch(struct net *n, uint32_t opi, uint32_t xi) {
 }
 
 static void job_next(struct net *n, struct job *j);
+
+uint32_t coll_xfer_sess(const struct job *j, uint32_t qp, uint32_t *member) {
+    if (!j->rail_sess) {
+        *member = qp;
+        return j->sess;
+    }
+    *member = qp & 0xffffu;
+    return j->rail_sess[qp >> 16];
+}
+
+void coll_job_close_innet(struct net *n, struct job *j) {
+    if (j->sess != NET_NONE) innet_close(n, j->sess);
+    j->sess = NET_NONE;
+    if (j->rail_sess)
+        for (uint32_t g = 0; g < j->gpus; g++)
+            innet_close(n, j->rail_sess[g]);
+    free(j->rail_sess);
+    j->rail_sess = NULL;
+}
 
 static void op_done(struct net *n, uint32_t opi) {
     struct coll_state *cs = n->coll_state;
@@ -355,8 +375,7 @@ static void job_next(struct net *n, struct job *j) {
         j->size_i++;
     }
     if (j->size_i >= nsizes) {
-        if (j->sess != NET_NONE) innet_close(n, j->sess);
-        j->sess = NET_NONE;
+        coll_job_close_innet(n, j);
         net_work_done(n); /* the job's hold (coll_add) */
         return;
     }
@@ -369,8 +388,10 @@ void coll_on_event(struct sim *s, const struct event *e) {
     if (e->aux == COLL_EV_TIMER) {
         uint32_t opi = cs->timers[e->arg].op, xi = cs->timers[e->arg].x;
         struct op *o = &cs->ops[opi];
-        if (!cs->timers[e->arg].done)
-            innet_start(n, cs->jobs[o->job].sess, o->x[xi].qp, o->x[xi].bytes, opi, xi);
+        if (!cs->timers[e->arg].done) {
+            uint32_t member, sess = coll_xfer_sess(&cs->jobs[o->job], o->x[xi].qp, &member);
+            innet_start(n, sess, member, o->x[xi].bytes, opi, xi);
+        }
         else
             xfer_done(n, opi, xi);
         return;
@@ -477,7 +498,35 @@ static int resolve_algo(struct net *n, struct job *j, struct diag *d) {
                         bad);
     j->algo = a;
     j->sess = NET_NONE;
-    if (a == ALGO_SHARP) {
+    if (a == ALGO_SHARP && j->gpus > 1 && j->nnodes > 1 && j->nranks == j->gpus * j->nnodes) {
+        /* NCCL's CollNet on multi-GPU hosts: reduce-scatter inside the host
+         * over NVLink, SHARP AllReduce of each shard across the hosts on
+         * its rail (one streaming aggregation flow per HCA rail, HPC-X
+         * NCCL-RDMA-SHARP plugin docs, domain.md A9), all-gather inside */
+        j->rail_sess = fs_xmalloc(j->gpus * sizeof *j->rail_sess);
+        uint32_t *mem = fs_xmalloc(j->nnodes * sizeof *mem);
+        bool ok = true;
+        for (uint32_t g = 0; g < j->gpus; g++) {
+            for (uint32_t h = 0; h < j->nnodes; h++)
+                mem[h] = j->ranks[h * j->gpus + g];
+            j->rail_sess[g] = ok ? innet_sharp_open(n, mem, j->nnodes, j->id * j->gpus + g)
+                                 : NET_NONE;
+            ok = ok && j->rail_sess[g] != NET_NONE;
+        }
+        free(mem);
+        if (!ok) { /* close what opened; NCCL runs without CollNet */
+            for (uint32_t g = 0; g < j->gpus && j->rail_sess[g] != NET_NONE; g++)
+                innet_close(n, j->rail_sess[g]);
+            free(j->rail_sess);
+            j->rail_sess = NULL;
+            j->algo = ALGO_HIERARCHICAL;
+            j->fallback = true;
+            net_warn(n,
+                     "job %u: no SHARP streaming tree available on some rail (%u per switch); "
+                     "ran as hierarchical ring",
+                     j->id, n->sc->fabric.sharp_jobs_per_switch);
+        }
+    } else if (a == ALGO_SHARP) {
         j->sess = innet_sharp_open(n, j->ranks, j->nranks, j->id);
         if (j->sess == NET_NONE) {
             /* no streaming tree left on some switch: NCCL runs without CollNet */
@@ -583,6 +632,7 @@ void coll_fini(struct net *n) {
     innet_fini(n);
     for (uint32_t i = 0; i < cs->njobs; i++) {
         free(cs->jobs[i].ranks);
+        free(cs->jobs[i].rail_sess);
         free(cs->jobs[i].qkey);
         free(cs->jobs[i].qval);
     }

@@ -2,12 +2,13 @@
 # build/fabsim.1; `make test` runs every test and ends with "N passed, N
 # failed"; `make check` runs them under ASan+UBSan; `make bench` prints the
 # benchmark figures; `make demo` runs every course lab and writes the report;
-# `make install PREFIX=/usr/local [DESTDIR=...]` installs. Missing Debian
-# packages: `make deps` installs what the build and the demo need (libfyaml,
-# node/npm for the chart library), `make deps-test` what only the tests need
-# (cmocka, python3, Chromium, tshark, OpenSM, ibsim, valgrind, cppcheck,
-# python3-jsonschema);
-# the targets run them first when something is missing.
+# `make validate` prints fabsim against published measurements
+# (docs/validation.md); `make install PREFIX=/usr/local [DESTDIR=...]`
+# installs. Missing Debian packages: `make deps` installs what the build and
+# the demo need (libfyaml, node/npm for the chart library), `make deps-test`
+# what only the tests need (cmocka, python3, Chromium, tshark, OpenSM, ibsim,
+# valgrind, cppcheck, python3-jsonschema); the targets run them first when
+# something is missing.
 
 CC      ?= cc
 BUILD   ?= build
@@ -37,7 +38,7 @@ NPM_CI := npm ci --no-audit --no-fund --loglevel=error
 PREFIX  ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps deps-test test check bench demo clean lint fmt fuzz install uninstall
+.PHONY: all deps deps-test test check bench demo clean lint fmt fuzz install uninstall validate
 
 all: $(BUILD)/fabsim $(BUILD)/fabsim.1
 
@@ -99,6 +100,11 @@ check:
 	@$(MAKE) --no-print-directory BUILD=build-check OPT="-O1 -g -fno-omit-frame-pointer -DFABSIM_DEBUG" \
 	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
 	  LDFLAGS="-fsanitize=address,undefined" test
+
+# Every row of docs/validation.md: runs its scenarios, prints the table with
+# pass/fail against each row's tolerance, writes out/validation/validation.json.
+validate: $(BUILD)/fabsim
+	@python3 tools/validate.py --bin $(BUILD)/fabsim -o out/validation
 
 bench: $(BUILD)/fabsim $(BENCHES) | $(TEST_DEPS_STAMP)
 	@sh bench/run.sh $(BUILD) $(COUNT)

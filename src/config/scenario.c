@@ -58,6 +58,7 @@ static const char *const CP_NAMES[] = {"sm", "bgp", NULL};
 static const char *const PRESET_NAMES[] = {"connectx", "paper", NULL};
 static const char *const BYTE_UNIT_NAMES[] = {"bytes", "64B", NULL};
 static const char *const CNP_CLASS_NAMES[] = {"strict", "data", NULL};
+static const char *const SHARING_NAMES[] = {"static", "shared", NULL};
 static const char *const TOPO_NAMES[] = {"single_switch", "leaf_spine",     "fat_tree",
                                          "ring",          "rail_optimized", NULL};
 static const char *const WL_NAMES[] = {"flows",     "permutation", "incast",    "alltoall",
@@ -433,6 +434,15 @@ static int auto_size(struct schema_ctx *c, const struct yaml_node *n, uint64_t *
     return schema_number(c, SCHEMA_SIZE, n, 1, 0, out);
 }
 
+static void auto_size_print(FILE *f, uint64_t v);
+static int switch_buffer_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    return auto_size(c, n, &((struct fabric_params *)obj)->switch_buffer_bytes);
+}
+static void switch_buffer_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    auto_size_print(f, ((const struct fabric_params *)obj)->switch_buffer_bytes);
+}
+
 static void auto_size_print(FILE *f, uint64_t v) {
     if (v)
         print_size(f, v);
@@ -714,6 +724,13 @@ static const struct schema_key FABRIC_KEYS[] = {
          "cut-through (domain.md A2, A3)")},
     {KEY("buffer", SCHEMA_SIZE, FAB(buffer_bytes), "1MiB", "2MiB",
          "SPEC.md example (A2: unpublished); A3: ~128 MB shared over 64 ports")},
+    {KEY("buffer_sharing", SCHEMA_ENUM, FAB(buffer_sharing), "static", "static",
+         "docs/model.md (Switch buffers): static keeps the SPEC.md per-port thresholds; shared = "
+         "Spectrum/Tomahawk pool with dynamic thresholds (domain.md A3)"),
+     .names = SHARING_NAMES, .only = M(FABRIC_ROCE)},
+    {KEY("switch_buffer", SCHEMA_CUSTOM, 0, "auto", NULL,
+         "docs/model.md (Switch buffers): auto = buffer x ports (the same total as static)"),
+     .only = M(FABRIC_ROCE), .parse = switch_buffer_parse, .print = switch_buffer_print},
     {KEY("flow_control", SCHEMA_ENUM, FAB(flow_control), "credit", "pfc",
          "domain.md A2 credits; A4 PFC"),
      .names = FLOWCTL_NAMES},

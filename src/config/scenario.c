@@ -756,8 +756,9 @@ static const struct schema_key FABRIC_KEYS[] = {
     {KEY("ecmp_same_seed", SCHEMA_BOOL, FAB(ecmp_same_seed), "false", NULL,
          "docs/scenario.md: a hash key per switch unless asked (domain.md A11)")},
     {KEY("sharp", SCHEMA_BOOL, FAB(sharp), "false", NULL, "SPEC.md example")},
-    {KEY("sharp_jobs_per_switch", SCHEMA_U32, FAB(sharp_jobs_per_switch), "1", NULL,
-         "domain.md A9: Quantum, one active streaming tree per switch"),
+    {KEY("sharp_jobs_per_switch", SCHEMA_U32, FAB(sharp_jobs_per_switch), "2", NULL,
+         "domain.md A9: NVIDIA HPC-X NCCL-RDMA-SHARP plugin, at most 2 streaming "
+         "aggregation flows per switch (Quantum HDR: 1)"),
      .min = 1, .max = 511},
     {KEY("sharp_buffer", SCHEMA_SIZE, FAB(sharp_buffer_bytes), "256KiB", NULL,
          "docs/model.md: not published (C)"),
@@ -947,6 +948,12 @@ static const struct schema_key TOPO_KEYS[] = {
     {KEY("nvlink", SCHEMA_RATE, TOP(nvlink_bps), "3600Gbps", NULL,
          "domain.md A8: NVLink 4, 450 GB/s per direction per GPU"),
      .min = 1},
+    {KEY("nvlink_efficiency", SCHEMA_FRACTION_POS, TOP(nvlink_efficiency), "0.83", NULL,
+         "docs/validation.md: NCCL gets ~370 of 450 GB/s (protocol overhead ~20%; "
+         "nccl-tests issue 212, nccl issue 2140)")},
+    {KEY("nvls_rate", SCHEMA_RATE, TOP(nvls_rate_bps), "2200Gbps", NULL,
+         "docs/validation.md: NVSwitch NVLS reduction, algbw ~275 GB/s on 8xH100 "
+         "(nccl-tests issue 212, nccl issue 2140)")},
     {KEY("single_switch", SCHEMA_MAP, 0, NULL, NULL, NULL), .flags = SCHEMA_ALIAS,
      .only = M(TOPO_SINGLE_SWITCH), .sub = &SS_BLOCK},
     {KEY("leaf_spine", SCHEMA_MAP, 0, NULL, NULL, NULL), .flags = SCHEMA_ALIAS,

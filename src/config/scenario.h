@@ -184,7 +184,7 @@ struct fabric_params {
     bool ecmp_same_seed; /* every switch hashes with the same seed (polarisation) */
     bool sharp;
     struct srcpos sharp_pos;        /* of `sharp:`, for the RoCE error */
-    uint32_t sharp_jobs_per_switch; /* concurrently active streaming trees; 0 = 1 (A9) */
+    uint32_t sharp_jobs_per_switch; /* concurrently active streaming trees; 0 = 2 (A9) */
     uint64_t sharp_buffer_bytes;    /* aggregation buffer per tree per switch; 0 = default */
     uint64_t sharp_latency_ps;      /* per tree switch, to aggregate a chunk; 0 = none */
     struct control_plane_params control_plane;
@@ -206,6 +206,10 @@ struct topo_params {
     /* rail_optimized: hosts, gpus_per_host (= leaves), spines */
     uint32_t gpus_per_host;
     uint64_t nvlink_bps;
+    /* NVLink calibration (docs/validation.md): the share of the NVLink rate
+     * NCCL's kernels get, and the NVSwitch's NVLS reduction throughput */
+    double nvlink_efficiency; /* (0, 1] */
+    uint64_t nvls_rate_bps;   /* reduced bytes per second per NVSwitch; 0 = unlimited */
 };
 
 struct wl_flow {

@@ -461,7 +461,7 @@ static void test_module_defaults(void **state) {
     assert_int_equal(f->deadlock_timeout_ps, 100 * PS_US);
     assert_int_equal(f->reorder_window_pkts, 1024);
     assert_false(f->ecmp_same_seed);
-    assert_int_equal(f->sharp_jobs_per_switch, 1);
+    assert_int_equal(f->sharp_jobs_per_switch, 2);
     assert_int_equal(f->sharp_buffer_bytes, 256 * KIB);
     assert_int_equal(f->sharp_pos.line, 0);
     assert_int_equal(f->control_plane.smp_ps, 23600 * PS_NS);
@@ -517,7 +517,7 @@ static void test_module_keys(void **state) {
             "  reorder_window: 256\n"
             "  ecmp_same_seed: true\n"
             "  sharp: true\n"
-            "  sharp_jobs_per_switch: 2\n"
+            "  sharp_jobs_per_switch: 3\n"
             "  sharp_buffer: 1MiB\n"
             "  transport: {qps_per_connection: 4}\n"
             "  pfc: {dynamic: true, alpha_shift: 1, resume_offset: 6KB, watchdog: 0s}\n"
@@ -552,7 +552,7 @@ static void test_module_keys(void **state) {
     assert_true(f->sharp);
     assert_int_equal(f->sharp_pos.line, 14); /* where `sharp:` is, for the RoCE error */
     assert_int_equal(f->sharp_pos.col, 3);
-    assert_int_equal(f->sharp_jobs_per_switch, 2);
+    assert_int_equal(f->sharp_jobs_per_switch, 3);
     assert_int_equal(f->sharp_buffer_bytes, 1 * MIB);
     assert_int_equal(f->transport.qps_per_connection, 4);
     assert_true(f->pfc.dynamic);

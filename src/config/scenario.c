@@ -214,6 +214,16 @@ static const struct schema_key ECN_KEYS[] = {
 };
 static const struct schema_table ECN_TABLE = {TABLE("ecn", ECN_KEYS), .check = ecn_check};
 
+static int dcqcn_check(struct schema_ctx *c, const struct yaml_node *map,
+                       const struct yaml_node *here, void *obj) {
+    (void)here, (void)obj;
+    if (yaml_map_get(map, "cnp_interval") && yaml_map_get(map, "min_time_between_cnps"))
+        return schema_fail(c, key_node(map, "min_time_between_cnps"), FS_EINVAL,
+                           "give either cnp_interval or min_time_between_cnps (the firmware's "
+                           "name for it), not both");
+    return 0;
+}
+
 static int dcqcn_mode(const void *obj) {
     return ((const struct dcqcn_params *)obj)->preset;
 }
@@ -255,6 +265,10 @@ static const struct schema_key DCQCN_KEYS[] = {
          "domain.md A6: min_time_between_cnps; paper 50 us")},
     {KEY("min_rate", SCHEMA_RATE, DCQ(min_rate_bps), "1Mbps", NULL, "domain.md A6: rpg_min_rate"),
      .min = 1},
+    /* The firmware's name for cnp_interval. */
+    {KEY("min_time_between_cnps", SCHEMA_TIME, DCQ(cnp_interval_ps), NULL, NULL,
+         "ConnectX name of cnp_interval"),
+     .flags = SCHEMA_ALIAS},
     {KEY("clamp_tgt_rate", SCHEMA_BOOL, DCQ(clamp_tgt_rate), "false", "true",
          "domain.md A12: ConnectX clamp_tgt_rate 0; paper (ns3-rdma) clamps on every cut")},
     {KEY("clamp_tgt_rate_after_time_inc", SCHEMA_BOOL, DCQ(clamp_after_time_inc), "true", "true",
@@ -284,7 +298,7 @@ static const struct schema_key DCQCN_KEYS[] = {
          "domain.md A12: ns3-rdma R_HAI x (stage - F + 1), T/2 and B/2 in hyper stage")},
 };
 static const struct schema_table DCQCN_TABLE = {
-    TABLE("dcqcn", DCQCN_KEYS),         .mode_of = dcqcn_mode,
+    TABLE("dcqcn", DCQCN_KEYS),         .mode_of = dcqcn_mode,  .check = dcqcn_check,
     .mode_what = "dcqcn preset",        .mode_names = PRESET_NAMES,
     .alt_modes = M(DCQCN_PRESET_PAPER),
 };

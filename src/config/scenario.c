@@ -298,9 +298,8 @@ static const struct schema_key DCQCN_KEYS[] = {
          "domain.md A12: ns3-rdma R_HAI x (stage - F + 1), T/2 and B/2 in hyper stage")},
 };
 static const struct schema_table DCQCN_TABLE = {
-    TABLE("dcqcn", DCQCN_KEYS),         .mode_of = dcqcn_mode,  .check = dcqcn_check,
-    .mode_what = "dcqcn preset",        .mode_names = PRESET_NAMES,
-    .alt_modes = M(DCQCN_PRESET_PAPER),
+    TABLE("dcqcn", DCQCN_KEYS),  .mode_of = dcqcn_mode,      .check = dcqcn_check,
+    .mode_what = "dcqcn preset", .mode_names = PRESET_NAMES, .alt_modes = M(DCQCN_PRESET_PAPER),
 };
 
 /* `auto` (0: the model derives it from the fabric) or a time. */

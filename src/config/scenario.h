@@ -111,14 +111,14 @@ struct dcqcn_params {
  * OpenSM's congestion-control manager writes into the switches' and HCAs'
  * CC attributes (domain.md A12, docs/model.md). */
 struct ibcc_params {
-    uint32_t threshold;       /* 0 = no marking .. 15 = most aggressive (SwitchCongestionSetting) */
-    uint32_t marking_rate;    /* mean number of packets between FECN marks */
+    uint32_t threshold;    /* 0 = no marking .. 15 = most aggressive (SwitchCongestionSetting) */
+    uint32_t marking_rate; /* mean number of packets between FECN marks */
     uint64_t packet_size_bytes; /* smaller packets are never marked */
-    uint32_t ccti_increase;   /* CCTI += this per BECN */
-    uint32_t ccti_limit;      /* last CCT index */
-    uint32_t ccti_min;        /* CCTI floor */
-    uint64_t ccti_timer_ps;   /* CCTI -= 1 per period */
-    uint64_t cct_step_ps;     /* CCT entry i = i x this of injection delay per packet */
+    uint32_t ccti_increase;     /* CCTI += this per BECN */
+    uint32_t ccti_limit;        /* last CCT index */
+    uint32_t ccti_min;          /* CCTI floor */
+    uint64_t ccti_timer_ps;     /* CCTI -= 1 per period */
+    uint64_t cct_step_ps;       /* CCT entry i = i x this of injection delay per packet */
 };
 
 struct transport_params {

@@ -20,6 +20,9 @@ enum flowctl_kind { FLOWCTL_CREDIT, FLOWCTL_PFC, FLOWCTL_NONE };
 enum routing_kind { ROUTING_STATIC, ROUTING_ADAPTIVE, ROUTING_ECMP, ROUTING_SPRAY };
 enum routing_engine { ENGINE_MINHOP, ENGINE_UPDN, ENGINE_FTREE, ENGINE_FILE };
 enum cc_kind { CC_NONE, CC_DCQCN, CC_IBCC };
+/* Ethernet switch buffers: per-port partitions, or one pool per switch with
+ * dynamic thresholds (domain.md A3; docs/model.md "Switch buffers"). */
+enum buffer_sharing { BUFFER_STATIC, BUFFER_SHARED };
 enum retransmit_kind { RETX_GO_BACK_N, RETX_GO_BACK_0 };
 enum cp_kind { CP_SM, CP_BGP };
 enum dcqcn_preset { DCQCN_PRESET_CONNECTX, DCQCN_PRESET_PAPER };
@@ -108,14 +111,14 @@ struct dcqcn_params {
  * OpenSM's congestion-control manager writes into the switches' and HCAs'
  * CC attributes (domain.md A12, docs/model.md). */
 struct ibcc_params {
-    uint32_t threshold;       /* 0 = no marking .. 15 = most aggressive (SwitchCongestionSetting) */
-    uint32_t marking_rate;    /* mean number of packets between FECN marks */
+    uint32_t threshold;    /* 0 = no marking .. 15 = most aggressive (SwitchCongestionSetting) */
+    uint32_t marking_rate; /* mean number of packets between FECN marks */
     uint64_t packet_size_bytes; /* smaller packets are never marked */
-    uint32_t ccti_increase;   /* CCTI += this per BECN */
-    uint32_t ccti_limit;      /* last CCT index */
-    uint32_t ccti_min;        /* CCTI floor */
-    uint64_t ccti_timer_ps;   /* CCTI -= 1 per period */
-    uint64_t cct_step_ps;     /* CCT entry i = i x this of injection delay per packet */
+    uint32_t ccti_increase;     /* CCTI += this per BECN */
+    uint32_t ccti_limit;        /* last CCT index */
+    uint32_t ccti_min;          /* CCTI floor */
+    uint64_t ccti_timer_ps;     /* CCTI -= 1 per period */
+    uint64_t cct_step_ps;       /* CCT entry i = i x this of injection delay per packet */
 };
 
 struct transport_params {
@@ -165,6 +168,8 @@ struct fabric_params {
     uint64_t switch_latency_ps; /* port to port, unloaded */
     bool cut_through;           /* switches forward a packet once its header is in */
     uint64_t buffer_bytes;      /* per switch port */
+    enum buffer_sharing buffer_sharing;
+    uint64_t switch_buffer_bytes; /* shared pool per switch; 0 = buffer x ports */
     enum flowctl_kind flow_control;
     enum routing_kind routing;
     enum routing_engine routing_engine;

@@ -72,9 +72,11 @@ check:
 	  LDFLAGS="-fsanitize=address,undefined" test
 
 # Every row of docs/validation.md: runs its scenarios, prints the table with
-# pass/fail against each row's tolerance, writes out/validation/validation.json.
+# pass/fail against each row's tolerance, writes out/validation/validation.json
+# and, when `make demo` has written out/labs, adds the report's Validation page.
 validate: $(BUILD)/fabsim
-	@python3 tools/validate.py --bin $(BUILD)/fabsim -o out/validation
+	@python3 tools/validate.py --bin $(BUILD)/fabsim -o out/validation \
+	  $$([ -f out/labs/report.html ] && echo --report out/labs)
 
 bench: $(BUILD)/fabsim $(BENCHES)
 	@sh bench/run.sh $(BUILD) $(COUNT)

@@ -358,6 +358,7 @@ int report_load(struct report *r, const char *dir, struct diag *d) {
                         "no runs found (expected DIR/<lab>/<scenario>/results.json or "
                         "DIR/results.json)");
     report_compute_findings(r);
+    r->validation = report_validation_load(dir);
     return 0;
 }
 
@@ -372,7 +373,7 @@ void report_fini(struct report *r) {
         }
         free(lab->scn), free(lab->id), free(lab->title), free(lab->markdown);
     }
-    free(r->labs), free(r->findings), free(r->dir), free(r->mode);
+    free(r->labs), free(r->findings), free(r->dir), free(r->mode), free(r->validation);
     memset(r, 0, sizeof *r);
 }
 
@@ -474,6 +475,7 @@ static void write_data(const struct report *r, FILE *f) {
         jw_obj_end(&w);
     }
     jw_arr_end(&w);
+    report_validation_write(r->validation, &w);
     jw_obj_end(&w);
 }
 

@@ -52,6 +52,7 @@ struct report {
     size_t nlabs;
     struct report_finding *findings;
     size_t nfindings;
+    char *validation; /* DIR/validation.json (make validate), NULL if none */
 };
 
 /* Reads every run under `dir`. 0, or FS_ENOENT / FS_EINVAL with `d` filled. */
@@ -64,6 +65,11 @@ int report_write(const struct report *r, struct diag *d);
 /* load + write; prints nothing. */
 int report_build(const char *dir, struct diag *d);
 void report_print_findings(const struct report *r, FILE *f);
+
+/* validation.c: the Validation page's rows (docs/validation.md) */
+struct jw;
+char *report_validation_load(const char *dir);
+void report_validation_write(const char *json, struct jw *w);
 
 /* Finds report/web (the chart library's npm folder): $FABSIM_WEB_DIR, then
  * report/web next to or above the running binary, then ./report/web. */

@@ -394,9 +394,9 @@ void coll_on_event(struct sim *s, const struct event *e) {
         if (!cs->timers[e->arg].done) {
             uint32_t member, sess = coll_xfer_sess(&cs->jobs[o->job], o->x[xi].qp, &member);
             innet_start(n, sess, member, o->x[xi].bytes, opi, xi);
-        }
-        else
+        } else {
             xfer_done(n, opi, xi);
+        }
         return;
     }
     if (e->aux == COLL_EV_INNET) {
@@ -512,8 +512,8 @@ static int resolve_algo(struct net *n, struct job *j, struct diag *d) {
         for (uint32_t g = 0; g < j->gpus; g++) {
             for (uint32_t h = 0; h < j->nnodes; h++)
                 mem[h] = j->ranks[h * j->gpus + g];
-            j->rail_sess[g] = ok ? innet_sharp_open(n, mem, j->nnodes, j->id * j->gpus + g)
-                                 : NET_NONE;
+            j->rail_sess[g] =
+                ok ? innet_sharp_open(n, mem, j->nnodes, j->id * j->gpus + g) : NET_NONE;
             ok = ok && j->rail_sess[g] != NET_NONE;
         }
         free(mem);

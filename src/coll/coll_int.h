@@ -27,7 +27,7 @@ enum xfer_kind {
 struct xfer {
     uint8_t kind;
     uint8_t reduce; /* XF_MSG: the receiver reduces it (host_rate) before it counts */
-    uint8_t proto; /* XF_MSG: enum coll_proto (wire bytes, post cost) */
+    uint8_t proto;  /* XF_MSG: enum coll_proto (wire bytes, post cost) */
     uint8_t pad;
     uint32_t qp;            /* XF_MSG: queue pair; XF_INNET: member index */
     uint32_t ndeps;         /* dependencies not yet done */

@@ -41,6 +41,7 @@ _Static_assert(sizeof(enum topo_kind) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum wl_kind) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum coll_algo) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum dcqcn_preset) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum coll_proto) == sizeof(int), "enum size");
 
 /* Propagation in fibre and copper, 5 ns/m = 5 ps/mm (SPEC.md, domain.md A2). */
 #define PROPAGATION_PS_PER_MM 5u
@@ -68,6 +69,7 @@ static const char *const PERM_NAMES[] = {"shift", "random", NULL};
 static const char *const ALGO_NAMES[] = {"ring", "tree", "halving_doubling", "sharp",
                                          "nvls", "auto", "hierarchical",     NULL};
 static const char *const EV_NAMES[] = {"link_down", "link_up", "host_stall", NULL};
+static const char *const PROTO_NAMES[] = {"simple", "ll", "ll128", "auto", NULL};
 
 #define WL_COLL (M(WL_ALLREDUCE) | M(WL_ALLGATHER) | M(WL_REDUCESCATTER) | M(WL_BROADCAST))
 /* Entries the collective engine runs (coll/): collectives and training. */
@@ -1302,6 +1304,9 @@ static const struct schema_key WORKLOAD_KEYS[] = {
     {KEY("channels", SCHEMA_U32, WLE(channels), "2", NULL,
          "docs/model.md: NCCL's usual 2 channels per NIC"),
      .min = 1, .max = 64, .only = WL_ENGINE},
+    {KEY("protocol", SCHEMA_ENUM, WLE(protocol), "auto", NULL,
+         "domain.md B: NCCL picks LL / LL128 / Simple per size (NCCL_PROTO unset)"),
+     .only = WL_ENGINE, .names = PROTO_NAMES},
     {KEY("slice", SCHEMA_SIZE, WLE(slice_bytes), "512KiB", NULL,
          "domain.md B: NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8"),
      .min = 1, .only = WL_ENGINE},

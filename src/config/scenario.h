@@ -60,6 +60,9 @@ enum coll_algo {
     ALGO_AUTO,
     ALGO_HIERARCHICAL, /* multi-GPU hosts: NVLink RS, per-rail AllReduce, NVLink AG */
 };
+/* NCCL protocols (domain.md B); PROTO_AUTO: the fastest by fabsim's own
+ * per-step cost and wire overhead (coll/algos.c proto_pick) */
+enum coll_proto { PROTO_SIMPLE, PROTO_LL, PROTO_LL128, PROTO_AUTO };
 enum ev_kind { EV_LINK_DOWN, EV_LINK_UP, EV_HOST_STALL };
 
 struct pfc_params {
@@ -251,6 +254,7 @@ struct wl_entry {
     uint32_t jobs, repeat;
     uint32_t priority;         /* Ethernet priority / IB SL of the entry's QPs, 0..NET_NCLASS-1 */
     uint32_t channels;         /* NCCL channels (rings / tree pairs); 0 = 2 */
+    enum coll_proto protocol;  /* 0 = simple (hand-filled scenarios); files: auto */
     uint64_t slice_bytes;      /* pipelining unit; 0 = NCCL_BUFFSIZE / NCCL_STEPS = 512 KiB */
     uint64_t step_overhead_ps; /* host cost to post one step; 0 = 1 us (domain.md B) */
     uint64_t host_rate_bps;    /* host reduce/copy rate of the payload; 0 = not modelled */
@@ -304,5 +308,8 @@ void scenario_fini(struct scenario *sc);
 
 /* Writes the resolved scenario with every default as YAML (validate --explain). */
 void scenario_explain(const struct scenario *sc, FILE *f);
+/* The scenario language as a JSON Schema (draft-07) from the same tables
+ * (`fabsim schema`; config/jsonschema.c). */
+void scenario_json_schema(FILE *f);
 
 #endif /* FABSIM_CONFIG_SCENARIO_H */

@@ -111,6 +111,22 @@ uint32_t job_qp(struct net *n, struct job *j, uint32_t ch, uint32_t src_rank, ui
 void algo_build(struct net *n, struct job *j, struct op *o, int opkind, enum coll_algo a,
                 uint64_t bytes, const uint32_t *pre, uint32_t *post);
 
+/* The collective an entry calls: nccl_tests entries name it in `op`. */
+static inline int coll_kind(const struct wl_entry *w) {
+    return w->kind == WL_NCCL_TESTS ? (int)w->nccl_op : (int)w->kind;
+}
+/* algo_build, or for WL_ALLTOALL a2a_build (a2a.c: every rank sends bytes/m
+ * to every other rank at once, as NCCL's alltoall of grouped send/recv). */
+void coll_build(struct net *n, struct job *j, struct op *o, int opkind, enum coll_algo a,
+                uint64_t bytes, const uint32_t *pre, uint32_t *post);
+void a2a_build(struct net *n, struct job *j, struct op *o, uint64_t bytes, const uint32_t *pre,
+               uint32_t *post);
+
+/* chakra.c (workload/chakra.c reads the files): Chakra execution traces */
+int chakra_add(struct net *n, struct job *j, struct diag *d);
+void chakra_start(struct net *n, struct job *j);
+void chakra_op_done(struct net *n, struct job *j, struct op *o);
+
 /* training.c */
 int training_add(struct net *n, struct job *j, struct diag *d);
 void training_op_done(struct net *n, struct job *j, struct op *o);

@@ -41,7 +41,9 @@ enum wl_kind {
     WL_ALLGATHER,
     WL_REDUCESCATTER,
     WL_BROADCAST,
-    WL_TRAINING, /* data-parallel training steps (coll/training.c) */
+    WL_TRAINING,   /* data-parallel training steps (coll/training.c) */
+    WL_NCCL_TESTS, /* an nccl-tests size sweep of one collective (coll/table.c) */
+    WL_CHAKRA,     /* Chakra execution traces, one file per rank (workload/chakra.c) */
 };
 enum perm_pattern { PERM_SHIFT, PERM_RANDOM };
 enum coll_algo {
@@ -216,6 +218,14 @@ struct wl_entry {
     uint32_t iterations; /* 0 = 3 */
     uint64_t forward_ps, backward_ps;
     uint64_t bucket_bytes; /* 0 = 25 MiB (PyTorch DDP bucket_cap_mb) */
+    /* nccl_tests: the collective and the nccl-tests flags -b -e -f -i -n -w.
+     * Config expands them into sizes[] (warmup calls at max_bytes, then per
+     * size `iters` out-of-place and `iters` in-place calls), repeat 1. */
+    enum wl_kind nccl_op; /* WL_ALLREDUCE, WL_ALLGATHER, WL_REDUCESCATTER, WL_BROADCAST */
+    uint64_t min_bytes, max_bytes, step_bytes;
+    uint32_t step_factor, iters, warmup;
+    /* chakra: the trace folder (resolved against the scenario's folder) */
+    char *path;
 };
 
 struct sc_event {

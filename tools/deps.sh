@@ -6,6 +6,9 @@ need=""
 [ -f /usr/include/libfyaml.h ] || need="$need libfyaml-dev"
 [ -f /usr/include/cmocka.h ] || need="$need libcmocka-dev"
 command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
+# Chakra execution traces (protobuf): the C runtime and the code generator
+[ -f /usr/include/protobuf-c/protobuf-c.h ] || need="$need libprotobuf-c-dev"
+command -v protoc-c >/dev/null 2>&1 || need="$need protobuf-c-compiler"
 command -v python3 >/dev/null 2>&1 || need="$need python3"
 # The report's chart library comes from npm (report/web, `npm ci`); the tests
 # open the report in headless Chromium and dissect pcap exports with tshark.

@@ -236,6 +236,7 @@ static void xfer_done(struct net *n, uint32_t opi, uint32_t xi) {
         uint32_t v = cs->stack[--sp];
         o->left--;
         struct xfer *x = &o->x[v];
+        if (x->stamp) chakra_stamp(n, x->qp, x->stamp);
         for (uint32_t k = 0; k < x->nout; k++) {
             uint32_t d = o->out[x->out_off + k];
             if (--o->x[d].ndeps) continue;
@@ -580,6 +581,7 @@ void coll_fini(struct net *n) {
     struct coll_state *cs = n->coll_state;
     if (!cs) return;
     innet_fini(n);
+    chakra_fini(n);
     for (uint32_t i = 0; i < cs->njobs; i++) {
         free(cs->jobs[i].ranks);
         free(cs->jobs[i].qkey);

@@ -27,7 +27,8 @@ enum xfer_kind {
 struct xfer {
     uint8_t kind;
     uint8_t reduce; /* XF_MSG: the receiver reduces it (host_rate) before it counts */
-    uint8_t pad[2];
+    uint8_t stamp; /* XF_VIRTUAL: 0, or a Chakra row marker (1 start, 2 end; row in qp) */
+    uint8_t pad;
     uint32_t qp;            /* XF_MSG: queue pair; XF_INNET: member index */
     uint32_t ndeps;         /* dependencies not yet done */
     uint32_t out_off, nout; /* dependents: op->out[out_off ..) */
@@ -79,6 +80,7 @@ struct train_row {
 };
 
 struct innet_state;
+struct chakra_state;
 
 struct coll_state {
     struct job *jobs;
@@ -98,6 +100,7 @@ struct coll_state {
     uint32_t ntrain, captrain;
     void (*prev_recv)(struct net *n, uint32_t msg);
     struct innet_state *innet;
+    struct chakra_state *chakra; /* chakra.c */
 };
 
 /* Schedule building (coll.c) */
@@ -126,6 +129,10 @@ void a2a_build(struct net *n, struct job *j, struct op *o, uint64_t bytes, const
 int chakra_add(struct net *n, struct job *j, struct diag *d);
 void chakra_start(struct net *n, struct job *j);
 void chakra_op_done(struct net *n, struct job *j, struct op *o);
+/* A Chakra row marker completed (xfer.stamp): the collective of coll_row
+ * `row` started on one of its ranks (1) or ended on one (2). */
+void chakra_stamp(struct net *n, uint32_t row, uint8_t what);
+void chakra_fini(struct net *n);
 
 /* training.c */
 int training_add(struct net *n, struct job *j, struct diag *d);

@@ -209,10 +209,9 @@ static int coll_op_of(int64_t t) {
 }
 
 static const char *comm_name(int64_t t) {
-    static const char *const s[] = {"ALL_REDUCE", "REDUCE",         "ALL_GATHER",
-                                    "GATHER",     "SCATTER",        "BROADCAST",
-                                    "ALL_TO_ALL", "REDUCE_SCATTER", "REDUCE_SCATTER_BLOCK",
-                                    "BARRIER"};
+    static const char *const s[] = {
+        "ALL_REDUCE", "REDUCE",         "ALL_GATHER",           "GATHER", "SCATTER", "BROADCAST",
+        "ALL_TO_ALL", "REDUCE_SCATTER", "REDUCE_SCATTER_BLOCK", "BARRIER"};
     return t >= 0 && t <= 9 ? s[t] : "unknown";
 }
 
@@ -264,7 +263,8 @@ static int resolve_deps(struct ck_entry *e, uint32_t r, const char *file, struct
         indeg[i] = e->dep_off[r][i + 1] - e->dep_off[r][i];
     for (uint32_t i = 0; i < k; i++)
         cnt[e->dep_idx[r][i]]++;
-    uint32_t *off = fs_xcalloc(t->nnodes + 1, sizeof *off), *out = fs_xmalloc((k + 1) * sizeof *out);
+    uint32_t *off = fs_xcalloc(t->nnodes + 1, sizeof *off),
+             *out = fs_xmalloc((k + 1) * sizeof *out);
     for (uint32_t i = 0; i < t->nnodes; i++)
         off[i + 1] = off[i] + cnt[i];
     memset(cnt, 0, (t->nnodes + 1) * sizeof *cnt);
@@ -380,9 +380,9 @@ static int match_colls(struct net *n, struct job *j, struct ck_entry *e, struct 
                                     "group '%s' is %s of %llu B here but %s of %llu B on rank "
                                     "%u; ranks must call the same collectives in the same order",
                                     nd->offset, (unsigned long long)nd->id, nd->name, k + 1,
-                                    g->name, comm_name(nd->comm_type),
-                                    (unsigned long long)bytes, results_op_name(c->op),
-                                    (unsigned long long)c->bytes, g->members[0]);
+                                    g->name, comm_name(nd->comm_type), (unsigned long long)bytes,
+                                    results_op_name(c->op), (unsigned long long)c->bytes,
+                                    g->members[0]);
                 c->node[m] = i;
                 k++;
             }
@@ -434,15 +434,15 @@ static int match_p2p(struct ck_entry *e, struct diag *d) {
                 rc = diag_set(d, file, (struct srcpos){0, 0}, FS_EINVAL,
                               "byte %u: %s node %llu ('%.40s') has %s %lld; expected another "
                               "rank 0..%u",
-                              nd->offset, s ? "send" : "recv", (unsigned long long)nd->id,
-                              nd->name, s ? "comm_dst" : "comm_src", (long long)peer, e->R - 1);
+                              nd->offset, s ? "send" : "recv", (unsigned long long)nd->id, nd->name,
+                              s ? "comm_dst" : "comm_src", (long long)peer, e->R - 1);
                 break;
             }
             if (!nd->comm_size) {
-                rc = diag_set(d, file, (struct srcpos){0, 0}, FS_EINVAL,
-                              "byte %u: %s node %llu ('%.40s') has no comm_size (bytes)",
-                              nd->offset, s ? "send" : "recv", (unsigned long long)nd->id,
-                              nd->name);
+                rc =
+                    diag_set(d, file, (struct srcpos){0, 0}, FS_EINVAL,
+                             "byte %u: %s node %llu ('%.40s') has no comm_size (bytes)", nd->offset,
+                             s ? "send" : "recv", (unsigned long long)nd->id, nd->name);
                 break;
             }
             uint64_t **arr = s ? &snd : &rcv;
@@ -486,8 +486,7 @@ static int match_p2p(struct ck_entry *e, struct diag *d) {
                               "from s",
                               nd->offset, c < 0 ? "send" : "recv", (unsigned long long)nd->id,
                               nd->name, c < 0 ? "recv" : "send",
-                              (unsigned long long)(c < 0 ? u[1] : u[0]),
-                              (unsigned long long)u[2]);
+                              (unsigned long long)(c < 0 ? u[1] : u[0]), (unsigned long long)u[2]);
                 break;
             }
             const struct et_node *sn = &e->tr[snd[6 * i + 4]].nodes[snd[6 * i + 5]];
@@ -498,15 +497,14 @@ static int match_p2p(struct ck_entry *e, struct diag *d) {
                               "byte %u: recv node %llu ('%.40s') expects %llu B but the "
                               "matching send (rank %llu node %llu) sends %llu B",
                               rn->offset, (unsigned long long)rn->id, rn->name,
-                              (unsigned long long)rn->comm_size,
-                              (unsigned long long)snd[6 * i + 4], (unsigned long long)sn->id,
-                              (unsigned long long)sn->comm_size);
+                              (unsigned long long)rn->comm_size, (unsigned long long)snd[6 * i + 4],
+                              (unsigned long long)sn->id, (unsigned long long)sn->comm_size);
                 break;
             }
             e->p2p = fs_xrealloc(e->p2p, (e->np2p + 1) * sizeof *e->p2p);
-            e->p2p[e->np2p++] = (struct ck_p2p){(uint32_t)snd[6 * i], (uint32_t)snd[6 * i + 1],
-                                                (uint32_t)snd[6 * i + 5],
-                                                (uint32_t)rcv[6 * k + 5], sn->comm_size};
+            e->p2p[e->np2p++] =
+                (struct ck_p2p){(uint32_t)snd[6 * i], (uint32_t)snd[6 * i + 1],
+                                (uint32_t)snd[6 * i + 5], (uint32_t)rcv[6 * k + 5], sn->comm_size};
             i++;
             k++;
         }
@@ -524,8 +522,9 @@ int chakra_add(struct net *n, struct job *j, struct diag *d) {
         return diag_set(d, sc->file, w->pos, FS_ENOTSUP,
                         "chakra with algorithm %s is not yet supported; use ring, tree or "
                         "halving_doubling",
-                        j->algo == ALGO_SHARP ? "sharp" : j->algo == ALGO_NVLS ? "nvls"
-                                                                               : "hierarchical");
+                        j->algo == ALGO_SHARP  ? "sharp"
+                        : j->algo == ALGO_NVLS ? "nvls"
+                                               : "hierarchical");
     char dir[192], prefix[56];
     uint32_t R = 0;
     int rc = find_files(w->path, dir, sizeof dir, prefix, sizeof prefix, &R, sc, w, d);

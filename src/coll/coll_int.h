@@ -27,7 +27,7 @@ enum xfer_kind {
 struct xfer {
     uint8_t kind;
     uint8_t reduce; /* XF_MSG: the receiver reduces it (host_rate) before it counts */
-    uint8_t stamp; /* XF_VIRTUAL: 0, or a Chakra row marker (1 start, 2 end; row in qp) */
+    uint8_t stamp;  /* XF_VIRTUAL: 0, or a Chakra row marker (1 start, 2 end; row in qp) */
     uint8_t pad;
     uint32_t qp;            /* XF_MSG: queue pair; XF_INNET: member index */
     uint32_t ndeps;         /* dependencies not yet done */

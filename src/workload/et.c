@@ -108,8 +108,8 @@ static bool attr_int(const ChakraProtoMsg__AttributeProto *a, int64_t *out) {
 
 /* Copies what fabsim uses from a decoded Node; an attribute of the wrong
  * type is an error (named). */
-static int take_node(const char *path, size_t off, const ChakraProtoMsg__Node *m,
-                     struct et_node *e, struct diag *d) {
+static int take_node(const char *path, size_t off, const ChakraProtoMsg__Node *m, struct et_node *e,
+                     struct diag *d) {
     memset(e, 0, sizeof *e);
     e->id = m->id;
     e->type = (uint32_t)m->type;
@@ -177,13 +177,12 @@ int et_read(const char *path, struct et_trace *t, struct diag *d) {
         uint32_t mlen;
         size_t h = varint32(buf + off, len - off, &mlen);
         if (!h || mlen > len - off - h) {
-            rc = diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL,
-                          "byte %zu: truncated or not a Chakra ET file: %s (%zu bytes left); "
-                          "an ET file is a stream of varint-length-prefixed protobuf messages",
-                          off,
-                          !h ? "bad length prefix"
-                             : "message longer than the rest of the file",
-                          len - off);
+            rc =
+                diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL,
+                         "byte %zu: truncated or not a Chakra ET file: %s (%zu bytes left); "
+                         "an ET file is a stream of varint-length-prefixed protobuf messages",
+                         off, !h ? "bad length prefix" : "message longer than the rest of the file",
+                         len - off);
             break;
         }
         const uint8_t *p = buf + off + h;

@@ -11,6 +11,8 @@ int cli_validate(int argc, char **argv);
 int cli_compare(int argc, char **argv);
 int cli_labs(int argc, char **argv);
 int cli_report(int argc, char **argv);
+/* fabsim topology: the fabric as a topology file (docs/inputs.md) */
+int cli_topology(int argc, char **argv);
 int cli_routes(int argc, char **argv); /* cli/routes.c */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -22,6 +22,7 @@ static void usage(FILE *f) {
             "  fabsim report DIR                       (re)build DIR/report.html\n"
             "  fabsim validate SCENARIO.yaml [--explain] [--set KEY=VALUE]...\n"
             "  fabsim routes SCENARIO.yaml [-o FILE]   InfiniBand LFTs as opensm-lfts.dump\n"
+            "  fabsim topology SCENARIO.yaml [-o FILE] the fabric as a topology file\n"
             "  fabsim --help | --version\n"
             "\n"
             "Exit status: 0 ran, 2 bad input or usage, 1 internal error.\n",
@@ -48,7 +49,9 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "labs")) return cli_labs(argc - 2, argv + 2);
     if (!strcmp(cmd, "report")) return cli_report(argc - 2, argv + 2);
     if (!strcmp(cmd, "routes")) return cli_routes(argc - 2, argv + 2);
-    return cli_usage_error("unknown command '%s'; commands: run, compare, labs, report, validate "
-                           "(fabsim --help)",
-                           cmd);
+    if (!strcmp(cmd, "topology")) return cli_topology(argc - 2, argv + 2);
+    return cli_usage_error(
+        "unknown command '%s'; commands: run, compare, labs, report, validate, routes, topology "
+        "(fabsim --help)",
+        cmd);
 }

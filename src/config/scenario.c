@@ -25,6 +25,7 @@
 #include "cc/cc.h"
 #include "core/mem.h"
 #include "net/net.h"
+#include "topo/tfile.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -56,8 +57,8 @@ static const char *const CC_NAMES[] = {"none", "dcqcn", NULL};
 static const char *const RETX_NAMES[] = {"go_back_n", "go_back_0", NULL};
 static const char *const CP_NAMES[] = {"sm", "bgp", NULL};
 static const char *const PRESET_NAMES[] = {"connectx", "paper", NULL};
-static const char *const TOPO_NAMES[] = {"single_switch", "leaf_spine",     "fat_tree",
-                                         "ring",          "rail_optimized", NULL};
+static const char *const TOPO_NAMES[] = {"single_switch",  "leaf_spine", "fat_tree", "ring",
+                                         "rail_optimized", "file",       NULL};
 static const char *const WL_NAMES[] = {
     "flows",         "permutation", "incast",   "alltoall",   "poisson", "allreduce", "allgather",
     "reducescatter", "broadcast",   "training", "nccl_tests", "chakra",  NULL};
@@ -87,6 +88,9 @@ uint32_t scenario_host_count(const struct topo_params *t) {
         break;
     case TOPO_RING:
         n = (uint64_t)t->ring_switches * t->ring_hosts_per_switch;
+        break;
+    case TOPO_FILE:
+        n = t->file ? (uint64_t)t->file->nhosts * t->file->gpus : 0;
         break;
     }
     return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
@@ -757,6 +761,74 @@ static int topo_mode(const void *obj) {
     return ((const struct topo_params *)obj)->kind;
 }
 
+/* topology kind: file (docs/inputs.md): the fabric is read here, when the
+ * scenario is loaded, because the workload's host names need its size. */
+static const char *const TFILE_FORMATS[] = {"auto", "yaml", "ibnetdiscover", "ibsim", NULL};
+static const char *const TFILE_RATES[] = {"fabric", "file", NULL};
+_Static_assert(TFILE_AUTO == 0 && TFILE_YAML == 1 && TFILE_IBNETDISCOVER == 2 && TFILE_IBSIM == 3,
+               "TFILE_FORMATS order");
+
+static char *path_near(const char *scenario_file, const char *p);
+
+static int topo_path_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct topo_params *t = obj;
+    const char *s;
+    int rc = schema_text(c, n, "a topology file", &s);
+    if (rc) return rc;
+    if (!s[0]) return schema_fail(c, n, FS_EINVAL, "must not be empty");
+    free(t->file_path);
+    t->file_path = path_near(c->file, s);
+    return 0;
+}
+
+static void topo_path_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    print_string(f, ((const struct topo_params *)obj)->file_path);
+}
+
+static int topo_rates_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct topo_params *t = obj;
+    const char *s;
+    int rc = schema_text(c, n, "file or fabric", &s);
+    if (rc) return rc;
+    if (strcmp(s, "file") && strcmp(s, "fabric"))
+        return schema_fail(c, n, FS_EINVAL,
+                           "'%.40s': rates are 'file' (each link's own, "
+                           "fabric.link where the file gives none) or 'fabric' (every link at "
+                           "fabric.link)",
+                           s);
+    t->file_rates = !strcmp(s, "file");
+    return 0;
+}
+
+static void topo_rates_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    fputs(TFILE_RATES[((const struct topo_params *)obj)->file_rates], f);
+}
+
+static int topo_file_check(struct schema_ctx *c, const struct yaml_node *map,
+                           const struct yaml_node *here, struct topo_params *t) {
+    const struct yaml_node *pn = yaml_map_get(map, "path");
+    if (t->file) return 0;
+    t->file = fs_xcalloc(1, sizeof *t->file);
+    int rc = tfile_read(t->file, t->file_path, (enum tfile_format)t->file_format, c->d);
+    if (rc) {
+        free(t->file);
+        t->file = NULL;
+        /* the file's own file:line error stays; say where it was named */
+        (void)pn, (void)here;
+        return rc;
+    }
+    const struct yaml_node *g = yaml_map_get(map, "gpus_per_host");
+    if (g && t->gpus_per_host != t->file->gpus)
+        return schema_fail(c, g, FS_EINVAL,
+                           "gpus_per_host is %u but the hosts of %s have gpus: %u; leave "
+                           "gpus_per_host out with kind: file",
+                           t->gpus_per_host, t->file_path, t->file->gpus);
+    t->gpus_per_host = t->file->gpus;
+    return 0;
+}
+
 /* Without `kind`, a nested block (`ring: {...}`) names the kind. */
 static int topo_infer(struct schema_ctx *c, const struct yaml_node *map,
                       const struct yaml_node *here, void *obj) {
@@ -779,6 +851,10 @@ static int topo_infer(struct schema_ctx *c, const struct yaml_node *map,
 
 static int topo_check(struct schema_ctx *c, const struct yaml_node *map,
                       const struct yaml_node *here, void *obj) {
+    if (((struct topo_params *)obj)->kind == TOPO_FILE) {
+        int rc = topo_file_check(c, map, here, obj);
+        if (rc) return rc;
+    }
     const struct topo_params *t = obj;
     const struct yaml_node *block = yaml_map_get(map, TOPO_NAMES[t->kind]);
     for (size_t i = 0; block && block->type == YAML_MAP && i < block->npairs; i++) {
@@ -827,6 +903,13 @@ static const struct schema_key TOPO_KEYS[] = {
     {KEY("nvlink", SCHEMA_RATE, TOP(nvlink_bps), "3600Gbps", NULL,
          "domain.md A8: NVLink 4, 450 GB/s per direction per GPU"),
      .min = 1},
+    {KEY("path", SCHEMA_CUSTOM, 0, NULL, NULL, NULL), .flags = SCHEMA_REQUIRED,
+     .only = M(TOPO_FILE), .parse = topo_path_parse, .print = topo_path_print},
+    {KEY("format", SCHEMA_ENUM, TOP(file_format), "auto", NULL,
+         "docs/inputs.md: by the file's name and content"),
+     .only = M(TOPO_FILE), .names = TFILE_FORMATS},
+    {KEY("rates", SCHEMA_CUSTOM, 0, "file", NULL, "docs/inputs.md: each link's rate from the file"),
+     .only = M(TOPO_FILE), .parse = topo_rates_parse, .print = topo_rates_print},
     {KEY("single_switch", SCHEMA_MAP, 0, NULL, NULL, NULL), .flags = SCHEMA_ALIAS,
      .only = M(TOPO_SINGLE_SWITCH), .sub = &SS_BLOCK},
     {KEY("leaf_spine", SCHEMA_MAP, 0, NULL, NULL, NULL), .flags = SCHEMA_ALIAS,
@@ -1600,6 +1683,9 @@ void scenario_fini(struct scenario *sc) {
         free(sc->events[i].target);
     free(sc->events);
     free(sc->fabric.lft_file);
+    free(sc->topo.file_path);
+    if (sc->topo.file) tfile_free(sc->topo.file);
+    free(sc->topo.file);
     free(sc->name);
     free(sc->file);
     memset(sc, 0, sizeof *sc);

@@ -28,7 +28,8 @@ enum topo_kind {
     TOPO_LEAF_SPINE,
     TOPO_FAT_TREE,
     TOPO_RING,
-    TOPO_RAIL_OPTIMIZED
+    TOPO_RAIL_OPTIMIZED,
+    TOPO_FILE /* a user's own fabric from a file (topo/tfile.h, docs/inputs.md) */
 };
 
 enum wl_kind {
@@ -170,7 +171,16 @@ struct topo_params {
     /* rail_optimized: hosts, gpus_per_host (= leaves), spines */
     uint32_t gpus_per_host;
     uint64_t nvlink_bps;
+    /* file: the path (resolved against the scenario's folder), its format
+     * (enum tfile_format), link rates from the file (or all fabric.link),
+     * and the fabric read from it when the scenario was loaded */
+    char *file_path;
+    int file_format;
+    bool file_rates;
+    struct topo_file *file;
 };
+
+struct topo_file;
 
 struct wl_flow {
     uint32_t src, dst; /* host indices */

@@ -183,8 +183,8 @@ static void nt_cols(FILE *f, double t, uint64_t size, double bf) {
         fprintf(f, "  %7s  %6s  %6s  %5s", "-", "-", "-", "N/A");
         return;
     }
-    char ts[32];
-    snprintf(ts, sizeof ts, t < 1e4 ? "%7.2f" : t < 1e6 ? "%7.1f" : "%7.0f", t);
+    char ts[32]; /* nccl-tests common.cu: %7.0f from 10 ms, %7.1f from 100 us */
+    snprintf(ts, sizeof ts, t >= 1e4 ? "%7.0f" : t >= 100 ? "%7.1f" : "%7.2f", t);
     double algbw = t > 0 ? (double)size / 1e3 / t : 0.0;
     fprintf(f, "  %7s  %6.2f  %6.2f  %5s", ts, algbw, algbw * bf, "N/A");
 }

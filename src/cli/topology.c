@@ -6,6 +6,7 @@
  * `topology: {kind: file, path: FILE}` reads back into the same fabric.
  */
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "config/scenario.h"
 #include "core/diag.h"
 #include "core/mem.h"
@@ -16,31 +17,66 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TOPOLOGY_USAGE "usage: fabsim topology SCENARIO.yaml [-o FILE] [--set K=V]..."
+static const struct cli_opt TOPOLOGY_OPTS[] = {
+    {"out", 'o', "FILE", "write the topology file to FILE (default: standard output)"},
+    {"set", 's', "KEY=VALUE", "override a scenario key by its dotted path (repeatable)"},
+    {0},
+};
+
+const struct cli_cmd CLI_CMD_TOPOLOGY = {
+    "topology",
+    "SCENARIO.yaml",
+    "write the scenario's fabric as a topology file (YAML, docs/inputs.md)",
+    "Builds the scenario's fabric (any built-in topology, or a topology file) and writes\n"
+    "it in fabsim's topology-file form: nodes with kinds and GPU counts, links with their\n"
+    "ends, ports, rate and length. `topology: {kind: file, path: FILE}` reads it back\n"
+    "into the same fabric; edit it to describe a design that does not exist yet.",
+    TOPOLOGY_OPTS,
+    "fabsim topology scenarios/examples/incast.yaml -o my-fabric.yaml",
+    cli_topology,
+};
+
+struct topology_opts {
+    const char *out;
+    const char **sets;
+    size_t nsets;
+};
+
+static int on_opt(void *ctx, int key, const char *arg) {
+    struct topology_opts *o = ctx;
+    switch (key) {
+    case 'o':
+        o->out = arg;
+        return 0;
+    case 's':
+        if (!strchr(arg, '='))
+            return cli_usage_error("--set needs KEY=VALUE, e.g. --set topology.leaves=8");
+        o->sets[o->nsets++] = arg;
+        return 0;
+    }
+    return cli_usage_error("internal: unhandled option %d", key);
+}
 
 int cli_topology(int argc, char **argv) {
-    const char *file = NULL, *out = NULL;
-    const char **sets = fs_xcalloc((size_t)argc + 1, sizeof *sets);
-    size_t nsets = 0;
-    for (int i = 0; i < argc; i++) {
-        if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--out")) && i + 1 < argc) {
-            out = argv[++i];
-        } else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
-            sets[nsets++] = argv[++i];
-        } else if (argv[i][0] == '-' || file) {
-            free(sets);
-            return cli_usage_error(TOPOLOGY_USAGE);
-        } else {
-            file = argv[i];
-        }
-    }
-    if (!file) {
+    struct topology_opts o = {0};
+    o.sets = fs_xcalloc((size_t)argc + 1, sizeof *o.sets);
+    char **pos = fs_xcalloc((size_t)argc + 1, sizeof *pos);
+    int npos = 0;
+    int rc = cli_parse(&CLI_CMD_TOPOLOGY, argc, argv, on_opt, &o, pos, &npos);
+    if (!rc && npos != 1)
+        rc = cli_usage_error(npos ? "topology: one scenario file at a time"
+                                  : "topology: missing SCENARIO.yaml (fabsim topology --help)");
+    const char *file = npos ? pos[0] : NULL, *out = o.out;
+    const char **sets = o.sets;
+    size_t nsets = o.nsets;
+    free(pos);
+    if (rc) {
         free(sets);
-        return cli_usage_error(TOPOLOGY_USAGE);
+        return rc == CLI_HELP ? 0 : rc;
     }
     struct scenario sc;
     struct diag d = {0};
-    int rc = scenario_load(&sc, file, sets, nsets, &d);
+    rc = scenario_load(&sc, file, sets, nsets, &d);
     free(sets);
     if (rc) {
         diag_print(&d, stderr);

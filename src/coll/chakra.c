@@ -569,6 +569,7 @@ static uint32_t new_row(struct net *n, struct ck_entry *e, uint32_t call, const 
     r->job = e->job;
     r->op = (uint8_t)c->op;
     r->algorithm = (uint8_t)pj->algo;
+    r->proto = algo_proto(n, pj, c->op, pj->algo, c->bytes);
     r->ranks = pj->nranks;
     r->size_bytes = c->bytes;
     r->start_ps = r->end_ps = SIM_TIME_NEVER;

@@ -13,6 +13,7 @@
 #include "net/net.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <unistd.h>
 
 /* ---- a tiny protobuf writer ---- */
@@ -370,7 +371,11 @@ static void test_nccl_tests_sweep(void **state) {
         for (int k = 0; k < 4; k++) {
             const struct coll_row *r = &a.m.net.coll_rows[1 + 4 * s + k];
             assert_int_equal(r->size_bytes, sizes[s]);
-            if (row_ns(&a, 1 + 4 * s + (uint32_t)k) != row_ns(&b, (uint32_t)s))
+            /* the first call of a size follows the same call as in the built-in
+             * sweep: equal to the ps; the repeats follow a call of their own size
+             * (its last ACKs still on the wire): within 0.1% */
+            double ta = row_ns(&a, 1 + 4 * s + (uint32_t)k), tb = row_ns(&b, (uint32_t)s);
+            if (k == 0 ? ta != tb : fabs(ta - tb) > 1e-3 * tb)
                 fail_msg("size %llu call %d: %.3f ns vs built-in %.3f ns",
                          (unsigned long long)sizes[s], k, row_ns(&a, 1 + 4 * s + (uint32_t)k),
                          row_ns(&b, (uint32_t)s));

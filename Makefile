@@ -22,6 +22,12 @@ SRCS    := $(filter-out src/cli/main.c,$(shell find src -name '*.c' | sort))
 OBJS    := $(SRCS:%.c=$(BUILD)/%.o)
 TESTS_SRC := $(shell find tests -name 'test_*.c' | sort)
 TESTS   := $(TESTS_SRC:%.c=$(BUILD)/%)
+# Chakra execution traces (docs/inputs.md): C code generated from
+# src/workload/et_def.proto by protoc-c at build time (never committed); only
+# src/workload/et.c includes it.
+GEN_PB  := $(BUILD)/gen/workload/et_def.pb-c
+OBJS    += $(GEN_PB).o
+LDLIBS  += -lprotobuf-c
 BENCH_SRC := $(shell find bench -name '*.c' 2>/dev/null | sort)
 BENCHES := $(BENCH_SRC:%.c=$(BUILD)/%)
 
@@ -73,6 +79,16 @@ deps-test:
 $(BUILD)/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(GEN_PB).c $(GEN_PB).h: src/workload/et_def.proto | $(DEPS_STAMP)
+	@mkdir -p $(dir $(GEN_PB))
+	protoc-c --proto_path=src/workload --c_out=$(dir $(GEN_PB)) $<
+
+$(GEN_PB).o: $(GEN_PB).c $(GEN_PB).h
+	$(CC) $(CFLAGS) -I$(dir $(GEN_PB)) -c $< -o $@
+
+$(BUILD)/src/workload/et.o: CFLAGS += -I$(BUILD)/gen
+$(BUILD)/src/workload/et.o: $(GEN_PB).h
 
 $(BUILD)/libfabsim.a: $(OBJS)
 	@rm -f $@

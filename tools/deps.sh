@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs the Debian packages fabsim needs, when missing. Needs root or sudo.
-#   sh tools/deps.sh build   what `make` and `make demo` need: libfyaml, and
+#   sh tools/deps.sh build   what `make` and `make demo` need: libfyaml,
+#                            protobuf-c (Chakra traces), and
 #                            node/npm for the report's chart library
 #                            (`make deps`, run by make the first time)
 #   sh tools/deps.sh test    what only the tests and developer targets need:
@@ -20,6 +21,9 @@ case "$mode" in
 build)
     [ -f /usr/include/libfyaml.h ] || need="$need libfyaml-dev"
     command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
+    # Chakra execution traces (docs/inputs.md): protobuf-c and its code generator
+    [ -f /usr/include/protobuf-c/protobuf-c.h ] || need="$need libprotobuf-c-dev"
+    command -v protoc-c >/dev/null 2>&1 || need="$need protobuf-c-compiler"
     command -v node >/dev/null 2>&1 || need="$need nodejs"
     command -v npm >/dev/null 2>&1 || need="$need npm"
     ;;

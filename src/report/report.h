@@ -71,8 +71,10 @@ struct jw;
 char *report_validation_load(const char *dir);
 void report_validation_write(const char *json, struct jw *w);
 
-/* Finds report/web (the chart library's npm folder): $FABSIM_WEB_DIR, then
- * report/web next to or above the running binary, then ./report/web. */
+/* Finds the report's web assets (report.js, report.css, node_modules/vega*):
+ * $FABSIM_WEB_DIR, then PREFIX/share/fabsim/web of an installed binary
+ * (PREFIX/bin/fabsim), then report/web above the running binary (a source
+ * tree), then ./report/web. */
 int report_find_web(char *out, size_t len);
 
 #endif /* FABSIM_REPORT_REPORT_H */

@@ -254,6 +254,8 @@ void results_write_json(const struct model *m, FILE *f) {
     write_flows(m, &w);
     write_collectives(m, &w);
     coll_write_training(&m->net, &w);
+    coll_write_nccl_tests(&m->net, &w); /* docs/inputs.md */
+    coll_write_chakra(&m->net, &w);
     write_control_plane(m, &w);
     if (m->net.ctrl && m->net.ctrl->write_results) m->net.ctrl->write_results(&m->net, &w);
     jw_obj_end(&w);

@@ -256,7 +256,7 @@ void cli_help(const struct cli_cmd *c, FILE *f) {
         if (h[l]) print_lines(f, h + l + 1, 30);
     }
     if (c->example) {
-        fprintf(f, "\nexample%s:\n", strchr(c->example, '\n') ? "s" : "");
+        fprintf(f, "\nexample%s:\n", strstr(c->example, "\nfabsim ") ? "s" : "");
         print_lines(f, c->example, 2);
     }
 }

@@ -177,7 +177,7 @@ install: $(BUILD)/fabsim $(BUILD)/libfabsim.a $(BUILD)/fabsim.1 $(CHART_STAMP)
 	install -m 644 report/web/report.js report/web/report.css $(SHARE)/web/
 	for f in $(CHART_FILES); do \
 	  install -D -m 644 report/web/node_modules/$$f $(SHARE)/web/node_modules/$$f || exit 1; done
-	for f in $$(find scenarios -name '*.yaml' | sort); do \
+	for f in $$(find scenarios -type f \( -name '*.yaml' -o -path '*/examples/inputs/*' \) | sort); do \
 	  install -D -m 644 $$f $(SHARE)/$$f || exit 1; done
 	install -m 644 docs/labs/*.md $(SHARE)/docs/labs/
 

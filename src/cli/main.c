@@ -4,7 +4,11 @@
  * can drive everything else through libfabsim.a.
  */
 #include "cli/cli.h"
+#include "core/file.h"
+#include "core/sig.h"
 #include "stats/results.h"
+
+#include <signal.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -28,7 +32,7 @@ static void usage(FILE *f) {
             FABSIM_VERSION);
 }
 
-int main(int argc, char **argv) {
+static int dispatch(int argc, char **argv) {
     if (argc < 2) {
         usage(stderr);
         return 2;
@@ -51,4 +55,14 @@ int main(int argc, char **argv) {
     return cli_usage_error("unknown command '%s'; commands: run, compare, labs, report, validate "
                            "(fabsim --help)",
                            cmd);
+}
+
+/* Every command's standard output is checked at the end (validate --explain
+ * > /dev/full is exit 1, not a silent 0). SIGXFSZ (ulimit -f) is ignored so
+ * that an oversized write fails with EFBIG and is reported like a full disk;
+ * SIGINT and SIGTERM stop a run cleanly (core/sig.h). */
+int main(int argc, char **argv) {
+    signal(SIGXFSZ, SIG_IGN);
+    sig_install();
+    return fs_stdout_check(dispatch(argc, argv));
 }

@@ -10,10 +10,12 @@
 #include "cli/cli.h"
 #include "config/scenario.h"
 #include "core/diag.h"
+#include "core/file.h"
 #include "core/mem.h"
 #include "ctrl/sm.h"
 #include "net/model.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,27 +71,30 @@ int cli_routes(int argc, char **argv) {
         scenario_fini(&sc);
         return 2;
     }
-    if (ibsim) {
-        FILE *t = fopen(ibsim, "w");
-        if (!t) {
-            perror(ibsim);
-            model_fini(&m);
-            scenario_fini(&sc);
-            return 2;
+    /* Both files atomic (core/file.h); a write error is exit 1. */
+    struct fs_out t = {0}, o = {0};
+    int status = 0;
+    if (ibsim && fs_out_open(&t, ibsim)) {
+        fprintf(stderr, "fabsim: %s: cannot write: %s\n", ibsim, strerror(errno));
+        status = 1;
+    } else if (ibsim) {
+        sm_ibsim_write(&m.net, t.f);
+        if (fs_out_commit(&t)) {
+            fprintf(stderr, "fabsim: %s: write failed: %s\n", ibsim, strerror(errno));
+            status = 1;
         }
-        sm_ibsim_write(&m.net, t);
-        fclose(t);
     }
-    FILE *f = out ? fopen(out, "w") : stdout;
-    if (!f) {
-        perror(out);
-        model_fini(&m);
-        scenario_fini(&sc);
-        return 2;
+    if (!status && out && fs_out_open(&o, out)) {
+        fprintf(stderr, "fabsim: %s: cannot write: %s\n", out, strerror(errno));
+        status = 1;
+    } else if (!status) {
+        sm_dump_write(&m.net, sm, out ? o.f : stdout);
+        if (out && fs_out_commit(&o)) {
+            fprintf(stderr, "fabsim: %s: write failed: %s\n", out, strerror(errno));
+            status = 1;
+        }
     }
-    sm_dump_write(&m.net, sm, f);
-    if (out) fclose(f);
     model_fini(&m);
     scenario_fini(&sc);
-    return 0;
+    return status;
 }

@@ -6,6 +6,7 @@
 #include "cli/cli.h"
 #include "config/scenario.h"
 #include "core/diag.h"
+#include "core/file.h"
 #include "core/mem.h"
 #include "net/model.h"
 #include "stats/ctrace.h"
@@ -13,6 +14,7 @@
 #include "stats/results.h"
 #include "stats/wall.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,12 +22,13 @@
 #include <unistd.h>
 
 int cli_usage_error(const char *fmt, ...) {
+    char raw[1024], esc[2048];
     va_list ap;
     va_start(ap, fmt);
-    fputs("fabsim: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    fs_escape_ctl(raw, esc, sizeof esc); /* options are echoed: one line, no escapes */
+    fprintf(stderr, "fabsim: %s\n", esc);
     return 2;
 }
 
@@ -105,67 +108,100 @@ static void progress(const struct model *m, void *arg) {
             el > 0 ? (double)m->sim.events_run / el / 1e6 : 0.0);
 }
 
-/* Runs one loaded scenario into `out` (NULL = out/<name>). Exit status. */
+/* The same file, whether or not it exists yet: its folder resolved (which
+ * must exist) and the same last component. */
+static bool same_file(const char *a, const char *b) {
+    char ra[4096], rb[4096];
+    const char *ba = strrchr(a, '/'), *bb = strrchr(b, '/');
+    if (strcmp(ba ? ba + 1 : a, bb ? bb + 1 : b)) return false;
+    char da[4096], db[4096];
+    snprintf(da, sizeof da, "%.*s", ba ? (int)(ba - a) + 1 : 1, ba ? a : ".");
+    snprintf(db, sizeof db, "%.*s", bb ? (int)(bb - b) + 1 : 1, bb ? b : ".");
+    return realpath(da, ra) && realpath(db, rb) && !strcmp(ra, rb);
+}
+
+/* --pcap / --trace must not name results.json or links.csv of the run. */
+static int check_collision(const char *opt, const char *file, const char *dir) {
+    static const char *const own[] = {"results.json", "links.csv"};
+    char p[4200];
+    for (int i = 0; i < 2; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, own[i]);
+        if (file && same_file(file, p))
+            return cli_usage_error("%s %s would overwrite the run's %s; choose another file", opt,
+                                   file, own[i]);
+    }
+    return 0;
+}
+
+/* Runs one loaded scenario into `out` (NULL = out/<name>). Exit status. The
+ * output folder is created first, so that a folder that cannot be created
+ * fails before the run; results.json is written even when a trace or pcap
+ * write failed (exit 1 then). */
 static int run_one(const struct scenario *sc, const char *out, bool quiet,
                    const struct run_opts *o) {
     struct model m;
     struct diag d = {0};
-    int rc = model_build(&m, sc, &d);
+    char dir[4096];
+    if (out)
+        snprintf(dir, sizeof dir, "%s", out);
+    else
+        snprintf(dir, sizeof dir, "out/%s", sc->name);
+    if (results_mkdirs(dir)) {
+        fprintf(stderr, "fabsim: %s: cannot create output folder: %s\n", dir, strerror(errno));
+        return 2;
+    }
+    int rc = check_collision("--trace", o->trace, dir);
+    if (!rc) rc = check_collision("--pcap", o->pcap, dir);
+    if (rc) return rc;
+    rc = model_build(&m, sc, &d);
     if (rc) {
         diag_print(&d, stderr);
         model_fini(&m);
         return rc == FS_EINTERNAL ? 1 : 2;
     }
     struct pcap_sink pcap = {0};
-    if (o->pcap && pcap_sink_open(&pcap, &m.net, o->pcap, o->pcap_filter, o->pcap_max, &d)) {
-        diag_print(&d, stderr);
-        pcap_sink_close(&pcap, &m.net);
-        model_fini(&m);
-        return 2;
-    }
     struct ctrace_sink ct = {0};
-    if (o->trace && ctrace_sink_open(&ct, &m.net, o->trace, o->trace_max, &d)) {
+    if (o->pcap) rc = pcap_sink_open(&pcap, &m.net, o->pcap, o->pcap_filter, o->pcap_max, &d);
+    if (!rc && o->trace) rc = ctrace_sink_open(&ct, &m.net, o->trace, o->trace_max, &d);
+    if (rc) { /* a bad --pcap-filter is input (2); a file that cannot be written, 1 */
         diag_print(&d, stderr);
-        pcap_sink_close(&pcap, &m.net);
+        pcap_sink_abort(&pcap, &m.net);
         model_fini(&m);
-        return 2;
+        return rc == FS_EINTERNAL ? 1 : 2;
     }
     bool tty = !quiet && isatty(2);
     double t0 = wall_now_s();
     model_run(&m, tty ? progress : NULL, &t0);
     if (tty) fputs("\r\033[K", stderr);
+    int status = 0;
     if (o->pcap) {
-        pcap_sink_close(&pcap, &m.net);
-        if (!quiet)
+        if (pcap_sink_close(&pcap, &m.net)) {
+            fprintf(stderr, "fabsim: %s: write failed: %s\n", o->pcap, strerror(errno));
+            status = 1;
+        } else if (!quiet)
             printf("  pcap: %s (%llu packets)\n", o->pcap, (unsigned long long)pcap.written);
     }
     if (o->trace) {
         if (ctrace_sink_close(&ct, &m.net)) {
-            fprintf(stderr, "fabsim: %s: write error\n", o->trace);
-            model_fini(&m);
-            return 2;
-        }
-        if (!quiet)
+            fprintf(stderr, "fabsim: %s: write failed: %s\n", o->trace, strerror(errno));
+            status = 1;
+        } else if (!quiet)
             printf("  trace: %s (%llu events%s)\n", o->trace, (unsigned long long)ct.written,
                    ct.dropped ? ", capped by --trace-max" : "");
     }
-    char dir[4096];
-    if (out)
-        snprintf(dir, sizeof dir, "%s", out);
-    else
-        snprintf(dir, sizeof dir, "out/%s", sc->name);
     rc = results_write_dir(&m, dir, &d);
     if (rc) {
         diag_print(&d, stderr);
         model_fini(&m);
-        return 2;
+        return rc == FS_EINTERNAL ? 1 : 2;
     }
     if (!quiet) {
         results_print_summary(&m, stdout);
         printf("  results: %s/results.json, %s/links.csv\n", dir, dir);
     }
+    if (!status && m.interrupted) status = 128 + m.interrupted;
     model_fini(&m);
-    return 0;
+    return status;
 }
 
 /* Parses the options and loads the one scenario they name, with its --set

@@ -1323,7 +1323,9 @@ static int scenario_check(struct schema_ctx *c, const struct yaml_node *map,
         len -= 5;
     else if (len > 4 && !strcmp(base + len - 4, ".yml"))
         len -= 4;
-    if (len == 0 || !strcmp(base, ".") || !strcmp(base, "..")) {
+    /* "...yaml" would name the folder ".." (the working directory's parent
+     * under out/, the working directory itself with -o out/..). */
+    if (len == 0 || (len <= 2 && !strncmp(base, "..", len))) {
         sc->name = fs_xstrdup("scenario");
         return 0;
     }

@@ -4,6 +4,7 @@
 #include "config/scenario.h"
 #include "core/diag.h"
 #include "core/mem.h"
+#include "core/sig.h"
 #include "ctrl/ctrl.h"
 #include "net/deadlock.h"
 #include "flowctl/flowctl.h"
@@ -190,16 +191,29 @@ int model_build(struct model *m, const struct scenario *sc, struct diag *d) {
     return 0;
 }
 
+/* Every 2^16 events (a few ms of wall time): a SIGINT/SIGTERM ends the run
+ * (core/sig.h); every 16th time, the progress line. */
+#define TICK_EVENTS (1u << 16)
+
 static void tick(struct sim *s, void *arg) {
     void **a = arg;
-    ((model_progress_fn)a[0])((const struct model *)a[1], a[2]);
-    (void)s;
+    struct model *m = a[1];
+    if (sig_pending()) {
+        m->interrupted = sig_pending();
+        sim_stop(s);
+        return;
+    }
+    if (a[0] && (s->events_run / TICK_EVENTS) % 16 == 0)
+        ((model_progress_fn)a[0])((const struct model *)a[1], a[2]);
 }
 
 void model_run(struct model *m, model_progress_fn progress, void *arg) {
     double t0 = wall_now_s();
     void *targ[3] = {(void *)progress, m, arg};
-    sim_run(&m->sim, progress ? tick : NULL, targ, 1u << 20);
+    if (sig_pending()) /* arrived while building */
+        m->interrupted = sig_pending();
+    else
+        sim_run(&m->sim, tick, targ, TICK_EVENTS);
     struct net *n = &m->net;
     /* The time the model reached: the last event run. */
     sampler_take(&m->sampler, n, m->sim.now_ps);

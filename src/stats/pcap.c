@@ -8,6 +8,7 @@
 
 #include "config/scenario.h"
 #include "core/diag.h"
+#include "core/file.h"
 #include "net/net.h"
 #include "net/packet.h"
 #include "stats/trace.h"
@@ -242,10 +243,10 @@ int pcap_sink_open(struct pcap_sink *s, struct net *n, const char *path, const c
         return diag_set(d, "--pcap-filter", (struct srcpos){0, 0}, FS_EINVAL,
                         "'%s': use link=NAME or flow=ID", filter);
     }
-    s->f = fopen(path, "wb");
-    if (!s->f)
-        return diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL, "cannot write: %s",
+    if (fs_out_open(&s->out, path)) /* core/file.h: atomic, write errors checked */
+        return diag_set(d, path, (struct srcpos){0, 0}, FS_EINTERNAL, "cannot write: %s",
                         strerror(errno));
+    s->f = s->out.f;
     uint8_t h[24];
     le32(h, 0xa1b23c4d); /* nanosecond timestamps */
     h[4] = 2, h[5] = 0, h[6] = 4, h[7] = 0;
@@ -257,8 +258,15 @@ int pcap_sink_open(struct pcap_sink *s, struct net *n, const char *path, const c
     return 0;
 }
 
-void pcap_sink_close(struct pcap_sink *s, struct net *n) {
+int pcap_sink_close(struct pcap_sink *s, struct net *n) {
     trace_detach(n, s);
-    if (s->f) fclose(s->f);
+    int rc = s->f ? fs_out_commit(&s->out) : 0;
+    s->f = NULL;
+    return rc;
+}
+
+void pcap_sink_abort(struct pcap_sink *s, struct net *n) {
+    trace_detach(n, s);
+    fs_out_abort(&s->out);
     s->f = NULL;
 }

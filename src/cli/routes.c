@@ -13,6 +13,7 @@
 #include "core/file.h"
 #include "core/mem.h"
 #include "ctrl/sm.h"
+#include "net/estimate.h"
 #include "net/model.h"
 
 #include <errno.h>
@@ -56,6 +57,11 @@ int cli_routes(int argc, char **argv) {
     free(sets);
     if (rc) {
         diag_print(&d, stderr);
+        return 2;
+    }
+    if (model_check_memory(&sc, 0, &d)) { /* net/estimate.h: before building */
+        diag_print(&d, stderr);
+        scenario_fini(&sc);
         return 2;
     }
     struct model m;

@@ -7,7 +7,9 @@
 #include "config/scenario.h"
 #include "core/diag.h"
 #include "core/file.h"
+#include "core/units.h"
 #include "core/mem.h"
+#include "net/estimate.h"
 #include "net/model.h"
 #include "stats/ctrace.h"
 #include "stats/pcap.h"
@@ -44,6 +46,7 @@ struct run_opts {
     uint64_t pcap_max;              /* --pcap-max N (0 = no limit) */
     const char *trace;              /* --trace FILE: Chrome trace / Perfetto JSON */
     uint64_t trace_max;             /* --trace-max N events (0 = the default) */
+    uint64_t max_memory;            /* --max-memory SIZE (0 = MemAvailable) */
 };
 
 static int parse_opts(int argc, char **argv, struct run_opts *o, int max_files, bool allow_run) {
@@ -84,6 +87,12 @@ static int parse_opts(int argc, char **argv, struct run_opts *o, int max_files, 
             o->trace_max = strtoull(argv[++i], &end, 10);
             if (*end || !o->trace_max)
                 return cli_usage_error("--trace-max needs a positive number of events");
+        } else if (!strcmp(a, "--max-memory")) {
+            char why[160];
+            if (i + 1 >= argc || units_parse_size(argv[i + 1], &o->max_memory, why, sizeof why) ||
+                !o->max_memory)
+                return cli_usage_error("--max-memory needs a size such as 8GiB or 512MB");
+            i++;
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
             o->quiet = true;
         } else if (!strcmp(a, "--explain") && !allow_run) {
@@ -212,6 +221,12 @@ static int load_one(int argc, char **argv, struct run_opts *o, bool run, struct 
     struct diag d = {0};
     if (scenario_load(sc, o->files[0], o->sets, o->nsets, &d)) {
         diag_print(&d, stderr);
+        return 2;
+    }
+    /* Before building: a fabric too large for the machine fails now. */
+    if (model_check_memory(sc, o->max_memory, &d)) {
+        diag_print(&d, stderr);
+        scenario_fini(sc);
         return 2;
     }
     return 0;

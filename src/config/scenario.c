@@ -20,6 +20,8 @@
  */
 #include "config/scenario.h"
 
+#include "config/limits.h"
+
 #include "config/schema.h"
 #include "config/yaml.h"
 #include "cc/cc.h"
@@ -1377,6 +1379,7 @@ static int load(struct scenario *sc, struct yaml_doc *doc, const char *const *se
         c.file = sc->file;
         rc = schema_read(&c, &SCHEMA_SCENARIO, doc->root, sc, false, doc->root);
     }
+    if (!rc) rc = scenario_check_limits(sc, d); /* config/limits.h */
     yaml_doc_fini(doc);
     if (rc) scenario_fini(sc);
     return rc;

@@ -145,6 +145,45 @@ import json,sys
 s=json.load(open('oev/results.json'))['summary']
 sys.exit(0 if s['completed'] and 0 < s['done_ns'] < 10000 and s['control_plane_pending'] else 1)"
 
+# --- robust_memory_*: the estimate before building, --max-memory, and out
+# of memory as exit 1 (not abort's 134).
+sed 's/topology: .*/topology: {kind: fat_tree, k: 128}/' small.yaml >ft.yaml
+t0=$(date +%s%N)
+"$FAB" validate ft.yaml >/dev/null 2>err.txt
+rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+cat err.txt
+check robust_memory_estimate test "$rc" -eq 2 -a "$ms" -lt 2000 -a "$(grep -c 'forwarding tables' err.txt)" -eq 1
+"$FAB" run small.yaml -o omem --max-memory 16KiB -q >/dev/null 2>err.txt
+check robust_max_memory test $? -eq 2 -a "$(lines err.txt)" -eq 1 -a "$(grep -c 'largest part' err.txt)" -eq 1 -a ! -e omem
+case "$B" in
+*check*) echo "skip: robust_oom_exit_1 (ulimit -v and the sanitizers' shadow memory do not mix)" ;;
+*)
+    sed 's/topology: .*/topology: {kind: fat_tree, k: 24}/' small.yaml >ft24.yaml
+    (ulimit -v 150000; "$FAB" run ft24.yaml -o oft --max-memory 100GiB -q >/dev/null 2>err.txt)
+    check robust_oom_exit_1 test $? -eq 1 -a "$(lines err.txt)" -eq 1
+    ;;
+esac
+
+# --- robust_limit_*: expanded workload size bounded (YAML aliases, alltoall).
+python3 - <<'PY'
+f = open('amp.yaml', 'w')
+f.write(open('small.yaml').read().split('workload:')[0] + 'workload:\n')
+f.write('  - &e0 {kind: flows, flows: [&f {src: h1, dst: h0, size: 4KiB}, ' + ', '.join(['*f'] * 5000) + ']}\n')
+f.write('  - *e0\n' * 5000)
+PY
+t0=$(date +%s%N)
+"$FAB" validate amp.yaml >/dev/null 2>err.txt
+rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+cat err.txt
+check robust_limit_yaml_aliases test "$rc" -eq 2 -a "$ms" -lt 2000 -a "$(grep -c YAML_MAX_EXPANDED_NODES err.txt)" -eq 1
+sed 's/  - {kind: incast.*/  - {kind: alltoall, size: 4KiB}/; s/topology: .*/topology: {kind: leaf_spine, leaves: 64, spines: 4, hosts_per_leaf: 64}/' small.yaml >a2a.yaml
+"$FAB" validate a2a.yaml >/dev/null 2>err.txt
+rc=$?
+cat err.txt
+check robust_limit_flows test "$rc" -eq 2 -a "$(grep -c 'workload.0: .*SC_MAX_FLOWS' err.txt)" -eq 1
+
 # --- robust_report_hostile: a scenario named x<!--<script> and a lab link to
 # javascript: neither break nor script the page; findings.json, report.html
 # and the old fixed .report.html.tmp are never written through symlinks.

@@ -57,6 +57,7 @@ static void on_scenario_event(struct sim *s, const struct event *e) {
     bool second = e->arg >> 31; /* end of a host stall */
     const struct sc_event *ev = &n->sc->events[idx];
     struct sc_ev_state *st = &evs[idx];
+    n->sc_events_left--;
     switch (ev->kind) {
     case EV_LINK_DOWN: {
         struct cp_row *r = &n->cp_rows[st->cp_row];
@@ -93,6 +94,7 @@ static int build_events(struct model *m, struct diag *d) {
             sim_at(&m->sim, ev->at_ps, 0, NET_EV_SCENARIO, (uint32_t)i, 0);
             sim_at(&m->sim, ev->at_ps + ev->for_ps, 0, NET_EV_SCENARIO, (uint32_t)i | 0x80000000u,
                    0);
+            n->sc_events_left += 2;
             continue;
         }
         bool directed = false;
@@ -114,6 +116,7 @@ static int build_events(struct model *m, struct diag *d) {
             r->rerouted_ps = r->local_rerouted_ps = SIM_TIME_NEVER;
         }
         sim_at(&m->sim, ev->at_ps, 0, NET_EV_SCENARIO, (uint32_t)i, 0);
+        n->sc_events_left++;
     }
     return 0;
 }
@@ -155,6 +158,7 @@ int model_build(struct model *m, const struct scenario *sc, struct diag *d) {
     sim_register(&m->sim, NET_EV_SCENARIO, on_scenario_event);
     sim_register(&m->sim, NET_EV_GEN, workload_on_gen);
     sim_register(&m->sim, NET_EV_DEADLOCK, deadlock_on_event);
+    sim_register(&m->sim, NET_EV_STUCK, stuck_on_event);
 
     const struct fabric_params *f = &sc->fabric;
     n->mtu_bytes = f->mtu_bytes;
@@ -188,6 +192,7 @@ int model_build(struct model *m, const struct scenario *sc, struct diag *d) {
     /* Only lossless fabrics can deadlock; a lossy one drops instead. */
     if (sc->fabric.flow_control != FLOWCTL_NONE)
         deadlock_start(n, f->deadlock_timeout_ps ? f->deadlock_timeout_ps : DEADLOCK_CHECK_PS);
+    stuck_start(n);
     return 0;
 }
 
@@ -238,6 +243,7 @@ void model_fini(struct model *m) {
     if (n->cc && n->cc->fini) n->cc->fini(n);
     workload_fini(n);
     deadlock_fini(n);
+    stuck_fini(n);
     nic_reorder_fini(n);
     if (n->ctrl && n->ctrl->fini) n->ctrl->fini(n);
     free(n->ev_state);

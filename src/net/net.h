@@ -12,6 +12,7 @@
 #include "core/rng.h"
 #include "core/sim.h"
 #include "net/packet.h"
+#include "net/stuck.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -36,6 +37,7 @@ enum net_ev {
     NET_EV_SCENARIO,    /* arg = index into scenario events */
     NET_EV_GEN,         /* arg = generator id (open-loop workloads) */
     NET_EV_DEADLOCK,    /* periodic deadlock check */
+    NET_EV_STUCK,       /* periodic no-progress check (net/stuck.c) */
     NET_EV_FIRST_FREE,  /* modules (ctrl, coll, flowctl, cc) take kinds from here */
     NET_EV_CTRL = NET_EV_FIRST_FREE,
     NET_EV_FLOWCTL,
@@ -257,6 +259,9 @@ struct net {
     uint32_t ctrl_pending;
     bool ctrl_held;            /* the control plane acted at least once */
     sim_time_ps ctrl_done_ps; /* when ctrl_pending last reached 0 */
+    /* A control plane that reacts on timers without holding the run (BGP):
+     * the last reaction it has scheduled (net/stuck.c waits for it). */
+    sim_time_ps ctrl_busy_until_ps;
     uint64_t pkts_in_flight;
 
     struct sampler *sampler;
@@ -269,6 +274,9 @@ struct net {
     uint32_t ncp_rows;
     struct deadlock_info deadlock;
     void *deadlock_state;
+    struct stuck_info stuck; /* net/stuck.h: a run that cannot finish */
+    void *stuck_state;
+    uint32_t sc_events_left; /* scenario events not yet run (a link may come back) */
     void *reorder_state; /* net/reorder.c: NIC reorder buffers (spray) */
     const struct ctrl_ops *ctrl;
     char (*warnings)[160]; /* for the summary and results.json */

@@ -117,6 +117,7 @@ static void write_summary(const struct model *m, struct jw *w) {
     }
     jw_arr_end(w);
     jw_obj_end(w);
+    stuck_write(n, w); /* net/stuck.h: a run that could not finish, and why */
     jw_key(w, "warnings");
     jw_arr(w);
     for (uint32_t i = 0; i < n->nwarnings; i++)
@@ -355,6 +356,7 @@ void results_print_summary(const struct model *m, FILE *f) {
     if (n->deadlock.detected)
         fprintf(f, "  DEADLOCK detected at %.1f us (cycle of %u ports)\n",
                 time_ps_to_ns(n->deadlock.at_ps) / 1000.0, n->deadlock.ncycle);
+    stuck_print(n, f);
     for (uint32_t i = 0; i < n->nwarnings; i++)
         fprintf(f, "  warning: %s\n", n->warnings[i]);
     coll_print_table(n, f);

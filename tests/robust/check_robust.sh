@@ -184,6 +184,36 @@ rc=$?
 cat err.txt
 check robust_limit_flows test "$rc" -eq 2 -a "$(grep -c 'workload.0: .*SC_MAX_FLOWS' err.txt)" -eq 1
 
+# --- robust_stuck_*: a run that can never finish (the destination's only
+# link down, lossy RoCE retransmitting forever) ends within ~10 ms simulated
+# with the reason, instead of retransmitting until the 1 s cap.
+cat >down.yaml <<'Y'
+name: down
+fabric: {kind: roce, flow_control: none}
+topology: {kind: leaf_spine, leaves: 2, spines: 2, hosts_per_leaf: 2}
+workload:
+  - {kind: incast, senders: 2, receiver: h3, size: 1MiB}
+events:
+  - {at: 5us, link_down: leaf1-h3}
+Y
+"$FAB" run down.yaml -o odown >out.txt 2>&1
+rc=$?
+cat out.txt
+check robust_stuck_link_down python3 -c "
+import json,sys
+s=json.load(open('odown/results.json'))['summary']
+st=s['stuck']
+ok=$rc==0 and not s['completed'] and st and st['waiting']==2 and s['sim_time_ns']<20e6 and \
+   all(f['waiting_on'].startswith('link down: h3->leaf1') for f in st['flows'])
+sys.exit(0 if ok else 1)"
+# Not stuck while something can still change it: a link that comes back.
+printf '  - {at: 30ms, link_up: leaf1-h3}\n' >>down.yaml
+"$FAB" run down.yaml -o odown -q >/dev/null 2>&1
+check robust_stuck_waits_for_events python3 -c "
+import json,sys
+s=json.load(open('odown/results.json'))['summary']
+sys.exit(0 if s['completed'] and s['stuck'] is None else 1)"
+
 # --- robust_report_hostile: a scenario named x<!--<script> and a lab link to
 # javascript: neither break nor script the page; findings.json, report.html
 # and the old fixed .report.html.tmp are never written through symlinks.

@@ -86,39 +86,65 @@ static int walk(struct net *n, uint32_t q, uint32_t from, uint32_t to, const cha
 /* What QP q waits on: deadlock, a host's own link down, the forwarding of
  * its data or of its ACKs ending at a dead link or nowhere, or a port on the
  * data path held by PFC pause or credit starvation. */
-static void diagnose(struct net *n, const struct stuck_state *st, uint32_t q, char *on,
+static bool diagnose(struct net *n, const struct stuck_state *st, uint32_t q, char *on,
                      size_t len) {
     const struct qp *qp = &n->qps[q];
     char name[48];
     if (n->deadlock.detected) {
         snprintf(on, len, "deadlock (a cycle of %u paused ports)", n->deadlock.ncycle);
-        return;
+        return false;
     }
     uint32_t sp = nic_port(n, qp->src), dp = nic_port(n, qp->dst);
     if (!link_up(n, sp) || !link_up(n, dp)) {
         net_port_name(n, link_up(n, sp) ? dp : sp, name, sizeof name);
         snprintf(on, len, "link down: %s (the %s's link)", name,
                  link_up(n, sp) ? "destination" : "source");
-        return;
+        return true; /* no control plane routes around a host's own link */
     }
     uint32_t path[64], hops = 0, back[64], nback = 0;
-    if (walk(n, q, qp->src, qp->dst, "data", path, &hops, on, len)) return;
-    if (walk(n, q, qp->dst, qp->src, "ACK", back, &nback, on, len)) return;
+    if (walk(n, q, qp->src, qp->dst, "data", path, &hops, on, len)) return false;
+    if (walk(n, q, qp->dst, qp->src, "ACK", back, &nback, on, len)) return false;
     for (uint32_t i = 0; i < hops; i++) {
         const struct port *pt = &n->ports[path[i]];
         if (blocked(pt) == st->blocked_ps[path[i]]) continue;
         net_port_name(n, path[i], name, sizeof name);
         snprintf(on, len, "%s at %s", pt->credit_stall_ps ? "credit-stalled" : "paused", name);
-        return;
+        return false;
     }
     snprintf(on, len, "no progress: packets sent and lost (retransmitting)");
+    return false;
 }
 
-static bool can_change(const struct net *n) {
-    if (n->sc_events_left || n->ctrl_pending || n->ctrl_busy_until_ps > n->sim->now_ps)
-        return true;
+/* A scenario event still to come (a link back up, a stall ending) or a
+ * stalled host can end the wait by itself. */
+static bool events_can_change(const struct net *n) {
+    if (n->sc_events_left) return true;
     for (uint32_t h = 0; h < n->nhosts; h++)
         if (n->nodes[n->host_node[h]].stalled) return true;
+    return false;
+}
+
+/* Diagnoses every waiting QP into n->stuck; true when the run is stuck:
+ * the control plane is idle, or every waiting flow is cut off in a way no
+ * control plane can route around. */
+static bool declare(struct net *n, const struct stuck_state *st) {
+    bool ctrl = n->ctrl_pending || n->ctrl_busy_until_ps > n->sim->now_ps;
+    struct stuck_info *si = &n->stuck;
+    memset(si, 0, sizeof *si);
+    bool all_hard = true;
+    for (uint32_t q = 0; q < n->nqps; q++) {
+        if (n->qps[q].una_msg == NET_NONE) continue;
+        char on[160];
+        bool hard = diagnose(n, st, q, on, sizeof on);
+        all_hard = all_hard && hard;
+        if (si->nwaiting++ >= STUCK_MAX_LISTED) continue;
+        si->flows[si->nlisted].qp = q;
+        snprintf(si->flows[si->nlisted].on, sizeof si->flows[0].on, "%s", on);
+        if (!si->nlisted) snprintf(si->reason, sizeof si->reason, "%s", on);
+        si->nlisted++;
+    }
+    if (si->nwaiting && (!ctrl || all_hard)) return true;
+    memset(si, 0, sizeof *si);
     return false;
 }
 
@@ -135,25 +161,12 @@ void stuck_on_event(struct sim *s, const struct event *e) {
         st->since_ps = now;
         for (uint32_t p = 0; p < n->nports; p++)
             st->blocked_ps[p] = blocked(&n->ports[p]);
-    } else if (now - st->since_ps >= st->after_ps && !can_change(n)) {
-        struct stuck_info *si = &n->stuck;
-        for (uint32_t q = 0; q < n->nqps; q++) {
-            if (n->qps[q].una_msg == NET_NONE) continue;
-            char on[160];
-            if (si->nwaiting++ >= STUCK_MAX_LISTED) continue;
-            diagnose(n, st, q, on, sizeof on);
-            si->flows[si->nlisted].qp = q;
-            snprintf(si->flows[si->nlisted].on, sizeof si->flows[0].on, "%s", on);
-            if (!si->nlisted) snprintf(si->reason, sizeof si->reason, "%s", on);
-            si->nlisted++;
-        }
-        if (si->nwaiting) {
-            si->detected = true;
-            si->at_ps = now;
-            si->since_ps = st->since_ps;
-            sim_stop(s);
-            return;
-        }
+    } else if (now - st->since_ps >= st->after_ps && !events_can_change(n) && declare(n, st)) {
+        n->stuck.detected = true;
+        n->stuck.at_ps = now;
+        n->stuck.since_ps = st->since_ps;
+        sim_stop(s);
+        return;
     }
     sim_at(s, now + STUCK_CHECK_PS, 0, NET_EV_STUCK, 0, 0);
 }

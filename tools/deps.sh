@@ -20,6 +20,8 @@ command -v tshark >/dev/null 2>&1 || opt="$opt tshark"
 command -v opensm >/dev/null 2>&1 || opt="$opt opensm"
 command -v ibsim >/dev/null 2>&1 || opt="$opt ibsim-utils"
 [ -f /usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so ] || opt="$opt libumad2sim0"
+# libFuzzer for `make fuzz` and the short fuzz run of `make check`
+command -v clang >/dev/null 2>&1 || opt="$opt clang"
 [ -n "$need$opt" ] || exit 0
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO=sudo

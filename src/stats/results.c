@@ -163,7 +163,10 @@ static void write_flows(const struct model *m, struct jw *w) {
     jw_arr(w);
     for (uint32_t i = 0; i < n->nflows; i++) {
         const struct flow_row *f = &n->flows[i];
-        bool done = f->msgs_left == 0 && f->start_ps != SIM_TIME_NEVER;
+        /* A Poisson sender that drew no packet before its end carried
+         * nothing: not a flow, and certainly not an unfinished one. */
+        if (f->msgs_left == 0 && f->start_ps == SIM_TIME_NEVER) continue;
+        bool done = f->msgs_left == 0;
         jw_obj_compact(w);
         jw_ku64(w, "id", i);
         jw_kstr(w, "src", n->names[n->host_node[f->src]]);
@@ -337,16 +340,17 @@ void results_print_summary(const struct model *m, FILE *f) {
             (unsigned long long)n->c.retransmitted_packets);
     if (n->nflows) {
         double sum = 0, max = 0;
-        uint32_t done = 0;
+        uint32_t done = 0, nflows = 0;
         for (uint32_t i = 0; i < n->nflows; i++) {
             const struct flow_row *fl = &n->flows[i];
+            nflows += fl->msgs_left || fl->start_ps != SIM_TIME_NEVER; /* carried something */
             if (fl->msgs_left || fl->start_ps == SIM_TIME_NEVER) continue;
             double fct = time_ps_to_ns(fl->end_ps - fl->start_ps) / 1000.0;
             sum += fct;
             if (fct > max) max = fct;
             done++;
         }
-        fprintf(f, "  flows: %u of %u done, mean FCT %.2f us, max %.2f us\n", done, n->nflows,
+        fprintf(f, "  flows: %u of %u done, mean FCT %.2f us, max %.2f us\n", done, nflows,
                 done ? sum / done : 0.0, max);
     }
     if (n->c.pause_frames || n->c.ecn_marked || n->c.cnps)

@@ -214,6 +214,42 @@ import json,sys
 s=json.load(open('odown/results.json'))['summary']
 sys.exit(0 if s['completed'] and s['stuck'] is None else 1)"
 
+# --- robust_poisson_idle_senders: Poisson senders that drew nothing are not
+# listed as unfinished flows.
+cat >pois.yaml <<'Y'
+name: pois
+fabric: {kind: infiniband}
+topology: {kind: leaf_spine, leaves: 2, spines: 2, hosts_per_leaf: 4}
+workload:
+  - {kind: poisson, senders: 7, receiver: h0, load: 0.05, packet: 4KiB, duration: 2us}
+Y
+"$FAB" run pois.yaml -o opois -q >/dev/null 2>&1
+check robust_poisson_idle_senders python3 -c "
+import json,sys
+r=json.load(open('opois/results.json'))
+f=r['flows']
+sys.exit(0 if r['summary']['completed'] and 0 < len(f) < 7 and all(x['end_ns'] is not None for x in f) else 1)"
+
+# --- robust_compare_uncreatable: compare -o into a folder that cannot be
+# created fails before running any variant.
+t0=$(date +%s%N)
+"$FAB" compare small.yaml --set seed=1 --set seed=2 -o /proc/nonexistent/x >/dev/null 2>err.txt
+rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+check robust_compare_uncreatable test "$rc" -eq 2 -a "$(lines err.txt)" -eq 1 -a "$ms" -lt 1000
+
+# --- robust_report_bounded_read: `report` reads no device or huge file
+# (a planted symlink to /dev/zero as a run's results.json).
+mkdir -p Z/lab/run
+cp o1/results.json Z/lab/run/results.json
+ln -sf /dev/zero Z/lab/run/results.json
+case "$B" in
+*check*) timeout 20 "$FAB" report Z >/dev/null 2>err.txt ;;
+*) (ulimit -v 2000000; timeout 20 "$FAB" report Z >/dev/null 2>err.txt) ;;
+esac
+rc=$?
+check robust_report_bounded_read test "$rc" -ne 124 -a "$rc" -lt 128
+
 # --- robust_report_hostile: a scenario named x<!--<script> and a lab link to
 # javascript: neither break nor script the page; findings.json, report.html
 # and the old fixed .report.html.tmp are never written through symlinks.

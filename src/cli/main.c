@@ -21,6 +21,7 @@ static void usage(FILE *f) {
             "  fabsim run SCENARIO.yaml [-o DIR] [--seed N] [--set KEY=VALUE]... [--quiet]\n"
             "             [--pcap FILE [--pcap-filter link=NAME|flow=ID] [--pcap-max N]]\n"
             "             [--trace FILE.json [--trace-max N]]   Chrome trace / Perfetto\n"
+            "             [--max-memory SIZE]   limit for the model's estimated memory\n"
             "  fabsim compare A.yaml B.yaml [-o DIR]   (or one file with --set variants)\n"
             "  fabsim labs [-o DIR]                    every course lab + report.html\n"
             "  fabsim report DIR                       (re)build DIR/report.html\n"
@@ -28,7 +29,8 @@ static void usage(FILE *f) {
             "  fabsim routes SCENARIO.yaml [-o FILE]   InfiniBand LFTs as opensm-lfts.dump\n"
             "  fabsim --help | --version\n"
             "\n"
-            "Exit status: 0 ran, 2 bad input or usage, 1 internal error.\n",
+            "Exit status: 0 ran, 2 bad input or usage, 1 internal or write error,\n"
+            "130/143 stopped by SIGINT/SIGTERM (results written).\n",
             FABSIM_VERSION);
 }
 

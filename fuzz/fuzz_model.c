@@ -3,8 +3,8 @@
  * libFuzzer target on load + build + run (`make fuzz`): a scenario that
  * loads either builds or is refused with a message, and a built model runs
  * without tripping an assertion, ASan or UBSan. Kept fast: scenarios above
- * 64 hosts, 256 flows or 16 MiB of estimated memory are skipped, and the run
- * stops at 200 us of simulated time.
+ * 16 hosts, 64 flows or 4 MiB of estimated memory are skipped, and the run
+ * stops at 20 us of simulated time.
  */
 #include "config/limits.h"
 #include "config/scenario.h"
@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         flows += scenario_entry_flows(&sc, &sc.workload[i]);
     struct mem_estimate e;
     model_estimate(&sc, &e);
-    if (scenario_host_count(&sc.topo) > 64 || flows > 256 || e.total_bytes > (16u << 20)) {
+    if (scenario_host_count(&sc.topo) > 16 || flows > 64 || e.total_bytes > (4u << 20)) {
         scenario_fini(&sc);
         return 0;
     }
@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (rc) {
         if (!d.msg[0]) abort();
     } else {
-        if (m.sim.stop_ps > 200000000ull) m.sim.stop_ps = 200000000ull; /* 200 us */
+        if (m.sim.stop_ps > 20000000ull) m.sim.stop_ps = 20000000ull; /* 20 us */
         model_run(&m, NULL, NULL);
     }
     model_fini(&m);

@@ -8,6 +8,8 @@
  * builds report.html from the folder (report/).
  */
 #include "cli/cli.h"
+#include "cli/opts.h"
+#include "cli/progress.h"
 #include "config/scenario.h"
 #include "core/diag.h"
 #include "core/file.h"
@@ -191,21 +193,36 @@ static void finish_job(struct job *j, int wstatus) {
     j->status = 2;
 }
 
+/* Progress of a batch: PROGRESS_TTY redraws a bar with elapsed time and
+ * ETA; PROGRESS_LINES prints one line per finished scenario (logs). */
 static void bar(size_t done, size_t total, const char *what, double t0) {
     int width = 30, fill = total ? (int)((size_t)width * done / total) : width;
-    char b[64];
+    char b[64], el[32], eta[32] = "?";
     for (int i = 0; i < width; i++)
         b[i] = i < fill ? '#' : '.';
     b[width] = 0;
-    double el = wall_now_s() - t0;
-    fprintf(stderr, "\r\033[K  [%s] %zu/%zu  %3.0fs  %.50s", b, done, total, el, what);
+    double s = wall_now_s() - t0;
+    progress_fmt_s(s, el, sizeof el);
+    if (done) progress_fmt_s(s * (double)(total - done) / (double)done, eta, sizeof eta);
+    fprintf(stderr, "\r\033[K  [%s] %zu/%zu  elapsed %s  ETA %s  %.40s", b, done, total, el, eta,
+            what);
+}
+
+static void job_line(const struct job *j, size_t done, size_t total, double t0) {
+    static const char *const st[] = {"ok", "not yet available", "FAILED"};
+    char el[32], took[32];
+    progress_fmt_s(wall_now_s() - t0, el, sizeof el);
+    progress_fmt_s(wall_now_s() - j->t0, took, sizeof took);
+    fprintf(stderr, "fabsim: [%s] %zu/%zu %s/%s: %s (%s)\n", el, done, total, j->lab, j->id,
+            st[j->status], took);
 }
 
 /* Runs every job, `par` at a time. Counts per status in counts[3]. */
-static void run_jobs(struct jobs *js, int par, bool tty, size_t counts[3]) {
+static void run_jobs(struct jobs *js, int par, enum progress_mode show, size_t counts[3]) {
     size_t next = 0, running = 0, done = 0;
     double t0 = wall_now_s();
     char what[160] = "";
+    bool tty = show == PROGRESS_TTY;
     counts[0] = counts[1] = counts[2] = 0;
     while (done < js->n) {
         /* After SIGINT/SIGTERM no new job starts; running ones end early
@@ -220,6 +237,7 @@ static void run_jobs(struct jobs *js, int par, bool tty, size_t counts[3]) {
             } else {
                 counts[j->status]++;
                 done++;
+                if (show == PROGRESS_LINES) job_line(j, done, js->n, t0);
             }
         }
         if (!running) {
@@ -241,10 +259,15 @@ static void run_jobs(struct jobs *js, int par, bool tty, size_t counts[3]) {
             running--;
             done++;
             if (tty) bar(done, js->n, what, t0);
+            if (show == PROGRESS_LINES) job_line(j, done, js->n, t0);
             break;
         }
     }
     if (tty) fputs("\r\033[K", stderr);
+}
+
+static enum progress_mode show_mode(bool quiet, bool lines) {
+    return quiet ? PROGRESS_OFF : lines ? PROGRESS_LINES : isatty(2) ? PROGRESS_TTY : PROGRESS_OFF;
 }
 
 static void free_jobs(struct jobs *js) {
@@ -319,8 +342,16 @@ static void remove_stale(const char *lroot, const char *out, const char *lab) {
     free(sub);
 }
 
-/* scenarios/labs next to the working folder or above the binary. */
+/* `rel` (scenarios/labs, docs/labs) under $FABSIM_DATA_DIR, in the working
+ * folder, above the binary (a source tree), or in PREFIX/share/fabsim of an
+ * installed binary (PREFIX/bin/fabsim; `make install`). */
 static int find_repo_dir(const char *rel, char *out, size_t len) {
+    char path[PATH_MAX + 64];
+    const char *env = getenv("FABSIM_DATA_DIR");
+    if (env && *env) {
+        snprintf(path, sizeof path, "%s/%s", env, rel);
+        if (is_dir(path) && snprintf(out, len, "%s", path) < (int)len) return 0;
+    }
     if (is_dir(rel)) {
         snprintf(out, len, "%s", rel);
         return 0;
@@ -329,11 +360,15 @@ static int find_repo_dir(const char *rel, char *out, size_t len) {
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0) return -1;
     exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash) {
+        snprintf(path, sizeof path, "%.*s/../share/fabsim/%s", (int)(slash - exe), exe, rel);
+        if (is_dir(path) && snprintf(out, len, "%s", path) < (int)len) return 0;
+    }
     for (int up = 0; up < 5; up++) {
-        char *slash = strrchr(exe, '/');
+        slash = strrchr(exe, '/');
         if (!slash) break;
         *slash = 0;
-        char path[PATH_MAX + 64];
         snprintf(path, sizeof path, "%s/%s", exe, rel);
         if (is_dir(path) && snprintf(out, len, "%s", path) < (int)len) return 0;
     }
@@ -374,44 +409,95 @@ static int build_report(const char *dir, bool quiet) {
     return 0;
 }
 
+enum { OPT_ONLY = CLI_LONG, OPT_LABS_DIR, OPT_DOCS_DIR, OPT_PROGRESS };
+
+static const struct cli_opt LABS_OPTS[] = {
+    {"out", 'o', "DIR", "output folder (default: out/labs)"},
+    {"jobs", 'j', "N", "scenarios run in parallel (default: the CPUs, at most 8)"},
+    {"only", OPT_ONLY, "LAB[/SCENARIO]", "run only this lab or scenario (repeatable)"},
+    {"labs-dir", OPT_LABS_DIR, "DIR",
+     "the labs' scenarios (default: scenarios/labs here, in the source\n"
+     "tree or in PREFIX/share/fabsim; $FABSIM_DATA_DIR/scenarios/labs)"},
+    {"docs-dir", OPT_DOCS_DIR, "DIR", "the labs' texts (default: docs/labs, found likewise)"},
+    {"quiet", 'q', NULL, "print nothing but errors"},
+    {"progress", OPT_PROGRESS, NULL,
+     "one plain line per finished scenario, also when stderr is not a terminal"},
+    {0},
+};
+
+const struct cli_cmd CLI_CMD_LABS = {
+    "labs",
+    "",
+    "run every course lab and write report.html",
+    "Runs every scenario of scenarios/labs/<lab>/ in a child process (-j at a time), writes\n"
+    "DIR/<lab>/<scenario>/{status.json,results.json,links.csv}, DIR/findings.json and\n"
+    "DIR/report.html (self-contained: the chart library is inlined). A scenario whose\n"
+    "mechanism is missing shows as \"not yet available\". Exits 1 if a scenario failed.",
+    LABS_OPTS,
+    "fabsim labs -o out/labs -j 2 --only lossless",
+    cli_labs,
+};
+
 static int parse_jobs(const char *v, int *out) {
-    char *end;
-    long n = strtol(v, &end, 10);
-    if (*end || n < 1 || n > 64)
-        return cli_usage_error("-j needs a number of parallel runs between 1 and 64");
+    unsigned long long n;
+    if (cli_parse_u64("-j/--jobs", v, 1, 64, &n)) return 2;
     *out = (int)n;
     return 0;
 }
 
-int cli_labs(int argc, char **argv) {
-    const char *out = "out/labs", *labs_dir = NULL, *docs_dir = NULL;
-    const char **only = fs_xcalloc((size_t)argc + 1, sizeof *only);
-    size_t nonly = 0;
-    int par = default_jobs();
-    bool quiet = false;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        bool has = i + 1 < argc;
-        if ((!strcmp(a, "-o") || !strcmp(a, "--out")) && has) {
-            out = argv[++i];
-        } else if (!strcmp(a, "-j") && has) {
-            if (parse_jobs(argv[++i], &par)) return free(only), 2;
-        } else if (!strcmp(a, "--only") && has) {
-            only[nonly++] = argv[++i];
-        } else if (!strcmp(a, "--labs-dir") && has) {
-            labs_dir = argv[++i];
-        } else if (!strcmp(a, "--docs-dir") && has) {
-            docs_dir = argv[++i];
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            quiet = true;
-        } else {
-            free(only);
-            return cli_usage_error("labs: unknown or incomplete option '%s'; usage: fabsim labs "
-                                   "[-o DIR] [-j N] [--only LAB[/SCENARIO]]... [--labs-dir DIR] "
-                                   "[--quiet]",
-                                   a);
-        }
+struct labs_opts {
+    const char *out, *labs_dir, *docs_dir;
+    const char **only;
+    size_t nonly;
+    int par;
+    bool quiet, progress;
+};
+
+static int labs_opt(void *ctx, int key, const char *arg) {
+    struct labs_opts *o = ctx;
+    switch (key) {
+    case 'o':
+        o->out = arg;
+        return 0;
+    case 'j':
+        return parse_jobs(arg, &o->par);
+    case OPT_ONLY:
+        o->only[o->nonly++] = arg;
+        return 0;
+    case OPT_LABS_DIR:
+        o->labs_dir = arg;
+        return 0;
+    case OPT_DOCS_DIR:
+        o->docs_dir = arg;
+        return 0;
+    case 'q':
+        o->quiet = true;
+        return 0;
+    case OPT_PROGRESS:
+        o->progress = true;
+        return 0;
     }
+    return cli_usage_error("internal: unhandled option %d", key);
+}
+
+int cli_labs(int argc, char **argv) {
+    struct labs_opts o = {.out = "out/labs", .par = default_jobs()};
+    o.only = fs_xcalloc((size_t)argc + 1, sizeof *o.only);
+    char **pos = fs_xcalloc((size_t)argc + 1, sizeof *pos);
+    int npos = 0;
+    int prc = cli_parse(&CLI_CMD_LABS, argc, argv, labs_opt, &o, pos, &npos);
+    if (!prc && npos)
+        prc = cli_usage_error("labs: unexpected argument '%s' (fabsim labs --help)", pos[0]);
+    free(pos);
+    if (prc) {
+        free(o.only);
+        return prc == CLI_HELP ? 0 : prc;
+    }
+    const char *out = o.out, *labs_dir = o.labs_dir, *docs_dir = o.docs_dir;
+    const char **only = o.only;
+    size_t nonly = o.nonly;
+    int par = o.par;
+    bool quiet = o.quiet;
     char lroot[PATH_MAX], droot[PATH_MAX];
     if (labs_dir)
         snprintf(lroot, sizeof lroot, "%s", labs_dir);
@@ -491,7 +577,7 @@ int cli_labs(int argc, char **argv) {
     size_t counts[3];
     double t0 = wall_now_s();
     if (!quiet) fprintf(stderr, "fabsim labs: %zu scenarios, %d at a time\n", js.n, par);
-    run_jobs(&js, par, !quiet && isatty(2), counts);
+    run_jobs(&js, par, show_mode(quiet, o.progress), counts);
     if (!quiet) {
         printf("fabsim labs: %zu ran, %zu not yet available, %zu failed, in %.0f s\n", counts[0],
                counts[1], counts[2], wall_now_s() - t0);
@@ -507,21 +593,40 @@ int cli_labs(int argc, char **argv) {
     return counts[2] ? 1 : 0;
 }
 
+static const struct cli_opt REPORT_OPTS[] = {
+    {"quiet", 'q', NULL, "print nothing but errors"},
+    {0},
+};
+
+const struct cli_cmd CLI_CMD_REPORT = {
+    "report",
+    "DIR",
+    "(re)build DIR/report.html from a folder written by labs, compare, sweep or run",
+    NULL,
+    REPORT_OPTS,
+    "fabsim report out/labs",
+    cli_report,
+};
+
+static int quiet_opt(void *ctx, int key, const char *arg) {
+    (void)arg;
+    if (key != 'q') return cli_usage_error("internal: unhandled option %d", key);
+    *(bool *)ctx = true;
+    return 0;
+}
+
 int cli_report(int argc, char **argv) {
-    const char *dir = NULL;
     bool quiet = false;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q"))
-            quiet = true;
-        else if (argv[i][0] == '-' || dir)
-            return cli_usage_error("usage: fabsim report DIR [--quiet]");
-        else
-            dir = argv[i];
-    }
+    char **pos = fs_xcalloc((size_t)argc + 1, sizeof *pos);
+    int npos = 0;
+    int rc = cli_parse(&CLI_CMD_REPORT, argc, argv, quiet_opt, &quiet, pos, &npos);
+    const char *dir = npos == 1 ? pos[0] : NULL;
+    free(pos);
+    if (rc) return rc == CLI_HELP ? 0 : rc;
     if (!dir)
         return cli_usage_error("usage: fabsim report DIR (a folder written by fabsim labs, "
                                "compare or run)");
-    int rc = build_report(dir, quiet);
+    rc = build_report(dir, quiet);
     if (!rc && !quiet) printf("Report: %s/report.html\n", dir);
     return rc;
 }
@@ -607,30 +712,76 @@ static void print_compare_table(const struct jobs *js) {
         jread_free(res[i]);
 }
 
-int cli_compare(int argc, char **argv) {
-    const char *out = "out/compare", *files[16];
-    const char **sets = fs_xcalloc((size_t)argc + 1, sizeof *sets);
-    size_t nfiles = 0, nsets = 0;
-    int par = default_jobs();
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        bool has = i + 1 < argc;
-        if ((!strcmp(a, "-o") || !strcmp(a, "--out")) && has) {
-            out = argv[++i];
-        } else if (!strcmp(a, "--set") && has) {
-            if (!strchr(argv[i + 1], '='))
-                return free(sets), cli_usage_error("--set needs KEY=VALUE");
-            sets[nsets++] = argv[++i];
-        } else if (!strcmp(a, "-j") && has) {
-            if (parse_jobs(argv[++i], &par)) return free(sets), 2;
-        } else if (a[0] == '-') {
-            free(sets);
-            return cli_usage_error("compare: unknown or incomplete option '%s'", a);
-        } else {
-            if (nfiles == 16) return free(sets), cli_usage_error("compare: at most 16 files");
-            files[nfiles++] = a;
-        }
+static const struct cli_opt COMPARE_OPTS[] = {
+    {"out", 'o', "DIR", "output folder (default: out/compare)"},
+    {"set", 's', "KEY=VALUE[+KEY=VALUE...]",
+     "with two or more files: applied to each; with one file: one\n"
+     "variant per --set, '+' joining the keys of one variant"},
+    {"jobs", 'j', "N", "variants run in parallel (default: the CPUs, at most 8)"},
+    {"quiet", 'q', NULL, "print nothing but errors (the table and report are still written)"},
+    {0},
+};
+
+const struct cli_cmd CLI_CMD_COMPARE = {
+    "compare",
+    "A.yaml B.yaml... | S.yaml --set V1 --set V2...",
+    "run scenarios (or --set variants of one) side by side; table and report",
+    "Runs each scenario (up to 16) or each --set variant of one scenario in a child\n"
+    "process, prints the summary metrics side by side and writes DIR/report.html.",
+    COMPARE_OPTS,
+    "fabsim compare a.yaml b.yaml -o out/cmp\n"
+    "fabsim compare s.yaml --set fabric.routing=ecmp --set fabric.routing=adaptive+seed=2",
+    cli_compare,
+};
+
+struct compare_opts {
+    const char *out;
+    const char **sets;
+    size_t nsets;
+    int par;
+    bool quiet;
+};
+
+static int compare_opt(void *ctx, int key, const char *arg) {
+    struct compare_opts *o = ctx;
+    switch (key) {
+    case 'o':
+        o->out = arg;
+        return 0;
+    case 's':
+        if (!strchr(arg, '=')) return cli_usage_error("--set needs KEY=VALUE");
+        o->sets[o->nsets++] = arg;
+        return 0;
+    case 'j':
+        return parse_jobs(arg, &o->par);
+    case 'q':
+        o->quiet = true;
+        return 0;
     }
+    return cli_usage_error("internal: unhandled option %d", key);
+}
+
+int cli_compare(int argc, char **argv) {
+    struct compare_opts o = {.out = "out/compare", .par = default_jobs()};
+    o.sets = fs_xcalloc((size_t)argc + 1, sizeof *o.sets);
+    char **pos = fs_xcalloc((size_t)argc + 1, sizeof *pos);
+    int npos = 0;
+    const char *files[16];
+    size_t nfiles = 0;
+    int prc = cli_parse(&CLI_CMD_COMPARE, argc, argv, compare_opt, &o, pos, &npos);
+    if (!prc && npos > 16) prc = cli_usage_error("compare: at most 16 files");
+    for (int i = 0; !prc && i < npos; i++)
+        files[nfiles++] = pos[i];
+    free(pos);
+    if (prc) {
+        free(o.sets);
+        return prc == CLI_HELP ? 0 : prc;
+    }
+    const char *out = o.out;
+    const char **sets = o.sets;
+    size_t nsets = o.nsets;
+    int par = o.par;
+    bool quiet = o.quiet;
     if (!nfiles || (nfiles == 1 && nsets < 2)) {
         free(sets);
         return cli_usage_error(
@@ -703,10 +854,10 @@ int cli_compare(int argc, char **argv) {
         fs_out_commit(&mdo);
     }
     size_t counts[3];
-    run_jobs(&js, par, isatty(2), counts);
-    print_compare_table(&js);
+    run_jobs(&js, par, show_mode(quiet, false), counts);
+    if (!quiet) print_compare_table(&js);
     int rc = build_report(out, true);
-    if (!rc) printf("Report: %s/report.html\n", out);
+    if (!rc && !quiet) printf("Report: %s/report.html\n", out);
     for (size_t i = 0; i < js.n; i++)
         if (nfiles == 1) free((void *)js.v[i].sets);
     for (size_t i = 0; i < nsets; i++)
@@ -715,4 +866,321 @@ int cli_compare(int argc, char **argv) {
     free(sets);
     free_jobs(&js);
     return rc ? rc : counts[2] ? 1 : 0;
+}
+
+/* ---- sweep ------------------------------------------------------------ */
+
+/* The summary columns of sweep.csv: results.json paths and their scale. */
+static const struct {
+    const char *col, *path;
+    double scale;
+} SWEEP_COLS[] = {
+    {"completed", "summary.completed", -1},
+    {"done_us", "summary.done_ns", 1e-3},
+    {"sim_time_us", "summary.sim_time_ns", 1e-3},
+    {"packets_delivered", "summary.packets_delivered", 1},
+    {"packets_dropped", "summary.packets_dropped", 1},
+    {"retransmitted_packets", "summary.retransmitted_packets", 1},
+    {"pause_frames", "summary.pause_frames", 1},
+    {"paused_us_total", "summary.paused_ns_total", 1e-3},
+    {"ecn_marked", "summary.ecn_marked", 1},
+    {"cnps", "summary.cnps", 1},
+    {"credit_stall_us_total", "summary.credit_stall_ns_total", 1e-3},
+    {"reorder_max_bytes", "summary.reorder_max_bytes", 1},
+    {"deadlock", "summary.deadlock.detected", -1},
+};
+
+/* Splits "a,b,[1,2]" at the commas outside brackets and quotes. */
+static size_t split_values(char *s, char **out, size_t max) {
+    size_t n = 0;
+    int depth = 0;
+    char quote = 0;
+    out[n++] = s;
+    for (char *p = s; *p; p++) {
+        if (quote) {
+            if (*p == quote) quote = 0;
+        } else if (*p == '"' || *p == '\'') {
+            quote = *p;
+        } else if (*p == '[' || *p == '{') {
+            depth++;
+        } else if ((*p == ']' || *p == '}') && depth) {
+            depth--;
+        } else if (*p == ',' && !depth) {
+            if (n == max) return max + 1;
+            *p = 0;
+            out[n++] = p + 1;
+        }
+    }
+    return n;
+}
+
+static void csv_field(FILE *f, const char *s) {
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+enum { OPT_SWEEP_PROGRESS = CLI_LONG };
+
+static const struct cli_opt SWEEP_OPTS[] = {
+    {"set", 's', "KEY=V1,V2,...",
+     "sweep KEY over the values (repeatable: the runs are the cartesian\n"
+     "product); commas inside [ ] or { } do not split; one value = fixed"},
+    {"out", 'o', "DIR", "output folder (default: out/sweep)"},
+    {"jobs", 'j', "N", "runs in parallel (default: the CPUs, at most 8)"},
+    {"quiet", 'q', NULL, "print nothing but errors"},
+    {"progress", OPT_SWEEP_PROGRESS, NULL,
+     "one plain line per finished run, also when stderr is not a terminal"},
+    {0},
+};
+
+const struct cli_cmd CLI_CMD_SWEEP = {
+    "sweep",
+    "SCENARIO.yaml",
+    "run the cartesian product of --set values; one summary CSV and a report",
+    "Runs SCENARIO once per combination of the swept values (each in a child process,\n"
+    "-j at a time) and writes DIR/sweep.csv (one row per run: the swept keys, the status\n"
+    "and the summary metrics of results.json), DIR/sweep/<run>/results.json and\n"
+    "DIR/report.html. At most 1024 runs. Exits 1 if a run failed.",
+    SWEEP_OPTS,
+    "fabsim sweep scenarios/labs/lossless/04-incast-roce-lossy.yaml \\\n"
+    "    --set fabric.buffer=64KiB,256KiB,1MiB --set seed=1,2 -j 2 -o out/sweep",
+    cli_sweep,
+};
+
+#define SWEEP_MAX_RUNS 1024
+
+struct sweep_opts {
+    const char *out;
+    const char **sets;
+    size_t nsets;
+    int par;
+    bool quiet, progress;
+};
+
+static int sweep_opt(void *ctx, int key, const char *arg) {
+    struct sweep_opts *o = ctx;
+    switch (key) {
+    case 's': {
+        const char *eq = strchr(arg, '=');
+        if (!eq || eq == arg || !eq[1])
+            return cli_usage_error("sweep: --set needs KEY=V1,V2,..., e.g. --set "
+                                   "fabric.buffer=64KiB,1MiB");
+        o->sets[o->nsets++] = arg;
+        return 0;
+    }
+    case 'o':
+        o->out = arg;
+        return 0;
+    case 'j':
+        return parse_jobs(arg, &o->par);
+    case 'q':
+        o->quiet = true;
+        return 0;
+    case OPT_SWEEP_PROGRESS:
+        o->progress = true;
+        return 0;
+    }
+    return cli_usage_error("internal: unhandled option %d", key);
+}
+
+struct axis {
+    char *key;   /* "fabric.buffer" (owned copy of the --set text) */
+    char **vals; /* pointers into the copy after '=' */
+    size_t nvals;
+};
+
+static void write_sweep_csv(const char *path, const struct jobs *js, const struct axis *ax,
+                            size_t nax, const size_t *const *pick) {
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "fabsim: cannot write %s: %s\n", path, strerror(errno));
+        return;
+    }
+    fputs("run", f);
+    for (size_t a = 0; a < nax; a++)
+        fputc(',', f), csv_field(f, ax[a].key);
+    fputs(",status", f);
+    for (size_t c = 0; c < sizeof SWEEP_COLS / sizeof SWEEP_COLS[0]; c++)
+        fprintf(f, ",%s", SWEEP_COLS[c].col);
+    fputc('\n', f);
+    static const char *const st[] = {"ok", "not_available", "error"};
+    for (size_t i = 0; i < js->n; i++) {
+        const struct job *j = &js->v[i];
+        char rpath[PATH_MAX + 16], err[128];
+        snprintf(rpath, sizeof rpath, "%s/results.json", j->outdir);
+        struct jv *res = j->status == 0 ? jread_file(rpath, err, sizeof err) : NULL;
+        csv_field(f, j->id);
+        for (size_t a = 0; a < nax; a++)
+            fputc(',', f), csv_field(f, ax[a].vals[pick[i][a]]);
+        fprintf(f, ",%s", st[j->status]);
+        for (size_t c = 0; c < sizeof SWEEP_COLS / sizeof SWEEP_COLS[0]; c++) {
+            if (!res) {
+                fputc(',', f);
+            } else if (SWEEP_COLS[c].scale < 0) {
+                fprintf(f, ",%d", jv_bool_at(res, SWEEP_COLS[c].path, false) ? 1 : 0);
+            } else {
+                char num[64];
+                snprintf(num, sizeof num, "%.10g",
+                         jv_num_at(res, SWEEP_COLS[c].path, 0) * SWEEP_COLS[c].scale);
+                fprintf(f, ",%s", num);
+            }
+        }
+        fputc('\n', f);
+        jread_free(res);
+    }
+    if (fclose(f)) fprintf(stderr, "fabsim: %s: write error\n", path);
+}
+
+int cli_sweep(int argc, char **argv) {
+    struct sweep_opts o = {.out = "out/sweep", .par = default_jobs()};
+    o.sets = fs_xcalloc((size_t)argc + 1, sizeof *o.sets);
+    char **pos = fs_xcalloc((size_t)argc + 1, sizeof *pos);
+    int npos = 0;
+    int rc = cli_parse(&CLI_CMD_SWEEP, argc, argv, sweep_opt, &o, pos, &npos);
+    const char *file = npos ? pos[0] : NULL;
+    if (!rc && npos != 1)
+        rc = cli_usage_error(npos ? "sweep: one scenario file (to compare files: fabsim compare)"
+                                  : "sweep: missing SCENARIO.yaml (fabsim sweep --help)");
+    if (!rc && !o.nsets) rc = cli_usage_error("sweep: nothing to sweep; give --set KEY=V1,V2,...");
+    free(pos);
+    if (rc) {
+        free(o.sets);
+        return rc == CLI_HELP ? 0 : rc;
+    }
+    /* Axes: one per --set, its values split at top-level commas. */
+    struct axis *ax = fs_xcalloc(o.nsets, sizeof *ax);
+    size_t nax = o.nsets, nruns = 1;
+    for (size_t a = 0; a < nax && !rc; a++) {
+        ax[a].key = fs_xstrdup(o.sets[a]);
+        char *eq = strchr(ax[a].key, '=');
+        *eq = 0;
+        ax[a].vals = fs_xcalloc(SWEEP_MAX_RUNS + 1, sizeof *ax[a].vals);
+        ax[a].nvals = split_values(eq + 1, ax[a].vals, SWEEP_MAX_RUNS);
+        for (size_t v = 0; v < ax[a].nvals && v <= SWEEP_MAX_RUNS && !rc; v++)
+            if (!ax[a].vals[v][0])
+                rc = cli_usage_error("sweep: --set %s=...: empty value number %zu", ax[a].key,
+                                     v + 1);
+        if (!rc && (ax[a].nvals > SWEEP_MAX_RUNS || nruns * ax[a].nvals > SWEEP_MAX_RUNS))
+            rc = cli_usage_error("sweep: more than %d runs; sweep fewer values", SWEEP_MAX_RUNS);
+        nruns *= ax[a].nvals;
+    }
+    struct jobs js = {0};
+    size_t **pick = fs_xcalloc(nruns, sizeof *pick);
+    char path[PATH_MAX];
+    for (size_t r = 0; r < nruns && !rc; r++) {
+        /* Run r: the mixed-radix digits of r, the last axis fastest. */
+        pick[r] = fs_xcalloc(nax, sizeof **pick);
+        size_t rest = r;
+        for (size_t a = nax; a-- > 0;) {
+            pick[r][a] = rest % ax[a].nvals;
+            rest /= ax[a].nvals;
+        }
+        struct job *j = add_job(&js);
+        j->lab = fs_xstrdup("sweep");
+        j->file = fs_xstrdup(file);
+        const char **vs = fs_xcalloc(nax + 1, sizeof *vs);
+        char label[1024] = "", id[256];
+        size_t ll = 0;
+        for (size_t a = 0; a < nax; a++) {
+            const char *v = ax[a].vals[pick[r][a]];
+            size_t kl = strlen(ax[a].key), vl = strlen(v);
+            char *kv = fs_xmalloc(kl + vl + 2);
+            snprintf(kv, kl + vl + 2, "%s=%s", ax[a].key, v);
+            vs[a] = kv;
+            if (ax[a].nvals > 1 && ll < sizeof label)
+                ll += (size_t)snprintf(label + ll, sizeof label - ll, "%s%s", ll ? " " : "", kv);
+        }
+        j->sets = vs;
+        j->nsets = nax;
+        snprintf(id, sizeof id, "%04zu-%.200s", r + 1, label[0] ? label : "run");
+        sanitize(id);
+        for (char *c = id; *c; c++)
+            if (*c == '=' || *c == ',' || *c == '"' || *c == '\'') *c = '_';
+        j->id = fs_xstrdup(id);
+        j->label = fs_xstrdup(label[0] ? label : "run");
+        snprintf(path, sizeof path, "%s/sweep/%s", o.out, j->id);
+        j->outdir = fs_xstrdup(path);
+    }
+    size_t counts[3] = {0, 0, 0};
+    if (!rc && results_mkdirs(o.out))
+        rc = cli_usage_error("sweep: cannot create %s: %s", o.out, strerror(errno));
+    if (!rc) {
+        /* A previous sweep into the same folder must not show in the report. */
+        snprintf(path, sizeof path, "%s/sweep", o.out);
+        size_t nold;
+        char **old = list_dir(path, true, NULL, &nold);
+        for (size_t i = 0; i < nold; i++) {
+            char p[PATH_MAX * 2], st[PATH_MAX * 3];
+            snprintf(p, sizeof p, "%s/%s", path, old[i]);
+            snprintf(st, sizeof st, "%s/status.json", p);
+            struct stat sb;
+            if (!stat(st, &sb)) {
+                size_t nf;
+                char **files = list_dir(p, false, NULL, &nf);
+                for (size_t k = 0; k < nf; k++) {
+                    snprintf(st, sizeof st, "%s/%s", p, files[k]);
+                    unlink(st);
+                    free(files[k]);
+                }
+                free(files);
+                rmdir(p);
+            }
+            free(old[i]);
+        }
+        free(old);
+        snprintf(path, sizeof path, "%s/mode", o.out);
+        write_text(path, "sweep\n");
+        snprintf(path, sizeof path, "%s/sweep", o.out);
+        results_mkdirs(path);
+        snprintf(path, sizeof path, "%s/sweep/lab.md", o.out);
+        FILE *md = fopen(path, "w");
+        if (md) {
+            fprintf(md, "# Sweep\n\n`%s`, %zu runs: the cartesian product of\n\n", file, nruns);
+            for (size_t a = 0; a < nax; a++) {
+                fprintf(md, "- `%s`:", ax[a].key);
+                for (size_t v = 0; v < ax[a].nvals; v++)
+                    fprintf(md, "%s `%s`", v ? "," : "", ax[a].vals[v]);
+                fputc('\n', md);
+            }
+            fprintf(md, "\nEvery run's summary is in `sweep.csv`.\n");
+            fclose(md);
+        }
+        if (!o.quiet) fprintf(stderr, "fabsim sweep: %zu runs, %d at a time\n", nruns, o.par);
+        run_jobs(&js, o.par, show_mode(o.quiet, o.progress), counts);
+        snprintf(path, sizeof path, "%s/sweep.csv", o.out);
+        write_sweep_csv(path, &js, ax, nax, (const size_t *const *)pick);
+        rc = build_report(o.out, true);
+        if (!o.quiet) {
+            printf("fabsim sweep: %zu ran, %zu not yet available, %zu failed\n", counts[0],
+                   counts[1], counts[2]);
+            for (size_t i = 0; i < js.n; i++)
+                if (js.v[i].status == 2)
+                    printf("  FAILED %s (see %s/status.json)\n", js.v[i].label, js.v[i].outdir);
+            printf("Summary: %s\n", path);
+            if (!rc) printf("Report: %s/report.html\n", o.out);
+        }
+    }
+    for (size_t i = 0; i < js.n; i++) {
+        for (size_t a = 0; a < js.v[i].nsets; a++)
+            free((void *)js.v[i].sets[a]);
+        free((void *)js.v[i].sets);
+    }
+    for (size_t r = 0; r < nruns; r++)
+        free(pick[r]);
+    free(pick);
+    for (size_t a = 0; a < nax; a++)
+        free(ax[a].key), free(ax[a].vals);
+    free(ax);
+    free(o.sets);
+    free_jobs(&js);
+    if (rc) return rc;
+    return counts[2] ? 1 : 0;
 }

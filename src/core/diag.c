@@ -21,8 +21,10 @@ int diag_set(struct diag *d, const char *file, struct srcpos pos, int code, cons
  * are escaped so that it stays one line and cannot drive the terminal. */
 void diag_format(const struct diag *d, char *buf, size_t len) {
     char raw[sizeof d->file + sizeof d->msg + 64];
-    if (d->file[0] && d->line)
+    if (d->file[0] && d->line && d->col)
         snprintf(raw, sizeof raw, "%s:%u:%u: error: %s", d->file, d->line, d->col, d->msg);
+    else if (d->file[0] && d->line) /* a line-oriented file (topology, dump): no column */
+        snprintf(raw, sizeof raw, "%s:%u: error: %s", d->file, d->line, d->msg);
     else if (d->file[0])
         snprintf(raw, sizeof raw, "%s: error: %s", d->file, d->msg);
     else

@@ -4,6 +4,7 @@
 #include "config/scenario.h"
 #include "core/diag.h"
 #include "net/net.h"
+#include "topo/tfile.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -55,6 +56,14 @@ static void count(const struct topo_params *t, struct counts *c) {
         c->endpoints = H;
         c->switches = t->ring_switches;
         c->links = H + t->ring_switches;
+        break;
+    case TOPO_FILE: /* read at load: its nodes and links are known */
+        if (t->file) {
+            c->endpoints = H;
+            c->switches = t->file->nnodes > t->file->nhosts ? t->file->nnodes - t->file->nhosts : 0;
+            c->links = t->file->nlinks;
+            c->fanout = c->switches ? (2 * c->links + c->switches - 1) / c->switches / 2 : 1;
+        }
         break;
     }
 }

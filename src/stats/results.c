@@ -202,6 +202,10 @@ static void write_collectives(const struct model *m, struct jw *w) {
         jw_kstr(w, "op", results_op_name(r->op));
         jw_kstr(w, "algorithm", r->op == WL_ALLTOALL ? "direct" : results_algo_name(r->algorithm));
         jw_kbool(w, "fallback", r->fallback);
+        if (r->op != WL_ALLTOALL) { /* NCCL protocol of the call (coll/algos.c) */
+            static const char *const proto[] = {"simple", "ll", "ll128"};
+            jw_kstr(w, "protocol", r->proto < 3 ? proto[r->proto] : "simple");
+        }
         jw_ku64(w, "size", r->size_bytes);
         jw_ku64(w, "ranks", r->ranks);
         jw_knum(w, "start_ns", time_ps_to_ns(r->start_ps));
@@ -265,6 +269,8 @@ void results_write_json(const struct model *m, FILE *f) {
     write_flows(m, &w);
     write_collectives(m, &w);
     coll_write_training(&m->net, &w);
+    coll_write_nccl_tests(&m->net, &w); /* docs/inputs.md */
+    coll_write_chakra(&m->net, &w);
     write_control_plane(m, &w);
     if (m->net.ctrl && m->net.ctrl->write_results) m->net.ctrl->write_results(&m->net, &w);
     jw_obj_end(&w);

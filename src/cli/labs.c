@@ -999,11 +999,12 @@ struct axis {
 
 static void write_sweep_csv(const char *path, const struct jobs *js, const struct axis *ax,
                             size_t nax, const size_t *const *pick) {
-    FILE *f = fopen(path, "w");
-    if (!f) {
+    struct fs_out o; /* core/file.h: atomic, never through a symlink */
+    if (fs_out_open(&o, path)) {
         fprintf(stderr, "fabsim: cannot write %s: %s\n", path, strerror(errno));
         return;
     }
+    FILE *f = o.f;
     fputs("run", f);
     for (size_t a = 0; a < nax; a++)
         fputc(',', f), csv_field(f, ax[a].key);
@@ -1036,7 +1037,7 @@ static void write_sweep_csv(const char *path, const struct jobs *js, const struc
         fputc('\n', f);
         jread_free(res);
     }
-    if (fclose(f)) fprintf(stderr, "fabsim: %s: write error\n", path);
+    if (fs_out_commit(&o)) fprintf(stderr, "fabsim: %s: write failed: %s\n", path, strerror(errno));
 }
 
 int cli_sweep(int argc, char **argv) {
@@ -1141,7 +1142,8 @@ int cli_sweep(int argc, char **argv) {
         snprintf(path, sizeof path, "%s/sweep", o.out);
         results_mkdirs(path);
         snprintf(path, sizeof path, "%s/sweep/lab.md", o.out);
-        FILE *md = fopen(path, "w");
+        struct fs_out mdo;
+        FILE *md = fs_out_open(&mdo, path) ? NULL : mdo.f;
         if (md) {
             fprintf(md, "# Sweep\n\n`%s`, %zu runs: the cartesian product of\n\n", file, nruns);
             for (size_t a = 0; a < nax; a++) {
@@ -1151,7 +1153,7 @@ int cli_sweep(int argc, char **argv) {
                 fputc('\n', md);
             }
             fprintf(md, "\nEvery run's summary is in `sweep.csv`.\n");
-            fclose(md);
+            fs_out_commit(&mdo);
         }
         if (!o.quiet) fprintf(stderr, "fabsim sweep: %zu runs, %d at a time\n", nruns, o.par);
         run_jobs(&js, o.par, show_mode(o.quiet, o.progress), counts);

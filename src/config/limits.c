@@ -16,9 +16,8 @@ static uint64_t entry_ranks(const struct scenario *sc, const struct wl_entry *w)
 
 uint64_t scenario_entry_flows(const struct scenario *sc, const struct wl_entry *w) {
     uint64_t H = scenario_host_count(&sc->topo);
-    uint64_t q = sc->fabric.transport.qps_per_connection > 1
-                     ? sc->fabric.transport.qps_per_connection
-                     : 1;
+    uint64_t q =
+        sc->fabric.transport.qps_per_connection > 1 ? sc->fabric.transport.qps_per_connection : 1;
     switch (w->kind) {
     case WL_FLOWS:
         return mul_sat(w->nflows, q);

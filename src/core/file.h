@@ -40,8 +40,8 @@ char *fs_path_beside(const char *base, const char *rel);
 struct fs_out {
     FILE *f;
     bool closed; /* fs_out_close succeeded: fs_out_commit only renames */
-    char *path; /* the destination */
-    char *tmp;  /* the temporary file, NULL when written in place */
+    char *path;  /* the destination */
+    char *tmp;   /* the temporary file, NULL when written in place */
 };
 
 /* Opens `path` for writing: a new temporary file ".NAME.XXXXXX.tmp" in the
@@ -54,9 +54,9 @@ int fs_out_open(struct fs_out *o, const char *path);
  * fs_out_commit (several outputs checked before any is renamed). 0, or -1
  * with errno set and the temporary file removed. */
 int fs_out_close(struct fs_out *o);
-/* Flushes, checks every write and the close (unless fs_out_close did), then renames the temporary file
- * over the destination. 0, or -1 with errno set: the temporary file is
- * removed and the previous destination (if any) is left as it was. */
+/* Flushes, checks every write and the close (unless fs_out_close did), then renames the temporary
+ * file over the destination. 0, or -1 with errno set: the temporary file is removed and the
+ * previous destination (if any) is left as it was. */
 int fs_out_commit(struct fs_out *o);
 /* Abandons the output: closes and removes the temporary file. */
 void fs_out_abort(struct fs_out *o);

@@ -7,8 +7,9 @@
 /* Out of memory is the machine's limit, not a bug: exit 1 with one line
  * (SPEC.md exit codes), not abort()'s 134 and core dump. */
 static void oom(size_t n) {
-    fprintf(stderr, "fabsim: out of memory allocating %zu bytes (see --max-memory, "
-                    "docs/outputs.md \"Limits\")\n",
+    fprintf(stderr,
+            "fabsim: out of memory allocating %zu bytes (see --max-memory, "
+            "docs/outputs.md \"Limits\")\n",
             n);
     exit(1);
 }

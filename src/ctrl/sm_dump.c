@@ -120,8 +120,7 @@ static int bad(struct diag *d, const char *path, unsigned line, size_t col, cons
 #define LFT_MAX_BYTES ((long long)4 << 30)
 #define LFT_MAX_BLANK_RUN 100000u
 
-static int sm_dump_parse(struct net *n, struct sm *sm, const char *path, FILE *f,
-                         struct diag *d);
+static int sm_dump_parse(struct net *n, struct sm *sm, const char *path, FILE *f, struct diag *d);
 
 /* A relative lft_file is resolved against the scenario file's folder. */
 int sm_dump_read(struct net *n, struct sm *sm, const char *lft, struct diag *d) {
@@ -137,8 +136,8 @@ int sm_dump_read(struct net *n, struct sm *sm, const char *lft, struct diag *d) 
         rc = diag_set(d, path, (struct srcpos){0, 0}, FS_ENOENT,
                       "lft_file: cannot read: %s (it must be a regular file)", strerror(errno));
     else if (fstat(fileno(f), &st) == 0 && st.st_size > LFT_MAX_BYTES)
-        rc = diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL,
-                      "lft_file: larger than %lld GiB", LFT_MAX_BYTES >> 30);
+        rc = diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL, "lft_file: larger than %lld GiB",
+                      LFT_MAX_BYTES >> 30);
     else
         rc = sm_dump_parse(n, sm, path, f, d);
     if (f) fclose(f);
@@ -163,8 +162,7 @@ static int check_complete(struct net *n, struct sm *sm, const char *path, unsign
     return 0;
 }
 
-static int sm_dump_parse(struct net *n, struct sm *sm, const char *path, FILE *f,
-                         struct diag *d) {
+static int sm_dump_parse(struct net *n, struct sm *sm, const char *path, FILE *f, struct diag *d) {
     for (size_t i = 0; i < (size_t)sm->S * sm->nlids; i++)
         sm->next[i] = NET_NONE;
     char buf[1024], msg[160];

@@ -271,7 +271,7 @@ struct net {
     /* Control-plane activity (an SM re-sweep, BGP convergence) keeps the run
      * going but is not workload: it never delays done_ps or `completed`. */
     uint32_t ctrl_pending;
-    bool ctrl_held;            /* the control plane acted at least once */
+    bool ctrl_held;           /* the control plane acted at least once */
     sim_time_ps ctrl_done_ps; /* when ctrl_pending last reached 0 */
     /* A control plane that reacts on timers without holding the run (BGP):
      * the last reaction it has scheduled (net/stuck.c waits for it). */
@@ -291,7 +291,7 @@ struct net {
     struct stuck_info stuck; /* net/stuck.h: a run that cannot finish */
     void *stuck_state;
     uint32_t sc_events_left; /* scenario events not yet run (a link may come back) */
-    void *reorder_state; /* net/reorder.c: NIC reorder buffers (spray) */
+    void *reorder_state;     /* net/reorder.c: NIC reorder buffers (spray) */
     const struct ctrl_ops *ctrl;
     char (*warnings)[160]; /* for the summary and results.json */
     uint32_t nwarnings;

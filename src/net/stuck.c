@@ -10,10 +10,10 @@
 #include <string.h>
 
 struct stuck_state {
-    uint64_t delivered;    /* bytes_delivered at the last look */
-    sim_time_ps since_ps;  /* the last look that saw a delivery */
-    sim_time_ps after_ps;  /* how long without one is stuck */
-    uint64_t *blocked_ps;  /* per port: paused + credit-stall time at since_ps */
+    uint64_t delivered;   /* bytes_delivered at the last look */
+    sim_time_ps since_ps; /* the last look that saw a delivery */
+    sim_time_ps after_ps; /* how long without one is stuck */
+    uint64_t *blocked_ps; /* per port: paused + credit-stall time at since_ps */
 };
 
 static uint64_t blocked(const struct port *p) {
@@ -201,11 +201,13 @@ void stuck_write(const struct net *n, struct jw *w) {
 void stuck_print(const struct net *n, FILE *f) {
     const struct stuck_info *si = &n->stuck;
     if (!si->detected) return;
-    fprintf(f, "  STUCK: no packet delivered from (at most) %.1f us to %.1f us, %u flows waiting; ended "
-               "the run\n",
-            time_ps_to_ns(si->since_ps) / 1000.0, time_ps_to_ns(si->at_ps) / 1000.0,
-            si->nwaiting);
+    fprintf(
+        f,
+        "  STUCK: no packet delivered from (at most) %.1f us to %.1f us, %u flows waiting; ended "
+        "the run\n",
+        time_ps_to_ns(si->since_ps) / 1000.0, time_ps_to_ns(si->at_ps) / 1000.0, si->nwaiting);
     for (uint32_t i = 0; i < si->nlisted && i < 4; i++)
-        fprintf(f, "    qp %u %s -> %s: %s\n", si->flows[i].qp, n->names[n->qps[si->flows[i].qp].src],
-                n->names[n->qps[si->flows[i].qp].dst], si->flows[i].on);
+        fprintf(f, "    qp %u %s -> %s: %s\n", si->flows[i].qp,
+                n->names[n->qps[si->flows[i].qp].src], n->names[n->qps[si->flows[i].qp].dst],
+                si->flows[i].on);
 }

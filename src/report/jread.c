@@ -86,8 +86,7 @@ static size_t utf8_len(const unsigned char *p) {
     }
     if (p[0] >= 0xf0 && p[0] <= 0xf4) {
         unsigned lo = p[0] == 0xf0 ? 0x90 : 0x80, hi = p[0] == 0xf4 ? 0x8f : 0xbf;
-        return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 && (p[3] & 0xc0) == 0x80 ? 4
-                                                                                          : 0;
+        return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 && (p[3] & 0xc0) == 0x80 ? 4 : 0;
     }
     return 0;
 }

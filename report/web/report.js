@@ -28,12 +28,17 @@
   function esc(s) {
     return String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
   }
+  // A Markdown link target the page may follow: http(s), mailto, or relative
+  // (no scheme before the first / ? #). javascript:, data: and the rest stay text.
+  function safeHref(u) {
+    return /^(https?:|mailto:)/i.test(u) || !/^[^/?#]*:/.test(u);
+  }
   function inline(s) {
     return esc(s)
       .replace(/`([^`]+)`/g, '<code>$1</code>')
       .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
       .replace(/(^|[^*])\*([^*\s][^*]*)\*/g, '$1<em>$2</em>')
-      .replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, '<a href="$2">$1</a>');
+      .replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, (m, text, href) => (safeHref(href) ? `<a href="${href}">${text}</a>` : text));
   }
   // A deliberately small Markdown subset: headings, paragraphs, lists, code.
   function markdown(md, skipTitle) {

@@ -20,6 +20,8 @@
  */
 #include "config/scenario.h"
 
+#include "config/limits.h"
+
 #include "config/schema.h"
 #include "config/yaml.h"
 #include "cc/cc.h"
@@ -1745,7 +1747,9 @@ static int scenario_check(struct schema_ctx *c, const struct yaml_node *map,
         len -= 5;
     else if (len > 4 && !strcmp(base + len - 4, ".yml"))
         len -= 4;
-    if (len == 0 || !strcmp(base, ".") || !strcmp(base, "..")) {
+    /* "...yaml" would name the folder ".." (the working directory's parent
+     * under out/, the working directory itself with -o out/..). */
+    if (len == 0 || (len <= 2 && !strncmp(base, "..", len))) {
         sc->name = fs_xstrdup("scenario");
         return 0;
     }
@@ -1797,6 +1801,7 @@ static int load(struct scenario *sc, struct yaml_doc *doc, const char *const *se
         c.file = sc->file;
         rc = schema_read(&c, &SCHEMA_SCENARIO, doc->root, sc, false, doc->root);
     }
+    if (!rc) rc = scenario_check_limits(sc, d); /* config/limits.h */
     yaml_doc_fini(doc);
     if (rc) scenario_fini(sc);
     return rc;

@@ -77,4 +77,8 @@ void report_validation_write(const char *json, struct jw *w);
  * tree), then ./report/web. */
 int report_find_web(char *out, size_t len);
 
+/* Writes JSON text `s` for embedding in a <script type="application/json">
+ * element: '<' and U+2028/2029 escaped (report.c). */
+void report_put_json_script(FILE *f, const char *s);
+
 #endif /* FABSIM_REPORT_REPORT_H */

@@ -14,6 +14,7 @@
 #include "core/mem.h"
 #include "net/model.h"
 #include "report/jread.h"
+#include "report/lab.h"
 #include "report/report.h"
 #include "stats/jw.h"
 #include "stats/results.h"
@@ -38,6 +39,7 @@ struct job {
     char *lab, *id, *file, *outdir, *label;
     const char **sets;
     size_t nsets;
+    bool own_sets; /* sets allocated for this job (the lab's run sets + --set) */
     pid_t pid;
     double t0;
     int status; /* 0 ok, 1 not available, 2 error */
@@ -237,6 +239,7 @@ static void free_jobs(struct jobs *js) {
     for (size_t i = 0; i < js->n; i++) {
         struct job *j = &js->v[i];
         free(j->lab), free(j->id), free(j->file), free(j->outdir), free(j->label);
+        if (j->own_sets) free((void *)j->sets);
     }
     free(js->v);
 }
@@ -277,15 +280,16 @@ static char **list_dir(const char *dir, bool dirs, const char *suffix, size_t *n
 /* Output folders of scenarios that no longer exist in the lab (renamed or
  * removed) would still show in the report: remove them. Only folders holding
  * a status.json (written by a run) are touched, and only their files. */
-static void remove_stale(const char *lroot, const char *out, const char *lab) {
+static void remove_stale(const char *out, const char *lab, char *const *keep, size_t nkeep) {
     char dir[PATH_MAX], p[PATH_MAX * 2];
     snprintf(dir, sizeof dir, "%s/%s", out, lab);
     size_t n;
     char **sub = list_dir(dir, true, NULL, &n);
     for (size_t i = 0; i < n; i++) {
-        snprintf(p, sizeof p, "%s/%s/%s.yaml", lroot, lab, sub[i]);
         struct stat st;
-        bool exists = !stat(p, &st);
+        bool exists = false;
+        for (size_t k = 0; k < nkeep; k++)
+            exists = exists || !strcmp(keep[k], sub[i]);
         snprintf(p, sizeof p, "%s/%s/status.json", dir, sub[i]);
         if (!exists && !stat(p, &st)) {
             snprintf(p, sizeof p, "%s/%s", dir, sub[i]);
@@ -352,10 +356,7 @@ static int build_report(const char *dir, bool quiet) {
         report_fini(&r);
         return rc == FS_ENOENT ? 2 : 1;
     }
-    if (!quiet && r.nfindings) {
-        printf("Findings:\n");
-        report_print_findings(&r, stdout);
-    }
+    if (!quiet && r.nfindings) report_print_findings(&r, stdout);
     report_fini(&r);
     return 0;
 }
@@ -369,10 +370,75 @@ static int parse_jobs(const char *v, int *out) {
     return 0;
 }
 
+/* One run of a lab: the folder name under OUT/<lab>/ ("NN-id"), its id, the
+ * scenario file and the run's own --set overrides. */
+struct lab_item {
+    char *folder, *id, *file, *label;
+    char **sets;
+    size_t nsets;
+};
+
+/* The runs of the lab in lroot/lab: lab.yaml's `runs:` when it has them,
+ * otherwise every NN-name.yaml of the folder. */
+static struct lab_item *lab_items(const char *lroot, const char *lab, const struct lab_def *def,
+                                  size_t *n) {
+    char path[PATH_MAX * 2];
+    struct lab_item *v = NULL;
+    *n = 0;
+    if (def && def->nruns) {
+        v = fs_xcalloc(def->nruns, sizeof *v);
+        for (size_t i = 0; i < def->nruns; i++) {
+            char folder[300];
+            snprintf(folder, sizeof folder, "%02zu-%s", i + 1, def->runs[i].id);
+            v[i].folder = fs_xstrdup(folder);
+            v[i].id = fs_xstrdup(def->runs[i].id);
+            snprintf(path, sizeof path, "%s/%s/%s", lroot, lab, def->runs[i].file);
+            v[i].file = fs_xstrdup(path);
+            v[i].label = def->runs[i].label ? fs_xstrdup(def->runs[i].label) : NULL;
+            v[i].sets = def->runs[i].sets;
+            v[i].nsets = def->runs[i].nsets;
+        }
+        *n = def->nruns;
+        return v;
+    }
+    snprintf(path, sizeof path, "%s/%s", lroot, lab);
+    size_t nf;
+    char **files = list_dir(path, false, ".yaml", &nf);
+    v = fs_xcalloc(nf + 1, sizeof *v);
+    for (size_t k = 0; k < nf; k++) {
+        const char *stem = files[k];
+        if (!strcmp(stem, "lab.yaml")) {
+            free(files[k]);
+            continue;
+        }
+        /* "03-incast-roce.yaml" -> "incast-roce": the prefix only orders. */
+        if (stem[0] >= '0' && stem[0] <= '9' && stem[1] >= '0' && stem[1] <= '9' && stem[2] == '-')
+            stem += 3;
+        struct lab_item *it = &v[(*n)++];
+        char id[256];
+        snprintf(id, sizeof id, "%.*s", (int)(strlen(stem) - 5), stem);
+        it->id = fs_xstrdup(id);
+        snprintf(id, sizeof id, "%.*s", (int)strlen(files[k]) - 5, files[k]);
+        it->folder = fs_xstrdup(id);
+        snprintf(path, sizeof path, "%s/%s/%s", lroot, lab, files[k]);
+        it->file = fs_xstrdup(path);
+        free(files[k]);
+    }
+    free(files);
+    return v;
+}
+
+static void free_items(struct lab_item *v, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        free(v[i].folder), free(v[i].id), free(v[i].file), free(v[i].label);
+    free(v);
+}
+
 int cli_labs(int argc, char **argv) {
     const char *out = "out/labs", *labs_dir = NULL, *docs_dir = NULL;
     const char **only = fs_xcalloc((size_t)argc + 1, sizeof *only);
-    size_t nonly = 0;
+    const char **gsets = fs_xcalloc((size_t)argc + 1, sizeof *gsets);
+    size_t nonly = 0, ngsets = 0;
     int par = default_jobs();
     bool quiet = false;
     for (int i = 0; i < argc; i++) {
@@ -381,9 +447,13 @@ int cli_labs(int argc, char **argv) {
         if ((!strcmp(a, "-o") || !strcmp(a, "--out")) && has) {
             out = argv[++i];
         } else if (!strcmp(a, "-j") && has) {
-            if (parse_jobs(argv[++i], &par)) return free(only), 2;
+            if (parse_jobs(argv[++i], &par)) return free(only), free(gsets), 2;
         } else if (!strcmp(a, "--only") && has) {
             only[nonly++] = argv[++i];
+        } else if (!strcmp(a, "--set") && has) {
+            if (!strchr(argv[i + 1], '='))
+                return free(only), free(gsets), cli_usage_error("--set needs KEY=VALUE");
+            gsets[ngsets++] = argv[++i];
         } else if (!strcmp(a, "--labs-dir") && has) {
             labs_dir = argv[++i];
         } else if (!strcmp(a, "--docs-dir") && has) {
@@ -391,10 +461,10 @@ int cli_labs(int argc, char **argv) {
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
             quiet = true;
         } else {
-            free(only);
+            free(only), free(gsets);
             return cli_usage_error("labs: unknown or incomplete option '%s'; usage: fabsim labs "
-                                   "[-o DIR] [-j N] [--only LAB[/SCENARIO]]... [--labs-dir DIR] "
-                                   "[--quiet]",
+                                   "[-o DIR] [-j N] [--only LAB[/RUN]]... [--set KEY=VALUE]... "
+                                   "[--labs-dir DIR] [--quiet]",
                                    a);
         }
     }
@@ -402,7 +472,7 @@ int cli_labs(int argc, char **argv) {
     if (labs_dir)
         snprintf(lroot, sizeof lroot, "%s", labs_dir);
     else if (find_repo_dir("scenarios/labs", lroot, sizeof lroot)) {
-        free(only);
+        free(only), free(gsets);
         return cli_usage_error("labs: cannot find scenarios/labs (run from the fabsim folder or "
                                "pass --labs-dir)");
     }
@@ -415,42 +485,73 @@ int cli_labs(int argc, char **argv) {
     size_t nl;
     char **labs = list_dir(lroot, true, NULL, &nl);
     char path[PATH_MAX * 2];
-    for (size_t i = 0; i < nl; i++) {
-        snprintf(path, sizeof path, "%s/%s", lroot, labs[i]);
-        size_t nf;
-        char **files = list_dir(path, false, ".yaml", &nf);
+    struct lab_def *defs = fs_xcalloc(nl + 1, sizeof *defs);
+    bool *has_def = fs_xcalloc(nl + 1, sizeof *has_def);
+    int rc = 0;
+    /* Every lab.yaml is checked before anything runs: a broken one is exit 2. */
+    for (size_t i = 0; i < nl && !rc; i++) {
+        snprintf(path, sizeof path, "%s/%s/lab.yaml", lroot, labs[i]);
+        struct stat st;
+        if (stat(path, &st)) continue;
+        struct diag d = {0};
+        if ((rc = lab_load(&defs[i], path, &d))) {
+            diag_print(&d, stderr);
+            break;
+        }
+        has_def[i] = true;
+        size_t ni;
+        struct lab_item *items = lab_items(lroot, labs[i], &defs[i], &ni);
+        char **ids = fs_xcalloc(ni + 1, sizeof *ids);
+        for (size_t k = 0; k < ni; k++)
+            ids[k] = items[k].id;
+        if ((rc = lab_check_runs(&defs[i], ids, ni, &d))) diag_print(&d, stderr);
+        free(ids);
+        free_items(items, ni);
+    }
+    for (size_t i = 0; i < nl && !rc; i++) {
+        size_t ni;
+        struct lab_item *items = lab_items(lroot, labs[i], has_def[i] ? &defs[i] : NULL, &ni);
         bool any = false;
-        for (size_t k = 0; k < nf; k++) {
-            char id[256];
-            const char *stem = files[k];
-            /* "03-incast-roce.yaml" -> "incast-roce": the prefix only orders. */
-            if (stem[0] >= '0' && stem[0] <= '9' && stem[1] >= '0' && stem[1] <= '9' &&
-                stem[2] == '-')
-                stem += 3;
-            snprintf(id, sizeof id, "%.*s", (int)(strlen(stem) - 5), stem);
-            if (!only_match(only, nonly, labs[i], id)) {
-                free(files[k]);
+        for (size_t k = 0; k < ni; k++)
+            any = any || only_match(only, nonly, labs[i], items[k].id);
+        char **folders = fs_xcalloc(ni + 1, sizeof *folders);
+        for (size_t k = 0; any && k < ni; k++) {
+            folders[k] = items[k].folder;
+            snprintf(path, sizeof path, "%s/%s/%s", out, labs[i], items[k].folder);
+            if (!only_match(only, nonly, labs[i], items[k].id)) {
+                /* Left out by --only: say so rather than show an older run. */
+                results_mkdirs(path);
+                static const char *const gone[] = {"results.json", "links.csv", "status.json"};
+                for (size_t g = 0; g < 3; g++) {
+                    char f[PATH_MAX * 2 + 32];
+                    snprintf(f, sizeof f, "%s/%s", path, gone[g]);
+                    unlink(f);
+                }
+                write_status(path, REPORT_NOT_RUN, "not run (left out by --only)", items[k].label,
+                             0);
                 continue;
             }
-            any = true;
             struct job *j = add_job(&js);
             j->lab = fs_xstrdup(labs[i]);
-            j->id = fs_xstrdup(id);
-            snprintf(path, sizeof path, "%s/%s/%s", lroot, labs[i], files[k]);
-            j->file = fs_xstrdup(path);
-            snprintf(path, sizeof path, "%s/%s/%.*s", out, labs[i], (int)strlen(files[k]) - 5,
-                     files[k]);
+            j->id = fs_xstrdup(items[k].id);
+            j->file = fs_xstrdup(items[k].file);
             j->outdir = fs_xstrdup(path);
             char *text = fs_read_file(j->file, NULL);
-            j->label = text ? file_label(text) : NULL;
+            j->label = items[k].label ? fs_xstrdup(items[k].label) : text ? file_label(text) : NULL;
             free(text);
-            free(files[k]);
+            if (items[k].nsets || ngsets) {
+                j->own_sets = true;
+                j->sets = fs_xcalloc(items[k].nsets + ngsets + 1, sizeof *j->sets);
+                for (size_t q = 0; q < items[k].nsets; q++)
+                    j->sets[j->nsets++] = items[k].sets[q];
+                for (size_t q = 0; q < ngsets; q++)
+                    j->sets[j->nsets++] = gsets[q];
+            }
         }
-        free(files);
         if (any) {
             snprintf(path, sizeof path, "%s/%s", out, labs[i]);
             results_mkdirs(path);
-            remove_stale(lroot, out, labs[i]);
+            remove_stale(out, labs[i], folders, ni);
             char src[PATH_MAX + 300], dst[PATH_MAX + 300];
             snprintf(src, sizeof src, "%s/%s.md", droot, labs[i]);
             snprintf(dst, sizeof dst, "%s/%s/lab.md", out, labs[i]);
@@ -459,13 +560,37 @@ int cli_labs(int argc, char **argv) {
                 write_text(dst, md);
                 free(md);
             }
+            snprintf(src, sizeof src, "%s/%s/lab.yaml", lroot, labs[i]);
+            snprintf(dst, sizeof dst, "%s/%s/lab.yaml", out, labs[i]);
+            char *y = has_def[i] ? fs_read_file(src, NULL) : NULL;
+            if (y) {
+                write_text(dst, y);
+                free(y);
+            } else {
+                unlink(dst);
+            }
         }
-        free(labs[i]);
+        free(folders);
+        free_items(items, ni);
     }
-    free(labs);
+    /* Sets of the runs point into defs: the jobs are run before they go. */
+    if (rc) {
+        for (size_t i = 0; i < nl; i++) {
+            if (has_def[i]) lab_fini(&defs[i]);
+            free(labs[i]);
+        }
+        free(labs), free(defs), free(has_def), free(only), free(gsets);
+        free_jobs(&js);
+        return 2;
+    }
     free(only);
     if (!js.n) {
         free_jobs(&js);
+        for (size_t i = 0; i < nl; i++) {
+            if (has_def[i]) lab_fini(&defs[i]);
+            free(labs[i]);
+        }
+        free(labs), free(defs), free(has_def), free(gsets);
         return cli_usage_error("labs: no scenario matched (looked in %s)", lroot);
     }
     if (results_mkdirs(out)) {
@@ -474,9 +599,20 @@ int cli_labs(int argc, char **argv) {
     }
     snprintf(path, sizeof path, "%s/mode", out);
     write_text(path, "labs\n");
+    snprintf(path, sizeof path, "%s/sets", out);
+    if (ngsets) {
+        FILE *sf = fopen(path, "w");
+        for (size_t q = 0; sf && q < ngsets; q++)
+            fprintf(sf, "%s\n", gsets[q]);
+        if (sf) fclose(sf);
+    } else {
+        unlink(path);
+    }
     size_t counts[3];
     double t0 = wall_now_s();
-    if (!quiet) fprintf(stderr, "fabsim labs: %zu scenarios, %d at a time\n", js.n, par);
+    if (!quiet)
+        fprintf(stderr, "fabsim labs: %zu scenarios, %d at a time%s\n", js.n, par,
+                ngsets ? " (with --set changes)" : "");
     run_jobs(&js, par, !quiet && isatty(2), counts);
     if (!quiet) {
         printf("fabsim labs: %zu ran, %zu not yet available, %zu failed, in %.0f s\n", counts[0],
@@ -486,9 +622,14 @@ int cli_labs(int argc, char **argv) {
                 printf("  FAILED %s/%s (see %s/status.json)\n", js.v[i].lab, js.v[i].id,
                        js.v[i].outdir);
     }
-    int rc = build_report(out, quiet);
-    if (!rc && !quiet) printf("Report: %s/report.html\n", out);
+    rc = build_report(out, quiet);
+    if (!rc && !quiet) printf("\nReport: %s/report.html\n", out);
     free_jobs(&js);
+    for (size_t i = 0; i < nl; i++) {
+        if (has_def[i]) lab_fini(&defs[i]);
+        free(labs[i]);
+    }
+    free(labs), free(defs), free(has_def), free(gsets);
     if (rc) return rc;
     return counts[2] ? 1 : 0;
 }

@@ -467,13 +467,15 @@
   }
 
   // Offered load per spine link: flows hashed onto it x their rate (one flow's
-  // bytes = the median host uplink's), so two colliding flows show as 200 %.
+  // bytes = the median host uplink's; a flow counts by its share of bytes),
+  // so two colliding flows show as 200 %. Same rule as offered_max_pct() in
+  // src/report/expr.c.
   function offeredRows(s) {
     const links = s.results.links;
     const host = links.filter((l) => l.tier === 'host-leaf' && /^leaf/.test(l.to) && l.bytes > 0).map((l) => l.bytes).sort((a, b) => a - b);
     if (!host.length) return null;
     const unit = host[Math.floor(host.length / 2)];
-    const rows = links.filter((l) => l.tier === 'leaf-spine').map((l) => ({ scenario: s.label, link: l.name, flows: Math.round(l.bytes / unit), offered_pct: 100 * Math.round(l.bytes / unit) }));
+    const rows = links.filter((l) => l.tier === 'leaf-spine').map((l) => ({ scenario: s.label, link: l.name, flows: l.bytes / unit, offered_pct: 100 * l.bytes / unit }));
     const unused = rows.length ? 100 * (1 - rows.reduce((a, r) => a + Math.min(r.flows, 1), 0) / rows.length) : 0;
     return { rows, unused };
   }

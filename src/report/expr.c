@@ -131,8 +131,9 @@ static double flow_unit_bytes(const struct jv *res) {
     return m;
 }
 
-/* Flows on each leaf-spine link = its bytes over one flow's bytes, rounded
- * (ECMP keeps a flow on one path, so bytes count the flows hashed there).
+/* Flows on each leaf-spine link = its bytes over one flow's bytes (ECMP
+ * keeps a flow on one path, so bytes count the flows hashed there; a flow
+ * whose messages took different paths counts by its share of bytes).
  * Offered load = flows x one flow's line rate over the link's rate: two
  * colliding flows of the host rate offer 200 %. Host and spine links run at
  * the same rate in every lab topology. mode 0: max offered %, 1: unused % of
@@ -145,7 +146,7 @@ static double offered(const struct jv *res, int mode) {
     size_t n = 0;
     for (size_t i = 0; i < ls->n; i++) {
         if (strcmp(jv_str_at(ls->items[i], "tier", ""), "leaf-spine")) continue;
-        double flows = round(jv_num_at(ls->items[i], "bytes", 0) / unit);
+        double flows = jv_num_at(ls->items[i], "bytes", 0) / unit;
         mx = fmax(mx, 100.0 * flows);
         used += fmin(flows, 1.0);
         n++;

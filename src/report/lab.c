@@ -95,7 +95,7 @@ static int parse_expr(struct diag *d, const char *file, const struct yaml_node *
     free(src);
     if (!rc) return 0;
     struct srcpos p = n->pos;
-    if (!strchr(n->text, '\n')) p.col += col + (n->quoted ? 1 : 0);
+    if (!strchr(n->text, '\n')) p.col += col;
     return diag_set(d, file, p, FS_EINVAL, "%s: %s", what, msg);
 }
 
@@ -115,7 +115,7 @@ static int bind(struct diag *d, const char *file, const struct yaml_node *n,
         int k = metric_index(L, x->text);
         if (k < 0 || (size_t)k >= limit) {
             struct srcpos p = n->pos;
-            if (!strchr(n->text, '\n')) p.col += x->col + (n->quoted ? 1 : 0);
+            if (!strchr(n->text, '\n')) p.col += x->col;
             return diag_set(d, file, p, FS_EINVAL,
                             "%s: '%s' is not a metric of this lab%s (metrics are defined under "
                             "`metrics:`; a derived metric may use only those above it)",
@@ -136,7 +136,7 @@ static int check_template(struct diag *d, const char *file, const struct yaml_no
         snprintf(name, sizeof name, "%.*s", (int)(e - p - 1), p + 1);
         if (metric_index(L, name) < 0) {
             struct srcpos pos = n->pos;
-            if (!strchr(n->text, '\n')) pos.col += (unsigned)(p - n->text) + (n->quoted ? 1 : 0);
+            if (!strchr(n->text, '\n')) pos.col += (unsigned)(p - n->text);
             return diag_set(d, file, pos, FS_EINVAL, "%s: {%s} is not a metric of this lab", what,
                             name);
         }
@@ -391,8 +391,9 @@ int lab_load(struct lab_def *L, const char *path, struct diag *d) {
         goto out;
     }
     if ((rc = check_keys(d, file, root, "lab.yaml", keys))) goto out;
-    static const char *const need[] = {"title", "claim", "metrics", "findings", "verdict"};
-    for (size_t i = 0; i < 5; i++)
+    /* Sections are checked in order, so the first error is the first problem. */
+    static const char *const need[] = {"title", "claim", "metrics"};
+    for (size_t i = 0; i < 3; i++)
         if (!yaml_map_get(root, need[i])) {
             rc = err_at(d, file, root, "lab.yaml: needs `%s:`", need[i]);
             goto out;
@@ -411,6 +412,10 @@ int lab_load(struct lab_def *L, const char *path, struct diag *d) {
         goto out;
     if ((rc = parse_metrics(L, file, yaml_map_get(root, "metrics"), d))) goto out;
     const struct yaml_node *fs = yaml_map_get(root, "findings");
+    if (!fs || !yaml_map_get(root, "verdict")) {
+        rc = err_at(d, file, root, "lab.yaml: needs `%s:`", fs ? "verdict" : "findings");
+        goto out;
+    }
     if (fs->type != YAML_SEQ) {
         rc = err_at(d, file, fs, "findings: expected a list of {title, text}, got %s",
                     yaml_describe(fs));

@@ -70,6 +70,66 @@ case "$B" in
     ;;
 esac
 
+# 2b. A lab written only in YAML, in a temporary folder: it runs, its claim
+# and verdict are in `labs` output, report.html and verdicts.json; --set
+# changes its numbers; --only marks the other run "not run"; a malformed
+# lab.yaml is exit 2 with file:line:col before anything runs.
+NL="$OUT/newlab"
+mkdir -p "$NL/labs/mylab"
+cp tests/report/fixture/lossless/04-incast-roce-lossy.yaml "$NL/labs/mylab/01-lossy.yaml"
+cp tests/report/fixture/lossless/01-incast-ib-credit.yaml "$NL/labs/mylab/02-credits.yaml"
+cat >"$NL/labs/mylab/lab.yaml" <<'EOF2'
+title: "My lab, written in YAML only"
+claim: "Credits never drop; a lossy fabric does."
+next: "fabsim labs --labs-dir LABS --set fabric.buffer=4MiB"
+metrics:
+  lossy: {run: lossy, value: summary.packets_dropped, unit: drops}
+  credits: {run: credits, value: summary.packets_dropped, unit: drops}
+findings:
+  - {title: "Drops", text: "lossy {lossy}, credits {credits}"}
+verdict:
+  holds: "credits == 0 && lossy > 0"
+  says: {holds: "lossy dropped {lossy}, credits {credits}.", not: "lossy {lossy}, credits {credits}."}
+charts:
+  - {type: counters, metrics: {drops: summary.packets_dropped}}
+EOF2
+"$FAB" labs --labs-dir "$NL/labs" -o "$NL/out" >"$LOG" 2>&1
+rc=$?
+cat "$LOG"
+if [ "$rc" -eq 0 ] && grep -q "Claim:   \"Credits never drop; a lossy fabric does.\"" "$LOG" &&
+    grep -q "Verdict: holds. lossy dropped [1-9][0-9]* drops, credits 0 drops." "$LOG" &&
+    grep -q "Credits never drop; a lossy fabric does." "$NL/out/report.html" &&
+    python3 -c "import json,sys; v=json.load(open('$NL/out/verdicts.json')); sys.exit(0 if v[0]['verdict']=='holds' and v[0]['metrics']['lossy']>0 else 1)"; then
+    ok "a lab written only in YAML runs and shows its claim and verdict (labs output, report, verdicts.json)"
+else
+    fail "a lab written only in YAML (rc $rc)"
+fi
+"$FAB" labs --labs-dir "$NL/labs" -o "$NL/out" -q --only mylab/lossy --set fabric.buffer=64MiB >"$LOG" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] && python3 - "$NL/out" <<'PY'
+import json, sys
+d = sys.argv[1]
+v = json.load(open(d + "/verdicts.json"))[0]
+st = json.load(open(d + "/mylab/02-credits/status.json"))
+# 64 MiB buffers: the lossy incast no longer drops, so the claim's
+# "a lossy fabric does" fails; the credit run was left out.
+sys.exit(0 if st["status"] == "not_run" and v["metrics"]["lossy"] == 0
+         and v["verdict"] == "does not hold here" and open(d + "/sets").read().strip() == "fabric.buffer=64MiB" else 1)
+PY
+then
+    ok "labs --set re-runs with the change (64 MiB buffer: 0 drops, verdict flips) and --only marks the rest not run"
+else
+    fail "labs --set / --only (rc $rc)"
+fi
+printf 'title: t\nclaim: c\nmetrics:\n  x: {run: lossy, value: "summary.packets_dropped >"}\n' >"$NL/labs/mylab/lab.yaml"
+"$FAB" labs --labs-dir "$NL/labs" -o "$NL/out2" -q 2>"$LOG"
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q "mylab/lab.yaml:4:[0-9]*: error: metric value: expression ends too early" "$LOG" && [ ! -d "$NL/out2/mylab" ]; then
+    ok "a malformed lab.yaml is exit 2 with file:line:col, before anything runs"
+else
+    fail "malformed lab.yaml (rc $rc): $(cat "$LOG")"
+fi
+
 # 3. fabsim report rebuilds the page; a missing folder is a usage error.
 rm -f "$OUT/fixture/report.html"
 if "$FAB" report "$OUT/fixture" -q && [ -s "$OUT/fixture/report.html" ]; then

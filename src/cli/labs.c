@@ -734,16 +734,192 @@ static void print_compare_table(const struct jobs *js) {
         jread_free(res[i]);
 }
 
+/* The resolved scenario (validate --explain) as "dotted.key" -> value
+ * pairs: the indentation gives the path, "- " items are numbered. Comments
+ * (the defaults' sources) are dropped. */
+struct kv {
+    char **k, **v;
+    size_t n, cap, vcap;
+};
+
+static void kv_add(struct kv *kv, const char *k, const char *v) {
+    size_t cap = kv->cap;
+    fs_grow((void **)&kv->k, &kv->cap, kv->n + 1, sizeof *kv->k);
+    fs_grow((void **)&kv->v, &cap, kv->n + 1, sizeof *kv->v);
+    kv->k[kv->n] = fs_xstrdup(k);
+    kv->v[kv->n++] = fs_xstrdup(v);
+}
+
+static void kv_free(struct kv *kv) {
+    for (size_t i = 0; i < kv->n; i++)
+        free(kv->k[i]), free(kv->v[i]);
+    free(kv->k), free(kv->v);
+}
+
+static int explain_flat(const char *file, const char *const *sets, size_t nsets, struct kv *out) {
+    struct scenario sc;
+    struct diag d = {0};
+    memset(out, 0, sizeof *out);
+    if (scenario_load(&sc, file, sets, nsets, &d)) return -1;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    scenario_explain(&sc, f);
+    fclose(f);
+    scenario_fini(&sc);
+    struct {
+        int indent;
+        char path[512];
+        int items;
+    } st[32];
+    int depth = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (line[0] == '#') continue;
+        char *c = strstr(line, "  # ");
+        if (c) *c = 0;
+        int indent = (int)strspn(line, " ");
+        char *p = line + indent;
+        if (!*p) continue;
+        char prefix[512] = "";
+        bool item = !strncmp(p, "- ", 2);
+        while (depth && st[depth - 1].indent >= indent + (item ? 1 : 0) &&
+               !(item && st[depth - 1].indent < indent))
+            depth--;
+        if (item) { /* an item of the sequence whose key is on top */
+            while (depth && st[depth - 1].indent >= indent)
+                depth--;
+            if (!depth) continue;
+            snprintf(prefix, sizeof prefix, "%s.%d", st[depth - 1].path, st[depth - 1].items++);
+            p += 2;
+            indent += 2;
+            char *colon = strstr(p, ": ");
+            if (p[0] == '{' || !colon) {
+                kv_add(out, prefix, p);
+                continue;
+            }
+            if (depth < 32) {
+                st[depth].indent = indent - 1;
+                snprintf(st[depth].path, sizeof st[depth].path, "%s", prefix);
+                st[depth].items = 0;
+                depth++;
+            }
+        } else {
+            snprintf(prefix, sizeof prefix, "%s", depth ? st[depth - 1].path : "");
+        }
+        char *colon = strchr(p, ':');
+        if (!colon) continue;
+        *colon = 0;
+        char *val = colon + 1;
+        while (*val == ' ')
+            val++;
+        size_t vl = strlen(val);
+        while (vl && val[vl - 1] == ' ')
+            val[--vl] = 0;
+        char key[1100];
+        snprintf(key, sizeof key, "%s%s%s", prefix, *prefix ? "." : "", p);
+        if (!*val) { /* a mapping or a sequence follows */
+            if (depth < 32) {
+                st[depth].indent = indent;
+                snprintf(st[depth].path, sizeof st[depth].path, "%.500s", key);
+                st[depth].items = 0;
+                depth++;
+            }
+            continue;
+        }
+        kv_add(out, key, val);
+    }
+    free(text);
+    return 0;
+}
+
+/* Every key whose resolved value differs between the variants (a key one
+ * of them lacks counts as differing), printed and written to
+ * DIR/config_diff.json for the report. Returns the number of keys. */
+static size_t config_diff(const struct jobs *js, const char *out, bool print) {
+    size_t n = js->n;
+    struct kv *kv = fs_xcalloc(n, sizeof *kv);
+    bool ok = true;
+    for (size_t i = 0; i < n; i++)
+        ok = !explain_flat(js->v[i].file, js->v[i].sets, js->v[i].nsets, &kv[i]) && ok;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/config_diff.json", out);
+    FILE *f = fopen(path, "w");
+    struct jw w;
+    if (f) {
+        jw_init(&w, f);
+        jw_arr(&w);
+    }
+    size_t ndiff = 0;
+    /* The union of keys, in the first variant's order then the others'. */
+    for (size_t a = 0; ok && a < n; a++)
+        for (size_t i = 0; i < kv[a].n; i++) {
+            const char *key = kv[a].k[i];
+            bool seen = false;
+            for (size_t b = 0; b < a && !seen; b++)
+                for (size_t k = 0; k < kv[b].n && !seen; k++)
+                    seen = !strcmp(kv[b].k[k], key);
+            if (seen) continue;
+            const char *vals[16] = {0};
+            bool differs = false;
+            for (size_t b = 0; b < n && b < 16; b++) {
+                for (size_t k = 0; k < kv[b].n; k++)
+                    if (!strcmp(kv[b].k[k], key)) vals[b] = kv[b].v[k];
+                if (b && (!vals[b] != !vals[0] || (vals[b] && vals[0] && strcmp(vals[b], vals[0]))))
+                    differs = true;
+            }
+            if (!differs || !strcmp(key, "name")) continue;
+            if (print && !ndiff)
+                printf("Configuration differences (resolved, defaults included; `fabsim validate "
+                       "FILE --explain` shows all):\n");
+            ndiff++;
+            if (print) {
+                printf("  %s:", key);
+                for (size_t b = 0; b < n && b < 16; b++)
+                    printf("%s%s", b ? " | " : " ", vals[b] ? vals[b] : "(absent)");
+                printf("\n");
+            }
+            if (f) {
+                jw_obj_compact(&w);
+                jw_kstr(&w, "key", key);
+                jw_key(&w, "values");
+                jw_arr_compact(&w);
+                for (size_t b = 0; b < n && b < 16; b++)
+                    if (vals[b])
+                        jw_str(&w, vals[b]);
+                    else
+                        jw_null(&w);
+                jw_arr_end(&w);
+                jw_obj_end(&w);
+            }
+        }
+    if (print && ok && !ndiff)
+        printf("Configuration differences: none (the same resolved scenario)\n");
+    if (print && ndiff) printf("\n");
+    if (f) {
+        jw_arr_end(&w);
+        jw_end(&w);
+        fclose(f);
+    }
+    for (size_t i = 0; i < n; i++)
+        kv_free(&kv[i]);
+    free(kv);
+    return ndiff;
+}
+
 int cli_compare(int argc, char **argv) {
     const char *out = "out/compare", *files[16];
     const char **sets = fs_xcalloc((size_t)argc + 1, sizeof *sets);
     size_t nfiles = 0, nsets = 0;
     int par = default_jobs();
+    bool quiet = false;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         bool has = i + 1 < argc;
         if ((!strcmp(a, "-o") || !strcmp(a, "--out")) && has) {
             out = argv[++i];
+        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+            quiet = true;
         } else if (!strcmp(a, "--set") && has) {
             if (!strchr(argv[i + 1], '='))
                 return free(sets), cli_usage_error("--set needs KEY=VALUE");
@@ -761,8 +937,9 @@ int cli_compare(int argc, char **argv) {
     if (!nfiles || (nfiles == 1 && nsets < 2)) {
         free(sets);
         return cli_usage_error(
-            "usage: fabsim compare A.yaml B.yaml [--set KEY=VALUE]... [-o DIR]\n"
-            "   or: fabsim compare S.yaml --set KEY=VALUE[+KEY=VALUE...] --set ... [-o DIR]\n"
+            "usage: fabsim compare A.yaml B.yaml [--set KEY=VALUE]... [-o DIR] [--quiet]\n"
+            "   or: fabsim compare S.yaml --set KEY=VALUE[+KEY=VALUE...] --set ... [-o DIR] "
+            "[--quiet]\n"
             "       (with one file, each --set is one variant; '+' joins keys of one variant)");
     }
     struct jobs js = {0};
@@ -818,11 +995,22 @@ int cli_compare(int argc, char **argv) {
         }
         fclose(md);
     }
+    /* The title names the variants: "A vs B" (files) or the --set lists. */
+    snprintf(path, sizeof path, "%s/title", out);
+    FILE *tf = fopen(path, "w");
+    if (tf) {
+        fprintf(tf, "fabsim compare: ");
+        for (size_t i = 0; i < js.n; i++)
+            fprintf(tf, "%s%s", i ? " vs " : "", js.v[i].label ? js.v[i].label : js.v[i].id);
+        fputc('\n', tf);
+        fclose(tf);
+    }
+    config_diff(&js, out, !quiet);
     size_t counts[3];
-    run_jobs(&js, par, isatty(2), counts);
-    print_compare_table(&js);
+    run_jobs(&js, par, !quiet && isatty(2), counts);
+    if (!quiet) print_compare_table(&js);
     int rc = build_report(out, true);
-    if (!rc) printf("Report: %s/report.html\n", out);
+    if (!rc && !quiet) printf("Report: %s/report.html\n", out);
     for (size_t i = 0; i < js.n; i++)
         if (nfiles == 1) free((void *)js.v[i].sets);
     for (size_t i = 0; i < nsets; i++)

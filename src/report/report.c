@@ -607,6 +607,35 @@ static void write_data(const struct report *r, FILE *f) {
     jw_obj(&w);
     jw_kstr(&w, "fabsim", FABSIM_VERSION);
     jw_kstr(&w, "mode", r->mode);
+    /* Written by `fabsim compare` / `labs --set` next to the runs. */
+    char path[PATH_MAX];
+    pjoin(path, sizeof path, r->dir, "title");
+    char *title = fs_read_file(path, NULL);
+    if (title) {
+        title[strcspn(title, "\r\n")] = 0;
+        jw_kstr(&w, "title", title);
+        free(title);
+    }
+    pjoin(path, sizeof path, r->dir, "config_diff.json");
+    char *diff = fs_read_file(path, NULL), err[128];
+    struct jv *dj = diff ? jread_parse(diff, err, sizeof err) : NULL;
+    if (dj && dj->type == JV_ARR) {
+        jw_key(&w, "config_diff");
+        jw_raw(&w, diff);
+    }
+    jread_free(dj);
+    free(diff);
+    pjoin(path, sizeof path, r->dir, "sets");
+    char *sets = fs_read_file(path, NULL);
+    if (sets) {
+        jw_key(&w, "sets");
+        jw_arr_compact(&w);
+        char *save = NULL;
+        for (char *l = strtok_r(sets, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+            jw_str(&w, l);
+        jw_arr_end(&w);
+        free(sets);
+    }
     jw_key(&w, "findings");
     jw_arr(&w);
     for (size_t i = 0; i < r->nfindings; i++) {

@@ -169,6 +169,64 @@ else
 fi
 browser "$OUT/cmpset/report.html"
 
+# 4b. compare's configuration diff lists exactly the keys that differ: for
+# the --set variants {seed, fabric.buffer}; for two files, the keys whose
+# lines differ in `validate --explain` (comments dropped), computed here.
+if python3 - "$OUT/cmpset/config_diff.json" <<'PY'
+import json, sys
+keys = [d["key"] for d in json.load(open(sys.argv[1]))]
+print("diff keys:", keys)
+sys.exit(0 if sorted(keys) == ["fabric.buffer", "seed"] else 1)
+PY
+then ok "compare --set: the diff lists exactly seed and fabric.buffer"; else fail "compare --set diff keys"; fi
+"$FAB" validate "$A" --explain >"$OUT/a.explain" 2>&1
+"$FAB" validate "$C" --explain >"$OUT/c.explain" 2>&1
+if python3 - "$OUT/cmp2/config_diff.json" "$OUT/a.explain" "$OUT/c.explain" <<'PY'
+import json, sys
+def flat(path):
+    out, stack = {}, []  # stack of (indent, key path, item count)
+    for line in open(path):
+        line = line.rstrip("\n").split("  # ")[0].rstrip()
+        if not line.strip() or line.startswith("#"):
+            continue
+        ind = len(line) - len(line.lstrip(" "))
+        body = line.strip()
+        if body.startswith("- "):
+            while stack and stack[-1][0] >= ind:
+                stack.pop()
+            parent = stack[-1]
+            key = f"{parent[1]}.{parent[2]}"
+            parent[2] += 1
+            body = body[2:]
+            if body.startswith("{") or ": " not in body:
+                out[key] = body
+                continue
+            stack.append([ind + 1, key, 0])
+            ind += 2
+        else:
+            while stack and stack[-1][0] >= ind:
+                stack.pop()
+        k, _, v = body.partition(":")
+        path_ = (stack[-1][1] + "." if stack else "") + k
+        if v.strip():
+            out[path_] = v.strip()
+        else:
+            stack.append([ind, path_, 0])
+    return out
+a, c = flat(sys.argv[2]), flat(sys.argv[3])
+want = sorted(k for k in set(a) | set(c) if a.get(k) != c.get(k) and k != "name")
+got = sorted(d["key"] for d in json.load(open(sys.argv[1])))
+print(f"{len(got)} keys differ, e.g. {got[:4]}")
+sys.exit(0 if got == want and "fabric.kind" in got else 1)
+PY
+then ok "compare A B: the diff lists exactly the resolved keys that differ"; else fail "compare A B diff keys"; fi
+out_q=$("$FAB" compare "$A" "$C" -o "$OUT/cmpq" --quiet 2>&1)
+if [ $? -eq 0 ] && [ -z "$out_q" ] && [ -s "$OUT/cmpq/report.html" ] && grep -q "fabsim compare: 01-permutation-ib.yaml vs 02-permutation-roce.yaml" "$OUT/cmpq/report.html"; then
+    ok "compare --quiet prints nothing, writes the report titled by its variants"
+else
+    fail "compare --quiet: $out_q"
+fi
+
 # 5. pcap: tshark dissects an InfiniBand (ERF) and a RoCEv2 capture: BTH
 # opcodes, and per QP the PSNs of the data packets in order (a lossless run).
 if command -v tshark >/dev/null 2>&1; then

@@ -90,8 +90,7 @@ void training_op_done(struct net *n, struct job *j, struct op *o) {
         training_start(n, j);
         return;
     }
-    if (j->sess != NET_NONE) innet_close(n, j->sess);
-    j->sess = NET_NONE;
+    coll_job_close_innet(n, j);
     net_work_done(n);
 }
 

@@ -143,8 +143,11 @@ claim([(E, "incast-pfc-only"), (E, "incast-dcqcn-default")], "DCQCN reduces paus
 claim([(E, "incast-pfc-only")], "PFC only: no ECN marks",
       lambda a: (s(a, "cnps") == 0, f"{s(a, 'cnps')} CNPs"))
 claim([(E, "incast-dcqcn-default"), (E, "incast-ecn-misconfigured")], "kmin above xoff: PFC does the work",
-      lambda a, b: (s(b, "pause_frames") > 2 * s(a, "pause_frames")
-                    and s(b, "ecn_marked") < s(a, "ecn_marked"),
+      # ConnectX DCQCN (byte counter on, target clamp) undoes a cut within
+      # microseconds, so PFC does much of the work even with a sane kmin
+      # (issue 9): more pauses and far fewer marks, not 2x the pauses.
+      lambda a, b: (s(b, "pause_frames") > s(a, "pause_frames")
+                    and 4 * s(b, "ecn_marked") < s(a, "ecn_marked"),
                     f"{s(b, 'pause_frames')} pauses misconfigured vs {s(a, 'pause_frames')}, "
                     f"{s(b, 'ecn_marked')} marks vs {s(a, 'ecn_marked')}"))
 claim([(E, "incast-dcqcn-default"), (E, "incast-ecn-misconfigured")], "kmin above xoff: pauses come before marks",
@@ -296,8 +299,8 @@ def v_ecn(g):
     d, m, st, wd, pf = (g("incast-dcqcn-default"), g("incast-ecn-misconfigured"), g("pause-storm-no-watchdog"),
                         g("pause-storm-watchdog"), g("incast-pfc-only"))
     done, total = victims_done(st)
-    holds = (s(m, "pause_frames") > 2 * s(d, "pause_frames") and s(m, "first_pause_ns") < s(m, "first_ecn_mark_ns")
-             and done < total)
+    holds = (s(m, "pause_frames") > s(d, "pause_frames") and 4 * s(m, "ecn_marked") < s(d, "ecn_marked")
+             and s(m, "first_pause_ns") < s(m, "first_ecn_mark_ns") and done < total)
     nu = done_ns(d) / done_ns(pf) > 1.5 or s(wd, "packets_dropped") > 0
     return verdict(holds, nu), f"pauses {s(m, 'pause_frames')} vs {s(d, 'pause_frames')}, storm {done}/{total}"
 

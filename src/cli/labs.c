@@ -41,7 +41,8 @@ struct job {
     char *lab, *id, *file, *outdir, *label;
     const char **sets;
     size_t nsets;
-    bool own_sets; /* sets allocated for this job (the lab's run sets + --set) */
+    bool own_sets;   /* sets allocated for this job (the lab's run sets + --set) */
+    size_t nlabsets; /* of which the lab's own (lab.yaml runs: set:) come first */
     pid_t pid;
     double t0;
     int status; /* 0 ok, 1 not available, 2 error */
@@ -108,6 +109,14 @@ static int child_run(const struct job *j) {
     int rc = scenario_load(&sc, j->file, j->sets, j->nsets, &d);
     if (rc) {
         diag_format(&d, msg, sizeof msg);
+        /* A `labs --set` change that this run's scenario does not take (a ring
+         * key on a leaf-spine): the run is left out, saying why. */
+        if (rc == FS_EINVAL && !strcmp(d.file, "--set") && d.line > j->nlabsets) {
+            char why[1200];
+            snprintf(why, sizeof why, "not run: the --set change does not apply here (%s)", msg);
+            write_status(j->outdir, REPORT_NOT_RUN, why, j->label, 0);
+            return 3;
+        }
         bool notyet = rc == FS_ENOTSUP || rc == FS_EINVAL || rc == FS_ERANGE;
         write_status(j->outdir, notyet ? REPORT_NOT_AVAILABLE : REPORT_ERROR, msg, j->label, 0);
         return notyet ? 3 : 2;
@@ -358,7 +367,8 @@ static bool only_match(const char *const *only, size_t nonly, const char *lab, c
     for (size_t i = 0; i < nonly; i++) {
         size_t l = strlen(lab);
         if (!strcmp(only[i], lab)) return true;
-        if (!strncmp(only[i], lab, l) && only[i][l] == '/' && !strcmp(only[i] + l + 1, id))
+        /* LAB/RUN, where RUN may be a shell pattern ('lossless/victim-*'). */
+        if (!strncmp(only[i], lab, l) && only[i][l] == '/' && lab_run_matches(only[i] + l + 1, id))
             return true;
     }
     return false;
@@ -624,6 +634,7 @@ int cli_labs(int argc, char **argv) {
                 j->sets = fs_xcalloc(items[k].nsets + ngsets + 1, sizeof *j->sets);
                 for (size_t q = 0; q < items[k].nsets; q++)
                     j->sets[j->nsets++] = items[k].sets[q];
+                j->nlabsets = items[k].nsets;
                 for (size_t q = 0; q < ngsets; q++)
                     j->sets[j->nsets++] = gsets[q];
             }

@@ -25,7 +25,7 @@ DEPS_STAMP := $(BUILD)/.deps-ok
 # test's playwright-core, pinned by report/web/package-lock.json.
 WEB_STAMP := report/web/node_modules/.package-lock.json
 
-.PHONY: all deps test check bench demo clean lint fmt fuzz validate
+.PHONY: all deps test check bench demo clean lint fmt fuzz validate screenshot
 
 all: $(BUILD)/fabsim
 
@@ -82,6 +82,12 @@ bench: $(BUILD)/fabsim $(BENCHES)
 demo: $(BUILD)/fabsim $(WEB_STAMP)
 	@$(BUILD)/fabsim labs -o out/labs
 	@echo "Open $(CURDIR)/out/labs/report.html in a browser (self-contained, works offline)."
+
+# docs/report.png (the README's picture) from the current labs report, taken
+# by headless Chromium (report/web/check-report.js, as tests/report uses it).
+screenshot: $(BUILD)/fabsim $(WEB_STAMP)
+	@$(BUILD)/fabsim labs -o out/labs -q
+	@node report/web/check-report.js out/labs/report.html docs/report.png
 
 # cppcheck (suppressions in tools/cppcheck.supp, each justified there) and a
 # -Wconversion build (-Werror: it is clean; cast where a narrowing is meant).

@@ -10,7 +10,8 @@
 (function () {
   'use strict';
   const DATA = JSON.parse(document.getElementById('fabsim-data').textContent);
-  const state = (window.__fabsim = { charts: 0, rendered: 0, errors: [], done: false });
+  const state = (window.__fabsim = { charts: 0, rendered: 0, errors: [], done: false, kinds: {} });
+  let kind = 'generic'; // the lab.yaml chart type being drawn (state.kinds counts rendered charts per type)
   const app = document.getElementById('app');
   const pending = [];
   const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
@@ -94,8 +95,9 @@
     state.charts++;
     spec.$schema = SCHEMA;
     if (!spec.config) spec.config = { view: { stroke: '#ccc' }, axis: { labelLimit: 220 } };
+    const k = kind;
     const p = vegaEmbed(target, spec, { actions: false, renderer: 'svg' })
-      .then(() => { state.rendered++; target.setAttribute('data-rendered', '1'); })
+      .then(() => { state.rendered++; state.kinds[k] = (state.kinds[k] || 0) + 1; target.setAttribute('data-rendered', '1'); })
       .catch((e) => { state.errors.push(caption + ': ' + e); target.append(el('div', { class: 'na-box' }, 'chart failed: ' + e)); });
     pending.push(p);
   }
@@ -572,6 +574,7 @@
   function fromLab(sec, lab) {
     for (const c of lab.charts) {
       const scns = c.runs.map((id) => lab.scenarios.find((s) => s.id === id)).filter(Boolean);
+      kind = c.type;
       (CHARTS[c.type] || (() => sec.append(el('div', { class: 'na-box' }, `unknown chart type ${c.type}`))))(sec, scns, c);
     }
   }
@@ -645,6 +648,7 @@
     try {
       if (lab.charts && lab.charts.length) fromLab(sec, lab);
       else generic(sec, lab.scenarios);
+      kind = 'generic';
     } catch (e) {
       state.errors.push(lab.id + ': ' + e);
       sec.append(el('div', { class: 'na-box' }, 'charts failed: ' + e));

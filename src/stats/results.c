@@ -251,6 +251,8 @@ void results_write_json(const struct model *m, FILE *f) {
     write_collectives(m, &w);
     coll_write_training(&m->net, &w);
     write_control_plane(m, &w);
+    jw_key(&w, "cc_rates"); /* DCQCN rate per sender over time (stats/sampler.h) */
+    sampler_write_cc_rates(&m->sampler, &m->net, &w);
     if (m->net.ctrl && m->net.ctrl->write_results) m->net.ctrl->write_results(&m->net, &w);
     jw_obj_end(&w);
     jw_end(&w);

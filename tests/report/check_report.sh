@@ -66,7 +66,10 @@ case "$B" in
     python3 tests/report/check_labs.py "$OUT/labs" >"$LOG" 2>&1
     cat "$LOG"
     sum
+    # The course's pictures: each of these chart types rendered.
+    export FABSIM_REQUIRE_CHARTS=spine_time,offered_load,topology_load,timelines_pair,dcqcn_rate,counters,deadlock,balls_into_bins
     browser "$OUT/labs/report.html"
+    unset FABSIM_REQUIRE_CHARTS
     ;;
 esac
 
@@ -129,6 +132,23 @@ if [ "$rc" -eq 2 ] && grep -q "mylab/lab.yaml:4:[0-9]*: error: metric value: exp
 else
     fail "malformed lab.yaml (rc $rc): $(cat "$LOG")"
 fi
+
+# 2c. results.json "cc_rates": a DCQCN incast records each sender's rate over
+# time, starting at line rate and cut below it after the CNPs; a run without
+# DCQCN records none.
+"$FAB" run scenarios/labs/ecn_dcqcn/02-incast-dcqcn-default.yaml -o "$OUT/ccr" -q
+"$FAB" run tests/report/fixture/lossless/01-incast-ib-credit.yaml -o "$OUT/ccr-ib" -q
+if python3 - "$OUT/ccr/results.json" "$OUT/ccr-ib/results.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = r["cc_rates"]
+senders = {q["src"] for q in c}
+cut = [q for q in c if q["gbps"] and q["gbps"][0] == 400 and min(q["gbps"]) < 200]
+ok = len(c) == 7 and len(senders) == 7 and len(cut) >= 4 and all(len(q["t_ns"]) == len(q["gbps"]) for q in c)
+print(f"{len(c)} senders, {len(cut)} start at 400 Gb/s and are cut below 200 Gb/s, {r['summary']['cnps']} CNPs")
+sys.exit(0 if ok and json.load(open(sys.argv[2]))["cc_rates"] == [] else 1)
+PY
+then ok "cc_rates: the DCQCN rate of each sender over time"; else fail "cc_rates"; fi
 
 # 3. fabsim report rebuilds the page; a missing folder is a usage error.
 rm -f "$OUT/fixture/report.html"

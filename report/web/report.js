@@ -601,7 +601,7 @@
   }
   const all = DATA.labs.flatMap((l) => l.scenarios);
   const nRan = all.filter(ran).length, nNa = all.filter((s) => s.status === 'not_available').length, nErr = all.length - nRan - nNa;
-  const title = DATA.title || (DATA.mode === 'compare' ? 'fabsim compare' : DATA.mode === 'run' ? 'fabsim run' : 'fabsim course labs: InfiniBand vs RoCEv2');
+  const title = DATA.title || (DATA.mode === 'compare' ? 'fabsim compare' : DATA.mode === 'sweep' ? 'fabsim sweep' : DATA.mode === 'run' ? 'fabsim run' : 'fabsim course labs: InfiniBand vs RoCEv2');
   const nNotRun = all.filter((s) => s.status === 'not_run').length;
   app.append(el('header', {}, el('h1', {}, title),
     el('div', { class: 'sub' }, `fabsim ${DATA.fabsim} · ${all.length} scenarios: ${nRan} ran, ${nNa} not yet available${nNotRun ? ', ' + nNotRun + ' not run' : ''}${nErr - nNotRun ? ', ' + (nErr - nNotRun) + ' failed' : ''}${(DATA.sets || []).length ? ' · with --set ' + DATA.sets.join(' --set ') : ''} · every number below comes from these runs`)));

@@ -189,14 +189,16 @@ static void launch(struct net *n, uint32_t opi, uint32_t xi) {
                 memset(cs->qp_rr + old, 0, (cs->qp_rr_cap - old) * sizeof *cs->qp_rr);
             qp += cs->qp_rr[x->qp]++ % nq;
         }
-        uint32_t mid =
-            net_msg_new(n, qp, x->bytes, j->overhead_ps ? now + j->overhead_ps : now, -1, opi);
+        /* the protocol's flag bytes ride on the wire; its post cost */
+        uint64_t ovh = coll_proto_overhead_ps(x->proto, j->overhead_ps);
+        uint32_t mid = net_msg_new(n, qp, coll_proto_wire_bytes(x->proto, x->bytes),
+                                   ovh ? now + ovh : now, -1, opi);
         size_t old = cs->msg_x_cap;
         fs_grow((void **)&cs->msg_x, &cs->msg_x_cap, n->nmsgs, sizeof *cs->msg_x);
         if (cs->msg_x_cap > old)
             memset(cs->msg_x + old, 0xff, (cs->msg_x_cap - old) * sizeof *cs->msg_x);
         cs->msg_x[mid] = xi;
-        if (!j->overhead_ps) net_msg_post_now(n, mid);
+        if (!ovh) net_msg_post_now(n, mid);
         break;
     }
     case XF_VIRTUAL:
@@ -355,6 +357,7 @@ static void job_start_op(struct net *n, struct job *j) {
     r->op = (uint8_t)j->w->kind;
     r->algorithm = (uint8_t)j->algo;
     r->fallback = j->fallback;
+    r->proto = algo_proto(n, j, (int)j->w->kind, j->algo, bytes);
     r->ranks = j->nranks;
     r->size_bytes = bytes;
     r->start_ps = n->sim->now_ps;

@@ -27,7 +27,8 @@ enum xfer_kind {
 struct xfer {
     uint8_t kind;
     uint8_t reduce; /* XF_MSG: the receiver reduces it (host_rate) before it counts */
-    uint8_t pad[2];
+    uint8_t proto; /* XF_MSG: enum coll_proto (wire bytes, post cost) */
+    uint8_t pad;
     uint32_t qp;            /* XF_MSG: queue pair; XF_INNET: member index */
     uint32_t ndeps;         /* dependencies not yet done */
     uint32_t out_off, nout; /* dependents: op->out[out_off ..) */
@@ -120,6 +121,12 @@ void algo_build(struct net *n, struct job *j, struct op *o, int opkind, enum col
  * closes the job's sessions */
 uint32_t coll_xfer_sess(const struct job *j, uint32_t qp, uint32_t *member);
 void coll_job_close_innet(struct net *n, struct job *j);
+
+/* algos.c: the protocol a call uses, and what a protocol costs */
+uint8_t algo_proto(const struct net *n, const struct job *j, int opkind, enum coll_algo a,
+                   uint64_t bytes);
+uint64_t coll_proto_wire_bytes(int proto, uint64_t bytes);
+uint64_t coll_proto_overhead_ps(int proto, uint64_t simple_ps);
 
 /* training.c */
 int training_add(struct net *n, struct job *j, struct diag *d);

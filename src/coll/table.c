@@ -53,6 +53,8 @@ void coll_print_table(const struct net *n, FILE *f) {
                                          "nvls", "auto", "hierarchical"};
         fprintf(f, "# %s: %u rank(s)%s, algorithm %s%s\n", opname(w->kind), ranks,
                 jobs > 1 ? " per job" : "", an[algo], fb ? " (SHARP fallback)" : "");
+        if (w->protocol == PROTO_AUTO)
+            fprintf(f, "# protocol auto: per size in results.json collectives[].protocol\n");
         if (jobs > 1)
             fprintf(f,
                     "# %u concurrent jobs; time = mean over jobs and repeats (max in "

@@ -41,6 +41,7 @@ _Static_assert(sizeof(enum topo_kind) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum wl_kind) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum coll_algo) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum dcqcn_preset) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum coll_proto) == sizeof(int), "enum size");
 
 /* Propagation in fibre and copper, 5 ns/m = 5 ps/mm (SPEC.md, domain.md A2). */
 #define PROPAGATION_PS_PER_MM 5u
@@ -58,6 +59,7 @@ static const char *const CP_NAMES[] = {"sm", "bgp", NULL};
 static const char *const PRESET_NAMES[] = {"connectx", "paper", NULL};
 static const char *const BYTE_UNIT_NAMES[] = {"bytes", "64B", NULL};
 static const char *const CNP_CLASS_NAMES[] = {"strict", "data", NULL};
+static const char *const SHARING_NAMES[] = {"static", "shared", NULL};
 static const char *const TOPO_NAMES[] = {"single_switch", "leaf_spine",     "fat_tree",
                                          "ring",          "rail_optimized", NULL};
 static const char *const WL_NAMES[] = {"flows",     "permutation", "incast",    "alltoall",
@@ -67,6 +69,7 @@ static const char *const PERM_NAMES[] = {"shift", "random", NULL};
 static const char *const ALGO_NAMES[] = {"ring", "tree", "halving_doubling", "sharp",
                                          "nvls", "auto", "hierarchical",     NULL};
 static const char *const EV_NAMES[] = {"link_down", "link_up", "host_stall", NULL};
+static const char *const PROTO_NAMES[] = {"simple", "ll", "ll128", "auto", NULL};
 
 #define WL_COLL (M(WL_ALLREDUCE) | M(WL_ALLGATHER) | M(WL_REDUCESCATTER) | M(WL_BROADCAST))
 /* Entries the collective engine runs (coll/): collectives and training. */
@@ -213,6 +216,16 @@ static const struct schema_key ECN_KEYS[] = {
 };
 static const struct schema_table ECN_TABLE = {TABLE("ecn", ECN_KEYS), .check = ecn_check};
 
+static int dcqcn_check(struct schema_ctx *c, const struct yaml_node *map,
+                       const struct yaml_node *here, void *obj) {
+    (void)here, (void)obj;
+    if (yaml_map_get(map, "cnp_interval") && yaml_map_get(map, "min_time_between_cnps"))
+        return schema_fail(c, key_node(map, "min_time_between_cnps"), FS_EINVAL,
+                           "give either cnp_interval or min_time_between_cnps (the firmware's "
+                           "name for it), not both");
+    return 0;
+}
+
 static int dcqcn_mode(const void *obj) {
     return ((const struct dcqcn_params *)obj)->preset;
 }
@@ -254,6 +267,10 @@ static const struct schema_key DCQCN_KEYS[] = {
          "domain.md A6: min_time_between_cnps; paper 50 us")},
     {KEY("min_rate", SCHEMA_RATE, DCQ(min_rate_bps), "1Mbps", NULL, "domain.md A6: rpg_min_rate"),
      .min = 1},
+    /* The firmware's name for cnp_interval. */
+    {KEY("min_time_between_cnps", SCHEMA_TIME, DCQ(cnp_interval_ps), NULL, NULL,
+         "ConnectX name of cnp_interval"),
+     .flags = SCHEMA_ALIAS},
     {KEY("clamp_tgt_rate", SCHEMA_BOOL, DCQ(clamp_tgt_rate), "false", "true",
          "domain.md A12: ConnectX clamp_tgt_rate 0; paper (ns3-rdma) clamps on every cut")},
     {KEY("clamp_tgt_rate_after_time_inc", SCHEMA_BOOL, DCQ(clamp_after_time_inc), "true", "true",
@@ -283,9 +300,8 @@ static const struct schema_key DCQCN_KEYS[] = {
          "domain.md A12: ns3-rdma R_HAI x (stage - F + 1), T/2 and B/2 in hyper stage")},
 };
 static const struct schema_table DCQCN_TABLE = {
-    TABLE("dcqcn", DCQCN_KEYS),         .mode_of = dcqcn_mode,
-    .mode_what = "dcqcn preset",        .mode_names = PRESET_NAMES,
-    .alt_modes = M(DCQCN_PRESET_PAPER),
+    TABLE("dcqcn", DCQCN_KEYS),  .mode_of = dcqcn_mode,      .check = dcqcn_check,
+    .mode_what = "dcqcn preset", .mode_names = PRESET_NAMES, .alt_modes = M(DCQCN_PRESET_PAPER),
 };
 
 /* `auto` (0: the model derives it from the fabric) or a time. */
@@ -431,6 +447,15 @@ static int auto_size(struct schema_ctx *c, const struct yaml_node *n, uint64_t *
         return 0;
     }
     return schema_number(c, SCHEMA_SIZE, n, 1, 0, out);
+}
+
+static void auto_size_print(FILE *f, uint64_t v);
+static int switch_buffer_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    return auto_size(c, n, &((struct fabric_params *)obj)->switch_buffer_bytes);
+}
+static void switch_buffer_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    auto_size_print(f, ((const struct fabric_params *)obj)->switch_buffer_bytes);
 }
 
 static void auto_size_print(FILE *f, uint64_t v) {
@@ -714,6 +739,13 @@ static const struct schema_key FABRIC_KEYS[] = {
          "cut-through (domain.md A2, A3)")},
     {KEY("buffer", SCHEMA_SIZE, FAB(buffer_bytes), "1MiB", "2MiB",
          "SPEC.md example (A2: unpublished); A3: ~128 MB shared over 64 ports")},
+    {KEY("buffer_sharing", SCHEMA_ENUM, FAB(buffer_sharing), "static", "static",
+         "docs/model.md (Switch buffers): static keeps the SPEC.md per-port thresholds; shared = "
+         "Spectrum/Tomahawk pool with dynamic thresholds (domain.md A3)"),
+     .names = SHARING_NAMES, .only = M(FABRIC_ROCE)},
+    {KEY("switch_buffer", SCHEMA_CUSTOM, 0, "auto", NULL,
+         "docs/model.md (Switch buffers): auto = buffer x ports (the same total as static)"),
+     .only = M(FABRIC_ROCE), .parse = switch_buffer_parse, .print = switch_buffer_print},
     {KEY("flow_control", SCHEMA_ENUM, FAB(flow_control), "credit", "pfc",
          "domain.md A2 credits; A4 PFC"),
      .names = FLOWCTL_NAMES},
@@ -1272,6 +1304,9 @@ static const struct schema_key WORKLOAD_KEYS[] = {
     {KEY("channels", SCHEMA_U32, WLE(channels), "2", NULL,
          "docs/model.md: NCCL's usual 2 channels per NIC"),
      .min = 1, .max = 64, .only = WL_ENGINE},
+    {KEY("protocol", SCHEMA_ENUM, WLE(protocol), "auto", NULL,
+         "domain.md B: NCCL picks LL / LL128 / Simple per size (NCCL_PROTO unset)"),
+     .only = WL_ENGINE, .names = PROTO_NAMES},
     {KEY("slice", SCHEMA_SIZE, WLE(slice_bytes), "512KiB", NULL,
          "domain.md B: NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8"),
      .min = 1, .only = WL_ENGINE},

@@ -170,7 +170,7 @@ struct coll_row {
     uint8_t op;        /* enum wl_kind */
     uint8_t algorithm; /* enum coll_algo actually used */
     uint8_t fallback;  /* SHARP requested but resources exhausted: ran as ring */
-    uint8_t pad;
+    uint8_t proto;     /* enum coll_proto of the call's point-to-point steps */
     uint32_t ranks;
     uint64_t size_bytes;
     sim_time_ps start_ps, end_ps;

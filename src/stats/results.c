@@ -187,6 +187,10 @@ static void write_collectives(const struct model *m, struct jw *w) {
         jw_kstr(w, "op", results_op_name(r->op));
         jw_kstr(w, "algorithm", r->op == WL_ALLTOALL ? "direct" : results_algo_name(r->algorithm));
         jw_kbool(w, "fallback", r->fallback);
+        if (r->op != WL_ALLTOALL) { /* NCCL protocol of the call (coll/algos.c) */
+            static const char *const proto[] = {"simple", "ll", "ll128"};
+            jw_kstr(w, "protocol", r->proto < 3 ? proto[r->proto] : "simple");
+        }
         jw_ku64(w, "size", r->size_bytes);
         jw_ku64(w, "ranks", r->ranks);
         jw_knum(w, "start_ns", time_ps_to_ns(r->start_ps));

@@ -598,6 +598,7 @@ int cli_labs(int argc, char **argv) {
         struct diag d = {0};
         if ((rc = lab_load(&defs[i], path, &d))) {
             diag_print(&d, stderr);
+            lab_fini(&defs[i]);
             break;
         }
         has_def[i] = true;

@@ -78,6 +78,7 @@ struct lab_eval {
     char *undecided;    /* LAB_UNDECIDED: which metrics had no value */
 };
 
+/* 0, or an FS_E* code with `d` filled; lab_fini `L` in both cases. */
 int lab_load(struct lab_def *L, const char *path, struct diag *d);
 void lab_fini(struct lab_def *L);
 /* Every metric's run must be one of `ids` (the lab's runs). */

@@ -12,6 +12,7 @@
 #include "core/rng.h"
 #include "core/sim.h"
 #include "net/packet.h"
+#include "net/stuck.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -37,6 +38,7 @@ enum net_ev {
     NET_EV_SCENARIO,    /* arg = index into scenario events */
     NET_EV_GEN,         /* arg = generator id (open-loop workloads) */
     NET_EV_DEADLOCK,    /* periodic deadlock check */
+    NET_EV_STUCK,       /* periodic no-progress check (net/stuck.c) */
     NET_EV_FIRST_FREE,  /* modules (ctrl, coll, flowctl, cc) take kinds from here */
     NET_EV_CTRL = NET_EV_FIRST_FREE,
     NET_EV_FLOWCTL,
@@ -74,35 +76,48 @@ struct pq { /* one FIFO of packets (intrusive list) */
     uint64_t bytes;
 };
 
+/* One port, 256 bytes laid out by use (issue 13): line 0 holds what every
+ * hop reads (the arrival at the far end and the transmitter), line 1 the
+ * egress queues, line 2 the control queue, queue integral and transmit
+ * counters, line 3 what is cold. net_finish_ports allocates the array
+ * 64-byte aligned. */
 struct port {
-    uint32_t node;       /* owner */
-    uint32_t peer;       /* the port at the other end of the link */
-    uint64_t rate_bps;   /* link rate */
-    uint64_t prop_ps;    /* propagation delay */
-    uint64_t deliver_ps; /* prop_ps + the receiving switch's pipeline latency: a packet
-                            enters the far node's queues this long after its last bit left */
-    uint16_t fly_gen;    /* bumped when the link is cut: stale arrival events are ignored */
-    uint16_t pad16[3];
-    sim_time_ps busy_until_ps;   /* transmitter serialising until then */
-    sim_time_ps wake_at_ps;      /* latest PORT_WAKE scheduled */
-    struct pq cls[NET_NCLASS];   /* egress queues per class */
-    struct pq ctrl;              /* link-level frames (credits, pause), served first */
+    /* line 0 */
+    uint32_t node;               /* owner */
+    uint32_t peer;               /* the port at the other end of the link */
+    uint32_t peer_node;          /* ports[peer].node: the arrival needs no second port */
     uint32_t fly_head, fly_tail; /* packets on the wire, in arrival order */
+    uint32_t ps_per_byte;        /* serialisation per byte when a whole number of ps, else 0 */
+    uint16_t fly_gen;            /* bumped when the link is cut: stale arrival events are ignored */
     uint8_t up;
-    uint8_t rr;           /* round-robin pointer over classes */
-    uint8_t cls_mask;     /* bit c set when cls[c] is not empty */
-    uint8_t is_host;      /* the owner is a NIC (pulls data from its QPs) */
-    uint8_t cut_through;  /* the far end is a cut-through switch: it sees the header, not
-                             the tail (deliver_ps counts from the first bit) */
-    uint32_t ps_per_byte; /* serialisation per byte when a whole number of ps, else 0 */
-    uint16_t parallel;    /* index among parallel links between the same nodes (#1, ...) */
-    uint64_t q_bytes;     /* waiting bytes in all classes (not the one in service) */
-    /* statistics */
-    uint64_t tx_bytes, tx_packets, busy_ps, drops, paused_ps, credit_stall_ps;
+    uint8_t rr;                /* round-robin pointer over classes */
+    uint8_t cls_mask;          /* bit c set when cls[c] is not empty */
+    uint8_t is_host;           /* the owner is a NIC (pulls data from its QPs) */
+    uint8_t cut_through;       /* the far end is a cut-through switch: it sees the header, not
+                                  the tail (deliver_ps counts from the first bit) */
+    uint8_t peer_is_switch;    /* peer_node is a switch */
+    sim_time_ps busy_until_ps; /* transmitter serialising until then */
+    sim_time_ps wake_at_ps;    /* latest PORT_WAKE scheduled */
+    uint64_t deliver_ps;       /* prop_ps + the receiving switch's pipeline latency: a packet
+                                  enters the far node's queues this long after its last bit left */
+    uint64_t q_bytes;          /* waiting bytes in all classes (not the one in service) */
+    /* line 1 */
+    struct pq cls[NET_NCLASS]; /* egress queues per class */
+    /* line 2 */
+    struct pq ctrl;           /* link-level frames (credits, pause), served first */
     unsigned __int128 q_area; /* integral of q_bytes over time, byte·ps (exact) */
     sim_time_ps q_last_ps;
     uint64_t q_max;
+    uint64_t tx_bytes, tx_packets;
+    /* line 3 */
+    uint64_t busy_ps;
+    uint64_t rate_bps; /* link rate */
+    uint64_t prop_ps;  /* propagation delay */
+    uint64_t drops, paused_ps, credit_stall_ps;
+    uint16_t parallel; /* index among parallel links between the same nodes (#1, ...) */
+    uint16_t pad16[7];
 };
+_Static_assert(sizeof(struct port) == 256, "a port is four cache lines");
 
 struct msg {
     uint32_t qp;
@@ -252,7 +267,15 @@ struct net {
     uint64_t work_pending; /* messages not yet acknowledged + open generators */
     uint64_t work_total;
     uint64_t bytes_posted; /* payload of every message created (progress lines) */
-    sim_time_ps done_ps;   /* when work_pending last reached 0 */
+    sim_time_ps done_ps;   /* when work_pending last reached 0: the workload finished */
+    /* Control-plane activity (an SM re-sweep, BGP convergence) keeps the run
+     * going but is not workload: it never delays done_ps or `completed`. */
+    uint32_t ctrl_pending;
+    bool ctrl_held;           /* the control plane acted at least once */
+    sim_time_ps ctrl_done_ps; /* when ctrl_pending last reached 0 */
+    /* A control plane that reacts on timers without holding the run (BGP):
+     * the last reaction it has scheduled (net/stuck.c waits for it). */
+    sim_time_ps ctrl_busy_until_ps;
     uint64_t pkts_in_flight;
 
     struct sampler *sampler;
@@ -265,7 +288,10 @@ struct net {
     uint32_t ncp_rows;
     struct deadlock_info deadlock;
     void *deadlock_state;
-    void *reorder_state; /* net/reorder.c: NIC reorder buffers (spray) */
+    struct stuck_info stuck; /* net/stuck.h: a run that cannot finish */
+    void *stuck_state;
+    uint32_t sc_events_left; /* scenario events not yet run (a link may come back) */
+    void *reorder_state;     /* net/reorder.c: NIC reorder buffers (spray) */
     const struct ctrl_ops *ctrl;
     char (*warnings)[160]; /* for the summary and results.json */
     uint32_t nwarnings;
@@ -318,8 +344,14 @@ void net_work_done(struct net *n);
 /* Stops the run once all work is done and nothing is left in flight: what
  * remains on the queue then (cancelled timers, samples) changes nothing. */
 static inline void net_check_idle(struct net *n) {
-    if (n->work_pending == 0 && n->pkts_in_flight == 0) sim_stop(n->sim);
+    if (n->work_pending == 0 && n->ctrl_pending == 0 && n->pkts_in_flight == 0) sim_stop(n->sim);
 }
+/* The control plane holds the run open while it reacts (net/msg.c). */
+static inline void net_ctrl_hold(struct net *n) {
+    n->ctrl_pending++;
+    n->ctrl_held = true;
+}
+void net_ctrl_release(struct net *n);
 
 /* Wire size of a data packet with `payload` bytes (first: carries RETH). */
 /* Adds a line to the run's warnings (e.g. "routes can deadlock"). */

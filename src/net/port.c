@@ -153,13 +153,11 @@ void port_on_arrive(struct sim *s, const struct event *e) {
     else
         sim_at(s, pkt(&n->pool, pt->fly_head)->t_ps, pt->node + 1, NET_EV_LINK_ARRIVE, port,
                pt->fly_gen);
-    uint32_t in = pt->peer;
-    uint32_t node = n->ports[in].node;
     p->hops++;
-    if (n->nodes[node].kind == NODE_SWITCH)
-        switch_rx(n, node, in, id);
+    if (pt->peer_is_switch)
+        switch_rx(n, pt->peer_node, pt->peer, id);
     else
-        nic_rx(n, node, in, id);
+        nic_rx(n, pt->peer_node, pt->peer, id);
 }
 
 void port_drop(struct net *n, uint32_t port, uint32_t id) {

@@ -115,6 +115,8 @@ sed 's/control_plane: {kind: sm}/control_plane: {kind: sm}, routing_engine: file
     lft/sm.yaml >lft/sub/f.yaml
 "$FAB" validate lft/sub/f.yaml >/dev/null 2>err.txt
 check robust_lft_relative test $? -eq 0
+"$FAB" routes lft/sm.yaml -o /dev/full 2>err.txt
+check robust_routes_full test $? -eq 1 -a "$(lines err.txt)" -eq 1
 timeout 10 "$FAB" validate lft/sub/f.yaml --set fabric.lft_file=/dev/zero >/dev/null 2>err.txt
 check robust_lft_dev_zero test $? -eq 2 -a "$(lines err.txt)" -eq 1
 "$FAB" validate lft/sub/f.yaml --set fabric.lft_file=/tmp >/dev/null 2>err.txt

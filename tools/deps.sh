@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs the Debian packages fabsim needs, when missing. Needs root or sudo.
-#   sh tools/deps.sh build   what `make` and `make demo` need: libfyaml, and
+#   sh tools/deps.sh build   what `make` and `make demo` need: libfyaml,
+#                            protobuf-c (Chakra traces), and
 #                            node/npm for the report's chart library
 #                            (`make deps`, run by make the first time)
 #   sh tools/deps.sh test    what only the tests and developer targets need:
@@ -9,7 +10,7 @@
 #                            installed: Chromium (the report in a browser),
 #                            tshark (pcap dissection), OpenSM and ibsim
 #                            (tests/ib/check_opensm.sh), valgrind (make bench
-#                            COUNT=1), cppcheck (make lint),
+#                            COUNT=1), cppcheck (make lint), clang (make fuzz),
 #                            python3-jsonschema + python3-yaml (fabsim schema)
 #                            (`make deps-test`, run by `make test`)
 set -e
@@ -20,6 +21,9 @@ case "$mode" in
 build)
     [ -f /usr/include/libfyaml.h ] || need="$need libfyaml-dev"
     command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
+    # Chakra execution traces (docs/inputs.md): protobuf-c and its code generator
+    [ -f /usr/include/protobuf-c/protobuf-c.h ] || need="$need libprotobuf-c-dev"
+    command -v protoc-c >/dev/null 2>&1 || need="$need protobuf-c-compiler"
     command -v node >/dev/null 2>&1 || need="$need nodejs"
     command -v npm >/dev/null 2>&1 || need="$need npm"
     ;;
@@ -33,6 +37,7 @@ test)
     [ -f /usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so ] || opt="$opt libumad2sim0"
     command -v valgrind >/dev/null 2>&1 || opt="$opt valgrind"
     command -v cppcheck >/dev/null 2>&1 || opt="$opt cppcheck"
+    command -v clang >/dev/null 2>&1 || opt="$opt clang" # make fuzz, and its short run in make check
     python3 -c "import jsonschema, yaml" 2>/dev/null || opt="$opt python3-jsonschema python3-yaml"
     ;;
 *)

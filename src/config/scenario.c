@@ -20,11 +20,14 @@
  */
 #include "config/scenario.h"
 
+#include "config/limits.h"
+
 #include "config/schema.h"
 #include "config/yaml.h"
 #include "cc/cc.h"
 #include "core/mem.h"
 #include "net/net.h"
+#include "topo/tfile.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -60,11 +63,11 @@ static const char *const PRESET_NAMES[] = {"connectx", "paper", NULL};
 static const char *const BYTE_UNIT_NAMES[] = {"bytes", "64B", NULL};
 static const char *const CNP_CLASS_NAMES[] = {"strict", "data", NULL};
 static const char *const SHARING_NAMES[] = {"static", "shared", NULL};
-static const char *const TOPO_NAMES[] = {"single_switch", "leaf_spine",     "fat_tree",
-                                         "ring",          "rail_optimized", NULL};
-static const char *const WL_NAMES[] = {"flows",     "permutation", "incast",    "alltoall",
-                                       "poisson",   "allreduce",   "allgather", "reducescatter",
-                                       "broadcast", "training",    NULL};
+static const char *const TOPO_NAMES[] = {"single_switch",  "leaf_spine", "fat_tree", "ring",
+                                         "rail_optimized", "file",       NULL};
+static const char *const WL_NAMES[] = {
+    "flows",         "permutation", "incast",   "alltoall",   "poisson", "allreduce", "allgather",
+    "reducescatter", "broadcast",   "training", "nccl_tests", "chakra",  NULL};
 static const char *const PERM_NAMES[] = {"shift", "random", NULL};
 static const char *const ALGO_NAMES[] = {"ring", "tree", "halving_doubling", "sharp",
                                          "nvls", "auto", "hierarchical",     NULL};
@@ -72,8 +75,10 @@ static const char *const EV_NAMES[] = {"link_down", "link_up", "host_stall", NUL
 static const char *const PROTO_NAMES[] = {"simple", "ll", "ll128", "auto", NULL};
 
 #define WL_COLL (M(WL_ALLREDUCE) | M(WL_ALLGATHER) | M(WL_REDUCESCATTER) | M(WL_BROADCAST))
-/* Entries the collective engine runs (coll/): collectives and training. */
-#define WL_ENGINE (WL_COLL | M(WL_TRAINING))
+/* Entries the collective engine runs (coll/): collectives, training, and the
+ * user's own workloads (docs/inputs.md): nccl-tests sweeps, Chakra traces. */
+#define WL_INPUTS (M(WL_NCCL_TESTS) | M(WL_CHAKRA))
+#define WL_ENGINE (WL_COLL | M(WL_TRAINING) | WL_INPUTS)
 
 uint32_t scenario_host_count(const struct topo_params *t) {
     uint64_t n = 0;
@@ -90,6 +95,9 @@ uint32_t scenario_host_count(const struct topo_params *t) {
         break;
     case TOPO_RING:
         n = (uint64_t)t->ring_switches * t->ring_hosts_per_switch;
+        break;
+    case TOPO_FILE:
+        n = t->file ? (uint64_t)t->file->nhosts * t->file->gpus : 0;
         break;
     }
     return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
@@ -893,6 +901,74 @@ static int topo_mode(const void *obj) {
     return ((const struct topo_params *)obj)->kind;
 }
 
+/* topology kind: file (docs/inputs.md): the fabric is read here, when the
+ * scenario is loaded, because the workload's host names need its size. */
+static const char *const TFILE_FORMATS[] = {"auto", "yaml", "ibnetdiscover", "ibsim", NULL};
+static const char *const TFILE_RATES[] = {"fabric", "file", NULL};
+_Static_assert(TFILE_AUTO == 0 && TFILE_YAML == 1 && TFILE_IBNETDISCOVER == 2 && TFILE_IBSIM == 3,
+               "TFILE_FORMATS order");
+
+static char *path_near(const char *scenario_file, const char *p);
+
+static int topo_path_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct topo_params *t = obj;
+    const char *s;
+    int rc = schema_text(c, n, "a topology file", &s);
+    if (rc) return rc;
+    if (!s[0]) return schema_fail(c, n, FS_EINVAL, "must not be empty");
+    free(t->file_path);
+    t->file_path = path_near(c->file, s);
+    return 0;
+}
+
+static void topo_path_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    print_string(f, ((const struct topo_params *)obj)->file_path);
+}
+
+static int topo_rates_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct topo_params *t = obj;
+    const char *s;
+    int rc = schema_text(c, n, "file or fabric", &s);
+    if (rc) return rc;
+    if (strcmp(s, "file") && strcmp(s, "fabric"))
+        return schema_fail(c, n, FS_EINVAL,
+                           "'%.40s': rates are 'file' (each link's own, "
+                           "fabric.link where the file gives none) or 'fabric' (every link at "
+                           "fabric.link)",
+                           s);
+    t->file_rates = !strcmp(s, "file");
+    return 0;
+}
+
+static void topo_rates_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    fputs(TFILE_RATES[((const struct topo_params *)obj)->file_rates], f);
+}
+
+static int topo_file_check(struct schema_ctx *c, const struct yaml_node *map,
+                           const struct yaml_node *here, struct topo_params *t) {
+    const struct yaml_node *pn = yaml_map_get(map, "path");
+    if (t->file) return 0;
+    t->file = fs_xcalloc(1, sizeof *t->file);
+    int rc = tfile_read(t->file, t->file_path, (enum tfile_format)t->file_format, c->d);
+    if (rc) {
+        free(t->file);
+        t->file = NULL;
+        /* the file's own file:line error stays; say where it was named */
+        (void)pn, (void)here;
+        return rc;
+    }
+    const struct yaml_node *g = yaml_map_get(map, "gpus_per_host");
+    if (g && t->gpus_per_host != t->file->gpus)
+        return schema_fail(c, g, FS_EINVAL,
+                           "gpus_per_host is %u but the hosts of %s have gpus: %u; leave "
+                           "gpus_per_host out with kind: file",
+                           t->gpus_per_host, t->file_path, t->file->gpus);
+    t->gpus_per_host = t->file->gpus;
+    return 0;
+}
+
 /* Without `kind`, a nested block (`ring: {...}`) names the kind. */
 static int topo_infer(struct schema_ctx *c, const struct yaml_node *map,
                       const struct yaml_node *here, void *obj) {
@@ -915,6 +991,10 @@ static int topo_infer(struct schema_ctx *c, const struct yaml_node *map,
 
 static int topo_check(struct schema_ctx *c, const struct yaml_node *map,
                       const struct yaml_node *here, void *obj) {
+    if (((struct topo_params *)obj)->kind == TOPO_FILE) {
+        int rc = topo_file_check(c, map, here, obj);
+        if (rc) return rc;
+    }
     const struct topo_params *t = obj;
     const struct yaml_node *block = yaml_map_get(map, TOPO_NAMES[t->kind]);
     for (size_t i = 0; block && block->type == YAML_MAP && i < block->npairs; i++) {
@@ -963,6 +1043,13 @@ static const struct schema_key TOPO_KEYS[] = {
     {KEY("nvlink", SCHEMA_RATE, TOP(nvlink_bps), "3600Gbps", NULL,
          "domain.md A8: NVLink 4, 450 GB/s per direction per GPU"),
      .min = 1},
+    {KEY("path", SCHEMA_CUSTOM, 0, NULL, NULL, NULL), .flags = SCHEMA_REQUIRED,
+     .only = M(TOPO_FILE), .parse = topo_path_parse, .print = topo_path_print},
+    {KEY("format", SCHEMA_ENUM, TOP(file_format), "auto", NULL,
+         "docs/inputs.md: by the file's name and content"),
+     .only = M(TOPO_FILE), .names = TFILE_FORMATS},
+    {KEY("rates", SCHEMA_CUSTOM, 0, "file", NULL, "docs/inputs.md: each link's rate from the file"),
+     .only = M(TOPO_FILE), .parse = topo_rates_parse, .print = topo_rates_print},
     {KEY("nvlink_efficiency", SCHEMA_FRACTION_POS, TOP(nvlink_efficiency), "0.83", NULL,
          "docs/validation.md: NCCL gets ~370 of 450 GB/s (protocol overhead ~20%; "
          "nccl-tests issue 212, nccl issue 2140)")},
@@ -1224,9 +1311,171 @@ static int wl_mode(const void *obj) {
     return ((const struct wl_entry *)obj)->kind;
 }
 
+/* workload: the user's own (docs/inputs.md) ------------------------------- */
+
+/* nccl-tests binaries by their op name (all_reduce_perf ...) and the
+ * collective each one calls. alltoall_perf runs point-to-point exchanges. */
+static const char *const NCCL_OPS[] = {"all_reduce", "all_gather", "reduce_scatter",
+                                       "broadcast",  "alltoall",   NULL};
+static const enum wl_kind NCCL_OP_KINDS[] = {WL_ALLREDUCE, WL_ALLGATHER, WL_REDUCESCATTER,
+                                             WL_BROADCAST, WL_ALLTOALL};
+
+static int nccl_op_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct wl_entry *w = obj;
+    const char *s;
+    int rc = schema_text(c, n, "an nccl-tests op such as all_reduce", &s);
+    if (rc) return rc;
+    for (size_t i = 0; NCCL_OPS[i]; i++)
+        if (!strcmp(s, NCCL_OPS[i])) {
+            w->nccl_op = NCCL_OP_KINDS[i];
+            return 0;
+        }
+    char hint[96] = "";
+    schema_suggest(hint, sizeof hint, s, NCCL_OPS, N(NCCL_OPS) - 1);
+    return schema_fail(c, n, FS_EINVAL,
+                       "'%.64s' is not an nccl-tests op; allowed: all_reduce, all_gather, "
+                       "reduce_scatter, broadcast, alltoall%s",
+                       s, hint);
+}
+
+static void nccl_op_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    const struct wl_entry *w = obj;
+    for (size_t i = 0; NCCL_OPS[i]; i++)
+        if (NCCL_OP_KINDS[i] == w->nccl_op) fputs(NCCL_OPS[i], f);
+}
+
+/* nccl-tests sizes: a number with K, M or G means KiB, MiB, GiB (nccl-tests
+ * parsesize multiplies by 1024); anything else is a fabsim size (8MiB, 1GB). */
+static int nccl_size(struct schema_ctx *c, const struct yaml_node *n, uint64_t *out) {
+    if (n && n->type == YAML_SCALAR && n->text[0] >= '0' && n->text[0] <= '9') {
+        size_t len = strlen(n->text);
+        char u = n->text[len - 1];
+        const char *bin = u == 'K' ? "KiB" : u == 'M' ? "MiB" : u == 'G' ? "GiB" : NULL;
+        if (bin && len < 40) {
+            char buf[48];
+            snprintf(buf, sizeof buf, "%.*s%s", (int)(len - 1), n->text, bin);
+            struct yaml_node tmp = *n;
+            tmp.text = buf;
+            tmp.len = strlen(buf);
+            return schema_number(c, SCHEMA_SIZE, &tmp, 1, 0, out);
+        }
+    }
+    return schema_number(c, SCHEMA_SIZE, n, 1, 0, out);
+}
+static int nt_min_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    return nccl_size(c, n, &((struct wl_entry *)obj)->min_bytes);
+}
+static int nt_max_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    return nccl_size(c, n, &((struct wl_entry *)obj)->max_bytes);
+}
+static int nt_step_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    return nccl_size(c, n, &((struct wl_entry *)obj)->step_bytes);
+}
+static void nt_min_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    print_size(f, ((const struct wl_entry *)obj)->min_bytes);
+}
+static void nt_max_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    print_size(f, ((const struct wl_entry *)obj)->max_bytes);
+}
+static void nt_step_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    print_size(f, ((const struct wl_entry *)obj)->step_bytes);
+}
+
+/* A path in the scenario is relative to the scenario file's folder; kept
+ * absolute when it exists, so that `validate --explain` prints a path that
+ * reads back from anywhere. */
+static char *path_near(const char *scenario_file, const char *p) {
+    const char *slash = strrchr(scenario_file, '/');
+    char *r;
+    if (p[0] == '/' || !slash) {
+        r = fs_xstrdup(p);
+    } else {
+        size_t dl = (size_t)(slash - scenario_file) + 1, pl = strlen(p);
+        r = fs_xmalloc(dl + pl + 1);
+        memcpy(r, scenario_file, dl);
+        memcpy(r + dl, p, pl + 1);
+    }
+    char *abs = realpath(r, NULL);
+    if (!abs) return r;
+    free(r);
+    return abs;
+}
+
+static int wl_path_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct wl_entry *w = obj;
+    const char *s;
+    int rc = schema_text(c, n, "a folder of Chakra trace files", &s);
+    if (rc) return rc;
+    if (!s[0]) return schema_fail(c, n, FS_EINVAL, "must not be empty");
+    free(w->path);
+    w->path = path_near(c->file, s);
+    return 0;
+}
+
+static void wl_path_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    print_string(f, ((const struct wl_entry *)obj)->path);
+}
+
+/* The nccl-tests sweep: sizes min, min*step (or min+step_bytes), ... up to
+ * max (nccl-tests common.cu: the same loop), each a whole number of floats.
+ * Expanded into the job's call sequence: `warmup` calls at max, then per
+ * size `iters` out-of-place and `iters` in-place calls. */
+#define NCCL_MAX_CALLS (1u << 20)
+static int nccl_tests_check(struct schema_ctx *c, const struct yaml_node *map,
+                            const struct yaml_node *here, struct wl_entry *w) {
+    if (w->min_bytes > w->max_bytes)
+        return schema_fail(c, at(map, here, "max"), FS_EINVAL,
+                           "max (%llu B) is below min (%llu B); nccl-tests -e must be >= -b",
+                           (unsigned long long)w->max_bytes, (unsigned long long)w->min_bytes);
+    uint64_t nsizes = 0;
+    for (uint64_t s = w->min_bytes; s <= w->max_bytes;) {
+        nsizes++;
+        uint64_t next = w->step_factor > 1 ? s * w->step_factor : s + w->step_bytes;
+        if (next <= s || nsizes > 4096) break;
+        s = next;
+    }
+    uint64_t calls = w->warmup + nsizes * 2 * w->iters;
+    if (nsizes > 4096 || calls > NCCL_MAX_CALLS)
+        return schema_fail(c, here, FS_ERANGE,
+                           "this sweep makes %llu sizes and %llu calls; at most 4096 sizes and "
+                           "%u calls (raise step or lower iters)",
+                           (unsigned long long)nsizes, (unsigned long long)calls, NCCL_MAX_CALLS);
+    free(w->sizes);
+    w->sizes = fs_xcalloc((size_t)calls, sizeof *w->sizes);
+    w->nsizes = (size_t)calls;
+    size_t k = 0;
+    uint64_t maxf = w->max_bytes / 4 * 4;
+    for (uint32_t i = 0; i < w->warmup; i++)
+        w->sizes[k++] = maxf ? maxf : 4;
+    for (uint64_t s = w->min_bytes, i = 0; i < nsizes; i++) {
+        uint64_t f = s / 4 * 4; /* whole floats (nccl-tests -d float) */
+        for (uint32_t r = 0; r < 2 * w->iters; r++)
+            w->sizes[k++] = f ? f : 4;
+        s = w->step_factor > 1 ? s * w->step_factor : s + w->step_bytes;
+    }
+    w->size_bytes = w->sizes[0];
+    w->repeat = 1;
+    return 0;
+}
+
+static int inputs_check(struct schema_ctx *c, const struct yaml_node *map,
+                        const struct yaml_node *here, struct wl_entry *w) {
+    if (w->kind == WL_NCCL_TESTS) return nccl_tests_check(c, map, here, w);
+    if (w->jobs > 1)
+        return schema_fail(c, at(map, here, "jobs"), FS_EINVAL,
+                           "a Chakra trace is one job (its ranks are the trace files); jobs: 1");
+    return 0;
+}
+
 static int wl_check(struct schema_ctx *c, const struct yaml_node *map, const struct yaml_node *here,
                     void *obj) {
     struct wl_entry *w = obj;
+    if ((WL_INPUTS >> w->kind) & 1u) return inputs_check(c, map, here, w);
     uint32_t hosts = scenario_host_count(&c->sc->topo);
     if (w->kind == WL_PERMUTATION && w->pattern == PERM_SHIFT && w->shift % hosts == 0)
         return schema_fail(c, at(map, here, "shift"), FS_EINVAL,
@@ -1264,7 +1513,33 @@ static int wl_check(struct schema_ctx *c, const struct yaml_node *map, const str
 }
 
 #define WLE(f) offsetof(struct wl_entry, f)
-#define SIZED (M(WL_PERMUTATION) | M(WL_INCAST) | M(WL_ALLTOALL) | WL_ENGINE)
+
+/* docs/inputs.md: nccl-tests flags -b -e -f -i -n -w, with nccl-tests'
+ * defaults except iters and warmup (a model has no noise to average). */
+#define INPUT_KEYS                                                                                 \
+    {KEY("op", SCHEMA_CUSTOM, 0, NULL, NULL, NULL), .flags = SCHEMA_REQUIRED,                      \
+     .only = M(WL_NCCL_TESTS), .parse = nccl_op_parse, .print = nccl_op_print},                    \
+        {KEY("min", SCHEMA_CUSTOM, 0, "32MiB", NULL, "nccl-tests -b default 32M"),                 \
+         .only = M(WL_NCCL_TESTS), .parse = nt_min_parse, .print = nt_min_print},                  \
+        {KEY("max", SCHEMA_CUSTOM, 0, "32MiB", NULL, "nccl-tests -e default 32M"),                 \
+         .only = M(WL_NCCL_TESTS), .parse = nt_max_parse, .print = nt_max_print},                  \
+        {KEY("step", SCHEMA_U32, WLE(step_factor), "1", NULL,                                      \
+             "nccl-tests -f default 1 (then sizes grow by step_bytes)"),                           \
+         .min = 1, .max = 1024, .only = M(WL_NCCL_TESTS)},                                         \
+        {KEY("step_bytes", SCHEMA_CUSTOM, 0, "1MiB", NULL, "nccl-tests -i default 1M"),            \
+         .only = M(WL_NCCL_TESTS), .parse = nt_step_parse, .print = nt_step_print},                \
+        {KEY("iters", SCHEMA_U32, WLE(iters), "1", NULL,                                           \
+             "docs/inputs.md: 1 (nccl-tests -n 20 averages noise a model does not have)"),         \
+         .min = 1, .max = 1000, .only = M(WL_NCCL_TESTS)},                                         \
+        {KEY("warmup", SCHEMA_U32, WLE(warmup), "0", NULL,                                         \
+             "docs/inputs.md: 0 (nccl-tests -w 5 warms caches a model does not have)"),            \
+         .max = 1000, .only = M(WL_NCCL_TESTS)},                                                   \
+    {                                                                                              \
+        KEY("path", SCHEMA_CUSTOM, 0, NULL, NULL, NULL),                                           \
+            .flags = SCHEMA_REQUIRED, .only = M(WL_CHAKRA), .parse = wl_path_parse,                \
+            .print = wl_path_print                                                                 \
+    }
+#define SIZED (M(WL_PERMUTATION) | M(WL_INCAST) | M(WL_ALLTOALL) | WL_COLL | M(WL_TRAINING))
 static const struct schema_key WORKLOAD_KEYS[] = {
     {KEY("kind", SCHEMA_ENUM, WLE(kind), NULL, NULL, NULL),
      .flags = SCHEMA_SELECTOR | SCHEMA_REQUIRED, .names = WL_NAMES},
@@ -1296,7 +1571,7 @@ static const struct schema_key WORKLOAD_KEYS[] = {
     {KEY("ranks", SCHEMA_CUSTOM, 0, "all", NULL, "SPEC.md example"), .only = WL_ENGINE,
      .parse = ranks_parse, .print = ranks_print},
     {KEY("algorithm", SCHEMA_ENUM, WLE(algorithm), "ring", NULL, "SPEC.md example"),
-     .only = WL_COLL, .names = ALGO_NAMES},
+     .only = WL_COLL | WL_INPUTS, .names = ALGO_NAMES},
     {KEY("jobs", SCHEMA_U32, WLE(jobs), "1", NULL, "SPEC.md example"), .min = 1, .max = 1u << 16,
      .only = WL_ENGINE},
     {KEY("repeat", SCHEMA_U32, WLE(repeat), "1", NULL, "SPEC.md example"), .min = 1,
@@ -1317,8 +1592,9 @@ static const struct schema_key WORKLOAD_KEYS[] = {
          "docs/model.md: 0 = GPU reduces in the copy kernel (NCCL); MPI hosts: calibrated "
          "to domain.md V12"),
      .only = WL_ENGINE},
-    {KEY("iterations", SCHEMA_U32, WLE(iterations), "3", NULL, "docs/scenario.md"), .min = 1,
-     .max = 1u << 20, .only = M(WL_TRAINING)},
+    {KEY("iterations", SCHEMA_U32, WLE(iterations), "3", "1",
+         "docs/scenario.md; chakra: one pass over the trace (docs/inputs.md)"),
+     .min = 1, .max = 1u << 20, .only = M(WL_TRAINING) | M(WL_CHAKRA)},
     {KEY("forward", SCHEMA_TIME, WLE(forward_ps), "0", NULL,
          "docs/scenario.md: 0 = no compute (communication only)"),
      .only = M(WL_TRAINING)},
@@ -1328,7 +1604,7 @@ static const struct schema_key WORKLOAD_KEYS[] = {
     {KEY("bucket", SCHEMA_SIZE, WLE(bucket_bytes), "25MiB", NULL,
          "docs/model.md: PyTorch DDP bucket_cap_mb = 25"),
      .min = 1, .only = M(WL_TRAINING)},
-};
+    INPUT_KEYS};
 static const struct schema_table WORKLOAD = {
     TABLE("workload entry", WORKLOAD_KEYS),
     .mode_of = wl_mode,
@@ -1337,6 +1613,7 @@ static const struct schema_table WORKLOAD = {
     .check = wl_check,
     .has_pos = true,
     .pos_off = WLE(pos),
+    .alt_modes = M(WL_CHAKRA),
 };
 
 /* events ------------------------------------------------------------------ */
@@ -1470,7 +1747,9 @@ static int scenario_check(struct schema_ctx *c, const struct yaml_node *map,
         len -= 5;
     else if (len > 4 && !strcmp(base + len - 4, ".yml"))
         len -= 4;
-    if (len == 0 || !strcmp(base, ".") || !strcmp(base, "..")) {
+    /* "...yaml" would name the folder ".." (the working directory's parent
+     * under out/, the working directory itself with -o out/..). */
+    if (len == 0 || (len <= 2 && !strncmp(base, "..", len))) {
         sc->name = fs_xstrdup("scenario");
         return 0;
     }
@@ -1522,6 +1801,7 @@ static int load(struct scenario *sc, struct yaml_doc *doc, const char *const *se
         c.file = sc->file;
         rc = schema_read(&c, &SCHEMA_SCENARIO, doc->root, sc, false, doc->root);
     }
+    if (!rc) rc = scenario_check_limits(sc, d); /* config/limits.h */
     yaml_doc_fini(doc);
     if (rc) scenario_fini(sc);
     return rc;
@@ -1557,12 +1837,16 @@ void scenario_fini(struct scenario *sc) {
         free(w->senders);
         free(w->sizes);
         free(w->ranks);
+        free(w->path);
     }
     free(sc->workload);
     for (size_t i = 0; i < sc->nevents; i++)
         free(sc->events[i].target);
     free(sc->events);
     free(sc->fabric.lft_file);
+    free(sc->topo.file_path);
+    if (sc->topo.file) tfile_free(sc->topo.file);
+    free(sc->topo.file);
     free(sc->name);
     free(sc->file);
     memset(sc, 0, sizeof *sc);

@@ -35,7 +35,8 @@ enum topo_kind {
     TOPO_LEAF_SPINE,
     TOPO_FAT_TREE,
     TOPO_RING,
-    TOPO_RAIL_OPTIMIZED
+    TOPO_RAIL_OPTIMIZED,
+    TOPO_FILE /* a user's own fabric from a file (topo/tfile.h, docs/inputs.md) */
 };
 
 enum wl_kind {
@@ -48,7 +49,9 @@ enum wl_kind {
     WL_ALLGATHER,
     WL_REDUCESCATTER,
     WL_BROADCAST,
-    WL_TRAINING, /* data-parallel training steps (coll/training.c) */
+    WL_TRAINING,   /* data-parallel training steps (coll/training.c) */
+    WL_NCCL_TESTS, /* an nccl-tests size sweep of one collective (coll/table.c) */
+    WL_CHAKRA,     /* Chakra execution traces, one file per rank (workload/chakra.c) */
 };
 enum perm_pattern { PERM_SHIFT, PERM_RANDOM };
 enum coll_algo {
@@ -209,11 +212,20 @@ struct topo_params {
     /* rail_optimized: hosts, gpus_per_host (= leaves), spines */
     uint32_t gpus_per_host;
     uint64_t nvlink_bps;
+    /* file: the path (resolved against the scenario's folder), its format
+     * (enum tfile_format), link rates from the file (or all fabric.link),
+     * and the fabric read from it when the scenario was loaded */
+    char *file_path;
+    int file_format;
+    bool file_rates;
+    struct topo_file *file;
     /* NVLink calibration (docs/validation.md): the share of the NVLink rate
      * NCCL's kernels get, and the NVSwitch's NVLS reduction throughput */
     double nvlink_efficiency; /* (0, 1] */
     uint64_t nvls_rate_bps;   /* reduced bytes per second per NVSwitch; 0 = unlimited */
 };
+
+struct topo_file;
 
 struct wl_flow {
     uint32_t src, dst; /* host indices */
@@ -262,6 +274,14 @@ struct wl_entry {
     uint32_t iterations; /* 0 = 3 */
     uint64_t forward_ps, backward_ps;
     uint64_t bucket_bytes; /* 0 = 25 MiB (PyTorch DDP bucket_cap_mb) */
+    /* nccl_tests: the collective and the nccl-tests flags -b -e -f -i -n -w.
+     * Config expands them into sizes[] (warmup calls at max_bytes, then per
+     * size `iters` out-of-place and `iters` in-place calls), repeat 1. */
+    enum wl_kind nccl_op; /* WL_ALLREDUCE, WL_ALLGATHER, WL_REDUCESCATTER, WL_BROADCAST */
+    uint64_t min_bytes, max_bytes, step_bytes;
+    uint32_t step_factor, iters, warmup;
+    /* chakra: the trace folder (resolved against the scenario's folder) */
+    char *path;
 };
 
 struct sc_event {

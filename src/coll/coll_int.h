@@ -8,6 +8,7 @@
 
 #include "config/scenario.h"
 #include "core/rng.h"
+#include "core/time.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -66,6 +67,9 @@ struct job {
     uint64_t *qkey;
     uint32_t *qval;
     uint32_t qcap;
+    /* failure: NCCL aborts the communicator when one of its QPs errors */
+    sim_time_ps aborted_ps; /* NEVER unless aborted */
+    bool released;          /* the job's hold on the run (coll_add) is given back */
     /* training */
     uint32_t iter;
     uint64_t comm_exposed_ps; /* per iteration, summed */
@@ -97,6 +101,7 @@ struct coll_state {
     struct train_row *train;
     uint32_t ntrain, captrain;
     void (*prev_recv)(struct net *n, uint32_t msg);
+    void (*prev_failed)(struct net *n, uint32_t msg);
     struct innet_state *innet;
 };
 
@@ -110,6 +115,9 @@ uint32_t job_qp(struct net *n, struct job *j, uint32_t ch, uint32_t src_rank, ui
  * transfer done when the rank holds its result. */
 void algo_build(struct net *n, struct job *j, struct op *o, int opkind, enum coll_algo a,
                 uint64_t bytes, const uint32_t *pre, uint32_t *post);
+
+/* coll.c: the job's hold on the run ends (finished or aborted), once */
+void coll_job_release(struct net *n, struct job *j);
 
 /* training.c */
 int training_add(struct net *n, struct job *j, struct diag *d);

@@ -90,9 +90,7 @@ void training_op_done(struct net *n, struct job *j, struct op *o) {
         training_start(n, j);
         return;
     }
-    if (j->sess != NET_NONE) innet_close(n, j->sess);
-    j->sess = NET_NONE;
-    net_work_done(n);
+    coll_job_release(n, j);
 }
 
 void coll_write_training(const struct net *n, struct jw *w) {

@@ -93,11 +93,14 @@ struct port {
     uint8_t is_host;      /* the owner is a NIC (pulls data from its QPs) */
     uint8_t cut_through;  /* the far end is a cut-through switch: it sees the header, not
                              the tail (deliver_ps counts from the first bit) */
+    uint8_t lossy;        /* bit errors or a gray failure: see net->loss[port] */
     uint32_t ps_per_byte; /* serialisation per byte when a whole number of ps, else 0 */
     uint16_t parallel;    /* index among parallel links between the same nodes (#1, ...) */
     uint64_t q_bytes;     /* waiting bytes in all classes (not the one in service) */
+    sim_time_ps down_ps;          /* when the link last went down (NEVER while up) */
     /* statistics */
     uint64_t tx_bytes, tx_packets, busy_ps, drops, paused_ps, credit_stall_ps;
+    uint64_t corrupted; /* packets lost to bit errors at the receiver */
     unsigned __int128 q_area; /* integral of q_bytes over time, byte·ps (exact) */
     sim_time_ps q_last_ps;
     uint64_t q_max;
@@ -111,6 +114,7 @@ struct msg {
     sim_time_ps post_ps, recv_ps, acked_ps; /* recv: last byte at the receiver */
     uint32_t owner; /* opaque id for the poster (collective op), NET_NONE if none */
     uint32_t next;  /* next message of the same QP, in PSN order */
+    uint8_t failed; /* its QP went to error before it was acknowledged */
 };
 
 struct flow_row {
@@ -118,7 +122,7 @@ struct flow_row {
     uint64_t size_bytes;
     sim_time_ps start_ps, end_ps;
     uint32_t msgs_left;
-    uint32_t pad;
+    uint32_t failed; /* messages lost to a QP error (the flow never completes) */
 };
 
 struct qp {
@@ -135,6 +139,15 @@ struct qp {
     uint8_t active;              /* in the host's active ring */
     uint8_t prio;
     uint16_t entropy; /* UDP source port (RoCEv2) / flow label */
+    /* RC retry state (domain.md A12): timeouts since the last forward progress;
+     * the QP errors after retry_cnt of them */
+    uint8_t retries;
+    uint8_t error;
+    uint16_t pad16;
+    uint32_t retries_total;     /* every timeout-driven resend */
+    sim_time_ps progress_ps;    /* last forward progress (first send or an ACK advancing) */
+    sim_time_ps stall_max_ps;   /* longest span without progress that needed a timeout */
+    sim_time_ps stall_from_ps;  /* ...and when it began */
     /* receiver */
     uint32_t expect_psn;
     uint32_t since_ack; /* in-order packets since the last ACK */
@@ -158,6 +171,7 @@ struct net_counters {
     uint64_t bytes_delivered, retransmitted_packets;
     uint64_t pause_frames, ecn_marked, cnps;
     uint64_t reorder_max_bytes;
+    uint64_t corrupted, gray_dropped, timeouts; /* failures (docs/model.md) */
     /* When the first PAUSE frame was sent / the first CE mark set (0 = not
      * yet; neither can happen at time 0): which of PFC and ECN acts first. */
     sim_time_ps first_pause_ps, first_mark_ps;
@@ -175,16 +189,35 @@ struct coll_row {
     sim_time_ps start_ps, end_ps;
 };
 
+/* One row of results.json "qp_errors": a QP that exhausted its retries. */
+struct qp_err_row {
+    uint32_t qp, src, dst; /* QP id, node ids */
+    uint32_t psn;          /* oldest unacknowledged */
+    uint32_t retries;
+    uint32_t msgs_failed;
+    sim_time_ps at_ps;
+};
+
 /* One row of results.json "control_plane". */
 struct cp_row {
     uint8_t event; /* enum ev_kind */
-    uint8_t pad[3];
+    uint8_t converged; /* every switch of the control plane converged (or nothing to do) */
+    uint8_t pad[2];
     uint32_t port;                 /* link (port on the named side) */
     sim_time_ps at_ps;             /* the event */
     sim_time_ps rerouted_ps;       /* new forwarding state everywhere, or SIM_TIME_NEVER */
     sim_time_ps local_rerouted_ps; /* switch-local fast reroute (SHIELD) done, or NEVER */
     uint64_t drops_at_start;       /* link drops when it went down */
     uint64_t packets_lost;
+    sim_time_ps up_ps;             /* link_up / end of a flap's down phase, or NEVER */
+    sim_time_ps detected_ps;       /* gray failure: when the control plane noticed, or NEVER */
+};
+
+/* Per-link loss (bit errors, gray failure), allocated when any link has one. */
+struct link_loss {
+    struct rng rng; /* per-link stream: results do not depend on other links */
+    double ber;     /* bit error rate */
+    double drop;    /* gray failure: fraction of packets dropped */
 };
 
 struct deadlock_info {
@@ -266,13 +299,26 @@ struct net {
     void *deadlock_state;
     void *reorder_state; /* net/reorder.c: NIC reorder buffers (spray) */
     const struct ctrl_ops *ctrl;
+    /* Why the control plane is told of a link change: the port went down
+     * (physical), or a gray link was detected (BFD, hold timer, SM sweep). */
+    uint8_t ctrl_cause;
+    uint32_t retry_cnt;    /* transport.retry_cnt */
+    bool rto_fixed;        /* transport.rto: fixed (retries without limit) */
+    struct link_loss *loss; /* [nports] or NULL */
+    struct qp_err_row *qp_errs;
+    uint32_t nqp_errs;
+    size_t qp_errs_cap;
     char (*warnings)[160]; /* for the summary and results.json */
     uint32_t nwarnings;
 
     /* hook: a message finished (delivered and acknowledged) */
     void (*on_msg_done)(struct net *n, uint32_t msg);
     void (*on_msg_recv)(struct net *n, uint32_t msg);
+    /* hook: a message's QP went to error (IBV_WC_RETRY_EXC_ERR / flush) */
+    void (*on_msg_failed)(struct net *n, uint32_t msg);
 };
+
+enum ctrl_cause { CTRL_CAUSE_PORT, CTRL_CAUSE_GRAY };
 
 /* Building */
 void net_init(struct net *n, struct sim *s);

@@ -12,6 +12,8 @@
 #include "net/switch.h"
 #include "stats/trace.h"
 
+#include <math.h>
+
 static inline void q_account(struct port *pt, sim_time_ps now) {
     pt->q_area += (unsigned __int128)pt->q_bytes * (now - pt->q_last_ps);
     pt->q_last_ps = now;
@@ -137,6 +139,28 @@ void port_on_wake(struct sim *s, const struct event *e) {
     port_kick(n, e->arg);
 }
 
+/* Does link `port` lose packet `p` (docs/model.md "Failures")? A bit error
+ * anywhere in its wire bytes fails the receiver's CRC check: probability
+ * 1 - (1 - ber)^bits; a gray link drops a fixed fraction. Link-level frames
+ * are spared: IB flow-control packets carry absolute counts (a lost one is
+ * repaired by the next) and the model's credits are incremental. */
+static bool port_loses(struct net *n, uint32_t port, const struct packet *p) {
+    struct link_loss *l = &n->loss[port];
+    if (l->drop > 0 && (l->drop >= 1.0 || rng_uniform(&l->rng) < l->drop)) {
+        n->c.gray_dropped++;
+        return true;
+    }
+    if (l->ber > 0) {
+        double pr = -expm1(8.0 * p->wire_bytes * log1p(-l->ber));
+        if (rng_uniform(&l->rng) < pr) {
+            n->ports[port].corrupted++;
+            n->c.corrupted++;
+            return true;
+        }
+    }
+    return false;
+}
+
 void port_on_arrive(struct sim *s, const struct event *e) {
     struct net *n = s->model;
     uint32_t port = e->arg;
@@ -155,6 +179,13 @@ void port_on_arrive(struct sim *s, const struct event *e) {
                pt->fly_gen);
     uint32_t in = pt->peer;
     uint32_t node = n->ports[in].node;
+    if (pt->lossy && p->type != PKT_CREDIT && p->type != PKT_PAUSE && port_loses(n, port, p)) {
+        /* Lost at the receiver (bad ICRC/FCS, or a gray link): it held the
+         * transmitter's credits on its way in, give them back. */
+        if (n->fc->on_discard) n->fc->on_discard(n, in, p);
+        port_drop(n, port, id);
+        return;
+    }
     p->hops++;
     if (n->nodes[node].kind == NODE_SWITCH)
         switch_rx(n, node, in, id);
@@ -191,6 +222,7 @@ void port_set_up(struct net *n, uint32_t port, bool up) {
     struct port *pt = &n->ports[port];
     if (pt->up == up) return;
     pt->up = up;
+    pt->down_ps = up ? SIM_TIME_NEVER : n->sim->now_ps;
     if (up) {
         port_kick(n, port);
         return;

@@ -10,6 +10,7 @@
 #include "route/route.h"
 
 #include "core/mem.h"
+#include "config/scenario.h"
 #include "net/net.h"
 
 #include <stdlib.h>
@@ -18,12 +19,20 @@
 void route_live_init(struct route_live *lv, const struct net *n) {
     memset(lv, 0, sizeof *lv);
     lv->stale = fs_xcalloc(n->nswitches + 1, 1);
+    uint32_t deg = 1;
+    for (uint32_t v = 0; v < n->nnodes; v++)
+        if (n->nodes[v].nports > deg) deg = n->nodes[v].nports;
+    lv->scratch = fs_xcalloc(deg, sizeof *lv->scratch);
+    lv->prune_ps = n->sc && n->sc->fabric.control_plane.kind == CP_BGP
+                       ? n->sc->fabric.control_plane.port_down_ps
+                       : SIM_TIME_NEVER;
 }
 
 void route_live_fini(struct route_live *lv) {
     free(lv->old_off);
     free(lv->old_ports);
     free(lv->stale);
+    free(lv->scratch);
     memset(lv, 0, sizeof *lv);
 }
 
@@ -51,8 +60,24 @@ uint32_t route_live_get(const struct net *n, uint32_t sw, uint32_t host, const u
     uint32_t s = n->nodes[sw].index;
     if (!lv->stale[s]) return route_fib_get(n, sw, host, ports);
     size_t key = (size_t)s * n->nhosts + host;
-    *ports = lv->old_ports + lv->old_off[key];
-    return lv->old_off[key + 1] - lv->old_off[key];
+    const uint32_t *old = lv->old_ports + lv->old_off[key];
+    uint32_t c = lv->old_off[key + 1] - lv->old_off[key], k = 0;
+    *ports = old;
+    if (lv->prune_ps == SIM_TIME_NEVER) return c;
+    /* Its own ports that went down leave the ECMP group in hardware. */
+    sim_time_ps now = n->sim->now_ps;
+    bool pruned = false;
+    for (uint32_t i = 0; i < c && !pruned; i++) {
+        const struct port *p = &n->ports[old[i]];
+        pruned = !p->up && p->down_ps + lv->prune_ps <= now;
+    }
+    if (!pruned) return c;
+    for (uint32_t i = 0; i < c; i++) {
+        const struct port *p = &n->ports[old[i]];
+        if (p->up || p->down_ps + lv->prune_ps > now) lv->scratch[k++] = old[i];
+    }
+    *ports = lv->scratch;
+    return k;
 }
 
 bool route_live_differs(const struct net *n, uint32_t sw) {

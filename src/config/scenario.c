@@ -258,7 +258,8 @@ static const struct schema_table DCQCN_TABLE = {
 };
 
 /* An InfiniBand time field: a time ("100us") or a bare integer N, the IBA
- * exponent (4.096 us x 2^N: local ACK timeout, IBA vol. 1 9.7.6.1.3).
+ * exponent (4.096 us x 2^N: local ACK timeout, HOQ lifetime; IBA vol. 1
+ * 9.7.6.1.3, 18.2.5.4).
  * `inf_from`: exponents from there on mean "never" (0 = none do). *exp is
  * the exponent given, 0 for a time. */
 #define IBA_TIME_UNIT_PS 4096000ull
@@ -661,6 +662,25 @@ static int fabric_check(struct schema_ctx *c, const struct yaml_node *map,
     return rc ? rc : preset_ecn(c, map, here, f);
 }
 
+static int hoq_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct fabric_params *f = obj;
+    return iba_time(c, n, 20, &f->hoq_lifetime_ps, &f->hoq_exp);
+}
+static void hoq_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    const struct fabric_params *p = obj;
+    iba_time_print(f, p->hoq_lifetime_ps, p->hoq_exp);
+}
+static int leaf_hoq_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct fabric_params *f = obj;
+    return iba_time(c, n, 20, &f->leaf_hoq_lifetime_ps, &f->leaf_hoq_exp);
+}
+static void leaf_hoq_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    const struct fabric_params *p = obj;
+    iba_time_print(f, p->leaf_hoq_lifetime_ps, p->leaf_hoq_exp);
+}
+
 #define FAB(f) offsetof(struct fabric_params, f)
 static const struct schema_key FABRIC_KEYS[] = {
     {KEY("kind", SCHEMA_ENUM, FAB(kind), "infiniband", NULL, "SPEC.md: infiniband is the default"),
@@ -747,6 +767,15 @@ static const struct schema_key FABRIC_KEYS[] = {
     /* Failures (docs/model.md "Failures") */
     {KEY("ber", SCHEMA_FRACTION, FAB(ber), "0", NULL,
          "docs/model.md: no bit errors unless asked (IBA requires BER <= 1e-12)")},
+    {KEY("hoq_lifetime", SCHEMA_CUSTOM, 0, "18", NULL,
+         "domain.md A12: OpenSM head_of_queue_lifetime 0x12 (1.07 s); 20+ = infinite"),
+     .only = M(FABRIC_INFINIBAND), .parse = hoq_parse, .print = hoq_print},
+    {KEY("leaf_hoq_lifetime", SCHEMA_CUSTOM, 0, "16", NULL,
+         "domain.md A12: OpenSM leaf_head_of_queue_lifetime 0x10 (268 ms, towards CAs)"),
+     .only = M(FABRIC_INFINIBAND), .parse = leaf_hoq_parse, .print = leaf_hoq_print},
+    {KEY("vl_stall_count", SCHEMA_U32, FAB(vl_stall_count), "7", NULL,
+         "domain.md A12: OpenSM vl_stall_count 7, leaf_vl_stall_count 7"),
+     .min = 1, .max = 7, .only = M(FABRIC_INFINIBAND)},
 };
 static const struct schema_table FABRIC = {
     TABLE("fabric", FABRIC_KEYS), .mode_of = fabric_mode,      .mode_what = "fabric kind",

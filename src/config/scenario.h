@@ -165,6 +165,12 @@ struct fabric_params {
     struct ib_params ib;
     uint64_t deadlock_timeout_ps; /* deadlock detector interval; 0 = default 100 us */
     double ber; /* bit error rate of every link, 0 = none (docs/model.md "Failures") */
+    /* InfiniBand head-of-queue lifetime of switch ports towards switches and
+     * towards CAs (SIM_TIME_NEVER = infinite; 0 = not set: off), and the VL
+     * stall count (domain.md A12, net/hoq.c). */
+    uint64_t hoq_lifetime_ps, leaf_hoq_lifetime_ps;
+    uint32_t hoq_exp, leaf_hoq_exp; /* the exponents they were given as; 0 = a time */
+    uint32_t vl_stall_count;
     uint32_t reorder_window_pkts; /* adaptive routing: NIC out-of-order window; 0 = default */
 };
 

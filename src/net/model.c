@@ -6,6 +6,7 @@
 #include "core/mem.h"
 #include "ctrl/ctrl.h"
 #include "net/deadlock.h"
+#include "net/hoq.h"
 #include "flowctl/flowctl.h"
 #include "net/nic.h"
 #include "net/port.h"
@@ -292,6 +293,7 @@ int model_build(struct model *m, const struct scenario *sc, struct diag *d) {
 #ifdef FABSIM_DEBUG
     m->sim.after_event = check_conservation; /* a test may install its own */
 #endif
+    hoq_start(n); /* InfiniBand: HOQ lifetime discards (before the deadlock watch) */
     /* Only lossless fabrics can deadlock; a lossy one drops instead. */
     if (sc->fabric.flow_control != FLOWCTL_NONE)
         deadlock_start(n, f->deadlock_timeout_ps ? f->deadlock_timeout_ps : DEADLOCK_CHECK_PS);
@@ -332,6 +334,7 @@ void model_fini(struct model *m) {
     if (n->cc && n->cc->fini) n->cc->fini(n);
     workload_fini(n);
     deadlock_fini(n);
+    hoq_fini(n);
     nic_reorder_fini(n);
     if (n->ctrl && n->ctrl->fini) n->ctrl->fini(n);
     free(n->ev_state);

@@ -36,6 +36,7 @@ enum net_ev {
     NET_EV_SCENARIO,    /* arg = index into scenario events */
     NET_EV_GEN,         /* arg = generator id (open-loop workloads) */
     NET_EV_DEADLOCK,    /* periodic deadlock check */
+    NET_EV_HOQ,         /* IB head-of-queue lifetime scan (net/hoq.c) */
     NET_EV_FIRST_FREE,  /* modules (ctrl, coll, flowctl, cc) take kinds from here */
     NET_EV_CTRL = NET_EV_FIRST_FREE,
     NET_EV_FLOWCTL,
@@ -98,9 +99,12 @@ struct port {
     uint16_t parallel;    /* index among parallel links between the same nodes (#1, ...) */
     uint64_t q_bytes;     /* waiting bytes in all classes (not the one in service) */
     sim_time_ps down_ps;          /* when the link last went down (NEVER while up) */
+    sim_time_ps head_ps[NET_NCLASS]; /* when cls[c]'s head became head (IB HOQ lifetime) */
+    uint8_t hoq_run[NET_NCLASS];     /* HOQ discards in a row per class (VL stall) */
     /* statistics */
     uint64_t tx_bytes, tx_packets, busy_ps, drops, paused_ps, credit_stall_ps;
-    uint64_t corrupted; /* packets lost to bit errors at the receiver */
+    uint64_t corrupted;    /* packets lost to bit errors at the receiver */
+    uint64_t hoq_discards; /* IB head-of-queue lifetime and VL-stall discards (net/hoq.c) */
     unsigned __int128 q_area; /* integral of q_bytes over time, byte·ps (exact) */
     sim_time_ps q_last_ps;
     uint64_t q_max;
@@ -171,7 +175,8 @@ struct net_counters {
     uint64_t bytes_delivered, retransmitted_packets;
     uint64_t pause_frames, ecn_marked, cnps;
     uint64_t reorder_max_bytes;
-    uint64_t corrupted, gray_dropped, timeouts; /* failures (docs/model.md) */
+    uint64_t corrupted, gray_dropped, timeouts, hoq_discards; /* failures (docs/model.md) */
+    sim_time_ps first_hoq_ps; /* first HOQ discard (0 = none) */
     /* When the first PAUSE frame was sent / the first CE mark set (0 = not
      * yet; neither can happen at time 0): which of PFC and ECN acts first. */
     sim_time_ps first_pause_ps, first_mark_ps;
@@ -298,6 +303,7 @@ struct net {
     struct deadlock_info deadlock;
     void *deadlock_state;
     void *reorder_state; /* net/reorder.c: NIC reorder buffers (spray) */
+    void *hoq_state;     /* net/hoq.c: IB head-of-queue lifetimes */
     const struct ctrl_ops *ctrl;
     /* Why the control plane is told of a link change: the port went down
      * (physical), or a gray link was detected (BFD, hold timer, SM sweep). */

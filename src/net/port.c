@@ -50,6 +50,7 @@ void port_enqueue(struct net *n, uint32_t port, uint32_t cls, uint32_t id) {
     struct packet *p = pkt(&n->pool, id);
     sim_time_ps now = n->sim->now_ps;
     q_account(pt, now);
+    if (pt->cls[cls].head == PKT_NONE) pt->head_ps[cls] = now; /* it is the head now */
     pq_push(&n->pool, &pt->cls[cls], id, p->wire_bytes);
     pt->cls_mask |= (uint8_t)(1u << cls);
     pt->q_bytes += p->wire_bytes;
@@ -117,6 +118,8 @@ void port_kick(struct net *n, uint32_t port) {
         q_account(pt, now);
         id = pq_pop(&n->pool, q);
         if (q->head == PKT_NONE) pt->cls_mask &= (uint8_t) ~(1u << c);
+        pt->head_ps[c] = now; /* the next one is the head from now (IB HOQ lifetime) */
+        pt->hoq_run[c] = 0;
         struct packet *p = pkt(&n->pool, id);
         pt->q_bytes -= p->wire_bytes;
         if (!pt->is_host && fc->on_release && p->in_port != NET_NONE) /* innet makes some */

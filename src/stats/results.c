@@ -100,6 +100,12 @@ static void write_summary(const struct model *m, struct jw *w) {
     jw_ku64(w, "qp_errors", n->nqp_errs);
     jw_ku64(w, "corrupted", n->c.corrupted);
     jw_ku64(w, "gray_dropped", n->c.gray_dropped);
+    jw_ku64(w, "hoq_discards", n->c.hoq_discards);
+    jw_key(w, "first_hoq_discard_ns");
+    if (n->c.first_hoq_ps)
+        jw_num(w, time_ps_to_ns(n->c.first_hoq_ps));
+    else
+        jw_null(w);
     jw_key(w, "deadlock");
     jw_obj_compact(w);
     jw_kbool(w, "detected", n->deadlock.detected);
@@ -148,6 +154,7 @@ static void write_links(const struct model *m, struct jw *w) {
         jw_knum(w, "utilization", u > 1.0 ? 1.0 : u);
         jw_ku64(w, "drops", pt->drops);
         jw_ku64(w, "corrupted", pt->corrupted);
+        jw_ku64(w, "hoq_discards", pt->hoq_discards);
         jw_knum(w, "paused_ns", time_ps_to_ns(pt->paused_ps));
         jw_knum(w, "credit_stall_ns", time_ps_to_ns(pt->credit_stall_ps));
         jw_knum(w, "mean_queue_bytes", T > 0 ? qarea / T : 0.0);
@@ -403,10 +410,11 @@ void results_print_summary(const struct model *m, FILE *f) {
     if (n->deadlock.detected)
         fprintf(f, "  DEADLOCK detected at %.1f us (cycle of %u ports)\n",
                 time_ps_to_ns(n->deadlock.at_ps) / 1000.0, n->deadlock.ncycle);
-    if (n->c.timeouts || n->c.corrupted || n->c.gray_dropped)
-        fprintf(f, "  failures: %llu timeouts, %llu corrupted, %llu dropped by gray links\n",
+    if (n->c.timeouts || n->c.corrupted || n->c.gray_dropped || n->c.hoq_discards)
+        fprintf(f, "  failures: %llu timeouts, %llu corrupted, %llu dropped by gray links, %llu "
+                   "HOQ discards\n",
                 (unsigned long long)n->c.timeouts, (unsigned long long)n->c.corrupted,
-                (unsigned long long)n->c.gray_dropped);
+                (unsigned long long)n->c.gray_dropped, (unsigned long long)n->c.hoq_discards);
     char why[200];
     if (n->nqp_errs && results_incomplete_reason(m, why, sizeof why))
         fprintf(f, "  finding: %s\n", why);

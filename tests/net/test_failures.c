@@ -183,12 +183,63 @@ static void test_ber_binomial(void **state) {
     trun_end(&t);
 }
 
+/* A credit deadlock (cyclic min-hop routes on a ring) is not forever: the
+ * switch discards a packet that has waited at the head of its VL longer than
+ * the HOQ lifetime (OpenSM 0x12: 4.096 us x 2^18 = 1.07 s towards switches),
+ * as a PFC watchdog ends a PFC deadlock. The first discard comes one
+ * lifetime after the stuck heads became heads (the cycle forms within the
+ * first 200 us), on the ports of the cycle. */
+static void test_credit_deadlock_ends_in_hoq_discards(void **state) {
+    (void)state;
+    struct trun t;
+    trun_start(&t,
+               "name: dl\nseed: 1\n"
+               "fabric: {kind: infiniband, flow_control: credit, routing: static, "
+               "routing_engine: minhop, buffer: 128KiB}\n"
+               "topology: {kind: ring, ring: {switches: 5, hosts_per_switch: 1}}\n"
+               "stop: 1200ms\n"
+               "workload:\n  - {kind: permutation, pattern: shift, shift: 2, size: 2MiB}\n",
+               NULL, 0);
+    assert_int_equal(t.rc, 0);
+    const struct net *n = &t.m.net;
+    sim_time_ps life = 4096000ULL << 18;
+    printf("  deadlock at %.1f us, first HOQ discard at %.6f s (lifetime %.6f s), %llu discards\n",
+           n->deadlock.at_ps / 1e6, n->c.first_hoq_ps / 1e12, life / 1e12,
+           (unsigned long long)n->c.hoq_discards);
+    assert_true(n->deadlock.detected);
+    assert_true(n->c.hoq_discards > 0);
+    assert_true(n->c.first_hoq_ps >= life && n->c.first_hoq_ps <= life + 200 * US);
+    for (uint32_t i = 0; i < n->deadlock.ncycle; i++)
+        assert_true(n->ports[n->deadlock.cycle[i]].hoq_discards > 0);
+    trun_end(&t);
+}
+
+/* InfiniBand: a gray link sends no trap (its ports stay Active); the SM
+ * finds it at its next periodic sweep (10 s, domain.md A10) and routes
+ * around it then. The job's QPs retry every 4.3 s and the third retry
+ * (12.9 s) gets through. */
+static void test_ib_gray_found_by_sweep(void **state) {
+    (void)state;
+    struct trun t;
+    job_run(&t, "{kind: infiniband, routing_engine: minhop}", "{at: 100us, link_gray: leaf0-spine0}",
+            "30s");
+    struct outcome o = outcome_of(&t);
+    const struct cp_row *r = &t.m.net.cp_rows[0];
+    assert_int_equal(r->detected_ps, 10 * 1000 * MS);
+    assert_true(r->rerouted_ps > r->detected_ps && r->rerouted_ps < r->detected_ps + 100 * MS);
+    assert_true(o.completed);
+    assert_true(o.stall > 3 * T20 - 10 * MS && o.stall < 3 * T20 + 100 * MS);
+    trun_end(&t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_port_down_bgp),
         cmocka_unit_test(test_ber_binomial),
         cmocka_unit_test(test_sm_and_bfd_stall_one_timeout),
         cmocka_unit_test(test_hold_timer_gray_20_survives_18_aborts),
+        cmocka_unit_test(test_credit_deadlock_ends_in_hoq_discards),
+        cmocka_unit_test(test_ib_gray_found_by_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 # fabsim build. `make` builds build/fabsim and build/libfabsim.a; `make test`
 # runs every test and ends with "N passed, N failed"; `make check` runs them
 # under ASan+UBSan; `make bench` prints the benchmark figures; `make demo` runs
-# every course lab and writes the report. Missing Debian packages are installed
+# every course lab and writes the report; `make validate` prints fabsim against
+# published measurements (docs/validation.md). Missing Debian packages are installed
 # by `make deps`, which the other targets run first when something is missing.
 
 CC      ?= cc
@@ -24,7 +25,7 @@ DEPS_STAMP := $(BUILD)/.deps-ok
 # test's playwright-core, pinned by report/web/package-lock.json.
 WEB_STAMP := report/web/node_modules/.package-lock.json
 
-.PHONY: all deps test check bench demo clean lint fmt fuzz
+.PHONY: all deps test check bench demo clean lint fmt fuzz validate
 
 all: $(BUILD)/fabsim
 
@@ -69,6 +70,11 @@ check:
 	@$(MAKE) --no-print-directory BUILD=build-check OPT="-O1 -g -fno-omit-frame-pointer -DFABSIM_DEBUG" \
 	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
 	  LDFLAGS="-fsanitize=address,undefined" test
+
+# Every row of docs/validation.md: runs its scenarios, prints the table with
+# pass/fail against each row's tolerance, writes out/validation/validation.json.
+validate: $(BUILD)/fabsim
+	@python3 tools/validate.py --bin $(BUILD)/fabsim -o out/validation
 
 bench: $(BUILD)/fabsim $(BENCHES)
 	@sh bench/run.sh $(BUILD) $(COUNT)

@@ -25,11 +25,14 @@ int main(int argc, char **argv) {
         }
         long rss0 = wall_peak_rss_kb();
         struct model m;
+        double b0 = wall_cpu_s();
         if (model_build(&m, &sc, &d)) {
             diag_print(&d, stderr);
             return 2;
         }
         double c0 = wall_cpu_s();
+        double build_s = c0 - b0;
+        long rss_built = wall_peak_rss_kb();
         model_run(&m, NULL, NULL);
         double cpu = wall_cpu_s() - c0;
         uint64_t hops = 0;
@@ -46,6 +49,8 @@ int main(int argc, char **argv) {
                "", hops / cpu / 1e6, (double)m.sim.events_run / cpu / 1e6, rss, per_host_kb,
                (unsigned long long)peak_pkts, m.completed ? "yes" : "no",
                (double)m.sim.now_ps / 1e9);
+        printf("%-28s model build %.3f cpu-s, peak RSS after build %ld KB, %.0f ns/link-hop\n", "",
+               build_s, rss_built, cpu * 1e9 / (double)(hops ? hops : 1));
         fflush(stdout);
         model_fini(&m);
         scenario_fini(&sc);

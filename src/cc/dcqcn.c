@@ -41,17 +41,19 @@ struct dq {
     sim_time_ps alpha_at_ps;    /* last alpha update (decay while idle) */
     sim_time_ps inc_at_ps;      /* next timer-driven increase */
     uint64_t bytes_since;       /* byte counter */
-    uint32_t t_stage, b_stage;  /* increase events since the last decrease */
+    uint32_t t_stage, b_stage;  /* increase events (timer, bytes) since the last decrease */
     uint16_t gen;               /* bumped when timers stop: stale events die */
     uint8_t cnp_alpha, cnp_dec; /* a CNP arrived since the last alpha / decrease step */
-    uint8_t active;             /* below line rate: timers running */
-    uint8_t pad[3];
+    uint8_t active;             /* below line rate or reacting: timers running */
+    uint8_t seen_cnp;           /* a CNP ever arrived (rate_to_set_on_first_cnp applies once) */
+    uint8_t pad[2];
 };
 
 struct dcqcn_state {
     struct dq *q;
     uint32_t nq;
-    struct rng *sw_rng; /* per switch index */
+    uint64_t byte_reset; /* byte counter in bytes (byte_counter x its unit); 0 = off */
+    struct rng *sw_rng;  /* per switch index */
 };
 
 static struct dq *dq_of(struct net *n, uint32_t qp) {
@@ -65,7 +67,7 @@ static struct dq *dq_of(struct net *n, uint32_t qp) {
         for (uint32_t i = st->nq; i < nq; i++) {
             memset(&st->q[i], 0, sizeof st->q[i]);
             st->q[i].rc_bps = st->q[i].rt_bps = -1; /* line rate, set on first use */
-            st->q[i].alpha = 1.0; /* initial_alpha_value 1023/1024 ~ 1 (domain.md A6) */
+            st->q[i].alpha = n->sc->fabric.dcqcn.initial_alpha;
             st->q[i].last_cnp_ps = SIM_TIME_NEVER;
         }
         st->nq = nq;
@@ -86,10 +88,33 @@ static void timer(struct net *n, uint32_t qp, uint32_t kind, sim_time_ps at) {
            (uint16_t)(kind | ((uint32_t)(d->gen & 0x3fffu) << 2)));
 }
 
+/* In hyper increase (both stages past F) the authors' ns3-rdma halves the
+ * timer and the byte counter (domain.md A12); ConnectX keeps them. */
+static bool hyper(const struct dcqcn_params *p, const struct dq *d) {
+    uint32_t lo = d->t_stage < d->b_stage ? d->t_stage : d->b_stage;
+    return lo > p->fast_recovery_steps;
+}
+
+static sim_time_ps timer_period(const struct dcqcn_params *p, const struct dq *d) {
+    return p->hyper_stage_scaling && hyper(p, d) ? p->timer_ps / 2 : p->timer_ps;
+}
+
+/* A cut, as the ConnectX firmware does it at a rate_reduce_monitor_period
+ * boundary with a CNP pending (domain.md A6, A12; Google isekai's model of
+ * it): the target R_T follows R_C only if clamp_tgt_rate is set, or the byte
+ * counter raised the rate since the last cut, or (clamp_tgt_rate_after_time_inc)
+ * the timer did; a burst of cuts with no increase between them keeps the
+ * target from before the burst, so recovery returns there. The cut is
+ * R_C * alpha * 2^10 / 2^rpg_gd (rpg_gd 11: alpha/2), at most what
+ * rpg_min_dec_fac allows (50: at most half). */
 static void decrease(struct net *n, uint32_t qp, struct dq *d) {
     const struct dcqcn_params *p = &n->sc->fabric.dcqcn;
-    d->rt_bps = d->rc_bps;
-    d->rc_bps *= 1.0 - d->alpha / 2.0;
+    bool clamp = p->clamp_tgt_rate || d->b_stage > 0 || (p->clamp_after_time_inc && d->t_stage > 0);
+    if (clamp) d->rt_bps = d->rc_bps;
+    double cut = d->alpha * 1024.0 / (double)(1ull << (p->rpg_gd < 63 ? p->rpg_gd : 63));
+    double most = 1.0 - (double)p->min_dec_fac_pct / 100.0;
+    if (cut > most) cut = most;
+    d->rc_bps *= 1.0 - cut;
     if (d->rc_bps < (double)p->min_rate_bps) d->rc_bps = (double)p->min_rate_bps;
     d->t_stage = d->b_stage = 0;
     d->bytes_since = 0;
@@ -97,27 +122,33 @@ static void decrease(struct net *n, uint32_t qp, struct dq *d) {
     (void)qp;
 }
 
-/* One rate-increase event (timer or byte counter). */
+/* One rate-increase event (timer or byte counter). The stage counters count
+ * the events before this one (isekai, ns3-rdma): the first F are fast
+ * recovery (R_T kept, R_C halfway to it), then additive (R_T += R_AI) while
+ * either counter is at F or beyond, hyper (R_T += R_HAI) once both are past
+ * F; ns3-rdma scales hyper steps by (stage - F + 1). */
 static void increase(struct net *n, uint32_t qp, struct dq *d, bool by_timer) {
     const struct dcqcn_params *p = &n->sc->fabric.dcqcn;
+    uint32_t t = d->t_stage, b = n->cc_state && ((struct dcqcn_state *)n->cc_state)->byte_reset
+                                     ? d->b_stage
+                                     : d->t_stage;
+    uint32_t hi = t > b ? t : b, lo = t < b ? t : b, F = p->fast_recovery_steps;
+    if (lo > F) {
+        double k = p->hyper_stage_scaling ? (double)(lo - F + 1) : 1.0;
+        d->rt_bps += k * (double)p->rhai_bps; /* hyper increase */
+    } else if (hi >= F) {
+        d->rt_bps += (double)p->rai_bps; /* additive increase */
+    }                                    /* else fast recovery: towards the rate before the cut */
     if (by_timer)
         d->t_stage++;
     else
         d->b_stage++;
-    uint32_t t = d->t_stage, b = p->byte_counter_bytes ? d->b_stage : d->t_stage;
-    uint32_t hi = t > b ? t : b, lo = t < b ? t : b, F = p->fast_recovery_steps;
-    if (hi < F) {
-        /* fast recovery: towards the rate before the cut */
-    } else if (lo > F) {
-        d->rt_bps += (double)p->rhai_bps; /* hyper increase */
-    } else {
-        d->rt_bps += (double)p->rai_bps; /* additive increase */
-    }
     double line = line_bps(n, qp);
     if (d->rt_bps > line) d->rt_bps = line;
     d->rc_bps = (d->rt_bps + d->rc_bps) / 2.0;
-    if (line - d->rc_bps < 1e-6 * line) {
-        /* Back at line rate: stop the timers until the next CNP. */
+    if (line - d->rc_bps < 1e-6 * line && !d->cnp_dec) {
+        /* Back at line rate with no cut pending: stop the timers until the
+         * next CNP (the firmware's keep running, at line rate: same rates). */
         d->rc_bps = d->rt_bps = line;
         d->active = 0;
         d->gen++;
@@ -148,13 +179,23 @@ static void on_timer(struct sim *s, const struct event *e) {
             timer(n, qp, TM_INCREASE, d->inc_at_ps);
             break;
         }
-        d->inc_at_ps = s->now_ps + p->timer_ps;
         increase(n, qp, d, true);
+        d->inc_at_ps = s->now_ps + timer_period(p, d);
         if (d->active) timer(n, qp, TM_INCREASE, d->inc_at_ps);
         break;
     default:
         break;
     }
+}
+
+static void start_timers(struct net *n, uint32_t qp, struct dq *d, sim_time_ps now) {
+    const struct dcqcn_params *p = &n->sc->fabric.dcqcn;
+    d->active = 1;
+    d->alpha_at_ps = now;
+    if (!d->inc_at_ps || d->inc_at_ps < now) d->inc_at_ps = now + p->timer_ps;
+    timer(n, qp, TM_ALPHA, now + p->alpha_period_ps);
+    timer(n, qp, TM_DECREASE, now + p->rate_reduce_period_ps);
+    timer(n, qp, TM_INCREASE, d->inc_at_ps);
 }
 
 static void dcqcn_on_cnp(struct net *n, uint32_t qp) {
@@ -163,20 +204,39 @@ static void dcqcn_on_cnp(struct net *n, uint32_t qp) {
     sim_time_ps now = n->sim->now_ps;
     d->cnp_alpha = d->cnp_dec = 1;
     if (d->active) return; /* the decrease check acts at its next period */
-    /* First CNP after an idle spell: alpha decayed meanwhile; cut now. */
+    if (!d->seen_cnp && !p->cut_on_first_cnp) {
+        /* The first CNP a QP ever gets allocates its rate limiter at
+         * rate_to_set_on_first_cnp (0: the port's speed) with alpha at
+         * initial_alpha_value, and cuts nothing yet (domain.md A6, A12). */
+        d->seen_cnp = 1;
+        d->alpha = p->initial_alpha;
+        double line = line_bps(n, qp);
+        double r = p->rate_on_first_cnp_bps ? (double)p->rate_on_first_cnp_bps : line;
+        d->rc_bps = d->rt_bps = r < line ? r : line;
+        d->cnp_alpha = d->cnp_dec = 0;
+        d->t_stage = d->b_stage = 0;
+        d->bytes_since = 0;
+        d->inc_at_ps = now + p->timer_ps;
+        start_timers(n, qp, d, now);
+        return;
+    }
+    if (!d->seen_cnp) {
+        d->seen_cnp = 1;
+        d->alpha = p->initial_alpha;
+        d->alpha_at_ps = now;
+    }
+    /* A CNP after the QP had recovered to line rate (timers stopped): alpha
+     * decayed meanwhile; the firmware's timers, still running, would cut at
+     * the next decrease period: cut now. */
     if (d->alpha_at_ps && p->alpha_period_ps) {
         double periods = (double)(now - d->alpha_at_ps) / (double)p->alpha_period_ps;
         d->alpha *= pow(1.0 - p->g, periods);
     }
     d->alpha = (1.0 - p->g) * d->alpha + p->g;
     d->cnp_alpha = 0;
-    d->alpha_at_ps = now;
-    d->active = 1;
     decrease(n, qp, d);
     d->cnp_dec = 0;
-    timer(n, qp, TM_ALPHA, now + p->alpha_period_ps);
-    timer(n, qp, TM_DECREASE, now + p->rate_reduce_period_ps);
-    timer(n, qp, TM_INCREASE, d->inc_at_ps);
+    start_timers(n, qp, d, now);
 }
 
 static sim_time_ps dcqcn_send_time(struct net *n, uint32_t qp) {
@@ -195,8 +255,11 @@ static void dcqcn_on_sent(struct net *n, uint32_t qp, const struct packet *p) {
     /* Rate limiter: the next packet may start when this one would have
      * finished at R_C. */
     d->next_send_ps = now + (sim_time_ps)((double)p->wire_bytes * 8.0 * 1e12 / d->rc_bps);
-    uint64_t B = n->sc->fabric.dcqcn.byte_counter_bytes;
+    const struct dcqcn_state *st = n->cc_state;
+    uint64_t B = st->byte_reset;
     if (B) {
+        const struct dcqcn_params *dp = &n->sc->fabric.dcqcn;
+        if (dp->hyper_stage_scaling && hyper(dp, d)) B /= 2;
         d->bytes_since += p->wire_bytes;
         if (d->bytes_since >= B) {
             d->bytes_since -= B;
@@ -239,6 +302,8 @@ static int dcqcn_init(struct net *n, struct diag *d) {
     (void)d;
     struct dcqcn_state *st = fs_xcalloc(1, sizeof *st);
     n->cc_state = st;
+    const struct dcqcn_params *dp = &n->sc->fabric.dcqcn;
+    st->byte_reset = dp->byte_counter_bytes * (dp->byte_counter_unit == DCQCN_64B ? 64u : 1u);
     st->sw_rng = fs_xcalloc(n->nswitches + 1, sizeof *st->sw_rng);
     for (uint32_t v = 0; v < n->nnodes; v++)
         if (n->nodes[v].kind == NODE_SWITCH)
@@ -260,10 +325,50 @@ double dcqcn_rate_bps(struct net *n, uint32_t qp) {
     return dq_of(n, qp)->rc_bps;
 }
 
+double dcqcn_target_bps(struct net *n, uint32_t qp) {
+    return dq_of(n, qp)->rt_bps;
+}
+
+void dcqcn_preset_connectx(struct dcqcn_params *dp) {
+    /* domain.md A6 "NVIDIA ConnectX default" column, A12 (mlxconfig dump). */
+    memset(dp, 0, sizeof *dp);
+    dp->preset = DCQCN_PRESET_CONNECTX;
+    dp->g = 5.0 / 1024;
+    dp->alpha_period_ps = 1 * PS_PER_US;
+    dp->rate_reduce_period_ps = 4 * PS_PER_US;
+    dp->timer_ps = 300 * PS_PER_US;
+    dp->byte_counter_bytes = 32767;
+    dp->byte_counter_unit = DCQCN_BYTES;
+    dp->fast_recovery_steps = 1;
+    dp->rai_bps = 5 * 1000 * 1000;
+    dp->rhai_bps = 50 * 1000 * 1000;
+    dp->cnp_interval_ps = 4 * PS_PER_US;
+    dp->min_rate_bps = 1000 * 1000;
+    dp->rate_on_first_cnp_bps = 0;
+    dp->initial_alpha = 1023.0 / 1024;
+    dp->min_dec_fac_pct = 50;
+    dp->rpg_gd = 11;
+    dp->clamp_tgt_rate = false;
+    dp->clamp_after_time_inc = true;
+    dp->hyper_stage_scaling = false;
+    dp->cut_on_first_cnp = false;
+    dp->cnp_class = DCQCN_CNP_STRICT;
+    dp->cnp_802p_prio = 6;
+    dp->cnp_dscp = 48;
+}
+
 void dcqcn_preset_paper(struct dcqcn_params *dp, struct ecn_params *ep) {
     /* domain.md A6 "DCQCN paper (40 G)" column and A5 row; R_HAI is not fixed
-     * in the paper: 200 Mb/s as in SPEC.md's example. */
+     * in the paper: 200 Mb/s as in SPEC.md's example. The RP as the authors'
+     * simulator runs it (bobzhuyb/ns3-rdma, domain.md A12): alpha starts at
+     * 0.5, the target is clamped on every cut, every CNP cuts, hyper increase
+     * grows with the stage with the timer and byte counter halved. */
+    dcqcn_preset_connectx(dp);
     dp->preset = DCQCN_PRESET_PAPER;
+    dp->initial_alpha = 0.5;
+    dp->clamp_tgt_rate = true;
+    dp->hyper_stage_scaling = true;
+    dp->cut_on_first_cnp = true;
     dp->g = 1.0 / 256;
     dp->alpha_period_ps = 55 * PS_PER_US;
     dp->rate_reduce_period_ps = 50 * PS_PER_US;

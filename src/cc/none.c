@@ -25,6 +25,8 @@ const struct cc_ops *cc_select(const struct net *n, struct diag *d) {
     case CC_DCQCN:
         (void)d;
         return &cc_dcqcn_ops;
+    case CC_IBCC:
+        return &cc_ibcc_ops;
     }
     return NULL;
 }

@@ -1,17 +1,21 @@
 /* src/cli/cli.h
  *
  * The fabsim commands (SPEC.md): each returns the process exit status
- * (0 ran, 2 bad input or usage, 1 internal error). main.c dispatches.
+ * (0 ran, 2 bad input or usage, 1 internal error); argv[0] is the command's
+ * name. Their option tables are in the same files (`struct cli_cmd`,
+ * cli/opts.h); cli/commands.c lists them and main.c dispatches.
  */
 #ifndef FABSIM_CLI_CLI_H
 #define FABSIM_CLI_CLI_H
 
-int cli_run(int argc, char **argv);
-int cli_validate(int argc, char **argv);
-int cli_compare(int argc, char **argv);
-int cli_labs(int argc, char **argv);
-int cli_report(int argc, char **argv);
-int cli_routes(int argc, char **argv); /* cli/routes.c */
-int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int cli_run(int argc, char **argv);      /* cli/run.c */
+int cli_validate(int argc, char **argv); /* cli/run.c */
+int cli_compare(int argc, char **argv);  /* cli/labs.c */
+int cli_labs(int argc, char **argv);     /* cli/labs.c */
+int cli_report(int argc, char **argv);   /* cli/labs.c */
+int cli_routes(int argc, char **argv);   /* cli/routes.c */
+int cli_help_cmd(int argc, char **argv); /* cli/commands.c */
+/* The whole command line (argv[0] = the program): dispatches to a command. */
+int cli_main(int argc, char **argv);
 
 #endif /* FABSIM_CLI_CLI_H */

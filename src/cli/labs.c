@@ -8,6 +8,8 @@
  * builds report.html from the folder (report/).
  */
 #include "cli/cli.h"
+#include "cli/opts.h"
+#include "cli/progress.h"
 #include "config/scenario.h"
 #include "core/diag.h"
 #include "core/file.h"
@@ -182,21 +184,36 @@ static void finish_job(struct job *j, int wstatus) {
     j->status = 2;
 }
 
+/* Progress of a batch: PROGRESS_TTY redraws a bar with elapsed time and
+ * ETA; PROGRESS_LINES prints one line per finished scenario (logs). */
 static void bar(size_t done, size_t total, const char *what, double t0) {
     int width = 30, fill = total ? (int)((size_t)width * done / total) : width;
-    char b[64];
+    char b[64], el[32], eta[32] = "?";
     for (int i = 0; i < width; i++)
         b[i] = i < fill ? '#' : '.';
     b[width] = 0;
-    double el = wall_now_s() - t0;
-    fprintf(stderr, "\r\033[K  [%s] %zu/%zu  %3.0fs  %.50s", b, done, total, el, what);
+    double s = wall_now_s() - t0;
+    progress_fmt_s(s, el, sizeof el);
+    if (done) progress_fmt_s(s * (double)(total - done) / (double)done, eta, sizeof eta);
+    fprintf(stderr, "\r\033[K  [%s] %zu/%zu  elapsed %s  ETA %s  %.40s", b, done, total, el, eta,
+            what);
+}
+
+static void job_line(const struct job *j, size_t done, size_t total, double t0) {
+    static const char *const st[] = {"ok", "not yet available", "FAILED"};
+    char el[32], took[32];
+    progress_fmt_s(wall_now_s() - t0, el, sizeof el);
+    progress_fmt_s(wall_now_s() - j->t0, took, sizeof took);
+    fprintf(stderr, "fabsim: [%s] %zu/%zu %s/%s: %s (%s)\n", el, done, total, j->lab, j->id,
+            st[j->status], took);
 }
 
 /* Runs every job, `par` at a time. Counts per status in counts[3]. */
-static void run_jobs(struct jobs *js, int par, bool tty, size_t counts[3]) {
+static void run_jobs(struct jobs *js, int par, enum progress_mode show, size_t counts[3]) {
     size_t next = 0, running = 0, done = 0;
     double t0 = wall_now_s();
     char what[160] = "";
+    bool tty = show == PROGRESS_TTY;
     counts[0] = counts[1] = counts[2] = 0;
     while (done < js->n) {
         while (running < (size_t)par && next < js->n) {
@@ -209,6 +226,7 @@ static void run_jobs(struct jobs *js, int par, bool tty, size_t counts[3]) {
             } else {
                 counts[j->status]++;
                 done++;
+                if (show == PROGRESS_LINES) job_line(j, done, js->n, t0);
             }
         }
         if (!running) continue;
@@ -227,10 +245,15 @@ static void run_jobs(struct jobs *js, int par, bool tty, size_t counts[3]) {
             running--;
             done++;
             if (tty) bar(done, js->n, what, t0);
+            if (show == PROGRESS_LINES) job_line(j, done, js->n, t0);
             break;
         }
     }
     if (tty) fputs("\r\033[K", stderr);
+}
+
+static enum progress_mode show_mode(bool quiet, bool lines) {
+    return quiet ? PROGRESS_OFF : lines ? PROGRESS_LINES : isatty(2) ? PROGRESS_TTY : PROGRESS_OFF;
 }
 
 static void free_jobs(struct jobs *js) {
@@ -360,44 +383,95 @@ static int build_report(const char *dir, bool quiet) {
     return 0;
 }
 
+enum { OPT_ONLY = CLI_LONG, OPT_LABS_DIR, OPT_DOCS_DIR, OPT_PROGRESS };
+
+static const struct cli_opt LABS_OPTS[] = {
+    {"out", 'o', "DIR", "output folder (default: out/labs)"},
+    {"jobs", 'j', "N", "scenarios run in parallel (default: the CPUs, at most 8)"},
+    {"only", OPT_ONLY, "LAB[/SCENARIO]", "run only this lab or scenario (repeatable)"},
+    {"labs-dir", OPT_LABS_DIR, "DIR",
+     "the labs' scenarios (default: scenarios/labs here, in the source\n"
+     "tree or in PREFIX/share/fabsim; $FABSIM_DATA_DIR/scenarios/labs)"},
+    {"docs-dir", OPT_DOCS_DIR, "DIR", "the labs' texts (default: docs/labs, found likewise)"},
+    {"quiet", 'q', NULL, "print nothing but errors"},
+    {"progress", OPT_PROGRESS, NULL,
+     "one plain line per finished scenario, also when stderr is not a terminal"},
+    {0},
+};
+
+const struct cli_cmd CLI_CMD_LABS = {
+    "labs",
+    "",
+    "run every course lab and write report.html",
+    "Runs every scenario of scenarios/labs/<lab>/ in a child process (-j at a time), writes\n"
+    "DIR/<lab>/<scenario>/{status.json,results.json,links.csv}, DIR/findings.json and\n"
+    "DIR/report.html (self-contained: the chart library is inlined). A scenario whose\n"
+    "mechanism is missing shows as \"not yet available\". Exits 1 if a scenario failed.",
+    LABS_OPTS,
+    "fabsim labs -o out/labs -j 2 --only lossless",
+    cli_labs,
+};
+
 static int parse_jobs(const char *v, int *out) {
-    char *end;
-    long n = strtol(v, &end, 10);
-    if (*end || n < 1 || n > 64)
-        return cli_usage_error("-j needs a number of parallel runs between 1 and 64");
+    unsigned long long n;
+    if (cli_parse_u64("-j/--jobs", v, 1, 64, &n)) return 2;
     *out = (int)n;
     return 0;
 }
 
-int cli_labs(int argc, char **argv) {
-    const char *out = "out/labs", *labs_dir = NULL, *docs_dir = NULL;
-    const char **only = fs_xcalloc((size_t)argc + 1, sizeof *only);
-    size_t nonly = 0;
-    int par = default_jobs();
-    bool quiet = false;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        bool has = i + 1 < argc;
-        if ((!strcmp(a, "-o") || !strcmp(a, "--out")) && has) {
-            out = argv[++i];
-        } else if (!strcmp(a, "-j") && has) {
-            if (parse_jobs(argv[++i], &par)) return free(only), 2;
-        } else if (!strcmp(a, "--only") && has) {
-            only[nonly++] = argv[++i];
-        } else if (!strcmp(a, "--labs-dir") && has) {
-            labs_dir = argv[++i];
-        } else if (!strcmp(a, "--docs-dir") && has) {
-            docs_dir = argv[++i];
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            quiet = true;
-        } else {
-            free(only);
-            return cli_usage_error("labs: unknown or incomplete option '%s'; usage: fabsim labs "
-                                   "[-o DIR] [-j N] [--only LAB[/SCENARIO]]... [--labs-dir DIR] "
-                                   "[--quiet]",
-                                   a);
-        }
+struct labs_opts {
+    const char *out, *labs_dir, *docs_dir;
+    const char **only;
+    size_t nonly;
+    int par;
+    bool quiet, progress;
+};
+
+static int labs_opt(void *ctx, int key, const char *arg) {
+    struct labs_opts *o = ctx;
+    switch (key) {
+    case 'o':
+        o->out = arg;
+        return 0;
+    case 'j':
+        return parse_jobs(arg, &o->par);
+    case OPT_ONLY:
+        o->only[o->nonly++] = arg;
+        return 0;
+    case OPT_LABS_DIR:
+        o->labs_dir = arg;
+        return 0;
+    case OPT_DOCS_DIR:
+        o->docs_dir = arg;
+        return 0;
+    case 'q':
+        o->quiet = true;
+        return 0;
+    case OPT_PROGRESS:
+        o->progress = true;
+        return 0;
     }
+    return cli_usage_error("internal: unhandled option %d", key);
+}
+
+int cli_labs(int argc, char **argv) {
+    struct labs_opts o = {.out = "out/labs", .par = default_jobs()};
+    o.only = fs_xcalloc((size_t)argc + 1, sizeof *o.only);
+    char **pos = fs_xcalloc((size_t)argc + 1, sizeof *pos);
+    int npos = 0;
+    int prc = cli_parse(&CLI_CMD_LABS, argc, argv, labs_opt, &o, pos, &npos);
+    if (!prc && npos)
+        prc = cli_usage_error("labs: unexpected argument '%s' (fabsim labs --help)", pos[0]);
+    free(pos);
+    if (prc) {
+        free(o.only);
+        return prc == CLI_HELP ? 0 : prc;
+    }
+    const char *out = o.out, *labs_dir = o.labs_dir, *docs_dir = o.docs_dir;
+    const char **only = o.only;
+    size_t nonly = o.nonly;
+    int par = o.par;
+    bool quiet = o.quiet;
     char lroot[PATH_MAX], droot[PATH_MAX];
     if (labs_dir)
         snprintf(lroot, sizeof lroot, "%s", labs_dir);
@@ -477,7 +551,7 @@ int cli_labs(int argc, char **argv) {
     size_t counts[3];
     double t0 = wall_now_s();
     if (!quiet) fprintf(stderr, "fabsim labs: %zu scenarios, %d at a time\n", js.n, par);
-    run_jobs(&js, par, !quiet && isatty(2), counts);
+    run_jobs(&js, par, show_mode(quiet, o.progress), counts);
     if (!quiet) {
         printf("fabsim labs: %zu ran, %zu not yet available, %zu failed, in %.0f s\n", counts[0],
                counts[1], counts[2], wall_now_s() - t0);
@@ -493,21 +567,40 @@ int cli_labs(int argc, char **argv) {
     return counts[2] ? 1 : 0;
 }
 
+static const struct cli_opt REPORT_OPTS[] = {
+    {"quiet", 'q', NULL, "print nothing but errors"},
+    {0},
+};
+
+const struct cli_cmd CLI_CMD_REPORT = {
+    "report",
+    "DIR",
+    "(re)build DIR/report.html from a folder written by labs, compare, sweep or run",
+    NULL,
+    REPORT_OPTS,
+    "fabsim report out/labs",
+    cli_report,
+};
+
+static int quiet_opt(void *ctx, int key, const char *arg) {
+    (void)arg;
+    if (key != 'q') return cli_usage_error("internal: unhandled option %d", key);
+    *(bool *)ctx = true;
+    return 0;
+}
+
 int cli_report(int argc, char **argv) {
-    const char *dir = NULL;
     bool quiet = false;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q"))
-            quiet = true;
-        else if (argv[i][0] == '-' || dir)
-            return cli_usage_error("usage: fabsim report DIR [--quiet]");
-        else
-            dir = argv[i];
-    }
+    char **pos = fs_xcalloc((size_t)argc + 1, sizeof *pos);
+    int npos = 0;
+    int rc = cli_parse(&CLI_CMD_REPORT, argc, argv, quiet_opt, &quiet, pos, &npos);
+    const char *dir = npos == 1 ? pos[0] : NULL;
+    free(pos);
+    if (rc) return rc == CLI_HELP ? 0 : rc;
     if (!dir)
         return cli_usage_error("usage: fabsim report DIR (a folder written by fabsim labs, "
                                "compare or run)");
-    int rc = build_report(dir, quiet);
+    rc = build_report(dir, quiet);
     if (!rc && !quiet) printf("Report: %s/report.html\n", dir);
     return rc;
 }
@@ -593,30 +686,76 @@ static void print_compare_table(const struct jobs *js) {
         jread_free(res[i]);
 }
 
-int cli_compare(int argc, char **argv) {
-    const char *out = "out/compare", *files[16];
-    const char **sets = fs_xcalloc((size_t)argc + 1, sizeof *sets);
-    size_t nfiles = 0, nsets = 0;
-    int par = default_jobs();
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        bool has = i + 1 < argc;
-        if ((!strcmp(a, "-o") || !strcmp(a, "--out")) && has) {
-            out = argv[++i];
-        } else if (!strcmp(a, "--set") && has) {
-            if (!strchr(argv[i + 1], '='))
-                return free(sets), cli_usage_error("--set needs KEY=VALUE");
-            sets[nsets++] = argv[++i];
-        } else if (!strcmp(a, "-j") && has) {
-            if (parse_jobs(argv[++i], &par)) return free(sets), 2;
-        } else if (a[0] == '-') {
-            free(sets);
-            return cli_usage_error("compare: unknown or incomplete option '%s'", a);
-        } else {
-            if (nfiles == 16) return free(sets), cli_usage_error("compare: at most 16 files");
-            files[nfiles++] = a;
-        }
+static const struct cli_opt COMPARE_OPTS[] = {
+    {"out", 'o', "DIR", "output folder (default: out/compare)"},
+    {"set", 's', "KEY=VALUE[+KEY=VALUE...]",
+     "with two or more files: applied to each; with one file: one\n"
+     "variant per --set, '+' joining the keys of one variant"},
+    {"jobs", 'j', "N", "variants run in parallel (default: the CPUs, at most 8)"},
+    {"quiet", 'q', NULL, "print nothing but errors (the table and report are still written)"},
+    {0},
+};
+
+const struct cli_cmd CLI_CMD_COMPARE = {
+    "compare",
+    "A.yaml B.yaml... | S.yaml --set V1 --set V2...",
+    "run scenarios (or --set variants of one) side by side; table and report",
+    "Runs each scenario (up to 16) or each --set variant of one scenario in a child\n"
+    "process, prints the summary metrics side by side and writes DIR/report.html.",
+    COMPARE_OPTS,
+    "fabsim compare a.yaml b.yaml -o out/cmp\n"
+    "fabsim compare s.yaml --set fabric.routing=ecmp --set fabric.routing=adaptive+seed=2",
+    cli_compare,
+};
+
+struct compare_opts {
+    const char *out;
+    const char **sets;
+    size_t nsets;
+    int par;
+    bool quiet;
+};
+
+static int compare_opt(void *ctx, int key, const char *arg) {
+    struct compare_opts *o = ctx;
+    switch (key) {
+    case 'o':
+        o->out = arg;
+        return 0;
+    case 's':
+        if (!strchr(arg, '=')) return cli_usage_error("--set needs KEY=VALUE");
+        o->sets[o->nsets++] = arg;
+        return 0;
+    case 'j':
+        return parse_jobs(arg, &o->par);
+    case 'q':
+        o->quiet = true;
+        return 0;
     }
+    return cli_usage_error("internal: unhandled option %d", key);
+}
+
+int cli_compare(int argc, char **argv) {
+    struct compare_opts o = {.out = "out/compare", .par = default_jobs()};
+    o.sets = fs_xcalloc((size_t)argc + 1, sizeof *o.sets);
+    char **pos = fs_xcalloc((size_t)argc + 1, sizeof *pos);
+    int npos = 0;
+    const char *files[16];
+    size_t nfiles = 0;
+    int prc = cli_parse(&CLI_CMD_COMPARE, argc, argv, compare_opt, &o, pos, &npos);
+    if (!prc && npos > 16) prc = cli_usage_error("compare: at most 16 files");
+    for (int i = 0; !prc && i < npos; i++)
+        files[nfiles++] = pos[i];
+    free(pos);
+    if (prc) {
+        free(o.sets);
+        return prc == CLI_HELP ? 0 : prc;
+    }
+    const char *out = o.out;
+    const char **sets = o.sets;
+    size_t nsets = o.nsets;
+    int par = o.par;
+    bool quiet = o.quiet;
     if (!nfiles || (nfiles == 1 && nsets < 2)) {
         free(sets);
         return cli_usage_error(
@@ -678,10 +817,10 @@ int cli_compare(int argc, char **argv) {
         fclose(md);
     }
     size_t counts[3];
-    run_jobs(&js, par, isatty(2), counts);
-    print_compare_table(&js);
+    run_jobs(&js, par, show_mode(quiet, false), counts);
+    if (!quiet) print_compare_table(&js);
     int rc = build_report(out, true);
-    if (!rc) printf("Report: %s/report.html\n", out);
+    if (!rc && !quiet) printf("Report: %s/report.html\n", out);
     for (size_t i = 0; i < js.n; i++)
         if (nfiles == 1) free((void *)js.v[i].sets);
     for (size_t i = 0; i < nsets; i++)

@@ -1,54 +1,10 @@
 /* src/cli/main.c
  *
- * Entry point: dispatches to the commands in cli/. Kept thin so that tests
- * can drive everything else through libfabsim.a.
+ * Entry point: everything else, the commands included, is in libfabsim.a
+ * (cli/commands.c dispatches), so that tests can drive it.
  */
 #include "cli/cli.h"
-#include "stats/results.h"
-
-#include <stdio.h>
-#include <string.h>
-
-static void usage(FILE *f) {
-    fprintf(f,
-            "fabsim %s - packet-level simulator of AI-training fabrics (InfiniBand vs RoCEv2)\n"
-            "\n"
-            "usage:\n"
-            "  fabsim run SCENARIO.yaml [-o DIR] [--seed N] [--set KEY=VALUE]... [--quiet]\n"
-            "             [--pcap FILE [--pcap-filter link=NAME|flow=ID] [--pcap-max N]]\n"
-            "             [--trace FILE.json [--trace-max N]]   Chrome trace / Perfetto\n"
-            "  fabsim compare A.yaml B.yaml [-o DIR]   (or one file with --set variants)\n"
-            "  fabsim labs [-o DIR]                    every course lab + report.html\n"
-            "  fabsim report DIR                       (re)build DIR/report.html\n"
-            "  fabsim validate SCENARIO.yaml [--explain] [--set KEY=VALUE]...\n"
-            "  fabsim routes SCENARIO.yaml [-o FILE]   InfiniBand LFTs as opensm-lfts.dump\n"
-            "  fabsim --help | --version\n"
-            "\n"
-            "Exit status: 0 ran, 2 bad input or usage, 1 internal error.\n",
-            FABSIM_VERSION);
-}
 
 int main(int argc, char **argv) {
-    if (argc < 2) {
-        usage(stderr);
-        return 2;
-    }
-    const char *cmd = argv[1];
-    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
-        usage(stdout);
-        return 0;
-    }
-    if (!strcmp(cmd, "--version")) {
-        printf("fabsim %s\n", FABSIM_VERSION);
-        return 0;
-    }
-    if (!strcmp(cmd, "run")) return cli_run(argc - 2, argv + 2);
-    if (!strcmp(cmd, "validate")) return cli_validate(argc - 2, argv + 2);
-    if (!strcmp(cmd, "compare")) return cli_compare(argc - 2, argv + 2);
-    if (!strcmp(cmd, "labs")) return cli_labs(argc - 2, argv + 2);
-    if (!strcmp(cmd, "report")) return cli_report(argc - 2, argv + 2);
-    if (!strcmp(cmd, "routes")) return cli_routes(argc - 2, argv + 2);
-    return cli_usage_error("unknown command '%s'; commands: run, compare, labs, report, validate "
-                           "(fabsim --help)",
-                           cmd);
+    return cli_main(argc, argv);
 }

@@ -8,6 +8,7 @@
  * as an ibsim net file (tests/ib/check_opensm.sh runs OpenSM on it).
  */
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "config/scenario.h"
 #include "core/diag.h"
 #include "core/mem.h"
@@ -18,39 +19,71 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cli_routes(int argc, char **argv) {
-    const char *file = NULL, *out = NULL, *ibsim = NULL;
-    const char **sets = fs_xcalloc((size_t)argc + 1, sizeof *sets);
-    size_t nsets = 0;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--out")) {
-            if (i + 1 >= argc) {
-                free(sets);
-                return cli_usage_error("%s needs a file", argv[i]);
-            }
-            out = argv[++i];
-        } else if (!strcmp(argv[i], "--ibsim-topology") && i + 1 < argc) {
-            ibsim = argv[++i];
-        } else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
-            sets[nsets++] = argv[++i];
-        } else if (argv[i][0] == '-' || file) {
-            free(sets);
-            return cli_usage_error(
-                "usage: fabsim routes SCENARIO.yaml [-o FILE] [--ibsim-topology FILE] "
-                "[--set K=V]...");
-        } else {
-            file = argv[i];
-        }
+enum { OPT_IBSIM = CLI_LONG };
+
+static const struct cli_opt ROUTES_OPTS[] = {
+    {"out", 'o', "FILE", "write the LFTs to FILE (default: standard output)"},
+    {"set", 's', "KEY=VALUE", "override a scenario key by its dotted path (repeatable)"},
+    {"ibsim-topology", OPT_IBSIM, "FILE", "also write the fabric as an ibsim net file"},
+    {0},
+};
+
+const struct cli_cmd CLI_CMD_ROUTES = {
+    "routes",
+    "SCENARIO.yaml",
+    "write the subnet manager's InfiniBand LFTs (opensm-lfts.dump format)",
+    "Builds the scenario's fabric (control_plane.kind: sm), lets the subnet manager route\n"
+    "it with fabric.routing_engine and writes the linear forwarding tables as OpenSM\n"
+    "writes them; `routing_engine: file` with `lft_file: FILE` reads them back.",
+    ROUTES_OPTS,
+    "fabsim routes scenarios/labs/subnet_manager/01-failure-ib-sm.yaml -o lfts.dump",
+    cli_routes,
+};
+
+struct routes_opts {
+    const char *out, *ibsim;
+    const char **sets;
+    size_t nsets;
+};
+
+static int on_opt(void *ctx, int key, const char *arg) {
+    struct routes_opts *o = ctx;
+    switch (key) {
+    case 'o':
+        o->out = arg;
+        return 0;
+    case 's':
+        if (!strchr(arg, '='))
+            return cli_usage_error("--set needs KEY=VALUE, e.g. --set fabric.routing_engine=ftree");
+        o->sets[o->nsets++] = arg;
+        return 0;
+    case OPT_IBSIM:
+        o->ibsim = arg;
+        return 0;
     }
-    if (!file) {
+    return cli_usage_error("internal: unhandled option %d", key);
+}
+
+int cli_routes(int argc, char **argv) {
+    struct routes_opts o = {0};
+    o.sets = fs_xcalloc((size_t)argc + 1, sizeof *o.sets);
+    char **pos = fs_xcalloc((size_t)argc + 1, sizeof *pos);
+    int npos = 0;
+    int rc = cli_parse(&CLI_CMD_ROUTES, argc, argv, on_opt, &o, pos, &npos);
+    if (!rc && npos != 1)
+        rc = cli_usage_error(npos ? "routes: one scenario file at a time"
+                                  : "routes: missing SCENARIO.yaml (fabsim routes --help)");
+    const char *file = npos ? pos[0] : NULL, *out = o.out, *ibsim = o.ibsim;
+    const char **sets = o.sets;
+    size_t nsets = o.nsets;
+    free(pos);
+    if (rc) {
         free(sets);
-        return cli_usage_error(
-            "usage: fabsim routes SCENARIO.yaml [-o FILE] [--ibsim-topology FILE] "
-            "[--set K=V]...");
+        return rc == CLI_HELP ? 0 : rc;
     }
     struct scenario sc;
     struct diag d = {0};
-    int rc = scenario_load(&sc, file, sets, nsets, &d);
+    rc = scenario_load(&sc, file, sets, nsets, &d);
     free(sets);
     if (rc) {
         diag_print(&d, stderr);

@@ -4,6 +4,8 @@
  * (with --set and --seed overrides), running the model, writing results.
  */
 #include "cli/cli.h"
+#include "cli/opts.h"
+#include "cli/progress.h"
 #include "config/scenario.h"
 #include "core/diag.h"
 #include "core/mem.h"
@@ -13,21 +15,78 @@
 #include "stats/results.h"
 #include "stats/wall.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-int cli_usage_error(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("fabsim: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    return 2;
-}
+enum {
+    OPT_SEED = CLI_LONG,
+    OPT_PCAP,
+    OPT_PCAP_FILTER,
+    OPT_PCAP_MAX,
+    OPT_PCAP_SNAPLEN,
+    OPT_TRACE,
+    OPT_TRACE_MAX,
+    OPT_EXPLAIN,
+    OPT_PROGRESS,
+};
+
+static const struct cli_opt RUN_OPTS[] = {
+    {"out", 'o', "DIR", "results folder (default: out/<scenario name>)"},
+    {"set", 's', "KEY=VALUE",
+     "override a scenario key by its dotted path (repeatable),\n"
+     "e.g. --set fabric.routing=ecmp --set workload.0.size=64MiB"},
+    {"seed", OPT_SEED, "N", "random seed (overrides the file's seed:)"},
+    {"quiet", 'q', NULL, "print nothing but errors"},
+    {"progress", OPT_PROGRESS, "[SECONDS]",
+     "print a plain progress line every SECONDS (default 10) even when\n"
+     "stderr is not a terminal (CI logs, nohup)"},
+    {"pcap", OPT_PCAP, "FILE", "write the packets on the links as a capture (Wireshark)"},
+    {"pcap-filter", OPT_PCAP_FILTER, "link=NAME|flow=ID",
+     "capture one link (both directions, or one: leaf0->spine1) or one QP"},
+    {"pcap-max", OPT_PCAP_MAX, "N", "stop capturing after N packets (default 1000000)"},
+    {"pcap-snaplen", OPT_PCAP_SNAPLEN, "headers|full|BYTES",
+     "keep the headers only (default: the payload would be zeros),\n"
+     "whole packets, or the first BYTES (at least 64) of each"},
+    {"trace", OPT_TRACE, "FILE", "write a Chrome trace / Perfetto JSON timeline"},
+    {"trace-max", OPT_TRACE_MAX, "N", "at most N trace events (default 1000000)"},
+    {0},
+};
+
+static const struct cli_opt VALIDATE_OPTS[] = {
+    {"set", 's', "KEY=VALUE", "override a scenario key by its dotted path (repeatable)"},
+    {"explain", OPT_EXPLAIN, NULL, "print the resolved scenario, every default with its source"},
+    {"quiet", 'q', NULL, "print nothing when the file is valid"},
+    {0},
+};
+
+const struct cli_cmd CLI_CMD_RUN = {
+    "run",
+    "SCENARIO.yaml",
+    "run one scenario; write results.json and links.csv",
+    "Loads the scenario, builds the fabric, runs the workload to completion (or the\n"
+    "scenario's stop time) and writes DIR/results.json and DIR/links.csv, then prints a\n"
+    "summary. A deadlock is reported in results.json and still exits 0.\n"
+    "On a terminal a progress line shows the phase, simulated time, percent of the work,\n"
+    "elapsed time and ETA.",
+    RUN_OPTS,
+    "fabsim run scenarios/examples/incast.yaml -o out/incast --set fabric.kind=roce\n"
+    "fabsim run scenarios/examples/incast.yaml --pcap out/incast.pcapng --pcap-filter "
+    "link=leaf0->h0",
+    cli_run,
+};
+
+const struct cli_cmd CLI_CMD_VALIDATE = {
+    "validate",
+    "SCENARIO.yaml",
+    "check a scenario without running it (--explain: print every default)",
+    "Reads the scenario and builds its topology, so that every error is found: an\n"
+    "unknown key (with the closest known key), a value out of range, a host or link\n"
+    "that does not exist. Errors name file:line:column and exit 2.",
+    VALIDATE_OPTS,
+    "fabsim validate scenarios/examples/incast.yaml --explain",
+    cli_validate,
+};
 
 struct run_opts {
     const char *files[2];
@@ -36,88 +95,140 @@ struct run_opts {
     const char **sets;
     size_t nsets;
     char seed_set[64];
-    bool quiet, explain;
+    bool quiet, explain, progress;
+    double progress_s;
     const char *pcap, *pcap_filter; /* --pcap FILE, --pcap-filter link=NAME|flow=ID */
-    uint64_t pcap_max;              /* --pcap-max N (0 = no limit) */
+    uint64_t pcap_max;              /* --pcap-max N (0 = PCAP_MAX_PACKETS_DEFAULT) */
+    uint32_t pcap_snaplen;          /* --pcap-snaplen (PCAP_SNAP_HEADERS by default) */
     const char *trace;              /* --trace FILE: Chrome trace / Perfetto JSON */
     uint64_t trace_max;             /* --trace-max N events (0 = the default) */
 };
 
-static int parse_opts(int argc, char **argv, struct run_opts *o, int max_files, bool allow_run) {
+static int on_opt(void *ctx, int key, const char *arg) {
+    struct run_opts *o = ctx;
+    unsigned long long v;
+    switch (key) {
+    case 'o':
+        o->out = arg;
+        return 0;
+    case 's':
+        if (!strchr(arg, '='))
+            return cli_usage_error("--set needs KEY=VALUE, e.g. --set fabric.routing=ecmp");
+        o->sets[o->nsets++] = arg;
+        return 0;
+    case OPT_SEED:
+        char *end;
+        if (!*arg || *arg == '-' || (strtoull(arg, &end, 10), *end))
+            return cli_usage_error("--seed '%s' is not a non-negative integer", arg);
+        snprintf(o->seed_set, sizeof o->seed_set, "seed=%s", arg);
+        return 0;
+    case 'q':
+        o->quiet = true;
+        return 0;
+    case OPT_PROGRESS:
+        o->progress = true;
+        if (arg) {
+            if (cli_parse_u64("--progress", arg, 1, 86400, &v)) return 2;
+            o->progress_s = (double)v;
+        }
+        return 0;
+    case OPT_PCAP:
+        o->pcap = arg;
+        return 0;
+    case OPT_PCAP_FILTER:
+        o->pcap_filter = arg;
+        return 0;
+    case OPT_PCAP_MAX:
+        if (cli_parse_u64("--pcap-max", arg, 1, UINT64_MAX, &v)) return 2;
+        o->pcap_max = v;
+        return 0;
+    case OPT_PCAP_SNAPLEN:
+        if (!strcmp(arg, "headers")) {
+            o->pcap_snaplen = PCAP_SNAP_HEADERS;
+        } else if (!strcmp(arg, "full")) {
+            o->pcap_snaplen = PCAP_SNAP_FULL;
+        } else {
+            char *rest;
+            unsigned long long n = strtoull(arg, &rest, 10);
+            if (*arg < '0' || *arg > '9' || *rest || n < 64 || n >= PCAP_SNAP_FULL)
+                return cli_usage_error("--pcap-snaplen '%s': use headers, full or a number of "
+                                       "bytes from 64",
+                                       arg);
+            o->pcap_snaplen = (uint32_t)n;
+        }
+        return 0;
+    case OPT_TRACE:
+        o->trace = arg;
+        return 0;
+    case OPT_TRACE_MAX:
+        if (cli_parse_u64("--trace-max", arg, 1, UINT64_MAX, &v)) return 2;
+        o->trace_max = v;
+        return 0;
+    case OPT_EXPLAIN:
+        o->explain = true;
+        return 0;
+    }
+    return cli_usage_error("internal: unhandled option %d", key);
+}
+
+static int parse_opts(int argc, char **argv, struct run_opts *o, const struct cli_cmd *c) {
     memset(o, 0, sizeof *o);
     o->sets = fs_xcalloc((size_t)argc + 2, sizeof *o->sets);
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-o") || !strcmp(a, "--out")) {
-            if (i + 1 >= argc) return cli_usage_error("%s needs a folder", a);
-            o->out = argv[++i];
-        } else if (!strcmp(a, "--set")) {
-            if (i + 1 >= argc || !strchr(argv[i + 1], '='))
-                return cli_usage_error("--set needs KEY=VALUE, e.g. --set fabric.routing=ecmp");
-            o->sets[o->nsets++] = argv[++i];
-        } else if (!strncmp(a, "--set=", 6)) {
-            o->sets[o->nsets++] = a + 6;
-        } else if (!strcmp(a, "--seed") && allow_run) {
-            if (i + 1 >= argc) return cli_usage_error("--seed needs a number");
-            const char *v = argv[++i];
-            char *end;
-            if (!*v || *v == '-' || (strtoull(v, &end, 10), *end))
-                return cli_usage_error("--seed '%s' is not a non-negative integer", v);
-            snprintf(o->seed_set, sizeof o->seed_set, "seed=%s", v);
-        } else if (!strcmp(a, "--pcap") && allow_run && i + 1 < argc) {
-            o->pcap = argv[++i];
-        } else if (!strcmp(a, "--pcap-filter") && allow_run && i + 1 < argc) {
-            o->pcap_filter = argv[++i];
-        } else if (!strcmp(a, "--pcap-max") && allow_run && i + 1 < argc) {
-            char *end;
-            o->pcap_max = strtoull(argv[++i], &end, 10);
-            if (*end || !o->pcap_max)
-                return cli_usage_error("--pcap-max needs a positive number of packets");
-        } else if (!strcmp(a, "--trace") && allow_run) {
-            if (i + 1 >= argc) return cli_usage_error("--trace needs a FILE (Chrome trace JSON)");
-            o->trace = argv[++i];
-        } else if (!strcmp(a, "--trace-max") && allow_run && i + 1 < argc) {
-            char *end;
-            o->trace_max = strtoull(argv[++i], &end, 10);
-            if (*end || !o->trace_max)
-                return cli_usage_error("--trace-max needs a positive number of events");
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            o->quiet = true;
-        } else if (!strcmp(a, "--explain") && !allow_run) {
-            o->explain = true;
-        } else if (a[0] == '-' && a[1]) {
-            return cli_usage_error("unknown option '%s' (fabsim --help)", a);
-        } else {
-            if (o->nfiles >= max_files) return cli_usage_error("too many scenario files ('%s')", a);
-            o->files[o->nfiles++] = a;
-        }
+    char **pos = fs_xcalloc((size_t)argc + 1, sizeof *pos);
+    int npos = 0;
+    int rc = cli_parse(c, argc, argv, on_opt, o, pos, &npos);
+    for (int i = 0; !rc && i < npos; i++) {
+        if (o->nfiles >= 1)
+            rc = cli_usage_error("%s: one scenario file at a time ('%s' is a second one)", c->name,
+                                 pos[i]);
+        else
+            o->files[o->nfiles++] = pos[i];
     }
+    free(pos);
+    if (rc) return rc;
     if (o->seed_set[0]) o->sets[o->nsets++] = o->seed_set; /* last, so it wins over a --set seed= */
-    if (o->nfiles == 0) return cli_usage_error("missing SCENARIO.yaml (fabsim --help)");
+    if (o->nfiles == 0)
+        return cli_usage_error("%s: missing SCENARIO.yaml (fabsim %s --help)", c->name, c->name);
     return 0;
 }
 
-static void progress(const struct model *m, void *arg) {
-    double *t0 = arg;
-    double el = wall_now_s() - *t0;
-    fprintf(stderr, "\r  sim %.3f ms  %5.1f%% done  %.2f M events/s   ",
-            (double)m->sim.now_ps / 1e9, 100.0 * model_progress(m),
-            el > 0 ? (double)m->sim.events_run / el / 1e6 : 0.0);
+static void on_progress(const struct model *m, void *arg) {
+    struct progress *p = arg;
+    double el = wall_now_s() - p->phase_t0;
+    progress_update(p, (double)m->sim.now_ps / 1e9, model_progress(m),
+                    el > 0 ? (double)m->sim.events_run / el : 0.0);
 }
 
 /* Runs one loaded scenario into `out` (NULL = out/<name>). Exit status. */
-static int run_one(const struct scenario *sc, const char *out, bool quiet,
-                   const struct run_opts *o) {
+static int run_one(const struct scenario *sc, const char *out, bool quiet, const struct run_opts *o,
+                   struct progress *pr) {
     struct model m;
     struct diag d = {0};
+    /* At large sizes the build takes seconds: say how big it is first. */
+    char size[64];
+    snprintf(size, sizeof size, "(%u hosts)", scenario_host_count(&sc->topo));
+    progress_phase(pr, "building the model", size);
     int rc = model_build(&m, sc, &d);
     if (rc) {
+        progress_done(pr);
         diag_print(&d, stderr);
         model_fini(&m);
         return rc == FS_EINTERNAL ? 1 : 2;
     }
+    /* A build that took long says so (and how big the model is). */
+    if (pr->mode != PROGRESS_OFF && wall_now_s() - pr->phase_t0 >= 1.0) {
+        char what[96];
+        snprintf(what, sizeof what, "building the model (%u nodes, %u ports)", m.net.nnodes,
+                 m.net.nports);
+        pr->phase = what;
+        progress_end_phase(pr, 0);
+    } else {
+        progress_end_phase(pr, pr->mode == PROGRESS_LINES ? 0 : 1e30);
+    }
     struct pcap_sink pcap = {0};
-    if (o->pcap && pcap_sink_open(&pcap, &m.net, o->pcap, o->pcap_filter, o->pcap_max, &d)) {
+    if (o->pcap &&
+        pcap_sink_open(&pcap, &m.net, o->pcap, o->pcap_filter, o->pcap_max, o->pcap_snaplen, &d)) {
+        progress_done(pr);
         diag_print(&d, stderr);
         pcap_sink_close(&pcap, &m.net);
         model_fini(&m);
@@ -125,29 +236,49 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet,
     }
     struct ctrace_sink ct = {0};
     if (o->trace && ctrace_sink_open(&ct, &m.net, o->trace, o->trace_max, &d)) {
+        progress_done(pr);
         diag_print(&d, stderr);
         pcap_sink_close(&pcap, &m.net);
         model_fini(&m);
         return 2;
     }
-    bool tty = !quiet && isatty(2);
-    double t0 = wall_now_s();
-    model_run(&m, tty ? progress : NULL, &t0);
-    if (tty) fputs("\r\033[K", stderr);
+    progress_phase(pr, "running", NULL);
+    model_run(&m, pr->mode != PROGRESS_OFF ? on_progress : NULL, pr);
+    progress_end_phase(pr, pr->mode == PROGRESS_LINES ? 0 : 1e30);
+    progress_phase(pr, "writing", NULL);
     if (o->pcap) {
-        pcap_sink_close(&pcap, &m.net);
-        if (!quiet)
-            printf("  pcap: %s (%llu packets)\n", o->pcap, (unsigned long long)pcap.written);
+        unsigned nif = pcap.nifaces;
+        if (pcap_sink_close(&pcap, &m.net)) {
+            progress_done(pr);
+            fprintf(stderr, "fabsim: %s: write error\n", o->pcap);
+            model_fini(&m);
+            return 2;
+        }
+        if (!quiet) {
+            progress_done(pr);
+            printf("  pcap: %s (pcapng, %llu packets on %u links, %s", o->pcap,
+                   (unsigned long long)pcap.written, nif,
+                   o->pcap_snaplen == PCAP_SNAP_HEADERS ? "headers only"
+                   : o->pcap_snaplen == PCAP_SNAP_FULL  ? "whole packets"
+                                                        : "cut at --pcap-snaplen");
+            if (pcap.dropped)
+                printf("; capped by --pcap-max: %llu more not written",
+                       (unsigned long long)pcap.dropped);
+            printf(")\n");
+        }
     }
     if (o->trace) {
         if (ctrace_sink_close(&ct, &m.net)) {
+            progress_done(pr);
             fprintf(stderr, "fabsim: %s: write error\n", o->trace);
             model_fini(&m);
             return 2;
         }
-        if (!quiet)
+        if (!quiet) {
+            progress_done(pr);
             printf("  trace: %s (%llu events%s)\n", o->trace, (unsigned long long)ct.written,
                    ct.dropped ? ", capped by --trace-max" : "");
+        }
     }
     char dir[4096];
     if (out)
@@ -155,6 +286,7 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet,
     else
         snprintf(dir, sizeof dir, "out/%s", sc->name);
     rc = results_write_dir(&m, dir, &d);
+    progress_done(pr);
     if (rc) {
         diag_print(&d, stderr);
         model_fini(&m);
@@ -170,11 +302,19 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet,
 
 /* Parses the options and loads the one scenario they name, with its --set
  * and --seed overrides: 0, or the exit status of a usage or input error. */
-static int load_one(int argc, char **argv, struct run_opts *o, bool run, struct scenario *sc) {
-    int rc = parse_opts(argc, argv, o, 1, run);
+static int load_one(int argc, char **argv, struct run_opts *o, const struct cli_cmd *c,
+                    struct scenario *sc, struct progress *pr) {
+    int rc = parse_opts(argc, argv, o, c);
     if (rc) return rc;
+    if (pr) {
+        progress_init(pr, o->quiet, o->progress, o->progress_s);
+        progress_phase(pr, "loading", o->files[0]);
+    }
     struct diag d = {0};
-    if (scenario_load(sc, o->files[0], o->sets, o->nsets, &d)) {
+    rc = scenario_load(sc, o->files[0], o->sets, o->nsets, &d);
+    if (pr) progress_end_phase(pr, pr->mode == PROGRESS_LINES ? 0 : 1e30);
+    if (rc) {
+        if (pr) progress_done(pr);
         diag_print(&d, stderr);
         return 2;
     }
@@ -184,12 +324,13 @@ static int load_one(int argc, char **argv, struct run_opts *o, bool run, struct 
 int cli_run(int argc, char **argv) {
     struct run_opts o;
     struct scenario sc;
-    int rc = load_one(argc, argv, &o, true, &sc);
+    struct progress pr;
+    int rc = load_one(argc, argv, &o, &CLI_CMD_RUN, &sc, &pr);
     if (rc) {
         free(o.sets);
-        return rc;
+        return rc == CLI_HELP ? 0 : rc;
     }
-    rc = run_one(&sc, o.out, o.quiet, &o);
+    rc = run_one(&sc, o.out, o.quiet, &o, &pr);
     scenario_fini(&sc);
     free(o.sets);
     return rc;
@@ -199,9 +340,9 @@ int cli_validate(int argc, char **argv) {
     struct run_opts o;
     struct scenario sc;
     struct diag d = {0};
-    int rc = load_one(argc, argv, &o, false, &sc);
+    int rc = load_one(argc, argv, &o, &CLI_CMD_VALIDATE, &sc, NULL);
     free(o.sets);
-    if (rc) return rc;
+    if (rc) return rc == CLI_HELP ? 0 : rc;
     /* Names that only the built topology can check (links in events). */
     struct model m;
     rc = model_build(&m, &sc, &d);
@@ -213,7 +354,7 @@ int cli_validate(int argc, char **argv) {
     }
     if (o.explain)
         scenario_explain(&sc, stdout);
-    else
+    else if (!o.quiet)
         printf("%s: ok\n", o.files[0]);
     if (rc == FS_ENOTSUP) {
         fprintf(stderr, "fabsim: note: ");

@@ -297,8 +297,16 @@ static void hier_chan(struct ctx *c, uint32_t ch, uint64_t bytes, const uint32_t
         for (uint32_t g = 0; g < G; g++)
             a[h * G + g] = pb[g];
     }
-    /* 2: AllReduce of each shard across hosts, one ring per rail */
-    for (uint32_t g = 0; g < G; g++) {
+    /* 2: AllReduce of each shard across hosts, one ring per rail, or with
+     * SHARP (j->rail_sess) one in-network reduction per rail: H consecutive
+     * member transfers of the whole shard (innet/ matches them by position) */
+    for (uint32_t g = 0; g < G && j->rail_sess; g++)
+        for (uint32_t h = 0; h < H; h++) {
+            uint32_t x = op_xfer(c->o, XF_INNET, g << 16 | h, shard);
+            op_dep(c->o, a[h * G + g], x);
+            b[h * G + g] = x;
+        }
+    for (uint32_t g = 0; g < G && !j->rail_sess; g++) {
         for (uint32_t h = 0; h < H; h++) {
             mem[h] = h * G + g;
             pa[h] = a[h * G + g];
@@ -324,11 +332,39 @@ static void hier_chan(struct ctx *c, uint32_t ch, uint64_t bytes, const uint32_t
     free(pb);
 }
 
+/* The hierarchical schedule cut into pieces of HIER_PIECE_SLICES slices per
+ * rank and NVLink step, all posted at once: a piece's phases queue on the
+ * same connections in piece order, so piece k crosses the network while
+ * piece k+1 is reduced inside the hosts (NCCL pipelines its node-aware ring
+ * and CollNet chunk by chunk the same way; docs/validation.md rows G4, G6). */
+#define HIER_PIECE_SLICES 1u
+static void hier_pipelined(struct ctx *c, uint32_t ch, uint64_t bytes, const uint32_t *pre,
+                           uint32_t *post) {
+    uint32_t m = c->j->nranks;
+    uint64_t piece = (uint64_t)HIER_PIECE_SLICES * c->slice * c->j->gpus;
+    uint32_t k = bytes > piece ? (uint32_t)cdiv(bytes, piece) : 1;
+    if (k == 1) {
+        hier_chan(c, ch, bytes, pre, post);
+        return;
+    }
+    uint32_t *pc = fs_xmalloc(m * sizeof *pc);
+    for (uint32_t i = 0; i < m; i++) {
+        post[i] = vnode(c);
+        if (pre) op_dep(c->o, pre[i], post[i]);
+    }
+    for (uint32_t p = 0; p < k; p++) {
+        hier_chan(c, ch, part(bytes, p, k), pre, pc);
+        for (uint32_t i = 0; i < m; i++)
+            op_dep(c->o, pc[i], post[i]);
+    }
+    free(pc);
+}
+
 void algo_build(struct net *n, struct job *j, struct op *o, int opkind, enum coll_algo a,
                 uint64_t bytes, const uint32_t *pre, uint32_t *post) {
     struct ctx c = {n, j, o, j->slice_bytes};
     uint32_t m = j->nranks;
-    if (a == ALGO_SHARP || a == ALGO_NVLS) {
+    if ((a == ALGO_SHARP && !j->rail_sess) || a == ALGO_NVLS) {
         for (uint32_t i = 0; i < m; i++) {
             uint32_t x = op_xfer(o, XF_INNET, i, bytes);
             if (pre) op_dep(o, pre[i], x);
@@ -354,7 +390,8 @@ void algo_build(struct net *n, struct job *j, struct op *o, int opkind, enum col
                     opkind == WL_ALLREDUCE && bytes < HD_RD_BELOW_BYTES, pre, pc);
             break;
         case ALGO_HIERARCHICAL:
-            hier_chan(&c, ch, sc, pre, pc);
+        case ALGO_SHARP: /* multi-GPU hosts: NVLink + SHARP per rail (rail_sess) */
+            hier_pipelined(&c, ch, sc, pre, pc);
             break;
         default:
             if (opkind == WL_BROADCAST)

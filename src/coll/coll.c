@@ -94,8 +94,14 @@ static uint64_t mix64(uint64_t k) {
     return k;
 }
 
-/* One RC queue pair per (channel, src, dst) connection, kept for the job's
- * lifetime (NCCL_IB_QPS_PER_CONNECTION = 1, domain.md B). */
+static uint32_t qps_per_conn(const struct net *n) {
+    uint32_t q = n->sc->fabric.transport.qps_per_connection;
+    return q ? q : 1;
+}
+
+/* The RC queue pairs of one (channel, src, dst) connection, kept for the
+ * job's lifetime (NCCL_IB_QPS_PER_CONNECTION, default 1, domain.md B);
+ * returns the first one's id. */
 uint32_t job_qp(struct net *n, struct job *j, uint32_t ch, uint32_t src, uint32_t dst) {
     uint64_t key = ((uint64_t)ch << 42) | ((uint64_t)src << 21) | dst;
     if (!j->qcap) {
@@ -109,9 +115,17 @@ uint32_t job_qp(struct net *n, struct job *j, uint32_t ch, uint32_t src, uint32_
         if (j->qkey[h] == key) return j->qval[h];
         h = (h + 1) & mask;
     }
-    uint32_t qp = net_qp_new(n, j->ranks[src], j->ranks[dst], (uint8_t)j->w->priority);
-    /* RoCEv2 UDP source port: per-QP entropy 49152..65535 (what ECMP hashes) */
-    n->qps[qp].entropy = (uint16_t)(49152 + rng_below(&j->ent, 16384));
+    /* transport.qps_per_connection QPs with consecutive ids, each with its
+     * own RoCEv2 UDP source port (entropy 49152..65535, what ECMP hashes);
+     * launch() puts each message on the next one (NCCL_IB_QPS_PER_CONNECTION,
+     * messages round robin over the QPs: NCCL_IB_SPLIT_DATA_ON_QPS=0, the
+     * default of recent NCCL, conf. B; domain.md B, A11 Meta) */
+    uint32_t nq = qps_per_conn(n), qp = NET_NONE;
+    for (uint32_t k = 0; k < nq; k++) {
+        uint32_t q = net_qp_new(n, j->ranks[src], j->ranks[dst], (uint8_t)j->w->priority);
+        n->qps[q].entropy = (uint16_t)(49152 + rng_below(&j->ent, 16384));
+        if (k == 0) qp = q;
+    }
     j->qkey[h] = key;
     j->qval[h] = qp;
     /* grow at half load */
@@ -170,8 +184,16 @@ static void launch(struct net *n, uint32_t opi, uint32_t xi) {
     switch (x->kind) {
     case XF_MSG: {
         sim_time_ps now = n->sim->now_ps;
+        uint32_t qp = x->qp, nq = qps_per_conn(n);
+        if (nq > 1) { /* the connection's next QP, round robin */
+            size_t old = cs->qp_rr_cap;
+            fs_grow((void **)&cs->qp_rr, &cs->qp_rr_cap, n->nqps, sizeof *cs->qp_rr);
+            if (cs->qp_rr_cap > old)
+                memset(cs->qp_rr + old, 0, (cs->qp_rr_cap - old) * sizeof *cs->qp_rr);
+            qp += cs->qp_rr[x->qp]++ % nq;
+        }
         uint32_t mid =
-            net_msg_new(n, x->qp, x->bytes, j->overhead_ps ? now + j->overhead_ps : now, -1, opi);
+            net_msg_new(n, qp, x->bytes, j->overhead_ps ? now + j->overhead_ps : now, -1, opi);
         size_t old = cs->msg_x_cap;
         fs_grow((void **)&cs->msg_x, &cs->msg_x_cap, n->nmsgs, sizeof *cs->msg_x);
         if (cs->msg_x_cap > old)
@@ -187,8 +209,9 @@ static void launch(struct net *n, uint32_t opi, uint32_t xi) {
         /* the host's post overhead, and its copy of the data into the
          * library's send buffers (host_rate), first */
         sim_time_ps dt = j->overhead_ps + host_ps(j, x->bytes);
+        uint32_t member, sess = coll_xfer_sess(j, x->qp, &member);
         if (!dt)
-            innet_start(n, j->sess, x->qp, x->bytes, opi, xi);
+            innet_start(n, sess, member, x->bytes, opi, xi);
         else
             timer_at(n, opi, xi, dt, false);
         break;
@@ -200,6 +223,25 @@ static void launch(struct net *n, uint32_t opi, uint32_t xi) {
 }
 
 static void job_next(struct net *n, struct job *j);
+
+uint32_t coll_xfer_sess(const struct job *j, uint32_t qp, uint32_t *member) {
+    if (!j->rail_sess) {
+        *member = qp;
+        return j->sess;
+    }
+    *member = qp & 0xffffu;
+    return j->rail_sess[qp >> 16];
+}
+
+void coll_job_close_innet(struct net *n, struct job *j) {
+    if (j->sess != NET_NONE) innet_close(n, j->sess);
+    j->sess = NET_NONE;
+    if (j->rail_sess)
+        for (uint32_t g = 0; g < j->gpus; g++)
+            innet_close(n, j->rail_sess[g]);
+    free(j->rail_sess);
+    j->rail_sess = NULL;
+}
 
 static void op_done(struct net *n, uint32_t opi) {
     struct coll_state *cs = n->coll_state;
@@ -273,8 +315,7 @@ static void on_recv(struct net *n, uint32_t mid) {
 void coll_job_release(struct net *n, struct job *j) {
     if (j->released) return;
     j->released = true;
-    if (j->sess != NET_NONE) innet_close(n, j->sess);
-    j->sess = NET_NONE;
+    coll_job_close_innet(n, j);
     net_work_done(n);
 }
 
@@ -374,8 +415,10 @@ void coll_on_event(struct sim *s, const struct event *e) {
         uint32_t opi = cs->timers[e->arg].op, xi = cs->timers[e->arg].x;
         struct op *o = &cs->ops[opi];
         if (cs->jobs[o->job].aborted_ps != SIM_TIME_NEVER) return;
-        if (!cs->timers[e->arg].done)
-            innet_start(n, cs->jobs[o->job].sess, o->x[xi].qp, o->x[xi].bytes, opi, xi);
+        if (!cs->timers[e->arg].done) {
+            uint32_t member, sess = coll_xfer_sess(&cs->jobs[o->job], o->x[xi].qp, &member);
+            innet_start(n, sess, member, o->x[xi].bytes, opi, xi);
+        }
         else
             xfer_done(n, opi, xi);
         return;
@@ -482,7 +525,35 @@ static int resolve_algo(struct net *n, struct job *j, struct diag *d) {
                         bad);
     j->algo = a;
     j->sess = NET_NONE;
-    if (a == ALGO_SHARP) {
+    if (a == ALGO_SHARP && j->gpus > 1 && j->nnodes > 1 && j->nranks == j->gpus * j->nnodes) {
+        /* NCCL's CollNet on multi-GPU hosts: reduce-scatter inside the host
+         * over NVLink, SHARP AllReduce of each shard across the hosts on
+         * its rail (one streaming aggregation flow per HCA rail, HPC-X
+         * NCCL-RDMA-SHARP plugin docs, domain.md A9), all-gather inside */
+        j->rail_sess = fs_xmalloc(j->gpus * sizeof *j->rail_sess);
+        uint32_t *mem = fs_xmalloc(j->nnodes * sizeof *mem);
+        bool ok = true;
+        for (uint32_t g = 0; g < j->gpus; g++) {
+            for (uint32_t h = 0; h < j->nnodes; h++)
+                mem[h] = j->ranks[h * j->gpus + g];
+            j->rail_sess[g] = ok ? innet_sharp_open(n, mem, j->nnodes, j->id * j->gpus + g)
+                                 : NET_NONE;
+            ok = ok && j->rail_sess[g] != NET_NONE;
+        }
+        free(mem);
+        if (!ok) { /* close what opened; NCCL runs without CollNet */
+            for (uint32_t g = 0; g < j->gpus && j->rail_sess[g] != NET_NONE; g++)
+                innet_close(n, j->rail_sess[g]);
+            free(j->rail_sess);
+            j->rail_sess = NULL;
+            j->algo = ALGO_HIERARCHICAL;
+            j->fallback = true;
+            net_warn(n,
+                     "job %u: no SHARP streaming tree available on some rail (%u per switch); "
+                     "ran as hierarchical ring",
+                     j->id, n->sc->fabric.sharp_jobs_per_switch);
+        }
+    } else if (a == ALGO_SHARP) {
         j->sess = innet_sharp_open(n, j->ranks, j->nranks, j->id);
         if (j->sess == NET_NONE) {
             /* no streaming tree left on some switch: NCCL runs without CollNet */
@@ -593,6 +664,7 @@ void coll_fini(struct net *n) {
     innet_fini(n);
     for (uint32_t i = 0; i < cs->njobs; i++) {
         free(cs->jobs[i].ranks);
+        free(cs->jobs[i].rail_sess);
         free(cs->jobs[i].qkey);
         free(cs->jobs[i].qval);
     }
@@ -605,6 +677,7 @@ void coll_fini(struct net *n) {
     free(cs->jobs);
     free(cs->ops);
     free(cs->msg_x);
+    free(cs->qp_rr);
     free(cs->timers);
     free(cs->stack);
     free(cs->train);

@@ -57,6 +57,9 @@ struct job {
     enum coll_algo algo;     /* resolved */
     bool fallback;
     uint32_t sess; /* innet session (sharp / nvls) or NET_NONE */
+    /* sharp on multi-GPU hosts (NCCL CollNet): one SHARP session per rail
+     * (GPU index g), NULL otherwise; XF_INNET qp = g << 16 | member */
+    uint32_t *rail_sess;
     uint32_t channels;
     uint64_t slice_bytes, overhead_ps;
     uint64_t host_rate_bps; /* host reduce/copy rate, 0 = not modelled */
@@ -91,6 +94,8 @@ struct coll_state {
     uint32_t nops, capops;
     uint32_t *msg_x; /* message id -> transfer of its op (NET_NONE: not ours) */
     size_t msg_x_cap;
+    uint32_t *qp_rr; /* first QP of a connection -> messages posted (round robin) */
+    size_t qp_rr_cap;
     struct {
         uint32_t op, x;
         bool done; /* the timer ends the transfer (host reduce / copy out) */
@@ -115,6 +120,11 @@ uint32_t job_qp(struct net *n, struct job *j, uint32_t ch, uint32_t src_rank, ui
  * transfer done when the rank holds its result. */
 void algo_build(struct net *n, struct job *j, struct op *o, int opkind, enum coll_algo a,
                 uint64_t bytes, const uint32_t *pre, uint32_t *post);
+
+/* coll.c: the in-network session and member index of an XF_INNET transfer;
+ * closes the job's sessions */
+uint32_t coll_xfer_sess(const struct job *j, uint32_t qp, uint32_t *member);
+void coll_job_close_innet(struct net *n, struct job *j);
 
 /* coll.c: the job's hold on the run ends (finished or aborted), once */
 void coll_job_release(struct net *n, struct job *j);

@@ -52,10 +52,12 @@ static const char *const FABRIC_KINDS[] = {"infiniband", "roce", NULL};
 static const char *const FLOWCTL_NAMES[] = {"credit", "pfc", "none", NULL};
 static const char *const ROUTING_NAMES[] = {"static", "adaptive", "ecmp", "spray", NULL};
 static const char *const ENGINE_NAMES[] = {"minhop", "updn", "ftree", "file", NULL};
-static const char *const CC_NAMES[] = {"none", "dcqcn", NULL};
+static const char *const CC_NAMES[] = {"none", "dcqcn", "ibcc", NULL};
 static const char *const RETX_NAMES[] = {"go_back_n", "go_back_0", NULL};
 static const char *const CP_NAMES[] = {"sm", "bgp", NULL};
 static const char *const PRESET_NAMES[] = {"connectx", "paper", NULL};
+static const char *const BYTE_UNIT_NAMES[] = {"bytes", "64B", NULL};
+static const char *const CNP_CLASS_NAMES[] = {"strict", "data", NULL};
 static const char *const TOPO_NAMES[] = {"single_switch", "leaf_spine",     "fat_tree",
                                          "ring",          "rail_optimized", NULL};
 static const char *const WL_NAMES[] = {"flows",     "permutation", "incast",    "alltoall",
@@ -236,10 +238,13 @@ static const struct schema_key DCQCN_KEYS[] = {
     {KEY("timer", SCHEMA_TIME, DCQ(timer_ps), "300us", "55us",
          "domain.md A6: rpg_time_reset; paper 55 us"),
      .min = 1},
-    /* Off: the unit of rpg_byte_reset is unconfirmed and HPCC's Mellanox
-     * model has no byte counter (domain.md A6). */
-    {KEY("byte_counter", SCHEMA_SIZE, DCQ(byte_counter_bytes), "0", "10MB",
-         "domain.md A6: 0 = off; paper 10 MB")},
+    /* rpg_byte_reset 32767, on (domain.md A12); what its unit is is
+     * disputed, so byte_counter_unit says it (bytes: mstflint; 64B: isekai). */
+    {KEY("byte_counter", SCHEMA_SIZE, DCQ(byte_counter_bytes), "32767B", "10MB",
+         "domain.md A6, A12: rpg_byte_reset 32767 (0 = off); paper 10 MB")},
+    {KEY("byte_counter_unit", SCHEMA_ENUM, DCQ(byte_counter_unit), "bytes", "bytes",
+         "domain.md A12: bytes per mstflint; 64B = Google isekai's reading (x 64)"),
+     .names = BYTE_UNIT_NAMES},
     {KEY("fast_recovery_steps", SCHEMA_U32, DCQ(fast_recovery_steps), "1", "5",
          "domain.md A6: rpg_threshold; paper 5")},
     {KEY("rai", SCHEMA_RATE, DCQ(rai_bps), "5Mbps", "40Mbps",
@@ -250,12 +255,106 @@ static const struct schema_key DCQCN_KEYS[] = {
          "domain.md A6: min_time_between_cnps; paper 50 us")},
     {KEY("min_rate", SCHEMA_RATE, DCQ(min_rate_bps), "1Mbps", NULL, "domain.md A6: rpg_min_rate"),
      .min = 1},
+    {KEY("clamp_tgt_rate", SCHEMA_BOOL, DCQ(clamp_tgt_rate), "false", "true",
+         "domain.md A12: ConnectX clamp_tgt_rate 0; paper (ns3-rdma) clamps on every cut")},
+    {KEY("clamp_tgt_rate_after_time_inc", SCHEMA_BOOL, DCQ(clamp_after_time_inc), "true", "true",
+         "domain.md A12: ConnectX clamp_tgt_rate_after_time_inc 1")},
+    {KEY("rate_to_set_on_first_cnp", SCHEMA_RATE, DCQ(rate_on_first_cnp_bps), "0", "0",
+         "domain.md A6: rate_to_set_on_first_cnp 0 = the port's speed")},
+    {KEY("cut_on_first_cnp", SCHEMA_BOOL, DCQ(cut_on_first_cnp), "false", "true",
+         "domain.md A12: ConnectX allocates the limiter on the first CNP; the paper's RP cuts")},
+    {KEY("initial_alpha_value", SCHEMA_FRACTION, DCQ(initial_alpha), "0.9990234375", "0.5",
+         "domain.md A6: initial_alpha_value 1023/1024; A12: ns3-rdma starts at 0.5")},
+    {KEY("rpg_min_dec_fac", SCHEMA_U32, DCQ(min_dec_fac_pct), "50", "50",
+         "domain.md A6: rpg_min_dec_fac 50 % (a cut keeps at least half of R_C)"),
+     .max = 100},
+    {KEY("rpg_gd", SCHEMA_U32, DCQ(rpg_gd), "11", "11",
+         "domain.md A6: rpg_gd 11 (cut alpha * 2^10 / 2^11 = alpha/2)"),
+     .min = 1, .max = 40},
+    {KEY("cnp_class", SCHEMA_ENUM, DCQ(cnp_class), "strict", "strict",
+         "domain.md A12: CNPs in their own strict-priority class, not PFC-enabled; data = "
+         "share the data priority (a misconfiguration)"),
+     .names = CNP_CLASS_NAMES},
+    {KEY("cnp_802p_prio", SCHEMA_U32, DCQ(cnp_802p_prio), "6", "6",
+         "domain.md A6: ConnectX cnp_802p_prio 6"),
+     .max = 7},
+    {KEY("cnp_dscp", SCHEMA_U32, DCQ(cnp_dscp), "48", "48", "domain.md A6: ConnectX cnp_dscp 48"),
+     .max = 63},
+    {KEY("hyper_stage_scaling", SCHEMA_BOOL, DCQ(hyper_stage_scaling), "false", "true",
+         "domain.md A12: ns3-rdma R_HAI x (stage - F + 1), T/2 and B/2 in hyper stage")},
 };
 static const struct schema_table DCQCN_TABLE = {
     TABLE("dcqcn", DCQCN_KEYS),         .mode_of = dcqcn_mode,
     .mode_what = "dcqcn preset",        .mode_names = PRESET_NAMES,
     .alt_modes = M(DCQCN_PRESET_PAPER),
 };
+
+/* `auto` (0: the model derives it from the fabric) or a time. */
+static int auto_time(struct schema_ctx *c, const struct yaml_node *n, uint64_t *out) {
+    if (n && n->type == YAML_SCALAR && !strcmp(n->text, "auto")) {
+        *out = 0;
+        return 0;
+    }
+    return schema_number(c, SCHEMA_TIME, n, 1, 0, out);
+}
+
+static void auto_time_print(FILE *f, uint64_t v) {
+    char buf[48];
+    if (!v) {
+        fputs("auto", f);
+        return;
+    }
+    schema_fmt(SCHEMA_TIME, v, buf, sizeof buf);
+    fputs(buf, f);
+}
+
+static int ccti_timer_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    return auto_time(c, n, &((struct ibcc_params *)obj)->ccti_timer_ps);
+}
+static void ccti_timer_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    auto_time_print(f, ((const struct ibcc_params *)obj)->ccti_timer_ps);
+}
+static int cct_step_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    return auto_time(c, n, &((struct ibcc_params *)obj)->cct_step_ps);
+}
+static void cct_step_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    auto_time_print(f, ((const struct ibcc_params *)obj)->cct_step_ps);
+}
+
+/* fabric.ibcc: Mellanox's CC manager defaults where published (MLNX_OFED
+ * user manual, "Congestion Control Manager": threshold 0xf, marking_rate 0xa,
+ * packet_size 0x200, ccti_increase 1, ccti_min 0); the CCT and CCTI timer it
+ * computes from the fabric size are not published: fabsim's choice (C). */
+#define IBC(f) offsetof(struct ibcc_params, f)
+static const struct schema_key IBCC_KEYS[] = {
+    {KEY("threshold", SCHEMA_U32, IBC(threshold), "15", NULL,
+         "MLNX_OFED CC manager: threshold 0xf (marks above 1/16 of the VL buffer: docs/model.md)"),
+     .max = 15},
+    {KEY("marking_rate", SCHEMA_U32, IBC(marking_rate), "10", NULL,
+         "MLNX_OFED CC manager: marking_rate 0xa (packets between FECN marks)"),
+     .max = 0xffff},
+    {KEY("packet_size", SCHEMA_SIZE, IBC(packet_size_bytes), "512B", NULL,
+         "MLNX_OFED CC manager: packet_size 0x200 bytes")},
+    {KEY("ccti_increase", SCHEMA_U32, IBC(ccti_increase), "1", NULL,
+         "MLNX_OFED CC manager: ccti_increase 1"),
+     .min = 1, .max = 255},
+    {KEY("ccti_limit", SCHEMA_U32, IBC(ccti_limit), "127", NULL,
+         "IBA A10 CCT of 128 entries (OpenSM cc_cct examples)"),
+     .min = 1, .max = 16383},
+    {KEY("ccti_min", SCHEMA_U32, IBC(ccti_min), "0", NULL, "MLNX_OFED CC manager: ccti_min 0"),
+     .max = 16383},
+    {KEY("ccti_timer", SCHEMA_CUSTOM, 0, "auto", NULL,
+         "docs/model.md: auto = (marking_rate + 1) x MTU time x hosts/2, in 1.024 us units (the "
+         "CC manager computes it from the host count; its formula is not published, C)"),
+     .parse = ccti_timer_parse, .print = ccti_timer_print},
+    {KEY("cct_step", SCHEMA_CUSTOM, 0, "auto", NULL,
+         "docs/model.md: auto = MTU time x hosts/8 per CCT entry (linear table; the CC "
+         "manager's is not published, C)"),
+     .parse = cct_step_parse, .print = cct_step_print},
+};
+static const struct schema_table IBCC_TABLE = {TABLE("ibcc", IBCC_KEYS)};
 
 /* An InfiniBand time field: a time ("100us") or a bare integer N, the IBA
  * exponent (4.096 us x 2^N: local ACK timeout, HOQ lifetime; IBA vol. 1
@@ -658,6 +757,10 @@ static int fabric_check(struct schema_ctx *c, const struct yaml_node *map,
                            "headers)",
                            b, f->mtu_bytes, f->overhead_bytes);
     }
+    if (f->congestion_control == CC_IBCC && f->kind != FABRIC_INFINIBAND)
+        return schema_fail(c, at(map, here, "congestion_control"), FS_EINVAL,
+                           "congestion_control: ibcc is InfiniBand congestion control (FECN/BECN, "
+                           "IBA Annex A10); with fabric.kind roce use dcqcn or none");
     int rc = ib_check(c, map, here, f);
     return rc ? rc : preset_ecn(c, map, here, f);
 }
@@ -718,14 +821,17 @@ static const struct schema_key FABRIC_KEYS[] = {
     {KEY("pfc", SCHEMA_MAP, FAB(pfc), NULL, NULL, NULL), .sub = &PFC_TABLE},
     {KEY("ecn", SCHEMA_MAP, FAB(ecn), NULL, NULL, NULL), .sub = &ECN_TABLE},
     {KEY("dcqcn", SCHEMA_MAP, FAB(dcqcn), NULL, NULL, NULL), .sub = &DCQCN_TABLE},
+    {KEY("ibcc", SCHEMA_MAP, FAB(ibcc), NULL, NULL, NULL), .sub = &IBCC_TABLE,
+     .only = M(FABRIC_INFINIBAND)},
     {KEY("transport", SCHEMA_MAP, FAB(transport), NULL, NULL, NULL), .sub = &TRANSPORT_TABLE},
     {KEY("reorder_buffer", SCHEMA_SIZE, FAB(reorder_buffer_bytes), "256KiB", NULL,
          "SPEC.md example")},
     {KEY("ecmp_same_seed", SCHEMA_BOOL, FAB(ecmp_same_seed), "false", NULL,
          "docs/scenario.md: a hash key per switch unless asked (domain.md A11)")},
     {KEY("sharp", SCHEMA_BOOL, FAB(sharp), "false", NULL, "SPEC.md example")},
-    {KEY("sharp_jobs_per_switch", SCHEMA_U32, FAB(sharp_jobs_per_switch), "1", NULL,
-         "domain.md A9: Quantum, one active streaming tree per switch"),
+    {KEY("sharp_jobs_per_switch", SCHEMA_U32, FAB(sharp_jobs_per_switch), "2", NULL,
+         "domain.md A9: NVIDIA HPC-X NCCL-RDMA-SHARP plugin, at most 2 streaming "
+         "aggregation flows per switch (Quantum HDR: 1)"),
      .min = 1, .max = 511},
     {KEY("sharp_buffer", SCHEMA_SIZE, FAB(sharp_buffer_bytes), "256KiB", NULL,
          "docs/model.md: not published (C)"),
@@ -927,6 +1033,12 @@ static const struct schema_key TOPO_KEYS[] = {
     {KEY("nvlink", SCHEMA_RATE, TOP(nvlink_bps), "3600Gbps", NULL,
          "domain.md A8: NVLink 4, 450 GB/s per direction per GPU"),
      .min = 1},
+    {KEY("nvlink_efficiency", SCHEMA_FRACTION_POS, TOP(nvlink_efficiency), "0.83", NULL,
+         "docs/validation.md: NCCL gets ~370 of 450 GB/s (protocol overhead ~20%; "
+         "nccl-tests issue 212, nccl issue 2140)")},
+    {KEY("nvls_rate", SCHEMA_RATE, TOP(nvls_rate_bps), "2200Gbps", NULL,
+         "docs/validation.md: NVSwitch NVLS reduction, algbw ~275 GB/s on 8xH100 "
+         "(nccl-tests issue 212, nccl issue 2140)")},
     {KEY("single_switch", SCHEMA_MAP, 0, NULL, NULL, NULL), .flags = SCHEMA_ALIAS,
      .only = M(TOPO_SINGLE_SWITCH), .sub = &SS_BLOCK},
     {KEY("leaf_spine", SCHEMA_MAP, 0, NULL, NULL, NULL), .flags = SCHEMA_ALIAS,

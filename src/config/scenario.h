@@ -19,13 +19,17 @@ enum fabric_kind { FABRIC_INFINIBAND, FABRIC_ROCE };
 enum flowctl_kind { FLOWCTL_CREDIT, FLOWCTL_PFC, FLOWCTL_NONE };
 enum routing_kind { ROUTING_STATIC, ROUTING_ADAPTIVE, ROUTING_ECMP, ROUTING_SPRAY };
 enum routing_engine { ENGINE_MINHOP, ENGINE_UPDN, ENGINE_FTREE, ENGINE_FILE };
-enum cc_kind { CC_NONE, CC_DCQCN };
+enum cc_kind { CC_NONE, CC_DCQCN, CC_IBCC };
 enum retransmit_kind { RETX_GO_BACK_N, RETX_GO_BACK_0 };
 /* iba: `timeout` per retry, `retry_cnt` retries, then the QP errors (IBA
  * 9.7.6); fixed: resend every `timeout`, forever (firmware fast retransmit). */
 enum rto_mode { RTO_IBA, RTO_FIXED };
 enum cp_kind { CP_SM, CP_BGP };
 enum dcqcn_preset { DCQCN_PRESET_CONNECTX, DCQCN_PRESET_PAPER };
+/* What one unit of dcqcn.byte_counter (ConnectX rpg_byte_reset) is: disputed,
+ * bytes per mstflint, 64-byte units per Google's isekai (domain.md A12). */
+enum dcqcn_byte_unit { DCQCN_BYTES, DCQCN_64B };
+enum dcqcn_cnp_class { DCQCN_CNP_STRICT, DCQCN_CNP_DATA };
 enum topo_kind {
     TOPO_SINGLE_SWITCH,
     TOPO_LEAF_SPINE,
@@ -82,11 +86,39 @@ struct dcqcn_params {
     uint64_t alpha_period_ps;
     uint64_t rate_reduce_period_ps;
     uint64_t timer_ps;
-    uint64_t byte_counter_bytes;
+    uint64_t byte_counter_bytes; /* rpg_byte_reset as given, in byte_counter_unit; 0 = off */
+    enum dcqcn_byte_unit byte_counter_unit;
     uint32_t fast_recovery_steps;
     uint64_t rai_bps, rhai_bps;
-    uint64_t cnp_interval_ps;
+    uint64_t cnp_interval_ps; /* NP: min_time_between_cnps */
     uint64_t min_rate_bps;
+    /* ConnectX RP semantics (domain.md A6, A12) */
+    uint64_t rate_on_first_cnp_bps; /* rate_to_set_on_first_cnp; 0 = line rate */
+    double initial_alpha;           /* initial_alpha_value / 1024 */
+    uint32_t min_dec_fac_pct;       /* rpg_min_dec_fac: a cut keeps at least this % of R_C */
+    uint32_t rpg_gd;                /* cut = R_C * alpha * 2^10 / 2^rpg_gd (11: alpha/2) */
+    bool clamp_tgt_rate;            /* every cut sets R_T = R_C */
+    bool clamp_after_time_inc;      /* ...also after a timer-driven increase */
+    bool hyper_stage_scaling;       /* ns3-rdma: R_HAI x (stage - F + 1), T/2 and B/2 */
+    bool cut_on_first_cnp;          /* the paper's RP: the first CNP cuts like any other */
+    /* NP: the class CNPs travel in (domain.md A12): their own strict-priority,
+     * non-PFC class (cnp_802p_prio / cnp_dscp), or the data's class. */
+    enum dcqcn_cnp_class cnp_class;
+    uint32_t cnp_802p_prio, cnp_dscp;
+};
+
+/* InfiniBand congestion control (IBA vol. 1 Annex A10; cc/ibcc.c): what
+ * OpenSM's congestion-control manager writes into the switches' and HCAs'
+ * CC attributes (domain.md A12, docs/model.md). */
+struct ibcc_params {
+    uint32_t threshold;       /* 0 = no marking .. 15 = most aggressive (SwitchCongestionSetting) */
+    uint32_t marking_rate;    /* mean number of packets between FECN marks */
+    uint64_t packet_size_bytes; /* smaller packets are never marked */
+    uint32_t ccti_increase;   /* CCTI += this per BECN */
+    uint32_t ccti_limit;      /* last CCT index */
+    uint32_t ccti_min;        /* CCTI floor */
+    uint64_t ccti_timer_ps;   /* CCTI -= 1 per period */
+    uint64_t cct_step_ps;     /* CCT entry i = i x this of injection delay per packet */
 };
 
 struct transport_params {
@@ -153,12 +185,13 @@ struct fabric_params {
     struct pfc_params pfc;
     struct ecn_params ecn;
     struct dcqcn_params dcqcn;
+    struct ibcc_params ibcc;
     struct transport_params transport;
     uint64_t reorder_buffer_bytes;
     bool ecmp_same_seed; /* every switch hashes with the same seed (polarisation) */
     bool sharp;
     struct srcpos sharp_pos;        /* of `sharp:`, for the RoCE error */
-    uint32_t sharp_jobs_per_switch; /* concurrently active streaming trees; 0 = 1 (A9) */
+    uint32_t sharp_jobs_per_switch; /* concurrently active streaming trees; 0 = 2 (A9) */
     uint64_t sharp_buffer_bytes;    /* aggregation buffer per tree per switch; 0 = default */
     uint64_t sharp_latency_ps;      /* per tree switch, to aggregate a chunk; 0 = none */
     struct control_plane_params control_plane;
@@ -187,6 +220,10 @@ struct topo_params {
     /* rail_optimized: hosts, gpus_per_host (= leaves), spines */
     uint32_t gpus_per_host;
     uint64_t nvlink_bps;
+    /* NVLink calibration (docs/validation.md): the share of the NVLink rate
+     * NCCL's kernels get, and the NVSwitch's NVLS reduction throughput */
+    double nvlink_efficiency; /* (0, 1] */
+    uint64_t nvls_rate_bps;   /* reduced bytes per second per NVSwitch; 0 = unlimited */
 };
 
 struct wl_flow {

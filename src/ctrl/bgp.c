@@ -20,7 +20,8 @@
  * Until a switch has converged it forwards with its old next-hop sets (minus
  * its own ports pruned in hardware), so what it hashes onto the dead link, or
  * to a neighbour that lost its route, is lost. The converged state is the
- * valley-free shortest-path FIB on the live links: AS-path loop prevention
+ * valley-free shortest-path FIB on the live links (route/fib.c with
+ * n->fib_updown): AS-path loop prevention
  * keeps a spine from routing down-up-down through another leaf (RFC 7938
  * section 5.2), so a spine cut from a leaf withdraws that leaf's prefixes
  * instead of detouring. Convergence holds the run open (results.json
@@ -42,7 +43,6 @@
 
 struct bgp_state {
     uint32_t *dist, *queue; /* per node: hops from the changed link's switches */
-    uint32_t *dd, *ud;      /* per node: valley-free distances (bgp_fib_build) */
     uint32_t pending;       /* switches not yet converged */
     uint16_t gen;
     bool held; /* holds the run open (net_work_add) while switches converge */
@@ -50,87 +50,6 @@ struct bgp_state {
     sim_time_ps last_ps, changed_ps;
     uint32_t last_port;
 };
-
-/* The valley-free FIB (RFC 7938: up, then down): for destination host h,
- * dd[v] = hops from v down to h, ud[v] = hops of the shortest up*-down*
- * path. Next hops of switch v: down ports to w with dd[w] + 1 = ud[v], up
- * ports to u with ud[u] + 1 = ud[v]. Same layout as route_fib_build. */
-static bool live(const struct net *n, const struct port *p) {
-    return p->up && n->ports[p->peer].up;
-}
-
-static void bgp_fib_build(struct net *n, struct bgp_state *st) {
-    uint32_t S = n->nswitches, H = n->nhosts, V = n->nnodes, maxlvl = 0;
-    for (uint32_t v = 0; v < V; v++)
-        if (n->nodes[v].level > maxlvl) maxlvl = n->nodes[v].level;
-    uint32_t *cnt = fs_xcalloc((size_t)S * H + 1, sizeof *cnt);
-    uint32_t **lists = fs_xcalloc((size_t)S * H + 1, sizeof *lists);
-    for (uint32_t h = 0; h < H; h++) {
-        uint32_t src = n->host_node[h], qh = 0, qt = 0;
-        for (uint32_t v = 0; v < V; v++)
-            st->dd[v] = st->ud[v] = UINT32_MAX;
-        st->dd[src] = 0;
-        st->queue[qt++] = src;
-        while (qh < qt) { /* upwards from h: who reaches h going only down */
-            uint32_t v = st->queue[qh++];
-            const struct node *nd = &n->nodes[v];
-            for (uint32_t i = 0; i < nd->nports; i++) {
-                const struct port *p = &n->ports[nd->first_port + i];
-                uint32_t w = n->ports[p->peer].node;
-                if (!live(n, p) || n->nodes[w].kind != NODE_SWITCH) continue;
-                if (n->nodes[w].level != nd->level + 1 || st->dd[w] != UINT32_MAX) continue;
-                st->dd[w] = st->dd[v] + 1;
-                st->queue[qt++] = w;
-            }
-        }
-        /* ud from the top tier down: up first, then the down distance */
-        for (uint32_t lvl = maxlvl + 1; lvl-- > 1;)
-            for (uint32_t v = 0; v < V; v++) {
-                const struct node *nd = &n->nodes[v];
-                if (nd->kind != NODE_SWITCH || nd->level != lvl) continue;
-                uint32_t best = st->dd[v];
-                for (uint32_t i = 0; i < nd->nports; i++) {
-                    const struct port *p = &n->ports[nd->first_port + i];
-                    uint32_t u = n->ports[p->peer].node;
-                    if (live(n, p) && n->nodes[u].level == lvl + 1 && st->ud[u] != UINT32_MAX &&
-                        st->ud[u] + 1 < best)
-                        best = st->ud[u] + 1;
-                }
-                st->ud[v] = best;
-            }
-        for (uint32_t v = 0; v < V; v++) {
-            const struct node *nd = &n->nodes[v];
-            if (nd->kind != NODE_SWITCH || st->ud[v] == UINT32_MAX) continue;
-            size_t key = (size_t)nd->index * H + h;
-            for (uint32_t i = 0; i < nd->nports; i++) {
-                uint32_t pi = nd->first_port + i;
-                const struct port *p = &n->ports[pi];
-                uint32_t w = n->ports[p->peer].node;
-                if (!live(n, p)) continue;
-                bool down = n->nodes[w].level + 1 == nd->level && st->dd[w] != UINT32_MAX &&
-                            st->dd[w] + 1 == st->ud[v] && (w == src || n->nodes[w].kind == NODE_SWITCH);
-                bool up = n->nodes[w].level == nd->level + 1 && st->ud[w] != UINT32_MAX &&
-                          st->ud[w] + 1 == st->ud[v];
-                if (!down && !up) continue;
-                lists[key] = fs_xrealloc(lists[key], (cnt[key] + 1) * sizeof **lists);
-                lists[key][cnt[key]++] = pi;
-            }
-        }
-    }
-    free(n->fib_off);
-    free(n->fib_ports);
-    n->fib_off = fs_xcalloc((size_t)S * H + 1, sizeof *n->fib_off);
-    for (size_t k = 0; k < (size_t)S * H; k++)
-        n->fib_off[k + 1] = n->fib_off[k] + cnt[k];
-    size_t len = n->fib_off[(size_t)S * H];
-    n->fib_ports = fs_xmalloc((len ? len : 1) * sizeof *n->fib_ports);
-    for (size_t k = 0; k < (size_t)S * H; k++) {
-        if (cnt[k]) memcpy(n->fib_ports + n->fib_off[k], lists[k], cnt[k] * sizeof **lists);
-        free(lists[k]);
-    }
-    free(lists);
-    free(cnt);
-}
 
 /* Every change converged: close the control_plane rows it answers (every
  * row up to the last change that is not a gray failure still unnoticed). */
@@ -169,10 +88,8 @@ static void bgp_on_link_change(struct net *n, uint32_t port, bool up) {
     st->last_port = port;
     st->gen++;
     route_live_snapshot(n);
-    if (st->layered)
-        bgp_fib_build(n, st);
-    else
-        route_fib_build(n);
+    n->fib_updown = st->layered; /* valley-free (route/fib.c) */
+    route_fib_build(n);
     /* When the switches at the link's ends act: a port that went down is
      * pruned in hardware, and its session resets at once (fast fallover) or
      * at the hold timer; a gray link found by BFD / the hold timer, and a link
@@ -236,8 +153,6 @@ static int bgp_init(struct net *n, struct diag *d) {
     struct bgp_state *st = fs_xcalloc(1, sizeof *st);
     st->dist = fs_xcalloc(n->nnodes + 1, sizeof *st->dist);
     st->queue = fs_xcalloc(n->nnodes + 1, sizeof *st->queue);
-    st->dd = fs_xcalloc(n->nnodes + 1, sizeof *st->dd);
-    st->ud = fs_xcalloc(n->nnodes + 1, sizeof *st->ud);
     st->last_ps = SIM_TIME_NEVER;
     /* Up and down need tiers: a link between two switches of one tier (the
      * ring) leaves plain shortest paths. */
@@ -259,8 +174,6 @@ static void bgp_fini(struct net *n) {
     if (!st) return;
     free(st->dist);
     free(st->queue);
-    free(st->dd);
-    free(st->ud);
     free(st);
     n->ctrl_state = NULL;
 }

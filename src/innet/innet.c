@@ -188,7 +188,18 @@ void innet_switch_rx(struct net *n, uint32_t sw, uint32_t in_port, uint32_t id) 
     if (!down) {
         uint16_t *c = &r->cnt[(size_t)t * r->nchunks + chunk];
         if (++*c < tn->nchild) return; /* partial sum held in the aggregation buffer */
-        if (s->agg_ps) {               /* the switch's aggregation latency */
+        /* the switch's reduction unit: one chunk at a time at red_bps (shared
+         * by every session on the switch), then the aggregation latency */
+        sim_time_ps ready = n->sim->now_ps;
+        if (s->red_bps) {
+            struct innet_state *st = innet_get(n);
+            if (!st->red_busy_ps) st->red_busy_ps = fs_xcalloc(n->nswitches, sizeof(uint64_t));
+            uint64_t *busy = &st->red_busy_ps[n->nodes[sw].index];
+            sim_time_ps start = *busy > ready ? *busy : ready;
+            *busy = start + (sim_time_ps)(((double)bytes * 8e12) / (double)s->red_bps + 0.5);
+            ready = *busy;
+        }
+        if (s->agg_ps || ready > n->sim->now_ps) { /* reduction time + aggregation latency */
             struct innet_state *st = innet_get(n);
             uint32_t slot;
             if (st->nfree) {
@@ -200,7 +211,7 @@ void innet_switch_rx(struct net *n, uint32_t sw, uint32_t in_port, uint32_t id) 
                 slot = st->npend++;
             }
             st->pend[slot] = (struct innet_pending){sess, run, chunk, t};
-            sim_at(n->sim, n->sim->now_ps + s->agg_ps, sw + 1, NET_EV_COLL, slot, COLL_EV_INNET);
+            sim_at(n->sim, ready + s->agg_ps, sw + 1, NET_EV_COLL, slot, COLL_EV_INNET);
             return;
         }
         aggregated(n, sess, run, chunk, t);
@@ -262,6 +273,7 @@ void innet_fini(struct net *n) {
     free(st->pend);
     free(st->freel);
     free(st->active);
+    free(st->red_busy_ps);
     free(st);
     cs->innet = NULL;
 }

@@ -5,7 +5,8 @@
  * the reduced result once (multicast). Modelled as an aggregation tree of
  * one node, the host's NVSwitch, whose children are the GPUs' NVLink ports.
  * The NVSwitch aggregation buffer is not published; the same default window
- * as SHARP is used (conf. C).
+ * as SHARP is used (conf. C). The NVSwitch reduces at most topology.nvls_rate
+ * bytes of result per second.
  */
 #include "config/scenario.h"
 #include "core/mem.h"
@@ -29,5 +30,10 @@ uint32_t innet_nvls_open(struct net *n, const uint32_t *members, uint32_t m) {
         innet_add_child(s, innet_tnode(n, s, nvs), n->ports[up].peer);
     }
     s->window = NVLS_BUFFER / n->mtu_bytes;
+    /* NVSwitch reduction throughput (topology.nvls_rate): measured NVLS
+     * AllReduce on 8xH100 reaches algbw ~275 GB/s, below the ~370 GB/s NCCL
+     * gets from each NVLink (nccl-tests issue 212, nccl issue 2140;
+     * docs/validation.md) */
+    s->red_bps = n->sc->topo.nvls_rate_bps;
     return sid;
 }

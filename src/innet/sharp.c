@@ -4,7 +4,8 @@
  * the aggregation manager does from the fabric: a spanning tree rooted at a
  * top-tier switch, reaching every member's leaf switch by shortest up-links.
  * Resources are finite: a switch takes part in at most `sharp_jobs_per_switch`
- * active streaming trees (Quantum: one; domain.md A9), the subnet holds at
+ * active streaming trees (2 for NCCL per the HPC-X docs; Quantum HDR: one;
+ * domain.md A9), the subnet holds at
  * most 63 streaming trees (Quantum), and every tree switch gives the job an
  * aggregation buffer (`sharp_buffer`, per tree per switch) which bounds the
  * chunks a member may have outstanding. A job that finds no tree runs ring.
@@ -35,7 +36,9 @@ static void sharp_release(struct net *n, struct innet_sess *s) {
 uint32_t innet_sharp_open(struct net *n, const uint32_t *members, uint32_t m, uint32_t job) {
     struct innet_state *st = innet_get(n);
     const struct fabric_params *f = &n->sc->fabric;
-    uint32_t limit = f->sharp_jobs_per_switch ? f->sharp_jobs_per_switch : 1;
+    /* NCCL over SHARP: at most 2 streaming aggregation flows per switch
+     * (NVIDIA HPC-X NCCL-RDMA-SHARP plugin docs; Quantum HDR: 1; domain.md A9) */
+    uint32_t limit = f->sharp_jobs_per_switch ? f->sharp_jobs_per_switch : 2;
     if (!st->active) st->active = fs_xcalloc(n->nswitches, sizeof *st->active);
     if (st->ntrees >= SHARP_SUBNET_TREES) return NET_NONE;
     /* root: a top-tier switch with a free streaming tree, spread over jobs */

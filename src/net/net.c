@@ -8,6 +8,7 @@
 #include "config/scenario.h"
 #include "core/diag.h"
 #include "core/mem.h"
+#include "route/route.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,8 +33,7 @@ void net_fini(struct net *n) {
     free(n->qps);
     free(n->msgs);
     free(n->flows);
-    free(n->fib_off);
-    free(n->fib_ports);
+    route_fib_free(n->fib);
     free(n->lft);
     free(n->ooo_bits);
     free(n->coll_rows);

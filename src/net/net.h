@@ -21,6 +21,7 @@ struct flowctl_ops;
 struct route_ops;
 struct cc_ops;
 struct ctrl_ops;
+struct route_fib;
 
 #define NET_NONE UINT32_MAX
 #define NET_NCLASS 4 /* egress classes per port: IB VLs / Ethernet priorities modelled */
@@ -269,9 +270,9 @@ struct net {
     const struct cc_ops *cc;
     void *fc_state, *route_state, *cc_state, *ctrl_state, *coll_state, *wl_state, *ev_state;
 
-    /* per-switch forwarding: for switch s and destination host h, the minimal
-     * output ports are fib_ports[fib_off[s*nhosts+h] .. fib_off[s*nhosts+h+1]) */
-    uint32_t *fib_off, *fib_ports;
+    /* per-switch forwarding: the minimal output ports per (switch, destination
+     * host), stored by destination group (route/route.h, route_fib_get) */
+    struct route_fib *fib;
     uint32_t *lft; /* static routing: one port per (switch, host); NET_NONE if none */
 
     /* fabric constants, resolved from the scenario */
@@ -304,6 +305,9 @@ struct net {
     void *deadlock_state;
     void *reorder_state; /* net/reorder.c: NIC reorder buffers (spray) */
     void *hoq_state;     /* net/hoq.c: IB head-of-queue lifetimes */
+    /* route_fib_build keeps to valley-free (up*-down*) paths: BGP in a Clos
+     * (RFC 7938 AS-path loop prevention; ctrl/bgp.c sets it) */
+    bool fib_updown;
     const struct ctrl_ops *ctrl;
     /* Why the control plane is told of a link change: the port went down
      * (physical), or a gray link was detected (BFD, hold timer, SM sweep). */

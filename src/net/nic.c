@@ -1,6 +1,7 @@
 #include "net/nic.h"
 
 #include "cc/cc.h"
+#include "config/scenario.h"
 #include "core/diag.h"
 #include "core/mem.h"
 #include "flowctl/flowctl.h"
@@ -203,6 +204,15 @@ void nic_send_ctrl(struct net *n, uint32_t node, uint32_t qp, uint8_t type, uint
     p->in_port = NET_NONE;
     n->c.packets_sent++;
     n->pkts_in_flight++;
+    const struct dcqcn_params *dp = &n->sc->fabric.dcqcn;
+    if (type == PKT_CNP && dp->cnp_class == DCQCN_CNP_STRICT) {
+        /* CNPs on their own strict-priority class, not PFC-enabled
+         * (cnp_802p_prio 6, cnp_dscp 48: domain.md A6, A12). */
+        p->flags |= PKT_F_CNP_CLASS;
+        p->prio = (uint8_t)dp->cnp_802p_prio;
+        port_enqueue_ctrl(n, nic_port_to(n, node, p->dst), id);
+        return;
+    }
     port_enqueue(n, nic_port_to(n, node, p->dst), p->prio, id);
 }
 
@@ -389,6 +399,12 @@ void nic_rx(struct net *n, uint32_t node, uint32_t port, uint32_t id) {
         pkt_free(&n->pool, id);
         return;
     }
+    if (p->flags & PKT_F_CNP_CLASS) {
+        /* The NIC's congestion-control hardware takes the CNP whether or not
+         * the host drains its receive queues; no PFC class holds it. */
+        nic_consume(n, node, port, id);
+        return;
+    }
     if (n->nodes[node].stalled && n->fc->lossless) {
         /* A lossless NIC that stops draining keeps what fits in its receive
          * buffer and stops freeing space: back-pressure, not drops (credits
@@ -453,7 +469,7 @@ static void nic_consume(struct net *n, uint32_t node, uint32_t port, uint32_t id
     default:
         break;
     }
-    if (n->fc->on_release) n->fc->on_release(n, port, p);
+    if (n->fc->on_release && !(p->flags & PKT_F_CNP_CLASS)) n->fc->on_release(n, port, p);
     pkt_free(&n->pool, id);
     if (n->work_pending == 0) net_check_idle(n);
 }

@@ -26,6 +26,13 @@ void switch_rx(struct net *n, uint32_t sw, uint32_t in_port, uint32_t id) {
         return;
     }
     p->in_port = in_port;
+    if (p->flags & PKT_F_CNP_CLASS) {
+        /* Strict priority, not PFC-enabled (domain.md A12): served before
+         * the data classes and never paused; CNPs are 64-byte frames, so
+         * their buffer use is not accounted. */
+        port_enqueue_ctrl(n, out, id);
+        return;
+    }
     if (!n->fc->admit(n, in_port, out, p)) {
         port_drop(n, out, id);
         return;

@@ -1,10 +1,22 @@
 /* src/route/fib.c
  *
  * The forwarding information base: for every switch and destination host, the
- * output ports that lie on a shortest path over live links. One BFS per
- * destination host, over switches only (hosts do not forward). Every routing
- * policy picks from these sets; the subnet manager's engines may fill their
- * own tables instead.
+ * output ports that lie on a shortest path over live links (hosts do not
+ * forward). Every routing policy picks from these sets; the subnet manager's
+ * engines may fill their own tables instead.
+ *
+ * Stored by destination group, not per (switch, host): hosts attached to the
+ * same set of switches (the hosts of one leaf, edge or rail switch) have the
+ * same shortest paths at every other switch, because every path to them ends
+ * through one of those switches. One BFS per group gives every switch's
+ * candidate set for the whole group; the only per-host state is at the
+ * attachment switches themselves, where the route is the host's own link(s)
+ * (FIB_DIRECT). Candidate sets are interned: a switch's uplink set is stored
+ * once and shared by index by every group that uses it, as an ASIC's ECMP
+ * group table is. Memory O(switches x groups + hosts), build O(groups x
+ * links), instead of O(switches x hosts) for both (issue 13: 2.6 GB at 8,192
+ * hosts before). Port order within a set is the switch's port order, as it
+ * always was, so ECMP buckets and results are unchanged.
  */
 #include "route/route.h"
 
@@ -14,36 +26,210 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define FIB_SET_EMPTY 0u /* interned first: no route */
+
+static bool live(const struct net *n, const struct port *p) {
+    return p->up && n->ports[p->peer].up;
+}
+
+/* Interning of port sets: open addressing on a hash of the list. */
+struct intern {
+    struct route_fib *f;
+    uint32_t *slot; /* set id + 1, 0 = empty */
+    size_t nslots;
+    size_t off_cap, ports_cap;
+};
+
+static uint64_t set_hash(const uint32_t *p, uint32_t c) {
+    uint64_t h = 0xcbf29ce484222325ull ^ c;
+    for (uint32_t i = 0; i < c; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h ^ (h >> 29);
+}
+
+static void intern_rehash(struct intern *in, size_t nslots) {
+    free(in->slot);
+    in->slot = fs_xcalloc(nslots, sizeof *in->slot);
+    in->nslots = nslots;
+    const struct route_fib *f = in->f;
+    for (uint32_t id = 0; id < f->nsets; id++) {
+        uint32_t c = f->set_off[id + 1] - f->set_off[id];
+        size_t i = set_hash(f->set_ports + f->set_off[id], c) & (nslots - 1);
+        while (in->slot[i])
+            i = (i + 1) & (nslots - 1);
+        in->slot[i] = id + 1;
+    }
+}
+
+static uint32_t intern_set(struct intern *in, const uint32_t *p, uint32_t c) {
+    struct route_fib *f = in->f;
+    size_t i = set_hash(p, c) & (in->nslots - 1);
+    for (; in->slot[i]; i = (i + 1) & (in->nslots - 1)) {
+        uint32_t id = in->slot[i] - 1;
+        if (f->set_off[id + 1] - f->set_off[id] == c &&
+            memcmp(f->set_ports + f->set_off[id], p, c * sizeof *p) == 0)
+            return id;
+    }
+    uint32_t id = f->nsets++;
+    fs_grow((void **)&f->set_off, &in->off_cap, (size_t)f->nsets + 1, sizeof *f->set_off);
+    fs_grow((void **)&f->set_ports, &in->ports_cap, (size_t)f->set_off[id] + c + 1,
+            sizeof *f->set_ports);
+    memcpy(f->set_ports + f->set_off[id], p, c * sizeof *p);
+    f->set_off[id + 1] = f->set_off[id] + c;
+    in->slot[i] = id + 1;
+    if ((size_t)f->nsets * 2 > in->nslots) intern_rehash(in, in->nslots * 2);
+    return id;
+}
+
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+void route_fib_free(struct route_fib *f) {
+    if (!f) return;
+    free(f->host_group);
+    free(f->grp);
+    free(f->set_off);
+    free(f->set_ports);
+    free(f->direct_off);
+    free(f->direct);
+    free(f);
+}
+
+/* Valley-free distances to host `src` (n->fib_updown, RFC 7938: a path goes
+ * up, then down, never down-up-down): dd[v] = hops from v to src going only
+ * down, ud[v] = hops of the shortest up*-down* path (returned in dist). */
+static void updown_dist(const struct net *n, uint32_t src, uint32_t *dist, uint32_t *dd,
+                        uint32_t *queue) {
+    uint32_t V = n->nnodes, maxlvl = 0, qh = 0, qt = 0;
+    for (uint32_t v = 0; v < V; v++) {
+        dist[v] = dd[v] = UINT32_MAX;
+        if (n->nodes[v].level > maxlvl) maxlvl = n->nodes[v].level;
+    }
+    dd[src] = dist[src] = 0;
+    queue[qt++] = src;
+    while (qh < qt) { /* upwards from src: who reaches it going only down */
+        uint32_t v = queue[qh++];
+        const struct node *nd = &n->nodes[v];
+        for (uint32_t i = 0; i < nd->nports; i++) {
+            const struct port *p = &n->ports[nd->first_port + i];
+            uint32_t w = n->ports[p->peer].node;
+            if (!live(n, p) || n->nodes[w].kind != NODE_SWITCH) continue;
+            if (n->nodes[w].level != nd->level + 1 || dd[w] != UINT32_MAX) continue;
+            dd[w] = dd[v] + 1;
+            queue[qt++] = w;
+        }
+    }
+    for (uint32_t lvl = maxlvl + 1; lvl-- > 1;) /* from the top tier down */
+        for (uint32_t v = 0; v < V; v++) {
+            const struct node *nd = &n->nodes[v];
+            if (nd->kind != NODE_SWITCH || nd->level != lvl) continue;
+            uint32_t best = dd[v];
+            for (uint32_t i = 0; i < nd->nports; i++) {
+                const struct port *p = &n->ports[nd->first_port + i];
+                uint32_t u = n->ports[p->peer].node;
+                if (live(n, p) && n->nodes[u].level == lvl + 1 && dist[u] != UINT32_MAX &&
+                    dist[u] + 1 < best)
+                    best = dist[u] + 1;
+            }
+            dist[v] = best;
+        }
+}
+
+/* Is the hop v -> w on a shortest (valley-free when updown) path? */
+static bool fib_hop(const struct net *n, uint32_t v, uint32_t w, const uint32_t *dist,
+                    const uint32_t *dd) {
+    if (!n->fib_updown) return dist[w] + 1 == dist[v];
+    uint32_t lv = n->nodes[v].level, lw = n->nodes[w].level;
+    if (lw + 1 == lv) return dd[w] != UINT32_MAX && dd[w] + 1 == dist[v]; /* down */
+    return lw == lv + 1 && dist[w] != UINT32_MAX && dist[w] + 1 == dist[v]; /* up */
+}
+
 void route_fib_build(struct net *n) {
     uint32_t S = n->nswitches, H = n->nhosts, V = n->nnodes;
-    uint32_t *dist = fs_xmalloc(V * sizeof *dist);
-    uint32_t *queue = fs_xmalloc(V * sizeof *queue);
-    uint32_t *sw_node = fs_xmalloc((S ? S : 1) * sizeof *sw_node);
-    for (uint32_t v = 0; v < V; v++)
-        if (n->nodes[v].kind == NODE_SWITCH) sw_node[n->nodes[v].index] = v;
-    free(n->fib_off);
-    free(n->fib_ports);
-    n->fib_off = fs_xcalloc((size_t)S * H + 1, sizeof *n->fib_off);
-    size_t cap = 0, len = 0;
-    uint32_t *ports = NULL;
-    /* Distances for host h, then ports per switch in switch order: fill by
-     * host-major order into a temporary, then lay out switch-major. */
-    uint32_t *cnt = fs_xcalloc((size_t)S * H, sizeof *cnt);
-    uint32_t **tmp = fs_xcalloc(H ? H : 1, sizeof *tmp);
-    uint32_t *tmp_len = fs_xcalloc(H ? H : 1, sizeof *tmp_len);
+    route_fib_free(n->fib);
+    struct route_fib *f = n->fib = fs_xcalloc(1, sizeof *f);
+    f->nswitches = S;
+
+    /* Each host's live switch-side ports, ascending: a switch's ports are
+     * contiguous, so this is also grouped by attachment switch. */
+    f->direct_off = fs_xcalloc((size_t)H + 1, sizeof *f->direct_off);
+    size_t dcap = 0;
     for (uint32_t h = 0; h < H; h++) {
-        for (uint32_t v = 0; v < V; v++)
-            dist[v] = UINT32_MAX;
+        const struct node *nd = &n->nodes[n->host_node[h]];
+        uint32_t at = f->direct_off[h];
+        for (uint32_t i = 0; i < nd->nports; i++) {
+            const struct port *p = &n->ports[nd->first_port + i];
+            if (!live(n, p) || n->nodes[n->ports[p->peer].node].kind != NODE_SWITCH) continue;
+            fs_grow((void **)&f->direct, &dcap, (size_t)at + 1, sizeof *f->direct);
+            f->direct[at++] = p->peer;
+        }
+        qsort(f->direct + f->direct_off[h], at - f->direct_off[h], sizeof *f->direct, cmp_u32);
+        f->direct_off[h + 1] = at;
+    }
+
+    /* Groups: hosts with the same set of attachment switches, numbered in
+     * order of their first host. The signature is the host's sorted list of
+     * distinct attachment switch nodes. */
+    f->host_group = fs_xmalloc(((size_t)H + 1) * sizeof *f->host_group);
+    uint32_t *rep = fs_xmalloc(((size_t)H + 1) * sizeof *rep); /* group -> first host */
+    size_t nslots = 16;
+    while (nslots < (size_t)H * 2)
+        nslots *= 2;
+    uint32_t *slot = fs_xcalloc(nslots, sizeof *slot); /* group + 1 */
+    uint32_t *sig = fs_xmalloc(((size_t)f->direct_off[H] + 1) * sizeof *sig);
+    uint32_t *sig_len = fs_xmalloc(((size_t)H + 1) * sizeof *sig_len);
+    for (uint32_t h = 0; h < H; h++) {
+        uint32_t *s = sig + f->direct_off[h], c = 0;
+        for (uint32_t i = f->direct_off[h]; i < f->direct_off[h + 1]; i++) {
+            uint32_t w = n->ports[f->direct[i]].node;
+            if (!c || s[c - 1] != w) s[c++] = w;
+        }
+        sig_len[h] = c;
+        size_t i = set_hash(s, c) & (nslots - 1);
+        for (; slot[i]; i = (i + 1) & (nslots - 1)) {
+            uint32_t r = rep[slot[i] - 1];
+            if (sig_len[r] == c && memcmp(sig + f->direct_off[r], s, c * sizeof *s) == 0) break;
+        }
+        if (!slot[i]) {
+            rep[f->ngroups] = h;
+            slot[i] = ++f->ngroups;
+        }
+        f->host_group[h] = slot[i] - 1;
+    }
+    free(slot);
+
+    /* One BFS per group, from its first host. */
+    uint32_t G = f->ngroups;
+    f->grp = fs_xmalloc(((size_t)S * G + 1) * sizeof *f->grp);
+    struct intern in = {.f = f};
+    f->set_off = NULL;
+    in.off_cap = 0;
+    fs_grow((void **)&f->set_off, &in.off_cap, 2, sizeof *f->set_off);
+    f->set_off[0] = f->set_off[1] = 0;
+    f->nsets = 1; /* FIB_SET_EMPTY */
+    fs_grow((void **)&f->set_ports, &in.ports_cap, 1, sizeof *f->set_ports);
+    intern_rehash(&in, 64);
+    uint32_t *dist = fs_xmalloc(((size_t)V + 1) * sizeof *dist);
+    uint32_t *queue = fs_xmalloc(((size_t)V + 1) * sizeof *queue);
+    uint32_t *dd = n->fib_updown ? fs_xmalloc(((size_t)V + 1) * sizeof *dd) : NULL;
+    uint32_t *cand = fs_xmalloc(((size_t)n->nports + 1) * sizeof *cand);
+    for (uint32_t g = 0; g < G; g++) {
+        uint32_t h = rep[g];
         uint32_t src = n->host_node[h], qh = 0, qt = 0;
+        if (n->fib_updown) updown_dist(n, src, dist, dd, queue);
+        for (uint32_t v = 0; v < V && !n->fib_updown; v++)
+            dist[v] = UINT32_MAX;
         dist[src] = 0;
-        queue[qt++] = src;
+        if (!n->fib_updown) queue[qt++] = src;
         while (qh < qt) {
             uint32_t v = queue[qh++];
             const struct node *nd = &n->nodes[v];
             if (nd->kind == NODE_HOST && v != src) continue;
             for (uint32_t i = 0; i < nd->nports; i++) {
                 const struct port *p = &n->ports[nd->first_port + i];
-                if (!p->up || !n->ports[p->peer].up) continue;
+                if (!live(n, p)) continue;
                 uint32_t w = n->ports[p->peer].node;
                 if (dist[w] == UINT32_MAX) {
                     dist[w] = dist[v] + 1;
@@ -51,51 +237,51 @@ void route_fib_build(struct net *n) {
                 }
             }
         }
-        size_t tcap = 0;
-        uint32_t *t = NULL, tl = 0;
-        for (uint32_t s = 0; s < S; s++) {
-            uint32_t v = sw_node[s];
-            if (dist[v] == UINT32_MAX) continue;
+        for (uint32_t v = 0; v < V; v++) {
             const struct node *nd = &n->nodes[v];
+            if (nd->kind != NODE_SWITCH) continue;
+            uint32_t *e = &f->grp[(size_t)nd->index * G + g];
+            if (dist[v] == UINT32_MAX) {
+                *e = FIB_SET_EMPTY;
+                continue;
+            }
+            if (dist[v] == 1) { /* an attachment switch: the host's own links */
+                *e = ROUTE_FIB_DIRECT;
+                continue;
+            }
+            uint32_t c = 0;
             for (uint32_t i = 0; i < nd->nports; i++) {
                 const struct port *p = &n->ports[nd->first_port + i];
-                if (!p->up || !n->ports[p->peer].up) continue;
+                if (!live(n, p)) continue;
                 uint32_t w = n->ports[p->peer].node;
-                if (dist[w] + 1 == dist[v] && (n->nodes[w].kind == NODE_SWITCH || w == src)) {
-                    fs_grow((void **)&t, &tcap, tl + 2, sizeof *t);
-                    t[tl++] = s;
-                    t[tl++] = nd->first_port + i;
-                    cnt[(size_t)s * H + h]++;
-                }
+                if (n->nodes[w].kind == NODE_SWITCH && fib_hop(n, v, w, dist, dd))
+                    cand[c++] = nd->first_port + i;
             }
+            *e = intern_set(&in, cand, c);
         }
-        tmp[h] = t;
-        tmp_len[h] = tl;
     }
-    for (size_t i = 0; i < (size_t)S * H; i++)
-        n->fib_off[i + 1] = n->fib_off[i] + cnt[i];
-    len = n->fib_off[(size_t)S * H];
-    cap = len ? len : 1;
-    ports = fs_xmalloc(cap * sizeof *ports);
-    memset(cnt, 0, (size_t)S * H * sizeof *cnt);
-    for (uint32_t h = 0; h < H; h++) {
-        for (uint32_t i = 0; i < tmp_len[h]; i += 2) {
-            size_t key = (size_t)tmp[h][i] * H + h;
-            ports[n->fib_off[key] + cnt[key]++] = tmp[h][i + 1];
-        }
-        free(tmp[h]);
-    }
-    n->fib_ports = ports;
-    free(tmp);
-    free(tmp_len);
-    free(cnt);
-    free(sw_node);
+    free(in.slot);
+    free(dd);
+    free(cand);
     free(queue);
     free(dist);
+    free(sig);
+    free(sig_len);
+    free(rep);
 }
 
 uint32_t route_fib_get(const struct net *n, uint32_t sw, uint32_t host, const uint32_t **ports) {
-    size_t key = (size_t)n->nodes[sw].index * n->nhosts + host;
-    *ports = n->fib_ports + n->fib_off[key];
-    return n->fib_off[key + 1] - n->fib_off[key];
+    return route_fib_lookup(n->fib, n, sw, host, ports);
+}
+
+uint32_t route_fib_direct(const struct route_fib *f, const struct net *n, uint32_t sw,
+                          uint32_t host, const uint32_t **ports) {
+    uint32_t a = f->direct_off[host], b = f->direct_off[host + 1];
+    while (a < b && n->ports[f->direct[a]].node != sw)
+        a++;
+    uint32_t e = a;
+    while (e < b && n->ports[f->direct[e]].node == sw)
+        e++;
+    *ports = f->direct + a;
+    return e - a;
 }

@@ -29,8 +29,7 @@ void route_live_init(struct route_live *lv, const struct net *n) {
 }
 
 void route_live_fini(struct route_live *lv) {
-    free(lv->old_off);
-    free(lv->old_ports);
+    route_fib_free(lv->old);
     free(lv->stale);
     free(lv->scratch);
     memset(lv, 0, sizeof *lv);
@@ -38,33 +37,27 @@ void route_live_fini(struct route_live *lv) {
 
 void route_live_snapshot(struct net *n) {
     struct route_live *lv = n->route_state;
-    size_t keys = (size_t)n->nswitches * n->nhosts + 1;
     bool any_stale = false;
     for (uint32_t s = 0; s < n->nswitches; s++)
         any_stale |= lv->stale[s] != 0;
-    /* A change during convergence: switches still stale keep the older view. */
-    if (!any_stale || !lv->old_off) {
-        free(lv->old_off);
-        free(lv->old_ports);
-        lv->old_off = fs_xmalloc(keys * sizeof *lv->old_off);
-        memcpy(lv->old_off, n->fib_off, keys * sizeof *lv->old_off);
-        size_t len = n->fib_off[keys - 1];
-        lv->old_ports = fs_xmalloc((len + 1) * sizeof *lv->old_ports);
-        memcpy(lv->old_ports, n->fib_ports, len * sizeof *lv->old_ports);
+    /* A change during convergence: switches still stale keep the older view
+     * (and route_fib_build frees the current one). */
+    if (!any_stale || !lv->old) {
+        route_fib_free(lv->old);
+        lv->old = n->fib;
+        n->fib = NULL;
     }
     memset(lv->stale, 1, n->nswitches);
 }
 
 uint32_t route_live_get(const struct net *n, uint32_t sw, uint32_t host, const uint32_t **ports) {
     const struct route_live *lv = n->route_state;
-    uint32_t s = n->nodes[sw].index;
-    if (!lv->stale[s]) return route_fib_get(n, sw, host, ports);
-    size_t key = (size_t)s * n->nhosts + host;
-    const uint32_t *old = lv->old_ports + lv->old_off[key];
-    uint32_t c = lv->old_off[key + 1] - lv->old_off[key], k = 0;
-    *ports = old;
-    if (lv->prune_ps == SIM_TIME_NEVER) return c;
-    /* Its own ports that went down leave the ECMP group in hardware. */
+    const struct route_fib *f = lv->stale[n->nodes[sw].index] ? lv->old : n->fib;
+    uint32_t c = route_fib_lookup(f, n, sw, host, ports), k = 0;
+    if (f == n->fib || lv->prune_ps == SIM_TIME_NEVER) return c;
+    /* A stale switch's own ports that went down leave its ECMP groups in
+     * hardware (ctrl/bgp.c). */
+    const uint32_t *old = *ports;
     sim_time_ps now = n->sim->now_ps;
     bool pruned = false;
     for (uint32_t i = 0; i < c && !pruned; i++) {
@@ -82,14 +75,11 @@ uint32_t route_live_get(const struct net *n, uint32_t sw, uint32_t host, const u
 
 bool route_live_differs(const struct net *n, uint32_t sw) {
     const struct route_live *lv = n->route_state;
-    uint32_t s = n->nodes[sw].index;
     for (uint32_t h = 0; h < n->nhosts; h++) {
-        size_t key = (size_t)s * n->nhosts + h;
-        uint32_t a = lv->old_off[key + 1] - lv->old_off[key];
-        uint32_t b = n->fib_off[key + 1] - n->fib_off[key];
-        if (a != b || memcmp(lv->old_ports + lv->old_off[key], n->fib_ports + n->fib_off[key],
-                             a * sizeof *lv->old_ports) != 0)
-            return true;
+        const uint32_t *a, *b;
+        uint32_t ca = route_fib_lookup(lv->old, n, sw, h, &a);
+        uint32_t cb = route_fib_lookup(n->fib, n, sw, h, &b);
+        if (ca != cb || memcmp(a, b, ca * sizeof *a) != 0) return true;
     }
     return false;
 }

@@ -8,10 +8,11 @@
 #ifndef FABSIM_ROUTE_ROUTE_H
 #define FABSIM_ROUTE_ROUTE_H
 
+#include "net/net.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
-struct net;
 struct packet;
 struct diag;
 
@@ -26,10 +27,33 @@ struct route_ops {
     void (*on_topology_change)(struct net *n);
 };
 
-/* BFS over live links from every host: minimal output ports per (switch, host). */
+/* Minimal output ports per (switch, destination host) over live links, stored
+ * by destination group (route/fib.c): the set for switch index s and host h
+ * is set_ports[set_off[e] .. set_off[e + 1]) with e = grp[s * ngroups +
+ * host_group[h]], or the host's own links at s when e is ROUTE_FIB_DIRECT. */
+#define ROUTE_FIB_DIRECT UINT32_MAX
+struct route_fib {
+    uint32_t nswitches, ngroups, nsets;
+    uint32_t *host_group;          /* host index -> group */
+    uint32_t *grp;                 /* [switch index * ngroups + group] -> set id */
+    uint32_t *set_off, *set_ports; /* interned candidate sets (ECMP groups) */
+    uint32_t *direct_off, *direct; /* per host: its live links' switch-side ports, ascending */
+};
+
+/* BFS over live links from every destination group; replaces n->fib. */
 void route_fib_build(struct net *n);
+void route_fib_free(struct route_fib *f);
 /* Candidate ports for (switch node, destination host): returns the count. */
 uint32_t route_fib_get(const struct net *n, uint32_t sw, uint32_t host, const uint32_t **ports);
+uint32_t route_fib_direct(const struct route_fib *f, const struct net *n, uint32_t sw,
+                          uint32_t host, const uint32_t **ports);
+static inline uint32_t route_fib_lookup(const struct route_fib *f, const struct net *n,
+                                        uint32_t sw, uint32_t host, const uint32_t **ports) {
+    uint32_t e = f->grp[(size_t)n->nodes[sw].index * f->ngroups + f->host_group[host]];
+    if (e == ROUTE_FIB_DIRECT) return route_fib_direct(f, n, sw, host, ports);
+    *ports = f->set_ports + f->set_off[e];
+    return f->set_off[e + 1] - f->set_off[e];
+}
 
 const struct route_ops *route_select(const struct net *n, struct diag *d);
 
@@ -45,7 +69,7 @@ uint32_t ecmp_hash(const struct net *n, uint32_t sw, const struct packet *p);
  * Policies that support a distributed control plane (ecmp, spray) put one
  * first in their route_state. */
 struct route_live {
-    uint32_t *old_off, *old_ports; /* the FIB before the last change */
+    struct route_fib *old; /* the FIB before the last change */
     uint8_t *stale;                /* per switch index: forwards with the old FIB */
     /* A stale switch still drops its own ports from the old sets once they
      * have been down this long (hardware ECMP pruning, ctrl/bgp.c); NEVER =

@@ -1,15 +1,20 @@
 /* src/stats/pcap.c
  *
- * A streaming pcap writer (nanosecond magic 0xa1b23c4d; STYLE.md
- * dependencies table) behind the trace hook. Addresses are made up from
- * node ids: MAC 02:00:00:00:NN:NN, IPv4 10.0.NN.NN, LID = node id + 1.
+ * A streaming pcapng writer behind the trace hook (pcapng: IETF
+ * draft-ietf-opsawg-pcapng; little-endian blocks): a Section Header Block,
+ * one Interface Description Block per directed link the first time it
+ * carries a captured packet (if_name = the link's name, if_tsresol = 9:
+ * nanoseconds), then one Enhanced Packet Block per packet. Addresses are made
+ * up from node ids: MAC 02:00:00:00:NN:NN, IPv4 10.0.NN.NN, LID = node id + 1.
  */
 #include "stats/pcap.h"
 
 #include "config/scenario.h"
 #include "core/diag.h"
+#include "core/mem.h"
 #include "net/net.h"
 #include "net/packet.h"
+#include "stats/results.h"
 #include "stats/trace.h"
 
 #include <errno.h>
@@ -23,6 +28,16 @@
 /* QP numbers in the capture are QP id + 2: QP0 and QP1 are the management
  * QPs (SMI, GSI), which Wireshark dissects as MADs. */
 #define PCAP_QP_BASE 2
+
+/* pcapng block types and option codes (draft-ietf-opsawg-pcapng 4.1-4.3). */
+#define PCAPNG_SHB 0x0A0D0D0Au
+#define PCAPNG_IDB 0x00000001u
+#define PCAPNG_EPB 0x00000006u
+#define PCAPNG_BOM 0x1A2B3C4Du
+#define OPT_END 0
+#define OPT_SHB_USERAPPL 4
+#define OPT_IF_NAME 2
+#define OPT_IF_TSRESOL 9
 
 /* BTH opcodes (IBA vol 1, 9.2): RC RDMA WRITE first/middle/last/only,
  * RC Acknowledge; RoCEv2 CNP (IBA annex A17). */
@@ -103,25 +118,92 @@ static uint16_t ip_csum(const uint8_t *h) {
     return (uint16_t)~s;
 }
 
-/* Writes headers `b` followed by `zeros` zero bytes (payload and CRCs). */
-static void record(struct pcap_sink *s, uint64_t now_ps, const uint8_t *b, size_t hdr,
-                   uint32_t zeros) {
+static void put_le32(FILE *f, uint32_t v) {
+    uint8_t b[4];
+    le32(b, v);
+    fwrite(b, 1, 4, f);
+}
+
+/* One option: code, length, value padded to 4 bytes. Returns its size. */
+static size_t opt_size(size_t len) {
+    return 4 + ((len + 3) & ~(size_t)3);
+}
+
+static void put_opt(FILE *f, uint16_t code, const void *v, size_t len) {
+    static const uint8_t pad[4];
+    uint8_t h[4] = {(uint8_t)code, (uint8_t)(code >> 8), (uint8_t)len, (uint8_t)(len >> 8)};
+    fwrite(h, 1, 4, f);
+    fwrite(v, 1, len, f);
+    fwrite(pad, 1, ((len + 3) & ~(size_t)3) - len, f);
+}
+
+static void section_header(FILE *f) {
+    static const char app[] = "fabsim " FABSIM_VERSION;
+    size_t len = 28 + opt_size(sizeof app - 1) + 4;
+    put_le32(f, PCAPNG_SHB);
+    put_le32(f, (uint32_t)len);
+    put_le32(f, PCAPNG_BOM);
+    put_le32(f, 1);          /* major 1, minor 0 */
+    put_le32(f, UINT32_MAX); /* section length: unknown (-1) */
+    put_le32(f, UINT32_MAX);
+    put_opt(f, OPT_SHB_USERAPPL, app, sizeof app - 1);
+    put_le32(f, OPT_END);
+    put_le32(f, (uint32_t)len);
+}
+
+/* The interface of `port`, described the first time it is used. */
+static uint32_t iface_of(struct pcap_sink *s, const struct net *n, uint32_t port) {
+    if (s->iface[port] != UINT32_MAX) return s->iface[port];
+    char name[64];
+    net_port_name(n, port, name, sizeof name);
+    size_t nl = strlen(name);
+    uint8_t res = 9; /* 10^-9 s */
+    size_t len = 20 + opt_size(nl) + opt_size(1) + 4;
+    put_le32(s->f, PCAPNG_IDB);
+    put_le32(s->f, (uint32_t)len);
+    put_le32(s->f, s->roce ? LINKTYPE_ETHERNET : LINKTYPE_ERF); /* link type, reserved 0 */
+    /* The interface's snap length: 0 (none) for whole packets; the longest
+     * header (ERF + LRH + BTH + RETH, or Ethernet to RETH, 78 bytes) when
+     * only headers are kept. */
+    put_le32(s->f, s->snaplen == PCAP_SNAP_FULL      ? 0
+                   : s->snaplen == PCAP_SNAP_HEADERS ? 128
+                                                     : s->snaplen);
+    put_opt(s->f, OPT_IF_NAME, name, nl);
+    put_opt(s->f, OPT_IF_TSRESOL, &res, 1);
+    put_le32(s->f, OPT_END);
+    put_le32(s->f, (uint32_t)len);
+    s->iface[port] = s->nifaces++;
+    return s->iface[port];
+}
+
+/* Writes one packet: headers `b` (`hdr` bytes) then `zeros` zero bytes
+ * (payload and CRCs), cut at the snap length. Returns the captured length. */
+static void record(struct pcap_sink *s, const struct net *n, uint32_t port, uint64_t now_ps,
+                   const uint8_t *b, size_t hdr, uint32_t zeros) {
     static const uint8_t zero[4096 + 64];
-    uint8_t h[16];
-    size_t caplen = hdr + zeros;
-    uint32_t wirelen = (uint32_t)caplen;
+    uint32_t iface = iface_of(s, n, port);
+    uint32_t wirelen = (uint32_t)(hdr + zeros);
+    uint32_t caplen = s->snaplen == PCAP_SNAP_HEADERS ? (uint32_t)hdr
+                      : wirelen < s->snaplen          ? wirelen
+                                                      : s->snaplen;
+    uint32_t padded = (caplen + 3) & ~3u;
     uint64_t ns = now_ps / 1000;
-    le32(h, (uint32_t)(ns / 1000000000u));
-    le32(h + 4, (uint32_t)(ns % 1000000000u));
-    le32(h + 8, (uint32_t)caplen);
-    le32(h + 12, wirelen < caplen ? (uint32_t)caplen : wirelen);
-    fwrite(h, 1, 16, s->f);
-    fwrite(b, 1, hdr, s->f);
-    while (zeros) {
-        uint32_t k = zeros < sizeof zero ? zeros : (uint32_t)sizeof zero;
+    put_le32(s->f, PCAPNG_EPB);
+    put_le32(s->f, 32 + padded);
+    put_le32(s->f, iface);
+    put_le32(s->f, (uint32_t)(ns >> 32));
+    put_le32(s->f, (uint32_t)ns);
+    put_le32(s->f, caplen);
+    put_le32(s->f, wirelen);
+    size_t h = hdr < caplen ? hdr : caplen;
+    fwrite(b, 1, h, s->f);
+    uint32_t z = caplen - (uint32_t)h + (padded - caplen);
+    while (z) {
+        uint32_t k = z < sizeof zero ? z : (uint32_t)sizeof zero;
         fwrite(zero, 1, k, s->f);
-        zeros -= k;
+        z -= k;
     }
+    put_le32(s->f, 32 + padded);
     s->written++;
 }
 
@@ -140,7 +222,7 @@ static void roce_pkt(struct pcap_sink *s, const struct net *n, uint32_t port,
         memset(b + 18, 0, 16);
         put16(b + 18 + 2 * (p->prio & 7), p->aux & 0xffff); /* quanta of that class */
         memset(b + 34, 0, 26);                              /* pad to 60 bytes */
-        record(s, now_ps, b, 60, 0);
+        record(s, n, port, now_ps, b, 60, 0);
         return;
     }
     if (p->type == PKT_CREDIT) return;
@@ -169,12 +251,11 @@ static void roce_pkt(struct pcap_sink *s, const struct net *n, uint32_t port,
     put16(udp + 4, (ip_total - 20) > 0xffff ? 0xffff : ip_total - 20);
     put16(udp + 6, 0); /* no UDP checksum (allowed for RoCEv2 over IPv4) */
     len += 20 + 8 + ibl;
-    record(s, now_ps, b, len, payload + 4);
+    record(s, n, port, now_ps, b, len, payload + 4);
 }
 
 static void ib_pkt(struct pcap_sink *s, const struct net *n, uint32_t port, const struct packet *p,
                    uint64_t now_ps) {
-    (void)n, (void)port;
     if (p->type == PKT_CREDIT || p->type == PKT_PAUSE) return;
     uint8_t b[128];
     uint8_t *erf = b, *lrh = b + 16, *ib = lrh + 8;
@@ -186,7 +267,13 @@ static void ib_pkt(struct pcap_sink *s, const struct net *n, uint32_t port, cons
     put16(lrh + 2, p->dst + 1);                              /* DLID */
     put16(lrh + 4, (pktlen / 4) & 0x7ff);
     put16(lrh + 6, p->src + 1); /* SLID */
-    size_t caplen = 16 + pktlen;
+    /* rlen: the record as stored (ERF header and the captured part), wlen:
+     * the packet on the wire; a header-only record has rlen < 16 + wlen,
+     * which Wireshark shows as a packet cut by the snap length. */
+    uint32_t hdr = (uint32_t)(16 + 8 + ibl);
+    uint32_t caplen = s->snaplen == PCAP_SNAP_HEADERS ? hdr
+                      : 16 + pktlen < s->snaplen      ? 16 + pktlen
+                                                      : s->snaplen;
     /* ERF header: timestamp (little-endian 32.32 fixed point seconds), type, flags, rlen,
      * lctr, wlen (big-endian). */
     uint64_t ns = now_ps / 1000;
@@ -195,20 +282,23 @@ static void ib_pkt(struct pcap_sink *s, const struct net *n, uint32_t port, cons
         erf[i] = (uint8_t)(ts >> (8 * i));
     erf[8] = ERF_TYPE_INFINIBAND;
     erf[9] = 0x04; /* varying record length */
-    put16(erf + 10, (uint32_t)caplen);
+    put16(erf + 10, caplen);
     put16(erf + 12, 0);
     put16(erf + 14, pktlen);
-    record(s, now_ps, b, 16 + 8 + ibl, payload + 6);
+    record(s, n, port, now_ps, b, hdr, payload + 6);
 }
 
 static void on_tx(void *ctx, const struct net *n, uint32_t port, const struct packet *p,
                   uint64_t now_ps) {
     struct pcap_sink *s = ctx;
-    if (s->written >= s->max_packets) return;
     if (s->port_a != UINT32_MAX && port != s->port_a && port != s->port_b) return;
     if (s->flow_qp != UINT32_MAX &&
         (p->type == PKT_PAUSE || p->type == PKT_CREDIT || p->qp != s->flow_qp))
         return;
+    if (s->written >= s->max_packets) {
+        s->dropped += p->type != PKT_CREDIT && (s->roce || p->type != PKT_PAUSE);
+        return;
+    }
     if (s->roce)
         roce_pkt(s, n, port, p, now_ps);
     else
@@ -218,11 +308,12 @@ static void on_tx(void *ctx, const struct net *n, uint32_t port, const struct pa
 static const struct trace_sink_ops pcap_ops = {.on_tx = on_tx};
 
 int pcap_sink_open(struct pcap_sink *s, struct net *n, const char *path, const char *filter,
-                   uint64_t max_packets, struct diag *d) {
+                   uint64_t max_packets, uint32_t snaplen, struct diag *d) {
     memset(s, 0, sizeof *s);
     s->roce = n->sc->fabric.kind == FABRIC_ROCE;
     s->port_a = s->port_b = s->flow_qp = UINT32_MAX;
-    s->max_packets = max_packets ? max_packets : UINT64_MAX;
+    s->max_packets = max_packets ? max_packets : PCAP_MAX_PACKETS_DEFAULT;
+    s->snaplen = snaplen;
     if (filter && !strncmp(filter, "link=", 5)) {
         bool directed = false;
         uint32_t pt = net_link_by_name(n, filter + 5, &directed);
@@ -246,19 +337,19 @@ int pcap_sink_open(struct pcap_sink *s, struct net *n, const char *path, const c
     if (!s->f)
         return diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL, "cannot write: %s",
                         strerror(errno));
-    uint8_t h[24];
-    le32(h, 0xa1b23c4d); /* nanosecond timestamps */
-    h[4] = 2, h[5] = 0, h[6] = 4, h[7] = 0;
-    memset(h + 8, 0, 8);
-    le32(h + 16, 65535);
-    le32(h + 20, s->roce ? LINKTYPE_ETHERNET : LINKTYPE_ERF);
-    fwrite(h, 1, 24, s->f);
+    s->iface = fs_xmalloc(((size_t)n->nports + 1) * sizeof *s->iface);
+    memset(s->iface, 0xff, ((size_t)n->nports + 1) * sizeof *s->iface);
+    section_header(s->f);
     trace_attach(n, &pcap_ops, s);
     return 0;
 }
 
-void pcap_sink_close(struct pcap_sink *s, struct net *n) {
+int pcap_sink_close(struct pcap_sink *s, struct net *n) {
     trace_detach(n, s);
-    if (s->f) fclose(s->f);
+    int rc = 0;
+    if (s->f && (ferror(s->f) | fclose(s->f))) rc = FS_EINVAL;
     s->f = NULL;
+    free(s->iface);
+    s->iface = NULL;
+    return rc;
 }

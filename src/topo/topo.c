@@ -44,6 +44,16 @@ static void gpu_hosts(struct builder *b, uint32_t servers, uint32_t G) {
         }
 }
 
+/* The NVLink rate the model runs at: topology.nvlink x nvlink_efficiency.
+ * NCCL's kernels get ~370 of NVLink 4's 450 GB/s per direction ("protocol
+ * overhead ~20%", NCCL maintainers in nccl-tests issue 212 and nccl issue
+ * 2140; docs/validation.md): the link carries data at that rate. */
+static uint64_t nvlink_rate(const struct topo_params *t) {
+    double e = t->nvlink_efficiency > 0 ? t->nvlink_efficiency : 1.0;
+    uint64_t r = (uint64_t)((double)t->nvlink_bps * e + 0.5);
+    return r ? r : 1;
+}
+
 static void nvlinks(struct builder *b, uint32_t servers, uint32_t G, uint64_t nvlink_bps) {
     char name[24];
     for (uint32_t s = 0; s < servers; s++) {
@@ -73,7 +83,7 @@ static void rail_optimized(struct builder *b, const struct topo_params *t) {
         for (uint32_t s = 0; s < t->spines; s++)
             for (uint32_t u = 0; u < up; u++)
                 link(b, leaf0 + l, spine0 + s);
-    if (G > 1) nvlinks(b, t->hosts, G, t->nvlink_bps);
+    if (G > 1) nvlinks(b, t->hosts, G, nvlink_rate(t));
 }
 
 static void single_switch(struct builder *b, const struct topo_params *t) {
@@ -85,7 +95,7 @@ static void single_switch(struct builder *b, const struct topo_params *t) {
     uint32_t sw = node(b, NODE_SWITCH, ROLE_SW, 0, 1);
     for (uint32_t h = 0; h < t->hosts * G; h++)
         link(b, h, sw);
-    if (G > 1) nvlinks(b, t->hosts, G, t->nvlink_bps);
+    if (G > 1) nvlinks(b, t->hosts, G, nvlink_rate(t));
 }
 
 static void leaf_spine(struct builder *b, const struct topo_params *t) {
@@ -107,7 +117,7 @@ static void leaf_spine(struct builder *b, const struct topo_params *t) {
         for (uint32_t s = 0; s < t->spines; s++)
             for (uint32_t u = 0; u < t->uplinks_per_spine; u++)
                 link(b, leaf0 + l, spine0 + s);
-    if (G > 1) nvlinks(b, H, G, t->nvlink_bps);
+    if (G > 1) nvlinks(b, H, G, nvlink_rate(t));
 }
 
 /* k-ary fat tree: k pods of k/2 edge and k/2 aggregation switches, (k/2)^2

@@ -163,13 +163,96 @@ static void test_run_writes_results(void **state) {
     assert_non_null(strstr(out, "hosts_per_leaf"));
 }
 
+/* getopt_long: every command has -h/--help with usage, options and an
+ * example; --opt=value and --opt value; short forms; did-you-mean. */
+static void test_options(void **state) {
+    (void)state;
+    static const char *const cmds[] = {"run",    "validate", "compare", "labs",
+                                       "report", "routes",   "help"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        char a[64];
+        snprintf(a, sizeof a, "%s --help", cmds[i]);
+        if (run(a) != 0 || !strstr(out, "usage: fabsim ") || !strstr(out, "options:") ||
+            !strstr(out, "-h, --help") || !strstr(out, "example"))
+            fail_msg("%s: no help:\n%s", a, out);
+        snprintf(a, sizeof a, "help %s", cmds[i]);
+        assert_int_equal(run(a), 0);
+        assert_non_null(strstr(out, "usage: fabsim "));
+        snprintf(a, sizeof a, "%s -h", cmds[i]);
+        assert_int_equal(run(a), 0);
+    }
+    write_file("good.yaml", GOOD, strlen(GOOD));
+    /* --seed=N and --seed N, -s and --set=, -o and --out= give the same run */
+    assert_int_equal(run("run @/good.yaml --seed=7 --out=@/o1 -q -s workload.0.flows.0.size=8KiB"),
+                     0);
+    assert_int_equal(
+        run("run @/good.yaml --seed 7 -o @/o2 --quiet --set=workload.0.flows.0.size=8KiB"), 0);
+    char path[512], buf[2][65536];
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/o%d/results.json", dir, k + 1);
+        FILE *f = fopen(path, "r");
+        assert_non_null(f);
+        size_t n = fread(buf[k], 1, sizeof buf[k] - 1, f);
+        buf[k][n] = 0;
+        fclose(f);
+        assert_non_null(strstr(buf[k], "\"seed\": 7"));
+        assert_non_null(strstr(buf[k], "\"bytes_delivered\": 8192"));
+    }
+    /* options after or before the file */
+    assert_int_equal(run("validate -s fabric.link=200Gbps @/good.yaml"), 0);
+    /* did-you-mean for commands and options; exit 2 */
+    assert_int_equal(run("valdate @/good.yaml"), 2);
+    assert_non_null(strstr(out, "did you mean 'validate'"));
+    assert_int_equal(run("run @/good.yaml --trace-mx 5"), 2);
+    assert_non_null(strstr(out, "did you mean '--trace-max'"));
+    assert_int_equal(run("run @/good.yaml --pcap-"), 2);
+    assert_non_null(strstr(out, "ambiguous"));
+    assert_int_equal(run("run @/good.yaml --quiet=yes"), 2);
+    assert_int_equal(run("run @/good.yaml --out"), 2);
+    assert_non_null(strstr(out, "needs a value"));
+    assert_int_equal(run("run @/good.yaml @/good.yaml"), 2);
+    assert_int_equal(run("labs -j 0"), 2);
+    assert_int_equal(run("--versoin"), 2);
+    assert_non_null(strstr(out, "--version"));
+    assert_int_equal(run("--version"), 0);
+    assert_non_null(strstr(out, "fabsim 0."));
+    /* the man page comes from the same tables: every command and option */
+    assert_int_equal(run("help --man"), 0);
+    assert_non_null(strstr(out, ".TH FABSIM 1"));
+    assert_non_null(strstr(out, ".SS routes"));
+    assert_non_null(strstr(out, "\\-\\-trace\\-max"));
+}
+
+/* --progress: plain lines naming each phase even when stderr is a pipe;
+ * --quiet: nothing at all; neither: nothing on a pipe. */
+static void test_progress(void **state) {
+    (void)state;
+    write_file("good.yaml", GOOD, strlen(GOOD));
+    assert_int_equal(run("run @/good.yaml -o @/p1 --progress=1"), 0);
+    static const char *const phases[] = {"] loading ", "] building the model (4 hosts)",
+                                         "] running", "] writing", "running took"};
+    for (size_t i = 0; i < sizeof phases / sizeof phases[0]; i++)
+        if (!strstr(out, phases[i])) fail_msg("no '%s' in:\n%s", phases[i], out);
+    assert_int_equal(run("run @/good.yaml -o @/p1 --progress --quiet"), 0);
+    assert_string_equal(out, "");
+    assert_int_equal(run("run @/good.yaml -o @/p1"), 0);
+    assert_null(strstr(out, "running"));
+    assert_null(strstr(out, "\033"));
+    assert_int_equal(run("run @/good.yaml -o @/p1 --progress=0"), 2);
+    /* labs --progress: one line per finished scenario */
+    assert_int_equal(run("labs --labs-dir tests/report/fixture --only basics -o @/labs --progress"),
+                     0);
+    assert_non_null(strstr(out, "2/2 basics/"));
+    assert_non_null(strstr(out, ": ok ("));
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/fabsim-cli-XXXXXX");
     if (!mkdtemp(dir)) return 1;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bad_inputs),
-        cmocka_unit_test(test_usage_errors),
-        cmocka_unit_test(test_run_writes_results),
+        cmocka_unit_test(test_bad_inputs),         cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_run_writes_results), cmocka_unit_test(test_options),
+        cmocka_unit_test(test_progress),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -139,7 +139,8 @@ static void sharp_resources_fallback(void **state) {
     struct wl_entry w;
     sc_base(&sc, &w);
     w.algorithm = ALGO_SHARP;
-    w.jobs = 2; /* both span every leaf: one streaming tree per switch (Quantum) */
+    w.jobs = 2; /* both span every leaf: one streaming tree per switch (Quantum HDR) */
+    sc.fabric.sharp_jobs_per_switch = 1;
     w.size_bytes = 4u << 20;
     struct model m;
     struct diag d;
@@ -230,6 +231,9 @@ static void hierarchical_rail(void **state) {
     double nv = 3600e3 * 4096 / 4122, nic = 400e3 * 4096 / 4122; /* bit/us */
     /* ring RS among 8 GPUs moves 7 shards of S/8 per GPU: (7/8) S / nv */
     double model = 2 * (7.0 / 8) * S / nv + 2 * 0.75 * (S / 8) / nic;
+    /* the schedule is cut into pieces that pipeline the phases (algos.c
+     * hier_pipelined): never faster than the busier of NVLink and network */
+    double bound = fmax(2 * (7.0 / 8) * S / nv, 2 * 0.75 * (S / 8) / nic);
     w.algorithm = ALGO_RING;
     double flat = run_time(&sc, 0, NULL, NULL);
     w.algorithm = ALGO_AUTO;
@@ -239,7 +243,7 @@ static void hierarchical_rail(void **state) {
                   "%.1f us), flat ring %.1f us; auto picks %d\n",
                   hier, model, flat, algo);
     assert_true(hier < flat / 2);
-    assert_true(hier > model && hier < model * 1.3);
+    assert_true(hier > bound && hier < model * 1.3);
     assert_int_equal(algo, ALGO_HIERARCHICAL);
 }
 

@@ -147,7 +147,12 @@ static void test_defaults_infiniband(void **state) {
     assert_int_equal(f->dcqcn.alpha_period_ps, 1 * PS_US);
     assert_int_equal(f->dcqcn.rate_reduce_period_ps, 4 * PS_US);
     assert_int_equal(f->dcqcn.timer_ps, 300 * PS_US);
-    assert_int_equal(f->dcqcn.byte_counter_bytes, 0);
+    assert_int_equal(f->dcqcn.byte_counter_bytes, 32767); /* rpg_byte_reset, on (A12) */
+    assert_int_equal(f->dcqcn.byte_counter_unit, DCQCN_BYTES);
+    assert_false(f->dcqcn.clamp_tgt_rate);
+    assert_true(f->dcqcn.clamp_after_time_inc);
+    assert_int_equal(f->dcqcn.min_dec_fac_pct, 50);
+    assert_int_equal(f->dcqcn.rpg_gd, 11);
     assert_int_equal(f->dcqcn.fast_recovery_steps, 1);
     assert_int_equal(f->dcqcn.rai_bps, 5000000);
     assert_int_equal(f->dcqcn.rhai_bps, 50000000);
@@ -460,7 +465,7 @@ static void test_module_defaults(void **state) {
     assert_int_equal(f->deadlock_timeout_ps, 100 * PS_US);
     assert_int_equal(f->reorder_window_pkts, 1024);
     assert_false(f->ecmp_same_seed);
-    assert_int_equal(f->sharp_jobs_per_switch, 1);
+    assert_int_equal(f->sharp_jobs_per_switch, 2);
     assert_int_equal(f->sharp_buffer_bytes, 256 * KIB);
     assert_int_equal(f->sharp_pos.line, 0);
     assert_int_equal(f->control_plane.smp_ps, 23600 * PS_NS);
@@ -516,7 +521,7 @@ static void test_module_keys(void **state) {
             "  reorder_window: 256\n"
             "  ecmp_same_seed: true\n"
             "  sharp: true\n"
-            "  sharp_jobs_per_switch: 2\n"
+            "  sharp_jobs_per_switch: 3\n"
             "  sharp_buffer: 1MiB\n"
             "  transport: {qps_per_connection: 4}\n"
             "  pfc: {dynamic: true, alpha_shift: 1, resume_offset: 6KB, watchdog: 0s}\n"
@@ -551,7 +556,7 @@ static void test_module_keys(void **state) {
     assert_true(f->sharp);
     assert_int_equal(f->sharp_pos.line, 14); /* where `sharp:` is, for the RoCE error */
     assert_int_equal(f->sharp_pos.col, 3);
-    assert_int_equal(f->sharp_jobs_per_switch, 2);
+    assert_int_equal(f->sharp_jobs_per_switch, 3);
     assert_int_equal(f->sharp_buffer_bytes, 1 * MIB);
     assert_int_equal(f->transport.qps_per_connection, 4);
     assert_true(f->pfc.dynamic);
@@ -619,6 +624,14 @@ static void test_dcqcn_preset(void **state) {
     assert_int_equal(d->rhai_bps, dp.rhai_bps);
     assert_int_equal(d->cnp_interval_ps, dp.cnp_interval_ps);
     assert_int_equal(d->min_rate_bps, dp.min_rate_bps);
+    assert_true(d->initial_alpha == dp.initial_alpha);
+    assert_int_equal(d->clamp_tgt_rate, dp.clamp_tgt_rate);
+    assert_int_equal(d->clamp_after_time_inc, dp.clamp_after_time_inc);
+    assert_int_equal(d->hyper_stage_scaling, dp.hyper_stage_scaling);
+    assert_int_equal(d->cut_on_first_cnp, dp.cut_on_first_cnp);
+    assert_int_equal(d->byte_counter_unit, dp.byte_counter_unit);
+    assert_int_equal(d->min_dec_fac_pct, dp.min_dec_fac_pct);
+    assert_int_equal(d->rpg_gd, dp.rpg_gd);
     assert_int_equal(sc.fabric.ecn.kmin_bytes, ep.kmin_bytes);
     assert_int_equal(sc.fabric.ecn.kmax_bytes, ep.kmax_bytes);
     assert_true(sc.fabric.ecn.pmax == ep.pmax);
@@ -846,6 +859,10 @@ static const struct bad BAD[] = {
      NULL, 2, 45, "at least 1"},
     {"--set bad priority", "workload: [{kind: alltoall, size: 1B}]\n", "workload.0.priority=9",
      FS_ERANGE, "--set", 1, 21, "at most 3"},
+    {"ibcc on roce", "fabric: {kind: roce, congestion_control: ibcc}\n", NULL, FS_EINVAL, NULL, 1,
+     42, "ibcc is InfiniBand congestion control"},
+    {"byte_counter_unit", "fabric: {kind: roce, dcqcn: {byte_counter_unit: 32B}}\n", NULL,
+     FS_EINVAL, NULL, 1, 49, "allowed: bytes, 64B"},
 };
 
 static void test_malformed(void **state) {

@@ -143,8 +143,11 @@ claim([(E, "incast-pfc-only"), (E, "incast-dcqcn-default")], "DCQCN reduces paus
 claim([(E, "incast-pfc-only")], "PFC only: no ECN marks",
       lambda a: (s(a, "cnps") == 0, f"{s(a, 'cnps')} CNPs"))
 claim([(E, "incast-dcqcn-default"), (E, "incast-ecn-misconfigured")], "kmin above xoff: PFC does the work",
-      lambda a, b: (s(b, "pause_frames") > 2 * s(a, "pause_frames")
-                    and s(b, "ecn_marked") < s(a, "ecn_marked"),
+      # ConnectX DCQCN (byte counter on, target clamp) undoes a cut within
+      # microseconds, so PFC does much of the work even with a sane kmin
+      # (issue 9): more pauses and far fewer marks, not 2x the pauses.
+      lambda a, b: (s(b, "pause_frames") > s(a, "pause_frames")
+                    and 4 * s(b, "ecn_marked") < s(a, "ecn_marked"),
                     f"{s(b, 'pause_frames')} pauses misconfigured vs {s(a, 'pause_frames')}, "
                     f"{s(b, 'ecn_marked')} marks vs {s(a, 'ecn_marked')}"))
 claim([(E, "incast-dcqcn-default"), (E, "incast-ecn-misconfigured")], "kmin above xoff: pauses come before marks",

@@ -8,6 +8,7 @@
 #ifndef FABSIM_TESTS_ROCE_COMMON_H
 #define FABSIM_TESTS_ROCE_COMMON_H
 
+#include "cc/cc.h"
 #include "config/scenario.h"
 #include "core/time.h"
 #include "net/model.h"
@@ -44,16 +45,7 @@ static inline void roce_scenario(struct scenario *sc) {
     f->ecn.kmin_bytes = 150 * 1000;
     f->ecn.kmax_bytes = 1500 * 1000;
     f->ecn.pmax = 0.2;
-    f->dcqcn.g = 5.0 / 1024.0;
-    f->dcqcn.alpha_period_ps = 1 * PS_PER_US;
-    f->dcqcn.rate_reduce_period_ps = 4 * PS_PER_US;
-    f->dcqcn.timer_ps = 300 * PS_PER_US;
-    f->dcqcn.byte_counter_bytes = 32767ULL * 64;
-    f->dcqcn.fast_recovery_steps = 1;
-    f->dcqcn.rai_bps = 5000000;
-    f->dcqcn.rhai_bps = 50000000;
-    f->dcqcn.cnp_interval_ps = 4 * PS_PER_US;
-    f->dcqcn.min_rate_bps = 1000000;
+    dcqcn_preset_connectx(&f->dcqcn);
     f->transport.retransmit = RETX_GO_BACK_N;
     f->transport.timeout_ps = 100 * PS_PER_US;
     /* a fixed fast RTO retried for ever (NIC firmware fast retransmission,

@@ -1,0 +1,77 @@
+/* src/cli/opts.h
+ *
+ * Command-line options as data: one `struct cli_cmd` per command with one
+ * option table, parsed by getopt_long (`--opt=value`, `--opt value`, short
+ * forms, `-h/--help` on every command, did-you-mean for unknown options).
+ * The same tables print `fabsim help COMMAND` and the man page fabsim.1.
+ * Only cli/ uses this.
+ */
+#ifndef FABSIM_CLI_OPTS_H
+#define FABSIM_CLI_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* One option. `key` is its short letter ('o' for -o) or, for a long-only
+ * option, a value from 256 up, unique within its table. `arg` names the
+ * value in help ("DIR"); NULL for a flag; a leading '[' makes the value
+ * optional ("[SECONDS]": only --opt=value then). */
+struct cli_opt {
+    const char *name; /* long name without "--" */
+    int key;
+    const char *arg;
+    const char *help; /* one line; more lines after '\n' are indented */
+};
+
+/* Long-only option keys start here. */
+#define CLI_LONG 256
+
+/* One command: its synopsis and help, the table (ended by {0}) and what runs it. */
+struct cli_cmd {
+    const char *name;
+    const char *args;    /* positional part of the synopsis: "SCENARIO.yaml" */
+    const char *summary; /* one line, for `fabsim --help` */
+    const char *details; /* paragraphs (NULL = none), for `fabsim help CMD` and the man page */
+    const struct cli_opt *opts;
+    const char *example;                /* one or more lines, each a full command */
+    int (*main)(int argc, char **argv); /* argv[0] is the command name */
+};
+
+/* Every command, in the order `fabsim --help` lists them. */
+extern const struct cli_cmd *const CLI_COMMANDS[];
+extern const size_t CLI_NCOMMANDS;
+
+const struct cli_cmd *cli_find(const char *name);
+
+/* Called for each option with its key and value (NULL for a flag). Returns
+ * 0, or an exit status (2 after printing a usage error). */
+typedef int (*cli_opt_fn)(void *ctx, int key, const char *arg);
+
+/* Result of cli_parse when it printed the help: exit 0. */
+#define CLI_HELP (-1)
+
+/* Parses argv (argv[0] = command name) against c->opts. Positional
+ * arguments land in pos[0..*npos) (pos has argc slots). Returns 0,
+ * CLI_HELP, or 2 (message printed: unknown option with a suggestion,
+ * missing value) or whatever `fn` returned. */
+int cli_parse(const struct cli_cmd *c, int argc, char **argv, cli_opt_fn fn, void *ctx, char **pos,
+              int *npos);
+
+/* Prints the command's help: usage, details, options, example. */
+void cli_help(const struct cli_cmd *c, FILE *f);
+/* Prints `fabsim --help`: every command's synopsis. */
+void cli_usage(FILE *f);
+/* Writes the man page (roff) from the same tables. */
+void cli_man(FILE *f);
+
+/* Prints "fabsim: <message>" on stderr; returns 2. */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The closest of `cands` to `word` by edit distance, or NULL if none is close. */
+const char *cli_closest(const char *word, const char *const *cands, size_t n);
+
+/* Number parsers for option values: 0, or 2 after a usage error naming `opt`. */
+int cli_parse_u64(const char *opt, const char *v, unsigned long long min, unsigned long long max,
+                  unsigned long long *out);
+
+#endif /* FABSIM_CLI_OPTS_H */

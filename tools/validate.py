@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""fabsim against published measurements (docs/validation.md).
+
+Runs every row of scenarios/validation/rows.json through the fabsim binary,
+reads what the row measures out of results.json / links.csv (the files a user
+gets), compares it with the published figure and prints the table with
+pass/fail against the row's tolerance. Writes DIR/validation.json (one object
+per row: the published figure, fabsim's figure, the ratio, the verdict) for
+the report and for scripts.
+
+A script over the binary's outputs rather than a C program over libfabsim.a:
+a row is a whole scenario file, exactly what a user would run to check the
+figure themselves, and the figures come from the documented outputs
+(docs/outputs.md), so the rows do not depend on internal structures that
+other work may change.
+
+Usage: tools/validate.py [--bin build/fabsim] [-o out/validation] [--fast]
+                         [--only ID[,ID...]] [--markdown] [--check]
+  --fast      only rows marked fast (seconds in all); what `make test` runs
+  --check     exit 1 when a row expected to pass fails, and end with the
+              "N passed, N failed" line of `make test` (rows marked pending or
+              cannot-reproduce are reported, not counted)
+  --markdown  print the table as docs/validation.md's markdown
+"""
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+# ---- helpers the rows' expressions use ------------------------------------
+
+def coll(r, i=0, field="busbw_gbps"):
+    return r["collectives"][i][field]
+
+
+def coll_gbs(r, i=0, field="busbw_gbps"):
+    """A collectives field in GB/s (results.json gives Gbit/s)."""
+    return r["collectives"][i][field] / 8.0
+
+
+def coll_us(r, i=0):
+    return r["collectives"][i]["time_ns"] / 1e3
+
+
+def flow_gbps(r, i=0):
+    f = r["flows"][i]
+    return f["size"] * 8.0 / f["fct_ns"]
+
+
+def flow_ns(r, i=0):
+    return r["flows"][i]["fct_ns"]
+
+
+def link(r, name, field):
+    for l in r["links"]:
+        if l["name"] == name:
+            return l[field]
+    raise KeyError("no link " + name)
+
+
+def links_where(r, pred):
+    return [l for l in r["links"] if pred(l)]
+
+
+def idle_share(r, tier, min_bytes):
+    """Share of the links of a tier going up (from the lower end) that carried
+    fewer than min_bytes: ECMP's unused paths."""
+    up = [l for l in r["links"] if l["tier"] == tier and l["from"].startswith("leaf")]
+    return sum(1 for l in up if l["bytes"] < min_bytes) / len(up)
+
+
+def csv_gbps(r, name, t0_ns, t1_ns):
+    """Mean rate in Gb/s of link `name` over (t0, t1] from links.csv."""
+    tot, first, last = 0, None, None
+    with open(os.path.join(r["_dir"], "links.csv")) as f:
+        for row in csv.DictReader(f):
+            if row["link"] != name:
+                continue
+            t = float(row["time_ns"])
+            if t0_ns < t <= t1_ns:
+                tot += int(row["bytes"])
+    return tot * 8.0 / (t1_ns - t0_ns)
+
+
+def cp(r, i=0, field="rerouted_at_ns"):
+    return r["control_plane"][i][field]
+
+
+def reroute_ms(r, i=0, local=False):
+    c = r["control_plane"][i]
+    t = c["local_reroute_at_ns" if local else "rerouted_at_ns"]
+    return (t - c["at_ns"]) / 1e6
+
+
+def sm(r, field):
+    return r["subnet_manager"][field]
+
+
+def mean(xs):
+    xs = list(xs)
+    return sum(xs) / len(xs)
+
+
+HELPERS = {k: v for k, v in globals().items() if callable(v) and not k.startswith("_")}
+
+
+# ---- running ----------------------------------------------------------------
+
+def run_one(binpath, outdir, scen, sets, seed):
+    os.makedirs(outdir, exist_ok=True)
+    cmd = [binpath, "run", os.path.join(ROOT, scen), "-o", outdir, "--quiet"]
+    if seed is not None:
+        cmd += ["--seed", str(seed)]
+    for s in sets:
+        cmd += ["--set", s]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError("%s: exit %d: %s" % (" ".join(cmd), p.returncode, p.stderr.strip()))
+    with open(os.path.join(outdir, "results.json")) as f:
+        r = json.load(f)
+    r["_dir"] = outdir
+    return r
+
+
+def evaluate(row, binpath, outroot):
+    env = {}
+    for name, spec in row["runs"].items():
+        seeds = spec.get("seeds")
+        base = os.path.join(outroot, row["id"], name)
+        if seeds:
+            env[name] = [run_one(binpath, "%s-s%d" % (base, s), spec["scenario"],
+                                 spec.get("set", []), s) for s in seeds]
+        else:
+            env[name] = run_one(binpath, base, spec["scenario"], spec.get("set", []), None)
+    return float(eval(row["expr"], dict(HELPERS, **env)))  # rows.json is ours
+
+
+def verdict(row, value):
+    if not row.get("accept"):
+        return "recorded"
+    lo, hi = row["accept"]
+    ok = lo <= value <= hi
+    st = row.get("status", "")
+    if st.startswith("pending") or st.startswith("cannot") or st.startswith("disagrees"):
+        return ("pass" if ok else "fail") + " (" + st.split(":")[0] + ")"
+    return "pass" if ok else "FAIL"
+
+
+def accept_str(acc):
+    return "[%s, %s]" % (fmt(acc[0]), fmt(acc[1])) if acc else "-"
+
+
+def fmt(v):
+    if v is None:
+        return "-"
+    a = abs(v)
+    if a >= 1000:
+        return "%.0f" % v
+    if a >= 10:
+        return "%.1f" % v
+    if a >= 1:
+        return "%.2f" % v
+    return "%.3f" % v
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "fabsim"))
+    ap.add_argument("-o", "--out", default=os.path.join(ROOT, "out", "validation"))
+    ap.add_argument("--fast", action="store_true")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--check", action="store_true")
+    a = ap.parse_args()
+    with open(os.path.join(ROOT, "scenarios", "validation", "rows.json")) as f:
+        rows = json.load(f)["rows"]
+    only = set(x for x in a.only.split(",") if x)
+    out = []
+    npass = nfail = 0
+    print("%-4s %-44s %10s %10s %7s %-17s %s" %
+          ("row", "what", "published", "fabsim", "ratio", "accept", "verdict"))
+    for row in rows:
+        if only and row["id"] not in only:
+            continue
+        if a.fast and not row.get("fast"):
+            continue
+        t0 = time.time()
+        err = None
+        try:
+            value = evaluate(row, a.bin, a.out)
+        except Exception as e:  # a row that cannot run is reported, not hidden
+            value, err = None, str(e)
+        pub = row.get("published")
+        ratio = value / pub if (value is not None and pub) else None
+        v = verdict(row, value) if value is not None else "ERROR"
+        st = row.get("status", "")
+        counted = not (st.startswith("pending") or st.startswith("cannot") or
+                       st.startswith("disagrees") or not row.get("accept"))
+        if counted:
+            if v == "pass":
+                npass += 1
+            else:
+                nfail += 1
+        print("%-4s %-44s %10s %10s %7s %-17s %s%s" %
+              (row["id"], row["what"][:44], fmt(pub), fmt(value),
+               fmt(ratio) if ratio else "-", accept_str(row.get("accept")),
+               v, ("  " + err) if err else ""))
+        out.append({
+            "id": row["id"], "what": row["what"], "unit": row.get("unit", ""),
+            "published": pub, "fabsim": value, "ratio": ratio,
+            "accept": row["accept"], "verdict": v, "status": st or "ok",
+            "source": row.get("source", ""), "conditions": row.get("conditions", ""),
+            "scenarios": sorted(set(s["scenario"] for s in row["runs"].values())),
+            "note": row.get("note", ""), "wall_s": round(time.time() - t0, 2),
+            "error": err,
+        })
+    os.makedirs(a.out, exist_ok=True)
+    with open(os.path.join(a.out, "validation.json"), "w") as f:
+        json.dump({"schema_version": 1, "rows": out}, f, indent=1)
+    if a.markdown:
+        print()
+        print("| row | published figure | conditions | published | fabsim | ratio | "
+              "accept | verdict | scenario |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for o in out:
+            print("| %s | %s (%s) | %s | %s | %s | %s | %s | %s | %s |" % (
+                o["id"], o["what"], o["source"], o["conditions"], fmt(o["published"]),
+                fmt(o["fabsim"]), fmt(o["ratio"]) if o["ratio"] else "-",
+                accept_str(o["accept"]), o["verdict"],
+                ", ".join("`%s`" % s.split("/")[-1] for s in o["scenarios"])))
+    print("%d passed, %d failed" % (npass, nfail))
+    if a.check and nfail:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -30,6 +30,10 @@ struct hoq_state {
     sim_time_ps life_sw_ps, life_ca_ps; /* towards a switch / a CA; NEVER = infinite */
     uint32_t stall_count;
     sim_time_ps next_ps; /* the pending scan */
+    /* per port and class: discards in a row, and when the last one was (a
+     * head that became head at that time has not moved since: in a row) */
+    uint8_t (*run)[NET_NCLASS];
+    sim_time_ps (*last_ps)[NET_NCLASS];
 };
 
 static sim_time_ps life_of(const struct net *n, const struct hoq_state *st, uint32_t port) {
@@ -82,10 +86,12 @@ void hoq_on_event(struct sim *s, const struct event *e) {
         for (uint32_t c = 0; c < NET_NCLASS; c++) {
             if (!(pt->cls_mask & (1u << c))) continue;
             if (now - pt->head_ps[c] >= life) {
+                if (pt->head_ps[c] != st->last_ps[p][c]) st->run[p][c] = 0; /* it moved since */
                 discard_head(n, p, c);
-                if (++pt->hoq_run[c] >= st->stall_count) {
+                st->last_ps[p][c] = now;
+                if (++st->run[p][c] >= st->stall_count) {
                     /* VL stall: what the VL holds is dropped */
-                    pt->hoq_run[c] = 0;
+                    st->run[p][c] = 0;
                     while (pt->cls[c].head != PKT_NONE)
                         discard_head(n, p, c);
                 }
@@ -110,6 +116,11 @@ void hoq_start(struct net *n) {
     st->life_ca_ps = f->leaf_hoq_lifetime_ps;
     st->stall_count = f->vl_stall_count ? f->vl_stall_count : 7;
     st->next_ps = SIM_TIME_NEVER;
+    st->run = fs_xcalloc(n->nports + 1, sizeof *st->run);
+    st->last_ps = fs_xcalloc(n->nports + 1, sizeof *st->last_ps);
+    for (uint32_t p = 0; p < n->nports; p++)
+        for (int c = 0; c < NET_NCLASS; c++)
+            st->last_ps[p][c] = SIM_TIME_NEVER;
     n->hoq_state = st;
     sim_register(n->sim, NET_EV_HOQ, hoq_on_event);
     sim_time_ps idle = st->life_ca_ps < st->life_sw_ps ? st->life_ca_ps : st->life_sw_ps;
@@ -125,6 +136,11 @@ sim_time_ps hoq_max_lifetime(const struct net *n) {
 }
 
 void hoq_fini(struct net *n) {
+    struct hoq_state *st = n->hoq_state;
+    if (st) {
+        free(st->run);
+        free(st->last_ps);
+    }
     free(n->hoq_state);
     n->hoq_state = NULL;
 }

@@ -101,7 +101,7 @@ static void cp_row_up(struct net *n, const struct sc_ev_state *st) {
     for (uint32_t i = n->ncp_rows; i-- > 0;) {
         struct cp_row *r = &n->cp_rows[i];
         if ((r->port == st->port[0] || r->port == n->ports[st->port[0]].peer) &&
-            r->up_ps == SIM_TIME_NEVER) {
+            r->up_ps == SIM_TIME_NEVER && r->at_ps <= n->sim->now_ps) {
             r->up_ps = n->sim->now_ps;
             return;
         }

@@ -101,7 +101,6 @@ struct port {
     uint64_t q_bytes;     /* waiting bytes in all classes (not the one in service) */
     sim_time_ps down_ps;          /* when the link last went down (NEVER while up) */
     sim_time_ps head_ps[NET_NCLASS]; /* when cls[c]'s head became head (IB HOQ lifetime) */
-    uint8_t hoq_run[NET_NCLASS];     /* HOQ discards in a row per class (VL stall) */
     /* statistics */
     uint64_t tx_bytes, tx_packets, busy_ps, drops, paused_ps, credit_stall_ps;
     uint64_t corrupted;    /* packets lost to bit errors at the receiver */

@@ -50,8 +50,9 @@ void port_enqueue(struct net *n, uint32_t port, uint32_t cls, uint32_t id) {
     struct packet *p = pkt(&n->pool, id);
     sim_time_ps now = n->sim->now_ps;
     q_account(pt, now);
-    if (pt->cls[cls].head == PKT_NONE) pt->head_ps[cls] = now; /* it is the head now */
-    pq_push(&n->pool, &pt->cls[cls], id, p->wire_bytes);
+    struct pq *q = &pt->cls[cls];
+    if (q->head == PKT_NONE) pt->head_ps[cls] = now; /* it is the head now (IB HOQ) */
+    pq_push(&n->pool, q, id, p->wire_bytes);
     pt->cls_mask |= (uint8_t)(1u << cls);
     pt->q_bytes += p->wire_bytes;
     if (pt->q_bytes > pt->q_max) pt->q_max = pt->q_bytes;
@@ -119,7 +120,6 @@ void port_kick(struct net *n, uint32_t port) {
         id = pq_pop(&n->pool, q);
         if (q->head == PKT_NONE) pt->cls_mask &= (uint8_t) ~(1u << c);
         pt->head_ps[c] = now; /* the next one is the head from now (IB HOQ lifetime) */
-        pt->hoq_run[c] = 0;
         struct packet *p = pkt(&n->pool, id);
         pt->q_bytes -= p->wire_bytes;
         if (!pt->is_host && fc->on_release && p->in_port != NET_NONE) /* innet makes some */
@@ -164,6 +164,24 @@ static bool port_loses(struct net *n, uint32_t port, const struct packet *p) {
     return false;
 }
 
+/* Arrival over a link with bit errors or a gray failure: lost at the
+ * receiver (bad ICRC/FCS, or the gray link), or delivered as usual. */
+__attribute__((noinline)) static void arrive_lossy(struct net *n, uint32_t port, uint32_t in,
+                                                   uint32_t node, uint32_t id) {
+    struct packet *p = pkt(&n->pool, id);
+    if (p->type != PKT_CREDIT && p->type != PKT_PAUSE && port_loses(n, port, p)) {
+        /* it held the transmitter's credits on its way in: give them back */
+        if (n->fc->on_discard) n->fc->on_discard(n, in, p);
+        port_drop(n, port, id);
+        return;
+    }
+    p->hops++;
+    if (n->nodes[node].kind == NODE_SWITCH)
+        switch_rx(n, node, in, id);
+    else
+        nic_rx(n, node, in, id);
+}
+
 void port_on_arrive(struct sim *s, const struct event *e) {
     struct net *n = s->model;
     uint32_t port = e->arg;
@@ -182,11 +200,8 @@ void port_on_arrive(struct sim *s, const struct event *e) {
                pt->fly_gen);
     uint32_t in = pt->peer;
     uint32_t node = n->ports[in].node;
-    if (pt->lossy && p->type != PKT_CREDIT && p->type != PKT_PAUSE && port_loses(n, port, p)) {
-        /* Lost at the receiver (bad ICRC/FCS, or a gray link): it held the
-         * transmitter's credits on its way in, give them back. */
-        if (n->fc->on_discard) n->fc->on_discard(n, in, p);
-        port_drop(n, port, id);
+    if (__builtin_expect(pt->lossy, 0)) {
+        arrive_lossy(n, port, in, node, id); /* a tail call: the common path keeps no frame */
         return;
     }
     p->hops++;

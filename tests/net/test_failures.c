@@ -232,6 +232,29 @@ static void test_ib_gray_found_by_sweep(void **state) {
     trun_end(&t);
 }
 
+/* A flapping link: down 1 ms, up 2 ms, three times. Each down phase is a
+ * control_plane row with its up time; BGP converges after each change (the
+ * run is held open for it) and the job completes. */
+static void test_link_flap(void **state) {
+    (void)state;
+    struct trun t;
+    job_run(&t, "{kind: roce, routing: ecmp, congestion_control: none}",
+            "{at: 100us, link_flap: leaf0-spine0, down: 1ms, up: 2ms, count: 3}", "30s");
+    struct outcome o = outcome_of(&t);
+    const struct net *n = &t.m.net;
+    assert_int_equal(n->ncp_rows, 3);
+    for (uint32_t i = 0; i < 3; i++) {
+        const struct cp_row *r = &n->cp_rows[i];
+        assert_int_equal(r->event, EV_LINK_FLAP);
+        assert_int_equal(r->at_ps, 100 * US + i * 3 * MS);
+        assert_int_equal(r->up_ps, r->at_ps + 1 * MS);
+        assert_int_equal(r->local_rerouted_ps, r->at_ps + 100 * US);
+        assert_true(r->rerouted_ps != SIM_TIME_NEVER);
+    }
+    assert_true(o.completed);
+    trun_end(&t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_port_down_bgp),
@@ -240,6 +263,7 @@ int main(void) {
         cmocka_unit_test(test_hold_timer_gray_20_survives_18_aborts),
         cmocka_unit_test(test_credit_deadlock_ends_in_hoq_discards),
         cmocka_unit_test(test_ib_gray_found_by_sweep),
+        cmocka_unit_test(test_link_flap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,9 +1,14 @@
-# fabsim build. `make` builds build/fabsim and build/libfabsim.a; `make test`
-# runs every test and ends with "N passed, N failed"; `make check` runs them
-# under ASan+UBSan; `make bench` prints the benchmark figures; `make demo` runs
-# every course lab and writes the report; `make validate` prints fabsim against
-# published measurements (docs/validation.md). Missing Debian packages are installed
-# by `make deps`, which the other targets run first when something is missing.
+# fabsim build. `make` builds build/fabsim, build/libfabsim.a and the man page
+# build/fabsim.1; `make test` runs every test and ends with "N passed, N
+# failed"; `make check` runs them under ASan+UBSan; `make bench` prints the
+# benchmark figures; `make demo` runs every course lab and writes the report;
+# `make validate` prints fabsim against published measurements
+# (docs/validation.md); `make install PREFIX=/usr/local [DESTDIR=...]`
+# installs. Missing Debian packages: `make deps` installs what the build and
+# the demo need (libfyaml, node/npm for the chart library), `make deps-test`
+# what only the tests need (cmocka, python3, Chromium, tshark, OpenSM, ibsim,
+# valgrind, cppcheck, python3-jsonschema); the targets run them first when
+# something is missing.
 
 CC      ?= cc
 BUILD   ?= build
@@ -17,35 +22,73 @@ SRCS    := $(filter-out src/cli/main.c,$(shell find src -name '*.c' | sort))
 OBJS    := $(SRCS:%.c=$(BUILD)/%.o)
 TESTS_SRC := $(shell find tests -name 'test_*.c' | sort)
 TESTS   := $(TESTS_SRC:%.c=$(BUILD)/%)
+# Chakra execution traces (docs/inputs.md): C code generated from
+# src/workload/et_def.proto by protoc-c at build time (never committed); only
+# src/workload/et.c includes it.
+GEN_PB  := $(BUILD)/gen/workload/et_def.pb-c
+OBJS    += $(GEN_PB).o
+LDLIBS  += -lprotobuf-c
 BENCH_SRC := $(shell find bench -name '*.c' 2>/dev/null | sort)
 BENCHES := $(BENCH_SRC:%.c=$(BUILD)/%)
 
 DEPS_STAMP := $(BUILD)/.deps-ok
-# The report's chart library (Vega-Lite, vega, vega-embed) and the browser
-# test's playwright-core, pinned by report/web/package-lock.json.
-WEB_STAMP := report/web/node_modules/.package-lock.json
+TEST_DEPS_STAMP := $(BUILD)/.deps-test-ok
+# The report's chart library (vega, Vega-Lite, vega-embed; `npm ci --omit=dev`,
+# all the demo needs) and, for the tests, the browser test's playwright-core
+# too (`npm ci`), pinned by report/web/package-lock.json. A full install also
+# counts as a chart install; a chart-only install removes the test stamp.
+CHART_STAMP := report/web/node_modules/.fabsim-charts
+WEB_STAMP := report/web/node_modules/.fabsim-test
+NPM_CI := npm ci --no-audit --no-fund --loglevel=error
 
-.PHONY: all deps test check bench demo clean lint fmt fuzz validate
+PREFIX  ?= /usr/local
+DESTDIR ?=
 
-all: $(BUILD)/fabsim
+.PHONY: all deps deps-test test check bench demo clean lint fmt fuzz install uninstall validate
+
+all: $(BUILD)/fabsim $(BUILD)/fabsim.1
 
 # Installs what the build needs from Debian when it is missing. Headers are the
 # test: a fresh Debian 12 machine has gcc and make but not these -dev packages.
 $(DEPS_STAMP):
-	@sh tools/deps.sh
+	@sh tools/deps.sh build
 	@mkdir -p $(BUILD) && touch $@
 
-$(WEB_STAMP): report/web/package.json report/web/package-lock.json | $(DEPS_STAMP)
-	cd report/web && npm ci --no-audit --no-fund --loglevel=error
+$(TEST_DEPS_STAMP): | $(DEPS_STAMP)
+	@sh tools/deps.sh test
+	@mkdir -p $(BUILD) && touch $@
+
+$(CHART_STAMP): report/web/package.json report/web/package-lock.json | $(DEPS_STAMP)
+	@if [ -f $(WEB_STAMP) ] && [ $(WEB_STAMP) -nt report/web/package.json ] && \
+	    [ $(WEB_STAMP) -nt report/web/package-lock.json ]; then :; else \
+	  echo "cd report/web && $(NPM_CI) --omit=dev"; cd report/web && $(NPM_CI) --omit=dev; fi
 	@touch $@
+
+$(WEB_STAMP): report/web/package.json report/web/package-lock.json | $(TEST_DEPS_STAMP)
+	cd report/web && $(NPM_CI)
+	@touch $@ $(CHART_STAMP)
 
 deps:
 	@rm -f $(DEPS_STAMP)
-	@$(MAKE) --no-print-directory $(DEPS_STAMP) $(WEB_STAMP)
+	@$(MAKE) --no-print-directory $(DEPS_STAMP) $(CHART_STAMP)
+
+deps-test:
+	@rm -f $(TEST_DEPS_STAMP)
+	@$(MAKE) --no-print-directory $(TEST_DEPS_STAMP) $(WEB_STAMP)
 
 $(BUILD)/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(GEN_PB).c $(GEN_PB).h: src/workload/et_def.proto | $(DEPS_STAMP)
+	@mkdir -p $(dir $(GEN_PB))
+	protoc-c --proto_path=src/workload --c_out=$(dir $(GEN_PB)) $<
+
+$(GEN_PB).o: $(GEN_PB).c $(GEN_PB).h
+	$(CC) $(CFLAGS) -I$(dir $(GEN_PB)) -c $< -o $@
+
+$(BUILD)/src/workload/et.o: CFLAGS += -I$(BUILD)/gen
+$(BUILD)/src/workload/et.o: $(GEN_PB).h
 
 $(BUILD)/libfabsim.a: $(OBJS)
 	@rm -f $@
@@ -54,7 +97,10 @@ $(BUILD)/libfabsim.a: $(OBJS)
 $(BUILD)/fabsim: $(BUILD)/src/cli/main.o $(BUILD)/libfabsim.a
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
-$(BUILD)/tests/%: tests/%.c $(BUILD)/libfabsim.a
+$(BUILD)/fabsim.1: $(BUILD)/fabsim
+	$(BUILD)/fabsim help --man > $@
+
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libfabsim.a | $(TEST_DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -Itests $< -o $@ $(BUILD)/libfabsim.a $(TEST_LDLIBS) $(LDLIBS)
 
@@ -62,7 +108,7 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libfabsim.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) $< -o $@ $(BUILD)/libfabsim.a $(LDLIBS)
 
-test: $(BUILD)/fabsim $(TESTS) $(WEB_STAMP)
+test: $(BUILD)/fabsim $(BUILD)/fabsim.1 $(TESTS) $(WEB_STAMP)
 	@sh tests/run.sh $(BUILD)
 
 # ASan + UBSan build of everything, in its own folder.
@@ -76,16 +122,16 @@ check:
 validate: $(BUILD)/fabsim
 	@python3 tools/validate.py --bin $(BUILD)/fabsim -o out/validation
 
-bench: $(BUILD)/fabsim $(BENCHES)
+bench: $(BUILD)/fabsim $(BENCHES) | $(TEST_DEPS_STAMP)
 	@sh bench/run.sh $(BUILD) $(COUNT)
 
-demo: $(BUILD)/fabsim $(WEB_STAMP)
+demo: $(BUILD)/fabsim $(CHART_STAMP)
 	@$(BUILD)/fabsim labs -o out/labs
 	@echo "Open $(CURDIR)/out/labs/report.html in a browser (self-contained, works offline)."
 
 # cppcheck (suppressions in tools/cppcheck.supp, each justified there) and a
 # -Wconversion build (-Werror: it is clean; cast where a narrowing is meant).
-lint: | $(DEPS_STAMP)
+lint: | $(TEST_DEPS_STAMP)
 	cppcheck --quiet --enable=warning,performance,portability --error-exitcode=1 \
 	  --suppressions-list=tools/cppcheck.supp -Isrc src
 	$(MAKE) --no-print-directory BUILD=build-lint EXTRA_CFLAGS="-Wconversion" all
@@ -108,6 +154,35 @@ fuzz: | $(DEPS_STAMP)
 	@cp $$(find scenarios -name '*.yaml') build-fuzz/corpus/
 	build-fuzz/fuzz_config -max_total_time=$(FUZZ_TIME) -detect_leaks=0 -max_len=8192 \
 	  -print_final_stats=1 build-fuzz/corpus
+
+# The usual layout under $(DESTDIR)$(PREFIX): the binary, the library and its
+# headers (include/fabsim/<module>/*.h: compile with -I$(PREFIX)/include/fabsim),
+# the man page, and in share/fabsim the labs, the examples, the labs' texts
+# and the report's web assets (report.js, report.css, the chart library's
+# built files and licences), which fabsim finds relative to its own binary
+# (bin/../share/fabsim; FABSIM_WEB_DIR and FABSIM_DATA_DIR override).
+SHARE := $(DESTDIR)$(PREFIX)/share/fabsim
+CHART_FILES := vega/build/vega.min.js vega/LICENSE vega-lite/build/vega-lite.min.js \
+  vega-lite/LICENSE vega-embed/build/vega-embed.min.js vega-embed/LICENSE
+install: $(BUILD)/fabsim $(BUILD)/libfabsim.a $(BUILD)/fabsim.1 $(CHART_STAMP)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
+	  $(DESTDIR)$(PREFIX)/share/man/man1 $(SHARE)/web $(SHARE)/docs/labs
+	install -m 755 $(BUILD)/fabsim $(DESTDIR)$(PREFIX)/bin/fabsim
+	install -m 644 $(BUILD)/libfabsim.a $(DESTDIR)$(PREFIX)/lib/libfabsim.a
+	install -m 644 $(BUILD)/fabsim.1 $(DESTDIR)$(PREFIX)/share/man/man1/fabsim.1
+	cd src && for h in $$(find . -name '*.h' | sort); do \
+	  install -D -m 644 $$h $(DESTDIR)$(PREFIX)/include/fabsim/$$h || exit 1; done
+	install -m 644 report/web/report.js report/web/report.css $(SHARE)/web/
+	for f in $(CHART_FILES); do \
+	  install -D -m 644 report/web/node_modules/$$f $(SHARE)/web/node_modules/$$f || exit 1; done
+	for f in $$(find scenarios -name '*.yaml' | sort); do \
+	  install -D -m 644 $$f $(SHARE)/$$f || exit 1; done
+	install -m 644 docs/labs/*.md $(SHARE)/docs/labs/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/fabsim $(DESTDIR)$(PREFIX)/lib/libfabsim.a \
+	  $(DESTDIR)$(PREFIX)/share/man/man1/fabsim.1
+	rm -rf $(DESTDIR)$(PREFIX)/include/fabsim $(SHARE)
 
 fmt:
 	clang-format -i $$(find src tests bench -name '*.[ch]')

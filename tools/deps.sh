@@ -1,31 +1,55 @@
 #!/bin/sh
-# Installs the Debian packages fabsim builds and tests with, when missing.
-# Run by `make deps` (and by make itself the first time). Needs root or sudo.
+# Installs the Debian packages fabsim needs, when missing. Needs root or sudo.
+#   sh tools/deps.sh build   what `make` and `make demo` need: libfyaml,
+#                            protobuf-c (Chakra traces), and
+#                            node/npm for the report's chart library
+#                            (`make deps`, run by make the first time)
+#   sh tools/deps.sh test    what only the tests and developer targets need:
+#                            cmocka, python3, and optional tools whose tests
+#                            are skipped with a message when they cannot be
+#                            installed: Chromium (the report in a browser),
+#                            tshark (pcap dissection), OpenSM and ibsim
+#                            (tests/ib/check_opensm.sh), valgrind (make bench
+#                            COUNT=1), cppcheck (make lint),
+#                            python3-jsonschema + python3-yaml (fabsim schema)
+#                            (`make deps-test`, run by `make test`)
 set -e
+mode=${1:-build}
 need=""
-[ -f /usr/include/libfyaml.h ] || need="$need libfyaml-dev"
-[ -f /usr/include/cmocka.h ] || need="$need libcmocka-dev"
-command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
-command -v python3 >/dev/null 2>&1 || need="$need python3"
-# The report's chart library comes from npm (report/web, `npm ci`); the tests
-# open the report in headless Chromium and dissect pcap exports with tshark.
-command -v node >/dev/null 2>&1 || need="$need nodejs"
-command -v npm >/dev/null 2>&1 || need="$need npm"
-# Test-only packages: when they cannot be installed, their tests are skipped
-# with a message, so they are installed apart and their failure is not fatal.
 opt=""
-[ -x /usr/bin/chromium ] || opt="$opt chromium"
-command -v tshark >/dev/null 2>&1 || opt="$opt tshark"
-# OpenSM on an ibsim-emulated fabric (tests/ib/check_opensm.sh)
-command -v opensm >/dev/null 2>&1 || opt="$opt opensm"
-command -v ibsim >/dev/null 2>&1 || opt="$opt ibsim-utils"
-[ -f /usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so ] || opt="$opt libumad2sim0"
+case "$mode" in
+build)
+    [ -f /usr/include/libfyaml.h ] || need="$need libfyaml-dev"
+    command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
+    # Chakra execution traces (docs/inputs.md): protobuf-c and its code generator
+    [ -f /usr/include/protobuf-c/protobuf-c.h ] || need="$need libprotobuf-c-dev"
+    command -v protoc-c >/dev/null 2>&1 || need="$need protobuf-c-compiler"
+    command -v node >/dev/null 2>&1 || need="$need nodejs"
+    command -v npm >/dev/null 2>&1 || need="$need npm"
+    ;;
+test)
+    [ -f /usr/include/cmocka.h ] || need="$need libcmocka-dev"
+    command -v python3 >/dev/null 2>&1 || need="$need python3"
+    [ -x /usr/bin/chromium ] || opt="$opt chromium"
+    command -v tshark >/dev/null 2>&1 || opt="$opt tshark"
+    command -v opensm >/dev/null 2>&1 || opt="$opt opensm"
+    command -v ibsim >/dev/null 2>&1 || opt="$opt ibsim-utils"
+    [ -f /usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so ] || opt="$opt libumad2sim0"
+    command -v valgrind >/dev/null 2>&1 || opt="$opt valgrind"
+    command -v cppcheck >/dev/null 2>&1 || opt="$opt cppcheck"
+    python3 -c "import jsonschema, yaml" 2>/dev/null || opt="$opt python3-jsonschema python3-yaml"
+    ;;
+*)
+    echo "usage: sh tools/deps.sh build|test" >&2
+    exit 2
+    ;;
+esac
 [ -n "$need$opt" ] || exit 0
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO=sudo
 $SUDO apt-get update -qq
 if [ -n "$need" ]; then
-    echo "fabsim: installing Debian packages:$need"
+    echo "fabsim: installing Debian packages ($mode):$need"
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $need
 fi
 if [ -n "$opt" ]; then

@@ -498,7 +498,7 @@
   }
   const all = DATA.labs.flatMap((l) => l.scenarios);
   const nRan = all.filter(ran).length, nNa = all.filter((s) => s.status === 'not_available').length, nErr = all.length - nRan - nNa;
-  const title = DATA.mode === 'compare' ? 'fabsim compare' : DATA.mode === 'run' ? 'fabsim run' : 'fabsim course labs';
+  const title = DATA.mode === 'compare' ? 'fabsim compare' : DATA.mode === 'sweep' ? 'fabsim sweep' : DATA.mode === 'run' ? 'fabsim run' : 'fabsim course labs';
   app.append(el('header', {}, el('h1', {}, title + ': InfiniBand vs RoCEv2'),
     el('div', { class: 'sub' }, `fabsim ${DATA.fabsim} · ${all.length} scenarios: ${nRan} ran, ${nNa} not yet available${nErr ? ', ' + nErr + ' failed' : ''} · every number below comes from these runs`)));
   const main = el('main', {});

@@ -14,7 +14,11 @@ int cli_compare(int argc, char **argv);  /* cli/labs.c */
 int cli_labs(int argc, char **argv);     /* cli/labs.c */
 int cli_report(int argc, char **argv);   /* cli/labs.c */
 int cli_routes(int argc, char **argv);   /* cli/routes.c */
+int cli_sweep(int argc, char **argv);    /* cli/labs.c */
+int cli_topology(int argc, char **argv); /* cli/topology.c (docs/inputs.md) */
 int cli_help_cmd(int argc, char **argv); /* cli/commands.c */
+/* Prints "fabsim: <message>" on stderr; returns 2 (also in cli/opts.h). */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The whole command line (argv[0] = the program): dispatches to a command. */
 int cli_main(int argc, char **argv);
 

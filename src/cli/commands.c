@@ -5,12 +5,13 @@
  */
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "config/scenario.h"
 #include "stats/results.h"
 
 #include <string.h>
 
 extern const struct cli_cmd CLI_CMD_RUN, CLI_CMD_VALIDATE, CLI_CMD_COMPARE, CLI_CMD_LABS,
-    CLI_CMD_REPORT, CLI_CMD_ROUTES;
+    CLI_CMD_REPORT, CLI_CMD_ROUTES, CLI_CMD_SWEEP, CLI_CMD_TOPOLOGY;
 
 enum { OPT_MAN = CLI_LONG };
 
@@ -18,6 +19,38 @@ static const struct cli_opt HELP_OPTS[] = {
     {"man", OPT_MAN, NULL, "print the manual page (roff) instead"},
     {0},
 };
+
+static int no_opt(void *ctx, int key, const char *arg) {
+    (void)ctx, (void)arg;
+    return cli_usage_error("internal: unhandled option %d", key);
+}
+
+static const struct cli_opt SCHEMA_OPTS[] = {{0}};
+
+static int cli_schema(int argc, char **argv);
+
+static const struct cli_cmd CLI_CMD_SCHEMA = {
+    "schema",
+    "",
+    "print a JSON Schema of the scenario language (for editors)",
+    "Generated from the tables that read scenario files: every key with its type, range,\n"
+    "allowed values, default and source. Point a YAML language server at it, e.g. with\n"
+    "a first line `# yaml-language-server: $schema=fabsim.schema.json` in a scenario.",
+    SCHEMA_OPTS,
+    "fabsim schema > fabsim.schema.json",
+    cli_schema,
+};
+
+static int cli_schema(int argc, char **argv) {
+    char *pos[4];
+    int npos = 0;
+    if (argc > 4) return cli_usage_error("schema: takes no arguments");
+    int rc = cli_parse(&CLI_CMD_SCHEMA, argc, argv, no_opt, NULL, pos, &npos);
+    if (rc) return rc == CLI_HELP ? 0 : rc;
+    if (npos) return cli_usage_error("schema: takes no arguments ('%s')", pos[0]);
+    scenario_json_schema(stdout);
+    return fflush(stdout) ? 1 : 0;
+}
 
 static const struct cli_cmd CLI_CMD_HELP = {
     "help",
@@ -31,8 +64,8 @@ static const struct cli_cmd CLI_CMD_HELP = {
 };
 
 const struct cli_cmd *const CLI_COMMANDS[] = {
-    &CLI_CMD_RUN,    &CLI_CMD_VALIDATE, &CLI_CMD_COMPARE, &CLI_CMD_LABS,
-    &CLI_CMD_REPORT, &CLI_CMD_ROUTES,   &CLI_CMD_HELP,
+    &CLI_CMD_RUN,    &CLI_CMD_VALIDATE, &CLI_CMD_COMPARE,  &CLI_CMD_SWEEP,  &CLI_CMD_LABS,
+    &CLI_CMD_REPORT, &CLI_CMD_ROUTES,   &CLI_CMD_TOPOLOGY, &CLI_CMD_SCHEMA, &CLI_CMD_HELP,
 };
 const size_t CLI_NCOMMANDS = sizeof CLI_COMMANDS / sizeof CLI_COMMANDS[0];
 

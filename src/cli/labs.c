@@ -328,8 +328,16 @@ static void remove_stale(const char *lroot, const char *out, const char *lab) {
     free(sub);
 }
 
-/* scenarios/labs next to the working folder or above the binary. */
+/* `rel` (scenarios/labs, docs/labs) under $FABSIM_DATA_DIR, in the working
+ * folder, above the binary (a source tree), or in PREFIX/share/fabsim of an
+ * installed binary (PREFIX/bin/fabsim; `make install`). */
 static int find_repo_dir(const char *rel, char *out, size_t len) {
+    char path[PATH_MAX + 64];
+    const char *env = getenv("FABSIM_DATA_DIR");
+    if (env && *env) {
+        snprintf(path, sizeof path, "%s/%s", env, rel);
+        if (is_dir(path) && snprintf(out, len, "%s", path) < (int)len) return 0;
+    }
     if (is_dir(rel)) {
         snprintf(out, len, "%s", rel);
         return 0;
@@ -338,11 +346,15 @@ static int find_repo_dir(const char *rel, char *out, size_t len) {
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0) return -1;
     exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash) {
+        snprintf(path, sizeof path, "%.*s/../share/fabsim/%s", (int)(slash - exe), exe, rel);
+        if (is_dir(path) && snprintf(out, len, "%s", path) < (int)len) return 0;
+    }
     for (int up = 0; up < 5; up++) {
-        char *slash = strrchr(exe, '/');
+        slash = strrchr(exe, '/');
         if (!slash) break;
         *slash = 0;
-        char path[PATH_MAX + 64];
         snprintf(path, sizeof path, "%s/%s", exe, rel);
         if (is_dir(path) && snprintf(out, len, "%s", path) < (int)len) return 0;
     }
@@ -829,4 +841,321 @@ int cli_compare(int argc, char **argv) {
     free(sets);
     free_jobs(&js);
     return rc ? rc : counts[2] ? 1 : 0;
+}
+
+/* ---- sweep ------------------------------------------------------------ */
+
+/* The summary columns of sweep.csv: results.json paths and their scale. */
+static const struct {
+    const char *col, *path;
+    double scale;
+} SWEEP_COLS[] = {
+    {"completed", "summary.completed", -1},
+    {"done_us", "summary.done_ns", 1e-3},
+    {"sim_time_us", "summary.sim_time_ns", 1e-3},
+    {"packets_delivered", "summary.packets_delivered", 1},
+    {"packets_dropped", "summary.packets_dropped", 1},
+    {"retransmitted_packets", "summary.retransmitted_packets", 1},
+    {"pause_frames", "summary.pause_frames", 1},
+    {"paused_us_total", "summary.paused_ns_total", 1e-3},
+    {"ecn_marked", "summary.ecn_marked", 1},
+    {"cnps", "summary.cnps", 1},
+    {"credit_stall_us_total", "summary.credit_stall_ns_total", 1e-3},
+    {"reorder_max_bytes", "summary.reorder_max_bytes", 1},
+    {"deadlock", "summary.deadlock.detected", -1},
+};
+
+/* Splits "a,b,[1,2]" at the commas outside brackets and quotes. */
+static size_t split_values(char *s, char **out, size_t max) {
+    size_t n = 0;
+    int depth = 0;
+    char quote = 0;
+    out[n++] = s;
+    for (char *p = s; *p; p++) {
+        if (quote) {
+            if (*p == quote) quote = 0;
+        } else if (*p == '"' || *p == '\'') {
+            quote = *p;
+        } else if (*p == '[' || *p == '{') {
+            depth++;
+        } else if ((*p == ']' || *p == '}') && depth) {
+            depth--;
+        } else if (*p == ',' && !depth) {
+            if (n == max) return max + 1;
+            *p = 0;
+            out[n++] = p + 1;
+        }
+    }
+    return n;
+}
+
+static void csv_field(FILE *f, const char *s) {
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+enum { OPT_SWEEP_PROGRESS = CLI_LONG };
+
+static const struct cli_opt SWEEP_OPTS[] = {
+    {"set", 's', "KEY=V1,V2,...",
+     "sweep KEY over the values (repeatable: the runs are the cartesian\n"
+     "product); commas inside [ ] or { } do not split; one value = fixed"},
+    {"out", 'o', "DIR", "output folder (default: out/sweep)"},
+    {"jobs", 'j', "N", "runs in parallel (default: the CPUs, at most 8)"},
+    {"quiet", 'q', NULL, "print nothing but errors"},
+    {"progress", OPT_SWEEP_PROGRESS, NULL,
+     "one plain line per finished run, also when stderr is not a terminal"},
+    {0},
+};
+
+const struct cli_cmd CLI_CMD_SWEEP = {
+    "sweep",
+    "SCENARIO.yaml",
+    "run the cartesian product of --set values; one summary CSV and a report",
+    "Runs SCENARIO once per combination of the swept values (each in a child process,\n"
+    "-j at a time) and writes DIR/sweep.csv (one row per run: the swept keys, the status\n"
+    "and the summary metrics of results.json), DIR/sweep/<run>/results.json and\n"
+    "DIR/report.html. At most 1024 runs. Exits 1 if a run failed.",
+    SWEEP_OPTS,
+    "fabsim sweep scenarios/labs/lossless/04-incast-roce-lossy.yaml \\\n"
+    "    --set fabric.buffer=64KiB,256KiB,1MiB --set seed=1,2 -j 2 -o out/sweep",
+    cli_sweep,
+};
+
+#define SWEEP_MAX_RUNS 1024
+
+struct sweep_opts {
+    const char *out;
+    const char **sets;
+    size_t nsets;
+    int par;
+    bool quiet, progress;
+};
+
+static int sweep_opt(void *ctx, int key, const char *arg) {
+    struct sweep_opts *o = ctx;
+    switch (key) {
+    case 's': {
+        const char *eq = strchr(arg, '=');
+        if (!eq || eq == arg || !eq[1])
+            return cli_usage_error("sweep: --set needs KEY=V1,V2,..., e.g. --set "
+                                   "fabric.buffer=64KiB,1MiB");
+        o->sets[o->nsets++] = arg;
+        return 0;
+    }
+    case 'o':
+        o->out = arg;
+        return 0;
+    case 'j':
+        return parse_jobs(arg, &o->par);
+    case 'q':
+        o->quiet = true;
+        return 0;
+    case OPT_SWEEP_PROGRESS:
+        o->progress = true;
+        return 0;
+    }
+    return cli_usage_error("internal: unhandled option %d", key);
+}
+
+struct axis {
+    char *key;   /* "fabric.buffer" (owned copy of the --set text) */
+    char **vals; /* pointers into the copy after '=' */
+    size_t nvals;
+};
+
+static void write_sweep_csv(const char *path, const struct jobs *js, const struct axis *ax,
+                            size_t nax, const size_t *const *pick) {
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "fabsim: cannot write %s: %s\n", path, strerror(errno));
+        return;
+    }
+    fputs("run", f);
+    for (size_t a = 0; a < nax; a++)
+        fputc(',', f), csv_field(f, ax[a].key);
+    fputs(",status", f);
+    for (size_t c = 0; c < sizeof SWEEP_COLS / sizeof SWEEP_COLS[0]; c++)
+        fprintf(f, ",%s", SWEEP_COLS[c].col);
+    fputc('\n', f);
+    static const char *const st[] = {"ok", "not_available", "error"};
+    for (size_t i = 0; i < js->n; i++) {
+        const struct job *j = &js->v[i];
+        char rpath[PATH_MAX + 16], err[128];
+        snprintf(rpath, sizeof rpath, "%s/results.json", j->outdir);
+        struct jv *res = j->status == 0 ? jread_file(rpath, err, sizeof err) : NULL;
+        csv_field(f, j->id);
+        for (size_t a = 0; a < nax; a++)
+            fputc(',', f), csv_field(f, ax[a].vals[pick[i][a]]);
+        fprintf(f, ",%s", st[j->status]);
+        for (size_t c = 0; c < sizeof SWEEP_COLS / sizeof SWEEP_COLS[0]; c++) {
+            if (!res) {
+                fputc(',', f);
+            } else if (SWEEP_COLS[c].scale < 0) {
+                fprintf(f, ",%d", jv_bool_at(res, SWEEP_COLS[c].path, false) ? 1 : 0);
+            } else {
+                char num[64];
+                snprintf(num, sizeof num, "%.10g",
+                         jv_num_at(res, SWEEP_COLS[c].path, 0) * SWEEP_COLS[c].scale);
+                fprintf(f, ",%s", num);
+            }
+        }
+        fputc('\n', f);
+        jread_free(res);
+    }
+    if (fclose(f)) fprintf(stderr, "fabsim: %s: write error\n", path);
+}
+
+int cli_sweep(int argc, char **argv) {
+    struct sweep_opts o = {.out = "out/sweep", .par = default_jobs()};
+    o.sets = fs_xcalloc((size_t)argc + 1, sizeof *o.sets);
+    char **pos = fs_xcalloc((size_t)argc + 1, sizeof *pos);
+    int npos = 0;
+    int rc = cli_parse(&CLI_CMD_SWEEP, argc, argv, sweep_opt, &o, pos, &npos);
+    const char *file = npos ? pos[0] : NULL;
+    if (!rc && npos != 1)
+        rc = cli_usage_error(npos ? "sweep: one scenario file (to compare files: fabsim compare)"
+                                  : "sweep: missing SCENARIO.yaml (fabsim sweep --help)");
+    if (!rc && !o.nsets) rc = cli_usage_error("sweep: nothing to sweep; give --set KEY=V1,V2,...");
+    free(pos);
+    if (rc) {
+        free(o.sets);
+        return rc == CLI_HELP ? 0 : rc;
+    }
+    /* Axes: one per --set, its values split at top-level commas. */
+    struct axis *ax = fs_xcalloc(o.nsets, sizeof *ax);
+    size_t nax = o.nsets, nruns = 1;
+    for (size_t a = 0; a < nax && !rc; a++) {
+        ax[a].key = fs_xstrdup(o.sets[a]);
+        char *eq = strchr(ax[a].key, '=');
+        *eq = 0;
+        ax[a].vals = fs_xcalloc(SWEEP_MAX_RUNS + 1, sizeof *ax[a].vals);
+        ax[a].nvals = split_values(eq + 1, ax[a].vals, SWEEP_MAX_RUNS);
+        for (size_t v = 0; v < ax[a].nvals && v <= SWEEP_MAX_RUNS && !rc; v++)
+            if (!ax[a].vals[v][0])
+                rc = cli_usage_error("sweep: --set %s=...: empty value number %zu", ax[a].key,
+                                     v + 1);
+        if (!rc && (ax[a].nvals > SWEEP_MAX_RUNS || nruns * ax[a].nvals > SWEEP_MAX_RUNS))
+            rc = cli_usage_error("sweep: more than %d runs; sweep fewer values", SWEEP_MAX_RUNS);
+        nruns *= ax[a].nvals;
+    }
+    struct jobs js = {0};
+    size_t **pick = fs_xcalloc(nruns, sizeof *pick);
+    char path[PATH_MAX];
+    for (size_t r = 0; r < nruns && !rc; r++) {
+        /* Run r: the mixed-radix digits of r, the last axis fastest. */
+        pick[r] = fs_xcalloc(nax, sizeof **pick);
+        size_t rest = r;
+        for (size_t a = nax; a-- > 0;) {
+            pick[r][a] = rest % ax[a].nvals;
+            rest /= ax[a].nvals;
+        }
+        struct job *j = add_job(&js);
+        j->lab = fs_xstrdup("sweep");
+        j->file = fs_xstrdup(file);
+        const char **vs = fs_xcalloc(nax + 1, sizeof *vs);
+        char label[1024] = "", id[256];
+        size_t ll = 0;
+        for (size_t a = 0; a < nax; a++) {
+            const char *v = ax[a].vals[pick[r][a]];
+            size_t kl = strlen(ax[a].key), vl = strlen(v);
+            char *kv = fs_xmalloc(kl + vl + 2);
+            snprintf(kv, kl + vl + 2, "%s=%s", ax[a].key, v);
+            vs[a] = kv;
+            if (ax[a].nvals > 1 && ll < sizeof label)
+                ll += (size_t)snprintf(label + ll, sizeof label - ll, "%s%s", ll ? " " : "", kv);
+        }
+        j->sets = vs;
+        j->nsets = nax;
+        snprintf(id, sizeof id, "%04zu-%.200s", r + 1, label[0] ? label : "run");
+        sanitize(id);
+        for (char *c = id; *c; c++)
+            if (*c == '=' || *c == ',' || *c == '"' || *c == '\'') *c = '_';
+        j->id = fs_xstrdup(id);
+        j->label = fs_xstrdup(label[0] ? label : "run");
+        snprintf(path, sizeof path, "%s/sweep/%s", o.out, j->id);
+        j->outdir = fs_xstrdup(path);
+    }
+    size_t counts[3] = {0, 0, 0};
+    if (!rc && results_mkdirs(o.out))
+        rc = cli_usage_error("sweep: cannot create %s: %s", o.out, strerror(errno));
+    if (!rc) {
+        /* A previous sweep into the same folder must not show in the report. */
+        snprintf(path, sizeof path, "%s/sweep", o.out);
+        size_t nold;
+        char **old = list_dir(path, true, NULL, &nold);
+        for (size_t i = 0; i < nold; i++) {
+            char p[PATH_MAX * 2], st[PATH_MAX * 3];
+            snprintf(p, sizeof p, "%s/%s", path, old[i]);
+            snprintf(st, sizeof st, "%s/status.json", p);
+            struct stat sb;
+            if (!stat(st, &sb)) {
+                size_t nf;
+                char **files = list_dir(p, false, NULL, &nf);
+                for (size_t k = 0; k < nf; k++) {
+                    snprintf(st, sizeof st, "%s/%s", p, files[k]);
+                    unlink(st);
+                    free(files[k]);
+                }
+                free(files);
+                rmdir(p);
+            }
+            free(old[i]);
+        }
+        free(old);
+        snprintf(path, sizeof path, "%s/mode", o.out);
+        write_text(path, "sweep\n");
+        snprintf(path, sizeof path, "%s/sweep", o.out);
+        results_mkdirs(path);
+        snprintf(path, sizeof path, "%s/sweep/lab.md", o.out);
+        FILE *md = fopen(path, "w");
+        if (md) {
+            fprintf(md, "# Sweep\n\n`%s`, %zu runs: the cartesian product of\n\n", file, nruns);
+            for (size_t a = 0; a < nax; a++) {
+                fprintf(md, "- `%s`:", ax[a].key);
+                for (size_t v = 0; v < ax[a].nvals; v++)
+                    fprintf(md, "%s `%s`", v ? "," : "", ax[a].vals[v]);
+                fputc('\n', md);
+            }
+            fprintf(md, "\nEvery run's summary is in `sweep.csv`.\n");
+            fclose(md);
+        }
+        if (!o.quiet) fprintf(stderr, "fabsim sweep: %zu runs, %d at a time\n", nruns, o.par);
+        run_jobs(&js, o.par, show_mode(o.quiet, o.progress), counts);
+        snprintf(path, sizeof path, "%s/sweep.csv", o.out);
+        write_sweep_csv(path, &js, ax, nax, (const size_t *const *)pick);
+        rc = build_report(o.out, true);
+        if (!o.quiet) {
+            printf("fabsim sweep: %zu ran, %zu not yet available, %zu failed\n", counts[0],
+                   counts[1], counts[2]);
+            for (size_t i = 0; i < js.n; i++)
+                if (js.v[i].status == 2)
+                    printf("  FAILED %s (see %s/status.json)\n", js.v[i].label, js.v[i].outdir);
+            printf("Summary: %s\n", path);
+            if (!rc) printf("Report: %s/report.html\n", o.out);
+        }
+    }
+    for (size_t i = 0; i < js.n; i++) {
+        for (size_t a = 0; a < js.v[i].nsets; a++)
+            free((void *)js.v[i].sets[a]);
+        free((void *)js.v[i].sets);
+    }
+    for (size_t r = 0; r < nruns; r++)
+        free(pick[r]);
+    free(pick);
+    for (size_t a = 0; a < nax; a++)
+        free(ax[a].key), free(ax[a].vals);
+    free(ax);
+    free(o.sets);
+    free_jobs(&js);
+    if (rc) return rc;
+    return counts[2] ? 1 : 0;
 }

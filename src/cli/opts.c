@@ -125,9 +125,17 @@ static int unknown_option(const struct cli_cmd *c, const char *arg) {
         rc = cli_usage_error("%s: option '%s' is ambiguous: %s", c->name, word, matches);
     } else {
         const char *best = cli_closest(word, cands, n + 1);
+        /* Every option as close as the best one: --sed is --set or --seed. */
+        char alts[256] = "";
+        if (best) {
+            size_t bd = edit_distance(word, best), al = 0;
+            for (size_t i = 0; i <= n; i++)
+                if (cands[i] != best && edit_distance(word, cands[i]) == bd && al < sizeof alts)
+                    al += (size_t)snprintf(alts + al, sizeof alts - al, " or '%s'", cands[i]);
+        }
         if (best)
-            rc = cli_usage_error("%s: unknown option '%s'; did you mean '%s'? (fabsim %s --help)",
-                                 c->name, word, best, c->name);
+            rc = cli_usage_error("%s: unknown option '%s'; did you mean '%s'%s? (fabsim %s --help)",
+                                 c->name, word, best, alts, c->name);
         else
             rc = cli_usage_error("%s: unknown option '%s' (fabsim %s --help lists them)", c->name,
                                  word, c->name);
@@ -248,7 +256,7 @@ void cli_help(const struct cli_cmd *c, FILE *f) {
         if (h[l]) print_lines(f, h + l + 1, 30);
     }
     if (c->example) {
-        fprintf(f, "\nexample%s:\n", strchr(c->example, '\n') ? "s" : "");
+        fprintf(f, "\nexample%s:\n", strstr(c->example, "\nfabsim ") ? "s" : "");
         print_lines(f, c->example, 2);
     }
 }

@@ -59,6 +59,75 @@ static uint32_t vnode(struct ctx *c) {
     return op_xfer(c->o, XF_VIRTUAL, NET_NONE, 0);
 }
 
+/* ---- NCCL protocols (domain.md B) ----
+ * LL sends 8-byte lines of 4 data + 4 flag bytes (2x the data on the wire),
+ * LL128 128-byte lines of 120 data + 8 flag bytes, Simple the data alone.
+ * LL and LL128 carry their flags with the data, so a step needs no separate
+ * completion signal: NCCL's tuning.cc prices a network ring step at hwLat
+ * NET LL 2.7, LL128 4.0, Simple 14 us; fabsim scales its per-step post cost
+ * (step_overhead, the Simple cost) by the same ratios. The LL buffer holds
+ * 32 KiB of data per step (NCCL_LL_LINES_PER_THREAD 8 x 512 threads x 16 B
+ * lines / 2), which caps its pipelining unit. */
+#define PROTO_LL_SLICE (32u << 10)
+
+uint64_t coll_proto_wire_bytes(int proto, uint64_t bytes) {
+    if (proto == PROTO_LL) return 2 * bytes;
+    if (proto == PROTO_LL128) return cdiv(bytes * 128, 120);
+    return bytes;
+}
+
+uint64_t coll_proto_overhead_ps(int proto, uint64_t simple_ps) {
+    if (proto == PROTO_LL) return simple_ps * 27 / 140;    /* 2.7 / 14 */
+    if (proto == PROTO_LL128) return simple_ps * 40 / 140; /* 4.0 / 14 */
+    return simple_ps;
+}
+
+/* The protocol of a call of `bytes` with algorithm a: the scenario's, or
+ * (auto) the one with the least alpha-beta time, as NCCL picks by its own
+ * model (tuning.cc): steps x the protocol's per-step cost + the bytes a rank
+ * puts on the wire, with the protocol's flag bytes, at the link rate. Only
+ * the constants are fabsim's own (step_overhead scaled as above), so the
+ * choice matches what the simulation then does. SHARP and NVLS are Simple
+ * only in NCCL (CollNet, NVLS); halving_doubling models MPI, which has no
+ * LL protocols. */
+uint8_t algo_proto(const struct net *n, const struct job *j, int opkind, enum coll_algo a,
+                   uint64_t bytes) {
+    if (a == ALGO_SHARP || a == ALGO_NVLS || a == ALGO_HALVING_DOUBLING) return PROTO_SIMPLE;
+    if (j->w->protocol != PROTO_AUTO) return (uint8_t)j->w->protocol;
+    const struct scenario *sc = n->sc;
+    double m = j->nranks > 1 ? j->nranks : 2, steps, traffic;
+    if (a == ALGO_TREE) { /* up and down the tree */
+        steps = 2 * ceil(log2(m));
+        traffic = 2.0 * (double)bytes;
+    } else if (opkind == WL_BROADCAST) { /* chain */
+        steps = m - 1;
+        traffic = (double)bytes;
+    } else if (opkind == WL_ALLREDUCE) { /* ring, hierarchical */
+        steps = 2 * (m - 1);
+        traffic = 2 * (m - 1) / m * (double)bytes;
+    } else {
+        steps = m - 1;
+        traffic = (m - 1) / m * (double)bytes;
+    }
+    double bps = (double)sc->fabric.link_bps;
+    if (j->nnodes == 1 && j->gpus > 1) {
+        double e = sc->topo.nvlink_efficiency > 0 ? sc->topo.nvlink_efficiency : 1.0;
+        bps = (double)sc->topo.nvlink_bps * e;
+    }
+    uint8_t best = PROTO_SIMPLE;
+    double tbest = INFINITY;
+    const uint8_t order[] = {PROTO_LL, PROTO_LL128, PROTO_SIMPLE};
+    for (size_t i = 0; i < sizeof order; i++) {
+        double t = steps * (double)coll_proto_overhead_ps(order[i], j->overhead_ps) +
+                   (double)coll_proto_wire_bytes(order[i], (uint64_t)traffic) * 8e12 / bps;
+        if (t < tbest) {
+            tbest = t;
+            best = order[i];
+        }
+    }
+    return best;
+}
+
 /* `nsteps` ring steps among members mem[0..m) (rank indices) on channel ch,
  * `seg` bytes per member and step. */
 static void ring_steps(struct ctx *c, const uint32_t *mem, uint32_t m, uint32_t ch, uint32_t nsteps,
@@ -362,8 +431,11 @@ static void hier_pipelined(struct ctx *c, uint32_t ch, uint64_t bytes, const uin
 
 void algo_build(struct net *n, struct job *j, struct op *o, int opkind, enum coll_algo a,
                 uint64_t bytes, const uint32_t *pre, uint32_t *post) {
-    struct ctx c = {n, j, o, j->slice_bytes};
-    uint32_t m = j->nranks;
+    uint8_t proto = algo_proto(n, j, opkind, a, bytes);
+    uint64_t slice = j->slice_bytes;
+    if (proto == PROTO_LL && slice > PROTO_LL_SLICE) slice = PROTO_LL_SLICE;
+    struct ctx c = {n, j, o, slice};
+    uint32_t m = j->nranks, first = o->nx;
     if ((a == ALGO_SHARP && !j->rail_sess) || a == ALGO_NVLS) {
         for (uint32_t i = 0; i < m; i++) {
             uint32_t x = op_xfer(o, XF_INNET, i, bytes);
@@ -404,6 +476,8 @@ void algo_build(struct net *n, struct job *j, struct op *o, int opkind, enum col
         for (uint32_t i = 0; i < m; i++)
             op_dep(o, pc[i], post[i]);
     }
+    for (uint32_t i = first; i < o->nx; i++)
+        if (o->x[i].kind == XF_MSG) o->x[i].proto = proto;
     free(mem);
     free(pc);
 }

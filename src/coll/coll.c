@@ -192,14 +192,16 @@ static void launch(struct net *n, uint32_t opi, uint32_t xi) {
                 memset(cs->qp_rr + old, 0, (cs->qp_rr_cap - old) * sizeof *cs->qp_rr);
             qp += cs->qp_rr[x->qp]++ % nq;
         }
-        uint32_t mid =
-            net_msg_new(n, qp, x->bytes, j->overhead_ps ? now + j->overhead_ps : now, -1, opi);
+        /* the protocol's flag bytes ride on the wire; its post cost */
+        uint64_t ovh = coll_proto_overhead_ps(x->proto, j->overhead_ps);
+        uint32_t mid = net_msg_new(n, qp, coll_proto_wire_bytes(x->proto, x->bytes),
+                                   ovh ? now + ovh : now, -1, opi);
         size_t old = cs->msg_x_cap;
         fs_grow((void **)&cs->msg_x, &cs->msg_x_cap, n->nmsgs, sizeof *cs->msg_x);
         if (cs->msg_x_cap > old)
             memset(cs->msg_x + old, 0xff, (cs->msg_x_cap - old) * sizeof *cs->msg_x);
         cs->msg_x[mid] = xi;
-        if (!j->overhead_ps) net_msg_post_now(n, mid);
+        if (!ovh) net_msg_post_now(n, mid);
         break;
     }
     case XF_VIRTUAL:
@@ -223,6 +225,14 @@ static void launch(struct net *n, uint32_t opi, uint32_t xi) {
 }
 
 static void job_next(struct net *n, struct job *j);
+
+void coll_build(struct net *n, struct job *j, struct op *o, int opkind, enum coll_algo a,
+                uint64_t bytes, const uint32_t *pre, uint32_t *post) {
+    if (opkind == WL_ALLTOALL)
+        a2a_build(n, j, o, bytes, pre, post);
+    else
+        algo_build(n, j, o, opkind, a, bytes, pre, post);
+}
 
 uint32_t coll_xfer_sess(const struct job *j, uint32_t qp, uint32_t *member) {
     if (!j->rail_sess) {
@@ -255,6 +265,8 @@ static void op_done(struct net *n, uint32_t opi) {
     o->out = NULL;
     if (j->w->kind == WL_TRAINING)
         training_op_done(n, j, o);
+    else if (j->w->kind == WL_CHAKRA)
+        chakra_op_done(n, j, o);
     else
         job_next(n, j);
 }
@@ -272,6 +284,7 @@ static void xfer_done(struct net *n, uint32_t opi, uint32_t xi) {
         uint32_t v = cs->stack[--sp];
         o->left--;
         struct xfer *x = &o->x[v];
+        if (x->stamp) chakra_stamp(n, x->qp, x->stamp);
         for (uint32_t k = 0; k < x->nout; k++) {
             uint32_t d = o->out[x->out_off + k];
             if (--o->x[d].ndeps) continue;
@@ -374,14 +387,23 @@ static void job_start_op(struct net *n, struct job *j) {
     uint32_t opi = coll_op_new(n, j->id);
     struct op *o = &cs->ops[opi];
     uint64_t bytes = j->w->sizes && j->w->nsizes ? j->w->sizes[j->size_i] : j->w->size_bytes;
+    int kind = coll_kind(j->w);
+    /* nccl-tests moves whole floats per rank for gather/scatter/alltoall
+     * (count / nranks elements each: *GetCollByteCount) */
+    if (j->w->kind == WL_NCCL_TESTS &&
+        (kind == WL_ALLGATHER || kind == WL_REDUCESCATTER || kind == WL_ALLTOALL)) {
+        uint64_t unit = 4ull * j->nranks;
+        bytes = bytes / unit ? bytes / unit * unit : unit;
+    }
     /* results row */
     n->coll_rows = fs_xrealloc(n->coll_rows, (n->ncoll_rows + 1) * sizeof *n->coll_rows);
     struct coll_row *r = &n->coll_rows[n->ncoll_rows];
     memset(r, 0, sizeof *r);
     r->job = j->id;
-    r->op = (uint8_t)j->w->kind;
+    r->op = (uint8_t)kind;
     r->algorithm = (uint8_t)j->algo;
     r->fallback = j->fallback;
+    r->proto = algo_proto(n, j, kind, j->algo, bytes);
     r->ranks = j->nranks;
     r->size_bytes = bytes;
     r->start_ps = n->sim->now_ps;
@@ -389,7 +411,7 @@ static void job_start_op(struct net *n, struct job *j) {
     o->row = n->ncoll_rows++;
     j->cur_op = opi;
     uint32_t *post = fs_xmalloc(j->nranks * sizeof *post);
-    algo_build(n, j, o, j->w->kind, j->algo, bytes, NULL, post);
+    coll_build(n, j, o, kind, j->algo, bytes, NULL, post);
     free(post);
     coll_op_launch(n, opi);
 }
@@ -418,8 +440,7 @@ void coll_on_event(struct sim *s, const struct event *e) {
         if (!cs->timers[e->arg].done) {
             uint32_t member, sess = coll_xfer_sess(&cs->jobs[o->job], o->x[xi].qp, &member);
             innet_start(n, sess, member, o->x[xi].bytes, opi, xi);
-        }
-        else
+        } else
             xfer_done(n, opi, xi);
         return;
     }
@@ -430,6 +451,8 @@ void coll_on_event(struct sim *s, const struct event *e) {
     struct job *j = &cs->jobs[e->arg];
     if (j->w->kind == WL_TRAINING)
         training_start(n, j);
+    else if (j->w->kind == WL_CHAKRA)
+        chakra_start(n, j);
     else
         job_start_op(n, j);
 }
@@ -474,7 +497,7 @@ static int resolve_algo(struct net *n, struct job *j, struct diag *d) {
     const struct scenario *sc = n->sc;
     const struct wl_entry *w = j->w;
     enum coll_algo a = w->algorithm;
-    int kind = w->kind == WL_TRAINING ? WL_ALLREDUCE : (int)w->kind;
+    int kind = w->kind == WL_TRAINING || w->kind == WL_CHAKRA ? WL_ALLREDUCE : coll_kind(w);
     bool want_sharp =
         a == ALGO_SHARP || (sc->fabric.sharp && a == ALGO_AUTO && kind == WL_ALLREDUCE);
     if ((a == ALGO_SHARP || sc->fabric.sharp) && sc->fabric.kind == FABRIC_ROCE) {
@@ -536,8 +559,8 @@ static int resolve_algo(struct net *n, struct job *j, struct diag *d) {
         for (uint32_t g = 0; g < j->gpus; g++) {
             for (uint32_t h = 0; h < j->nnodes; h++)
                 mem[h] = j->ranks[h * j->gpus + g];
-            j->rail_sess[g] = ok ? innet_sharp_open(n, mem, j->nnodes, j->id * j->gpus + g)
-                                 : NET_NONE;
+            j->rail_sess[g] =
+                ok ? innet_sharp_open(n, mem, j->nnodes, j->id * j->gpus + g) : NET_NONE;
             ok = ok && j->rail_sess[g] != NET_NONE;
         }
         free(mem);
@@ -646,6 +669,7 @@ int coll_add(struct net *n, const struct wl_entry *w, size_t idx, struct diag *d
         cs->njobs++;
         int rc = resolve_algo(n, j, d);
         if (!rc && w->kind == WL_TRAINING) rc = training_add(n, j, d);
+        if (!rc && w->kind == WL_CHAKRA) rc = chakra_add(n, j, d);
         if (rc) {
             free(all);
             return rc;
@@ -662,6 +686,7 @@ void coll_fini(struct net *n) {
     struct coll_state *cs = n->coll_state;
     if (!cs) return;
     innet_fini(n);
+    chakra_fini(n);
     for (uint32_t i = 0; i < cs->njobs; i++) {
         free(cs->jobs[i].ranks);
         free(cs->jobs[i].rail_sess);

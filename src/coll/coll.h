@@ -32,6 +32,13 @@ void coll_innet_done(struct net *n, uint32_t op, uint32_t xfer);
 
 /* The nccl-tests table for the collective workloads of the run. */
 void coll_print_table(const struct net *n, FILE *f);
+/* results.json "nccl_tests" array: one object per size of each nccl_tests
+ * entry, out-of-place and in-place (docs/outputs.md). */
+struct jw;
+void coll_write_nccl_tests(const struct net *n, struct jw *w);
+/* results.json "chakra" object: per-iteration and per-collective timings of
+ * the Chakra trace entries (docs/outputs.md); {} when none. */
+void coll_write_chakra(const struct net *n, struct jw *w);
 /* results.json "training" array (NULL-safe: writes [] when none). */
 struct jw;
 void coll_write_training(const struct net *n, struct jw *w);

@@ -27,8 +27,9 @@ enum xfer_kind {
 
 struct xfer {
     uint8_t kind;
-    uint8_t reduce; /* XF_MSG: the receiver reduces it (host_rate) before it counts */
-    uint8_t pad[2];
+    uint8_t reduce;         /* XF_MSG: the receiver reduces it (host_rate) before it counts */
+    uint8_t stamp;          /* XF_VIRTUAL: 0, or a Chakra row marker (1 start, 2 end; row in qp) */
+    uint8_t proto;          /* XF_MSG: enum coll_proto (wire bytes, post cost) */
     uint32_t qp;            /* XF_MSG: queue pair; XF_INNET: member index */
     uint32_t ndeps;         /* dependencies not yet done */
     uint32_t out_off, nout; /* dependents: op->out[out_off ..) */
@@ -86,6 +87,7 @@ struct train_row {
 };
 
 struct innet_state;
+struct chakra_state;
 
 struct coll_state {
     struct job *jobs;
@@ -108,6 +110,7 @@ struct coll_state {
     void (*prev_recv)(struct net *n, uint32_t msg);
     void (*prev_failed)(struct net *n, uint32_t msg);
     struct innet_state *innet;
+    struct chakra_state *chakra; /* chakra.c */
 };
 
 /* Schedule building (coll.c) */
@@ -121,10 +124,35 @@ uint32_t job_qp(struct net *n, struct job *j, uint32_t ch, uint32_t src_rank, ui
 void algo_build(struct net *n, struct job *j, struct op *o, int opkind, enum coll_algo a,
                 uint64_t bytes, const uint32_t *pre, uint32_t *post);
 
+/* The collective an entry calls: nccl_tests entries name it in `op`. */
+static inline int coll_kind(const struct wl_entry *w) {
+    return w->kind == WL_NCCL_TESTS ? (int)w->nccl_op : (int)w->kind;
+}
+/* algo_build, or for WL_ALLTOALL a2a_build (a2a.c: every rank sends bytes/m
+ * to every other rank at once, as NCCL's alltoall of grouped send/recv). */
+void coll_build(struct net *n, struct job *j, struct op *o, int opkind, enum coll_algo a,
+                uint64_t bytes, const uint32_t *pre, uint32_t *post);
+void a2a_build(struct net *n, struct job *j, struct op *o, uint64_t bytes, const uint32_t *pre,
+               uint32_t *post);
+
+/* chakra.c (workload/chakra.c reads the files): Chakra execution traces */
+int chakra_add(struct net *n, struct job *j, struct diag *d);
+void chakra_start(struct net *n, struct job *j);
+void chakra_op_done(struct net *n, struct job *j, struct op *o);
+/* A Chakra row marker completed (xfer.stamp): the collective of coll_row
+ * `row` started on one of its ranks (1) or ended on one (2). */
+void chakra_stamp(struct net *n, uint32_t row, uint8_t what);
+void chakra_fini(struct net *n);
 /* coll.c: the in-network session and member index of an XF_INNET transfer;
  * closes the job's sessions */
 uint32_t coll_xfer_sess(const struct job *j, uint32_t qp, uint32_t *member);
 void coll_job_close_innet(struct net *n, struct job *j);
+
+/* algos.c: the protocol a call uses, and what a protocol costs */
+uint8_t algo_proto(const struct net *n, const struct job *j, int opkind, enum coll_algo a,
+                   uint64_t bytes);
+uint64_t coll_proto_wire_bytes(int proto, uint64_t bytes);
+uint64_t coll_proto_overhead_ps(int proto, uint64_t simple_ps);
 
 /* coll.c: the job's hold on the run ends (finished or aborted), once */
 void coll_job_release(struct net *n, struct job *j);

@@ -2,15 +2,22 @@
  *
  * The table nccl-tests prints (all_reduce_perf & co.), so that users read
  * fabsim's collectives the way they read their cluster's: one row per size,
- * out-of-place columns only (there is no in-place distinction in a model),
  * time in us, algbw and busbw in GB/s (nccl-tests doc/PERFORMANCE.md).
- * Rows average the repeats and concurrent jobs of the same entry and size.
+ * Collective entries: out-of-place columns only, rows average the repeats
+ * and concurrent jobs of the same entry and size. nccl_tests entries
+ * (docs/inputs.md): the out-of-place and in-place columns, each the mean of
+ * its `iters` calls (simulated one after the other, as nccl-tests runs them;
+ * the model moves the same bytes either way), also in results.json.
  */
 #include "coll/coll.h"
 
 #include "coll/coll_int.h"
 #include "config/scenario.h"
+#include "core/mem.h"
 #include "net/net.h"
+#include "stats/jw.h"
+
+#include <stdlib.h>
 
 static const char *opname(int op) {
     switch (op) {
@@ -22,6 +29,8 @@ static const char *opname(int op) {
         return "reduce_scatter";
     case WL_BROADCAST:
         return "broadcast";
+    case WL_ALLTOALL:
+        return "alltoall";
     default:
         return "?";
     }
@@ -29,11 +38,15 @@ static const char *opname(int op) {
 
 static double busfactor(int op, uint32_t n) {
     if (op == WL_ALLREDUCE) return 2.0 * (n - 1) / n;
-    if (op == WL_ALLGATHER || op == WL_REDUCESCATTER) return (double)(n - 1) / n;
+    if (op == WL_ALLGATHER || op == WL_REDUCESCATTER || op == WL_ALLTOALL)
+        return (double)(n - 1) / n;
     return 1.0;
 }
 
+static void nccl_tests_tables(const struct net *n, FILE *f);
+
 void coll_print_table(const struct net *n, FILE *f) {
+    nccl_tests_tables(n, f);
     const struct coll_state *cs = n->coll_state;
     if (!cs || !n->ncoll_rows) return;
     const struct scenario *sc = n->sc;
@@ -53,6 +66,8 @@ void coll_print_table(const struct net *n, FILE *f) {
                                          "nvls", "auto", "hierarchical"};
         fprintf(f, "# %s: %u rank(s)%s, algorithm %s%s\n", opname(w->kind), ranks,
                 jobs > 1 ? " per job" : "", an[algo], fb ? " (SHARP fallback)" : "");
+        if (w->protocol == PROTO_AUTO)
+            fprintf(f, "# protocol auto: per size in results.json collectives[].protocol\n");
         if (jobs > 1)
             fprintf(f,
                     "# %u concurrent jobs; time = mean over jobs and repeats (max in "
@@ -109,4 +124,172 @@ void coll_print_table(const struct net *n, FILE *f) {
         fprintf(f, "# Out of bounds values : 0 OK\n");
         fprintf(f, "# Avg bus bandwidth    : %g \n#\n", bcnt ? bsum / bcnt : 0.0);
     }
+}
+
+/* ---- nccl_tests entries ---- */
+
+struct nt_row {
+    uint64_t size_bytes, count;
+    double t_us[2]; /* out-of-place, in-place: mean over iters and jobs; < 0 = not run */
+};
+
+/* The rows of entry wi: its jobs' calls in order are `warmup` calls, then
+ * per size `iters` out-of-place and `iters` in-place ones (config/scenario.c). */
+static struct nt_row *nt_rows(const struct net *n, size_t wi, uint32_t *nrows, uint32_t *ranks) {
+    const struct coll_state *cs = n->coll_state;
+    const struct wl_entry *w = &n->sc->workload[wi];
+    uint32_t it = w->iters ? w->iters : 1;
+    uint32_t ns = (uint32_t)((w->nsizes - w->warmup) / (2 * it));
+    struct nt_row *rows = fs_xcalloc(ns ? ns : 1, sizeof *rows);
+    double *sum = fs_xcalloc(2 * (size_t)(ns ? ns : 1), sizeof *sum);
+    uint32_t *cnt = fs_xcalloc(2 * (size_t)(ns ? ns : 1), sizeof *cnt);
+    *ranks = 0;
+    for (uint32_t k = 0; k < cs->njobs; k++) {
+        if (cs->jobs[k].widx != wi) continue;
+        *ranks = cs->jobs[k].nranks;
+        uint32_t call = 0;
+        for (uint32_t r = 0; r < n->ncoll_rows; r++) {
+            const struct coll_row *row = &n->coll_rows[r];
+            if (row->job != k) continue;
+            uint32_t c = call++;
+            if (c < w->warmup) continue;
+            c -= w->warmup;
+            uint32_t si = c / (2 * it), place = (c % (2 * it)) / it;
+            if (si >= ns) continue;
+            rows[si].size_bytes = row->size_bytes;
+            if (row->end_ps == SIM_TIME_NEVER) continue;
+            sum[2 * si + place] += (double)(row->end_ps - row->start_ps) / 1e6;
+            cnt[2 * si + place]++;
+        }
+    }
+    int op = coll_kind(w);
+    uint32_t div = op == WL_ALLGATHER || op == WL_REDUCESCATTER || op == WL_ALLTOALL ? *ranks : 1;
+    for (uint32_t si = 0; si < ns; si++) {
+        if (!rows[si].size_bytes) rows[si].size_bytes = w->sizes[w->warmup + si * 2 * it];
+        rows[si].count = rows[si].size_bytes / 4 / (div ? div : 1);
+        for (int p = 0; p < 2; p++)
+            rows[si].t_us[p] = cnt[2 * si + p] ? sum[2 * si + p] / cnt[2 * si + p] : -1.0;
+    }
+    free(sum);
+    free(cnt);
+    *nrows = ns;
+    return rows;
+}
+
+static const char *nt_redop(int op) {
+    return op == WL_ALLREDUCE || op == WL_REDUCESCATTER ? "sum" : "none";
+}
+
+static void nt_cols(FILE *f, double t, uint64_t size, double bf) {
+    if (t < 0) {
+        fprintf(f, "  %7s  %6s  %6s  %5s", "-", "-", "-", "N/A");
+        return;
+    }
+    char ts[32]; /* nccl-tests common.cu: %7.0f from 10 ms, %7.1f from 100 us */
+    snprintf(ts, sizeof ts, t >= 1e4 ? "%7.0f" : t >= 100 ? "%7.1f" : "%7.2f", t);
+    double algbw = t > 0 ? (double)size / 1e3 / t : 0.0;
+    fprintf(f, "  %7s  %6.2f  %6.2f  %5s", ts, algbw, algbw * bf, "N/A");
+}
+
+static void nccl_tests_tables(const struct net *n, FILE *f) {
+    const struct coll_state *cs = n->coll_state;
+    const struct scenario *sc = n->sc;
+    for (size_t wi = 0; cs && wi < sc->nworkload; wi++) {
+        const struct wl_entry *w = &sc->workload[wi];
+        if (w->kind != WL_NCCL_TESTS) continue;
+        uint32_t nrows, ranks;
+        struct nt_row *rows = nt_rows(n, wi, &nrows, &ranks);
+        int op = coll_kind(w);
+        uint32_t algo = 0, jobs = 0;
+        for (uint32_t k = 0; k < cs->njobs; k++)
+            if (cs->jobs[k].widx == wi) {
+                algo = cs->jobs[k].algo;
+                jobs++;
+            }
+        static const char *const an[] = {"ring", "tree", "halving_doubling", "sharp",
+                                         "nvls", "auto", "hierarchical"};
+        fprintf(f, "# nccl-tests %s_perf -b %llu -e %llu %s%llu -n %u -w %u: %u rank(s)%s, %s%s\n",
+                opname(op), (unsigned long long)w->min_bytes, (unsigned long long)w->max_bytes,
+                w->step_factor > 1 ? "-f " : "-i ",
+                (unsigned long long)(w->step_factor > 1 ? w->step_factor : w->step_bytes), w->iters,
+                w->warmup, ranks, jobs > 1 ? " per job" : "",
+                op == WL_ALLTOALL ? "send/recv to every peer" : "algorithm ",
+                op == WL_ALLTOALL ? "" : an[algo]);
+        fprintf(f, "#\n");
+        fprintf(f, "# %10s  %12s  %8s  %6s  %6s", "", "", "", "", "");
+        fprintf(f, "           out-of-place                       in-place          \n");
+        fprintf(f, "# %10s  %12s  %8s  %6s  %6s", "size", "count", "type", "redop", "root");
+        fprintf(f, "  %7s  %6s  %6s  %6s", "time", "algbw", "busbw", "#wrong");
+        fprintf(f, "  %7s  %6s  %6s  %6s\n", "time", "algbw", "busbw", "#wrong");
+        fprintf(f, "# %10s  %12s  %8s  %6s  %6s", "(B)", "(elements)", "", "", "");
+        fprintf(f, "  %7s  %6s  %6s  %5s", "(us)", "(GB/s)", "(GB/s)", "");
+        fprintf(f, "  %7s  %6s  %6s  %5s\n", "(us)", "(GB/s)", "(GB/s)", "");
+        double bf = busfactor(op, ranks), bsum = 0;
+        uint32_t bcnt = 0;
+        for (uint32_t i = 0; i < nrows; i++) {
+            const struct nt_row *r = &rows[i];
+            fprintf(f, "%12llu  %12llu  %8s  %6s  %6i", (unsigned long long)r->size_bytes,
+                    (unsigned long long)r->count, "float", nt_redop(op),
+                    op == WL_BROADCAST ? 0 : -1);
+            for (int p = 0; p < 2; p++) {
+                nt_cols(f, r->t_us[p], r->size_bytes, bf);
+                if (r->t_us[p] > 0) {
+                    bsum += (double)r->size_bytes / 1e3 / r->t_us[p] * bf;
+                    bcnt++;
+                }
+            }
+            fputc('\n', f);
+        }
+        fprintf(f, "# Out of bounds values : 0 OK\n");
+        fprintf(f, "# Avg bus bandwidth    : %g \n#\n", bcnt ? bsum / bcnt : 0.0);
+        free(rows);
+    }
+}
+
+void coll_write_nccl_tests(const struct net *n, struct jw *jw) {
+    const struct coll_state *cs = n->coll_state;
+    const struct scenario *sc = n->sc;
+    jw_key(jw, "nccl_tests");
+    jw_arr(jw);
+    for (size_t wi = 0; cs && wi < sc->nworkload; wi++) {
+        const struct wl_entry *w = &sc->workload[wi];
+        if (w->kind != WL_NCCL_TESTS) continue;
+        uint32_t nrows, ranks;
+        struct nt_row *rows = nt_rows(n, wi, &nrows, &ranks);
+        int op = coll_kind(w);
+        double bf = busfactor(op, ranks);
+        for (uint32_t i = 0; i < nrows; i++) {
+            const struct nt_row *r = &rows[i];
+            jw_obj_compact(jw);
+            jw_ku64(jw, "entry", wi);
+            jw_kstr(jw, "op", opname(op));
+            jw_ku64(jw, "ranks", ranks);
+            jw_ku64(jw, "size", r->size_bytes);
+            jw_ku64(jw, "count", r->count);
+            jw_kstr(jw, "type", "float");
+            jw_kstr(jw, "redop", nt_redop(op));
+            jw_knum(jw, "root", op == WL_BROADCAST ? 0 : -1);
+            static const char *const pl[] = {"out_of_place", "in_place"};
+            for (int p = 0; p < 2; p++) {
+                jw_key(jw, pl[p]);
+                jw_obj_compact(jw);
+                double t = r->t_us[p];
+                if (t < 0) {
+                    jw_key(jw, "time_us");
+                    jw_null(jw);
+                } else {
+                    double algbw = t > 0 ? (double)r->size_bytes / 1e3 / t : 0.0;
+                    jw_knum(jw, "time_us", t);
+                    jw_knum(jw, "algbw_GBps", algbw);
+                    jw_knum(jw, "busbw_GBps", algbw * bf);
+                }
+                jw_key(jw, "wrong");
+                jw_null(jw); /* payload bytes are not modelled: nothing to check */
+                jw_obj_end(jw);
+            }
+            jw_obj_end(jw);
+        }
+        free(rows);
+    }
+    jw_arr_end(jw);
 }

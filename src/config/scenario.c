@@ -25,6 +25,7 @@
 #include "cc/cc.h"
 #include "core/mem.h"
 #include "net/net.h"
+#include "topo/tfile.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,7 @@ _Static_assert(sizeof(enum topo_kind) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum wl_kind) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum coll_algo) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum dcqcn_preset) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum coll_proto) == sizeof(int), "enum size");
 
 /* Propagation in fibre and copper, 5 ns/m = 5 ps/mm (SPEC.md, domain.md A2). */
 #define PROPAGATION_PS_PER_MM 5u
@@ -58,20 +60,24 @@ static const char *const CP_NAMES[] = {"sm", "bgp", NULL};
 static const char *const PRESET_NAMES[] = {"connectx", "paper", NULL};
 static const char *const BYTE_UNIT_NAMES[] = {"bytes", "64B", NULL};
 static const char *const CNP_CLASS_NAMES[] = {"strict", "data", NULL};
-static const char *const TOPO_NAMES[] = {"single_switch", "leaf_spine",     "fat_tree",
-                                         "ring",          "rail_optimized", NULL};
-static const char *const WL_NAMES[] = {"flows",     "permutation", "incast",    "alltoall",
-                                       "poisson",   "allreduce",   "allgather", "reducescatter",
-                                       "broadcast", "training",    NULL};
+static const char *const SHARING_NAMES[] = {"static", "shared", NULL};
+static const char *const TOPO_NAMES[] = {"single_switch",  "leaf_spine", "fat_tree", "ring",
+                                         "rail_optimized", "file",       NULL};
+static const char *const WL_NAMES[] = {
+    "flows",         "permutation", "incast",   "alltoall",   "poisson", "allreduce", "allgather",
+    "reducescatter", "broadcast",   "training", "nccl_tests", "chakra",  NULL};
 static const char *const PERM_NAMES[] = {"shift", "random", NULL};
 static const char *const ALGO_NAMES[] = {"ring", "tree", "halving_doubling", "sharp",
                                          "nvls", "auto", "hierarchical",     NULL};
 static const char *const EV_NAMES[] = {"link_down", "link_up",   "host_stall", "link_gray",
                                        "link_flap", "link_ber", NULL};
+static const char *const PROTO_NAMES[] = {"simple", "ll", "ll128", "auto", NULL};
 
 #define WL_COLL (M(WL_ALLREDUCE) | M(WL_ALLGATHER) | M(WL_REDUCESCATTER) | M(WL_BROADCAST))
-/* Entries the collective engine runs (coll/): collectives and training. */
-#define WL_ENGINE (WL_COLL | M(WL_TRAINING))
+/* Entries the collective engine runs (coll/): collectives, training, and the
+ * user's own workloads (docs/inputs.md): nccl-tests sweeps, Chakra traces. */
+#define WL_INPUTS (M(WL_NCCL_TESTS) | M(WL_CHAKRA))
+#define WL_ENGINE (WL_COLL | M(WL_TRAINING) | WL_INPUTS)
 
 uint32_t scenario_host_count(const struct topo_params *t) {
     uint64_t n = 0;
@@ -88,6 +94,9 @@ uint32_t scenario_host_count(const struct topo_params *t) {
         break;
     case TOPO_RING:
         n = (uint64_t)t->ring_switches * t->ring_hosts_per_switch;
+        break;
+    case TOPO_FILE:
+        n = t->file ? (uint64_t)t->file->nhosts * t->file->gpus : 0;
         break;
     }
     return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
@@ -214,6 +223,16 @@ static const struct schema_key ECN_KEYS[] = {
 };
 static const struct schema_table ECN_TABLE = {TABLE("ecn", ECN_KEYS), .check = ecn_check};
 
+static int dcqcn_check(struct schema_ctx *c, const struct yaml_node *map,
+                       const struct yaml_node *here, void *obj) {
+    (void)here, (void)obj;
+    if (yaml_map_get(map, "cnp_interval") && yaml_map_get(map, "min_time_between_cnps"))
+        return schema_fail(c, key_node(map, "min_time_between_cnps"), FS_EINVAL,
+                           "give either cnp_interval or min_time_between_cnps (the firmware's "
+                           "name for it), not both");
+    return 0;
+}
+
 static int dcqcn_mode(const void *obj) {
     return ((const struct dcqcn_params *)obj)->preset;
 }
@@ -255,6 +274,10 @@ static const struct schema_key DCQCN_KEYS[] = {
          "domain.md A6: min_time_between_cnps; paper 50 us")},
     {KEY("min_rate", SCHEMA_RATE, DCQ(min_rate_bps), "1Mbps", NULL, "domain.md A6: rpg_min_rate"),
      .min = 1},
+    /* The firmware's name for cnp_interval. */
+    {KEY("min_time_between_cnps", SCHEMA_TIME, DCQ(cnp_interval_ps), NULL, NULL,
+         "ConnectX name of cnp_interval"),
+     .flags = SCHEMA_ALIAS},
     {KEY("clamp_tgt_rate", SCHEMA_BOOL, DCQ(clamp_tgt_rate), "false", "true",
          "domain.md A12: ConnectX clamp_tgt_rate 0; paper (ns3-rdma) clamps on every cut")},
     {KEY("clamp_tgt_rate_after_time_inc", SCHEMA_BOOL, DCQ(clamp_after_time_inc), "true", "true",
@@ -284,9 +307,8 @@ static const struct schema_key DCQCN_KEYS[] = {
          "domain.md A12: ns3-rdma R_HAI x (stage - F + 1), T/2 and B/2 in hyper stage")},
 };
 static const struct schema_table DCQCN_TABLE = {
-    TABLE("dcqcn", DCQCN_KEYS),         .mode_of = dcqcn_mode,
-    .mode_what = "dcqcn preset",        .mode_names = PRESET_NAMES,
-    .alt_modes = M(DCQCN_PRESET_PAPER),
+    TABLE("dcqcn", DCQCN_KEYS),  .mode_of = dcqcn_mode,      .check = dcqcn_check,
+    .mode_what = "dcqcn preset", .mode_names = PRESET_NAMES, .alt_modes = M(DCQCN_PRESET_PAPER),
 };
 
 /* `auto` (0: the model derives it from the fabric) or a time. */
@@ -502,6 +524,15 @@ static int auto_size(struct schema_ctx *c, const struct yaml_node *n, uint64_t *
         return 0;
     }
     return schema_number(c, SCHEMA_SIZE, n, 1, 0, out);
+}
+
+static void auto_size_print(FILE *f, uint64_t v);
+static int switch_buffer_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    return auto_size(c, n, &((struct fabric_params *)obj)->switch_buffer_bytes);
+}
+static void switch_buffer_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    auto_size_print(f, ((const struct fabric_params *)obj)->switch_buffer_bytes);
 }
 
 static void auto_size_print(FILE *f, uint64_t v) {
@@ -804,6 +835,13 @@ static const struct schema_key FABRIC_KEYS[] = {
          "cut-through (domain.md A2, A3)")},
     {KEY("buffer", SCHEMA_SIZE, FAB(buffer_bytes), "1MiB", "2MiB",
          "SPEC.md example (A2: unpublished); A3: ~128 MB shared over 64 ports")},
+    {KEY("buffer_sharing", SCHEMA_ENUM, FAB(buffer_sharing), "static", "static",
+         "docs/model.md (Switch buffers): static keeps the SPEC.md per-port thresholds; shared = "
+         "Spectrum/Tomahawk pool with dynamic thresholds (domain.md A3)"),
+     .names = SHARING_NAMES, .only = M(FABRIC_ROCE)},
+    {KEY("switch_buffer", SCHEMA_CUSTOM, 0, "auto", NULL,
+         "docs/model.md (Switch buffers): auto = buffer x ports (the same total as static)"),
+     .only = M(FABRIC_ROCE), .parse = switch_buffer_parse, .print = switch_buffer_print},
     {KEY("flow_control", SCHEMA_ENUM, FAB(flow_control), "credit", "pfc",
          "domain.md A2 credits; A4 PFC"),
      .names = FLOWCTL_NAMES},
@@ -963,6 +1001,74 @@ static int topo_mode(const void *obj) {
     return ((const struct topo_params *)obj)->kind;
 }
 
+/* topology kind: file (docs/inputs.md): the fabric is read here, when the
+ * scenario is loaded, because the workload's host names need its size. */
+static const char *const TFILE_FORMATS[] = {"auto", "yaml", "ibnetdiscover", "ibsim", NULL};
+static const char *const TFILE_RATES[] = {"fabric", "file", NULL};
+_Static_assert(TFILE_AUTO == 0 && TFILE_YAML == 1 && TFILE_IBNETDISCOVER == 2 && TFILE_IBSIM == 3,
+               "TFILE_FORMATS order");
+
+static char *path_near(const char *scenario_file, const char *p);
+
+static int topo_path_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct topo_params *t = obj;
+    const char *s;
+    int rc = schema_text(c, n, "a topology file", &s);
+    if (rc) return rc;
+    if (!s[0]) return schema_fail(c, n, FS_EINVAL, "must not be empty");
+    free(t->file_path);
+    t->file_path = path_near(c->file, s);
+    return 0;
+}
+
+static void topo_path_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    print_string(f, ((const struct topo_params *)obj)->file_path);
+}
+
+static int topo_rates_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct topo_params *t = obj;
+    const char *s;
+    int rc = schema_text(c, n, "file or fabric", &s);
+    if (rc) return rc;
+    if (strcmp(s, "file") && strcmp(s, "fabric"))
+        return schema_fail(c, n, FS_EINVAL,
+                           "'%.40s': rates are 'file' (each link's own, "
+                           "fabric.link where the file gives none) or 'fabric' (every link at "
+                           "fabric.link)",
+                           s);
+    t->file_rates = !strcmp(s, "file");
+    return 0;
+}
+
+static void topo_rates_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    fputs(TFILE_RATES[((const struct topo_params *)obj)->file_rates], f);
+}
+
+static int topo_file_check(struct schema_ctx *c, const struct yaml_node *map,
+                           const struct yaml_node *here, struct topo_params *t) {
+    const struct yaml_node *pn = yaml_map_get(map, "path");
+    if (t->file) return 0;
+    t->file = fs_xcalloc(1, sizeof *t->file);
+    int rc = tfile_read(t->file, t->file_path, (enum tfile_format)t->file_format, c->d);
+    if (rc) {
+        free(t->file);
+        t->file = NULL;
+        /* the file's own file:line error stays; say where it was named */
+        (void)pn, (void)here;
+        return rc;
+    }
+    const struct yaml_node *g = yaml_map_get(map, "gpus_per_host");
+    if (g && t->gpus_per_host != t->file->gpus)
+        return schema_fail(c, g, FS_EINVAL,
+                           "gpus_per_host is %u but the hosts of %s have gpus: %u; leave "
+                           "gpus_per_host out with kind: file",
+                           t->gpus_per_host, t->file_path, t->file->gpus);
+    t->gpus_per_host = t->file->gpus;
+    return 0;
+}
+
 /* Without `kind`, a nested block (`ring: {...}`) names the kind. */
 static int topo_infer(struct schema_ctx *c, const struct yaml_node *map,
                       const struct yaml_node *here, void *obj) {
@@ -985,6 +1091,10 @@ static int topo_infer(struct schema_ctx *c, const struct yaml_node *map,
 
 static int topo_check(struct schema_ctx *c, const struct yaml_node *map,
                       const struct yaml_node *here, void *obj) {
+    if (((struct topo_params *)obj)->kind == TOPO_FILE) {
+        int rc = topo_file_check(c, map, here, obj);
+        if (rc) return rc;
+    }
     const struct topo_params *t = obj;
     const struct yaml_node *block = yaml_map_get(map, TOPO_NAMES[t->kind]);
     for (size_t i = 0; block && block->type == YAML_MAP && i < block->npairs; i++) {
@@ -1033,6 +1143,13 @@ static const struct schema_key TOPO_KEYS[] = {
     {KEY("nvlink", SCHEMA_RATE, TOP(nvlink_bps), "3600Gbps", NULL,
          "domain.md A8: NVLink 4, 450 GB/s per direction per GPU"),
      .min = 1},
+    {KEY("path", SCHEMA_CUSTOM, 0, NULL, NULL, NULL), .flags = SCHEMA_REQUIRED,
+     .only = M(TOPO_FILE), .parse = topo_path_parse, .print = topo_path_print},
+    {KEY("format", SCHEMA_ENUM, TOP(file_format), "auto", NULL,
+         "docs/inputs.md: by the file's name and content"),
+     .only = M(TOPO_FILE), .names = TFILE_FORMATS},
+    {KEY("rates", SCHEMA_CUSTOM, 0, "file", NULL, "docs/inputs.md: each link's rate from the file"),
+     .only = M(TOPO_FILE), .parse = topo_rates_parse, .print = topo_rates_print},
     {KEY("nvlink_efficiency", SCHEMA_FRACTION_POS, TOP(nvlink_efficiency), "0.83", NULL,
          "docs/validation.md: NCCL gets ~370 of 450 GB/s (protocol overhead ~20%; "
          "nccl-tests issue 212, nccl issue 2140)")},
@@ -1294,9 +1411,162 @@ static int wl_mode(const void *obj) {
     return ((const struct wl_entry *)obj)->kind;
 }
 
+/* workload: the user's own (docs/inputs.md) ------------------------------- */
+
+/* nccl-tests binaries by their op name (all_reduce_perf ...) and the
+ * collective each one calls. alltoall_perf runs point-to-point exchanges. */
+static const char *const NCCL_OPS[] = {"all_reduce", "all_gather", "reduce_scatter",
+                                       "broadcast",  "alltoall",   NULL};
+static const enum wl_kind NCCL_OP_KINDS[] = {WL_ALLREDUCE, WL_ALLGATHER, WL_REDUCESCATTER,
+                                             WL_BROADCAST, WL_ALLTOALL};
+
+static int nccl_op_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct wl_entry *w = obj;
+    const char *s;
+    int rc = schema_text(c, n, "an nccl-tests op such as all_reduce", &s);
+    if (rc) return rc;
+    for (size_t i = 0; NCCL_OPS[i]; i++)
+        if (!strcmp(s, NCCL_OPS[i])) {
+            w->nccl_op = NCCL_OP_KINDS[i];
+            return 0;
+        }
+    char hint[96] = "";
+    schema_suggest(hint, sizeof hint, s, NCCL_OPS, N(NCCL_OPS) - 1);
+    return schema_fail(c, n, FS_EINVAL,
+                       "'%.64s' is not an nccl-tests op; allowed: all_reduce, all_gather, "
+                       "reduce_scatter, broadcast, alltoall%s",
+                       s, hint);
+}
+
+static void nccl_op_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    const struct wl_entry *w = obj;
+    for (size_t i = 0; NCCL_OPS[i]; i++)
+        if (NCCL_OP_KINDS[i] == w->nccl_op) fputs(NCCL_OPS[i], f);
+}
+
+/* nccl-tests sizes: a number with K, M or G means KiB, MiB, GiB (nccl-tests
+ * parsesize multiplies by 1024); anything else is a fabsim size (8MiB, 1GB). */
+static int nccl_size(struct schema_ctx *c, const struct yaml_node *n, uint64_t *out) {
+    if (n && n->type == YAML_SCALAR && n->text[0] >= '0' && n->text[0] <= '9') {
+        size_t len = strlen(n->text);
+        char u = n->text[len - 1];
+        const char *bin = u == 'K' ? "KiB" : u == 'M' ? "MiB" : u == 'G' ? "GiB" : NULL;
+        if (bin && len < 40) {
+            char buf[48];
+            snprintf(buf, sizeof buf, "%.*s%s", (int)(len - 1), n->text, bin);
+            struct yaml_node tmp = *n;
+            tmp.text = buf;
+            tmp.len = strlen(buf);
+            return schema_number(c, SCHEMA_SIZE, &tmp, 1, 0, out);
+        }
+    }
+    return schema_number(c, SCHEMA_SIZE, n, 1, 0, out);
+}
+static int nt_min_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    return nccl_size(c, n, &((struct wl_entry *)obj)->min_bytes);
+}
+static int nt_max_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    return nccl_size(c, n, &((struct wl_entry *)obj)->max_bytes);
+}
+static int nt_step_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    return nccl_size(c, n, &((struct wl_entry *)obj)->step_bytes);
+}
+static void nt_min_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    print_size(f, ((const struct wl_entry *)obj)->min_bytes);
+}
+static void nt_max_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    print_size(f, ((const struct wl_entry *)obj)->max_bytes);
+}
+static void nt_step_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    print_size(f, ((const struct wl_entry *)obj)->step_bytes);
+}
+
+/* A path in the scenario is relative to the scenario file's folder. */
+static char *path_near(const char *scenario_file, const char *p) {
+    const char *slash = strrchr(scenario_file, '/');
+    if (p[0] == '/' || !slash) return fs_xstrdup(p);
+    size_t dl = (size_t)(slash - scenario_file) + 1, pl = strlen(p);
+    char *r = fs_xmalloc(dl + pl + 1);
+    memcpy(r, scenario_file, dl);
+    memcpy(r + dl, p, pl + 1);
+    return r;
+}
+
+static int wl_path_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct wl_entry *w = obj;
+    const char *s;
+    int rc = schema_text(c, n, "a folder of Chakra trace files", &s);
+    if (rc) return rc;
+    if (!s[0]) return schema_fail(c, n, FS_EINVAL, "must not be empty");
+    free(w->path);
+    w->path = path_near(c->file, s);
+    return 0;
+}
+
+static void wl_path_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    print_string(f, ((const struct wl_entry *)obj)->path);
+}
+
+/* The nccl-tests sweep: sizes min, min*step (or min+step_bytes), ... up to
+ * max (nccl-tests common.cu: the same loop), each a whole number of floats.
+ * Expanded into the job's call sequence: `warmup` calls at max, then per
+ * size `iters` out-of-place and `iters` in-place calls. */
+#define NCCL_MAX_CALLS (1u << 20)
+static int nccl_tests_check(struct schema_ctx *c, const struct yaml_node *map,
+                            const struct yaml_node *here, struct wl_entry *w) {
+    if (w->min_bytes > w->max_bytes)
+        return schema_fail(c, at(map, here, "max"), FS_EINVAL,
+                           "max (%llu B) is below min (%llu B); nccl-tests -e must be >= -b",
+                           (unsigned long long)w->max_bytes, (unsigned long long)w->min_bytes);
+    uint64_t nsizes = 0;
+    for (uint64_t s = w->min_bytes; s <= w->max_bytes;) {
+        nsizes++;
+        uint64_t next = w->step_factor > 1 ? s * w->step_factor : s + w->step_bytes;
+        if (next <= s || nsizes > 4096) break;
+        s = next;
+    }
+    uint64_t calls = w->warmup + nsizes * 2 * w->iters;
+    if (nsizes > 4096 || calls > NCCL_MAX_CALLS)
+        return schema_fail(c, here, FS_ERANGE,
+                           "this sweep makes %llu sizes and %llu calls; at most 4096 sizes and "
+                           "%u calls (raise step or lower iters)",
+                           (unsigned long long)nsizes, (unsigned long long)calls, NCCL_MAX_CALLS);
+    free(w->sizes);
+    w->sizes = fs_xcalloc((size_t)calls, sizeof *w->sizes);
+    w->nsizes = (size_t)calls;
+    size_t k = 0;
+    uint64_t maxf = w->max_bytes / 4 * 4;
+    for (uint32_t i = 0; i < w->warmup; i++)
+        w->sizes[k++] = maxf ? maxf : 4;
+    for (uint64_t s = w->min_bytes, i = 0; i < nsizes; i++) {
+        uint64_t f = s / 4 * 4; /* whole floats (nccl-tests -d float) */
+        for (uint32_t r = 0; r < 2 * w->iters; r++)
+            w->sizes[k++] = f ? f : 4;
+        s = w->step_factor > 1 ? s * w->step_factor : s + w->step_bytes;
+    }
+    w->size_bytes = w->sizes[0];
+    w->repeat = 1;
+    return 0;
+}
+
+static int inputs_check(struct schema_ctx *c, const struct yaml_node *map,
+                        const struct yaml_node *here, struct wl_entry *w) {
+    if (w->kind == WL_NCCL_TESTS) return nccl_tests_check(c, map, here, w);
+    if (w->jobs > 1)
+        return schema_fail(c, at(map, here, "jobs"), FS_EINVAL,
+                           "a Chakra trace is one job (its ranks are the trace files); jobs: 1");
+    return 0;
+}
+
 static int wl_check(struct schema_ctx *c, const struct yaml_node *map, const struct yaml_node *here,
                     void *obj) {
     struct wl_entry *w = obj;
+    if ((WL_INPUTS >> w->kind) & 1u) return inputs_check(c, map, here, w);
     uint32_t hosts = scenario_host_count(&c->sc->topo);
     if (w->kind == WL_PERMUTATION && w->pattern == PERM_SHIFT && w->shift % hosts == 0)
         return schema_fail(c, at(map, here, "shift"), FS_EINVAL,
@@ -1334,7 +1604,33 @@ static int wl_check(struct schema_ctx *c, const struct yaml_node *map, const str
 }
 
 #define WLE(f) offsetof(struct wl_entry, f)
-#define SIZED (M(WL_PERMUTATION) | M(WL_INCAST) | M(WL_ALLTOALL) | WL_ENGINE)
+
+/* docs/inputs.md: nccl-tests flags -b -e -f -i -n -w, with nccl-tests'
+ * defaults except iters and warmup (a model has no noise to average). */
+#define INPUT_KEYS                                                                                 \
+    {KEY("op", SCHEMA_CUSTOM, 0, NULL, NULL, NULL), .flags = SCHEMA_REQUIRED,                      \
+     .only = M(WL_NCCL_TESTS), .parse = nccl_op_parse, .print = nccl_op_print},                    \
+        {KEY("min", SCHEMA_CUSTOM, 0, "32MiB", NULL, "nccl-tests -b default 32M"),                 \
+         .only = M(WL_NCCL_TESTS), .parse = nt_min_parse, .print = nt_min_print},                  \
+        {KEY("max", SCHEMA_CUSTOM, 0, "32MiB", NULL, "nccl-tests -e default 32M"),                 \
+         .only = M(WL_NCCL_TESTS), .parse = nt_max_parse, .print = nt_max_print},                  \
+        {KEY("step", SCHEMA_U32, WLE(step_factor), "1", NULL,                                      \
+             "nccl-tests -f default 1 (then sizes grow by step_bytes)"),                           \
+         .min = 1, .max = 1024, .only = M(WL_NCCL_TESTS)},                                         \
+        {KEY("step_bytes", SCHEMA_CUSTOM, 0, "1MiB", NULL, "nccl-tests -i default 1M"),            \
+         .only = M(WL_NCCL_TESTS), .parse = nt_step_parse, .print = nt_step_print},                \
+        {KEY("iters", SCHEMA_U32, WLE(iters), "1", NULL,                                           \
+             "docs/inputs.md: 1 (nccl-tests -n 20 averages noise a model does not have)"),         \
+         .min = 1, .max = 1000, .only = M(WL_NCCL_TESTS)},                                         \
+        {KEY("warmup", SCHEMA_U32, WLE(warmup), "0", NULL,                                         \
+             "docs/inputs.md: 0 (nccl-tests -w 5 warms caches a model does not have)"),            \
+         .max = 1000, .only = M(WL_NCCL_TESTS)},                                                   \
+    {                                                                                              \
+        KEY("path", SCHEMA_CUSTOM, 0, NULL, NULL, NULL),                                           \
+            .flags = SCHEMA_REQUIRED, .only = M(WL_CHAKRA), .parse = wl_path_parse,                \
+            .print = wl_path_print                                                                 \
+    }
+#define SIZED (M(WL_PERMUTATION) | M(WL_INCAST) | M(WL_ALLTOALL) | WL_COLL | M(WL_TRAINING))
 static const struct schema_key WORKLOAD_KEYS[] = {
     {KEY("kind", SCHEMA_ENUM, WLE(kind), NULL, NULL, NULL),
      .flags = SCHEMA_SELECTOR | SCHEMA_REQUIRED, .names = WL_NAMES},
@@ -1366,7 +1662,7 @@ static const struct schema_key WORKLOAD_KEYS[] = {
     {KEY("ranks", SCHEMA_CUSTOM, 0, "all", NULL, "SPEC.md example"), .only = WL_ENGINE,
      .parse = ranks_parse, .print = ranks_print},
     {KEY("algorithm", SCHEMA_ENUM, WLE(algorithm), "ring", NULL, "SPEC.md example"),
-     .only = WL_COLL, .names = ALGO_NAMES},
+     .only = WL_COLL | WL_INPUTS, .names = ALGO_NAMES},
     {KEY("jobs", SCHEMA_U32, WLE(jobs), "1", NULL, "SPEC.md example"), .min = 1, .max = 1u << 16,
      .only = WL_ENGINE},
     {KEY("repeat", SCHEMA_U32, WLE(repeat), "1", NULL, "SPEC.md example"), .min = 1,
@@ -1374,6 +1670,9 @@ static const struct schema_key WORKLOAD_KEYS[] = {
     {KEY("channels", SCHEMA_U32, WLE(channels), "2", NULL,
          "docs/model.md: NCCL's usual 2 channels per NIC"),
      .min = 1, .max = 64, .only = WL_ENGINE},
+    {KEY("protocol", SCHEMA_ENUM, WLE(protocol), "auto", NULL,
+         "domain.md B: NCCL picks LL / LL128 / Simple per size (NCCL_PROTO unset)"),
+     .only = WL_ENGINE, .names = PROTO_NAMES},
     {KEY("slice", SCHEMA_SIZE, WLE(slice_bytes), "512KiB", NULL,
          "domain.md B: NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8"),
      .min = 1, .only = WL_ENGINE},
@@ -1384,8 +1683,9 @@ static const struct schema_key WORKLOAD_KEYS[] = {
          "docs/model.md: 0 = GPU reduces in the copy kernel (NCCL); MPI hosts: calibrated "
          "to domain.md V12"),
      .only = WL_ENGINE},
-    {KEY("iterations", SCHEMA_U32, WLE(iterations), "3", NULL, "docs/scenario.md"), .min = 1,
-     .max = 1u << 20, .only = M(WL_TRAINING)},
+    {KEY("iterations", SCHEMA_U32, WLE(iterations), "3", "1",
+         "docs/scenario.md; chakra: one pass over the trace (docs/inputs.md)"),
+     .min = 1, .max = 1u << 20, .only = M(WL_TRAINING) | M(WL_CHAKRA)},
     {KEY("forward", SCHEMA_TIME, WLE(forward_ps), "0", NULL,
          "docs/scenario.md: 0 = no compute (communication only)"),
      .only = M(WL_TRAINING)},
@@ -1395,7 +1695,7 @@ static const struct schema_key WORKLOAD_KEYS[] = {
     {KEY("bucket", SCHEMA_SIZE, WLE(bucket_bytes), "25MiB", NULL,
          "docs/model.md: PyTorch DDP bucket_cap_mb = 25"),
      .min = 1, .only = M(WL_TRAINING)},
-};
+    INPUT_KEYS};
 static const struct schema_table WORKLOAD = {
     TABLE("workload entry", WORKLOAD_KEYS),
     .mode_of = wl_mode,
@@ -1404,6 +1704,7 @@ static const struct schema_table WORKLOAD = {
     .check = wl_check,
     .has_pos = true,
     .pos_off = WLE(pos),
+    .alt_modes = M(WL_CHAKRA),
 };
 
 /* events ------------------------------------------------------------------ */
@@ -1642,12 +1943,16 @@ void scenario_fini(struct scenario *sc) {
         free(w->senders);
         free(w->sizes);
         free(w->ranks);
+        free(w->path);
     }
     free(sc->workload);
     for (size_t i = 0; i < sc->nevents; i++)
         free(sc->events[i].target);
     free(sc->events);
     free(sc->fabric.lft_file);
+    free(sc->topo.file_path);
+    if (sc->topo.file) tfile_free(sc->topo.file);
+    free(sc->topo.file);
     free(sc->name);
     free(sc->file);
     memset(sc, 0, sizeof *sc);

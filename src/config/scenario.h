@@ -20,6 +20,9 @@ enum flowctl_kind { FLOWCTL_CREDIT, FLOWCTL_PFC, FLOWCTL_NONE };
 enum routing_kind { ROUTING_STATIC, ROUTING_ADAPTIVE, ROUTING_ECMP, ROUTING_SPRAY };
 enum routing_engine { ENGINE_MINHOP, ENGINE_UPDN, ENGINE_FTREE, ENGINE_FILE };
 enum cc_kind { CC_NONE, CC_DCQCN, CC_IBCC };
+/* Ethernet switch buffers: per-port partitions, or one pool per switch with
+ * dynamic thresholds (domain.md A3; docs/model.md "Switch buffers"). */
+enum buffer_sharing { BUFFER_STATIC, BUFFER_SHARED };
 enum retransmit_kind { RETX_GO_BACK_N, RETX_GO_BACK_0 };
 /* iba: `timeout` per retry, `retry_cnt` retries, then the QP errors (IBA
  * 9.7.6); fixed: resend every `timeout`, forever (firmware fast retransmit). */
@@ -35,7 +38,8 @@ enum topo_kind {
     TOPO_LEAF_SPINE,
     TOPO_FAT_TREE,
     TOPO_RING,
-    TOPO_RAIL_OPTIMIZED
+    TOPO_RAIL_OPTIMIZED,
+    TOPO_FILE /* a user's own fabric from a file (topo/tfile.h, docs/inputs.md) */
 };
 
 enum wl_kind {
@@ -48,7 +52,9 @@ enum wl_kind {
     WL_ALLGATHER,
     WL_REDUCESCATTER,
     WL_BROADCAST,
-    WL_TRAINING, /* data-parallel training steps (coll/training.c) */
+    WL_TRAINING,   /* data-parallel training steps (coll/training.c) */
+    WL_NCCL_TESTS, /* an nccl-tests size sweep of one collective (coll/table.c) */
+    WL_CHAKRA,     /* Chakra execution traces, one file per rank (workload/chakra.c) */
 };
 enum perm_pattern { PERM_SHIFT, PERM_RANDOM };
 enum coll_algo {
@@ -60,6 +66,9 @@ enum coll_algo {
     ALGO_AUTO,
     ALGO_HIERARCHICAL, /* multi-GPU hosts: NVLink RS, per-rail AllReduce, NVLink AG */
 };
+/* NCCL protocols (domain.md B); PROTO_AUTO: the fastest by fabsim's own
+ * per-step cost and wire overhead (coll/algos.c proto_pick) */
+enum coll_proto { PROTO_SIMPLE, PROTO_LL, PROTO_LL128, PROTO_AUTO };
 enum ev_kind { EV_LINK_DOWN, EV_LINK_UP, EV_HOST_STALL, EV_LINK_GRAY, EV_LINK_FLAP, EV_LINK_BER };
 
 struct pfc_params {
@@ -111,14 +120,14 @@ struct dcqcn_params {
  * OpenSM's congestion-control manager writes into the switches' and HCAs'
  * CC attributes (domain.md A12, docs/model.md). */
 struct ibcc_params {
-    uint32_t threshold;       /* 0 = no marking .. 15 = most aggressive (SwitchCongestionSetting) */
-    uint32_t marking_rate;    /* mean number of packets between FECN marks */
+    uint32_t threshold;    /* 0 = no marking .. 15 = most aggressive (SwitchCongestionSetting) */
+    uint32_t marking_rate; /* mean number of packets between FECN marks */
     uint64_t packet_size_bytes; /* smaller packets are never marked */
-    uint32_t ccti_increase;   /* CCTI += this per BECN */
-    uint32_t ccti_limit;      /* last CCT index */
-    uint32_t ccti_min;        /* CCTI floor */
-    uint64_t ccti_timer_ps;   /* CCTI -= 1 per period */
-    uint64_t cct_step_ps;     /* CCT entry i = i x this of injection delay per packet */
+    uint32_t ccti_increase;     /* CCTI += this per BECN */
+    uint32_t ccti_limit;        /* last CCT index */
+    uint32_t ccti_min;          /* CCTI floor */
+    uint64_t ccti_timer_ps;     /* CCTI -= 1 per period */
+    uint64_t cct_step_ps;       /* CCT entry i = i x this of injection delay per packet */
 };
 
 struct transport_params {
@@ -177,6 +186,8 @@ struct fabric_params {
     uint64_t switch_latency_ps; /* port to port, unloaded */
     bool cut_through;           /* switches forward a packet once its header is in */
     uint64_t buffer_bytes;      /* per switch port */
+    enum buffer_sharing buffer_sharing;
+    uint64_t switch_buffer_bytes; /* shared pool per switch; 0 = buffer x ports */
     enum flowctl_kind flow_control;
     enum routing_kind routing;
     enum routing_engine routing_engine;
@@ -220,11 +231,20 @@ struct topo_params {
     /* rail_optimized: hosts, gpus_per_host (= leaves), spines */
     uint32_t gpus_per_host;
     uint64_t nvlink_bps;
+    /* file: the path (resolved against the scenario's folder), its format
+     * (enum tfile_format), link rates from the file (or all fabric.link),
+     * and the fabric read from it when the scenario was loaded */
+    char *file_path;
+    int file_format;
+    bool file_rates;
+    struct topo_file *file;
     /* NVLink calibration (docs/validation.md): the share of the NVLink rate
      * NCCL's kernels get, and the NVSwitch's NVLS reduction throughput */
     double nvlink_efficiency; /* (0, 1] */
     uint64_t nvls_rate_bps;   /* reduced bytes per second per NVSwitch; 0 = unlimited */
 };
+
+struct topo_file;
 
 struct wl_flow {
     uint32_t src, dst; /* host indices */
@@ -265,6 +285,7 @@ struct wl_entry {
     uint32_t jobs, repeat;
     uint32_t priority;         /* Ethernet priority / IB SL of the entry's QPs, 0..NET_NCLASS-1 */
     uint32_t channels;         /* NCCL channels (rings / tree pairs); 0 = 2 */
+    enum coll_proto protocol;  /* 0 = simple (hand-filled scenarios); files: auto */
     uint64_t slice_bytes;      /* pipelining unit; 0 = NCCL_BUFFSIZE / NCCL_STEPS = 512 KiB */
     uint64_t step_overhead_ps; /* host cost to post one step; 0 = 1 us (domain.md B) */
     uint64_t host_rate_bps;    /* host reduce/copy rate of the payload; 0 = not modelled */
@@ -272,6 +293,14 @@ struct wl_entry {
     uint32_t iterations; /* 0 = 3 */
     uint64_t forward_ps, backward_ps;
     uint64_t bucket_bytes; /* 0 = 25 MiB (PyTorch DDP bucket_cap_mb) */
+    /* nccl_tests: the collective and the nccl-tests flags -b -e -f -i -n -w.
+     * Config expands them into sizes[] (warmup calls at max_bytes, then per
+     * size `iters` out-of-place and `iters` in-place calls), repeat 1. */
+    enum wl_kind nccl_op; /* WL_ALLREDUCE, WL_ALLGATHER, WL_REDUCESCATTER, WL_BROADCAST */
+    uint64_t min_bytes, max_bytes, step_bytes;
+    uint32_t step_factor, iters, warmup;
+    /* chakra: the trace folder (resolved against the scenario's folder) */
+    char *path;
 };
 
 struct sc_event {
@@ -322,5 +351,8 @@ void scenario_fini(struct scenario *sc);
 
 /* Writes the resolved scenario with every default as YAML (validate --explain). */
 void scenario_explain(const struct scenario *sc, FILE *f);
+/* The scenario language as a JSON Schema (draft-07) from the same tables
+ * (`fabsim schema`; config/jsonschema.c). */
+void scenario_json_schema(FILE *f);
 
 #endif /* FABSIM_CONFIG_SCENARIO_H */

@@ -5,7 +5,8 @@
  * future where almost every event falls (packet arrivals and transmitter
  * wakes, nanoseconds to microseconds ahead), with the 4-ary heap of
  * core/evq.c holding what lies beyond the window (timers, samples). Each
- * bucket is a list sorted by (time, order), and the window slides with the
+ * bucket is a list sorted by (time, order) by the time the window reaches it
+ * (out-of-order inserts are appended and sorted then), and the window slides with the
  * clock, so a bucket only ever holds one bucket-width of time: popping is a
  * short scan to the next non-empty bucket. Events are kept by value in a slab
  * with a free list: no allocation per event once the slab has grown.
@@ -36,8 +37,11 @@ struct calq_node {
 struct calq {
     struct calq_node *slab;
     uint32_t slab_len, slab_cap, free_head;
-    uint32_t *bucket; /* heads, NB entries */
-    uint32_t *tail;   /* tails, for O(1) appends in time order */
+    struct calq_bucket {
+        uint32_t head;
+        uint32_t tail; /* for O(1) appends in time order; top bit: appended out of
+                          order, to be sorted when the window reaches it */
+    } * bucket;        /* NB entries */
     uint32_t nb_mask;
     unsigned width_log2, nb_log2;
     uint64_t cur;        /* absolute bucket index the window starts at */
@@ -49,7 +53,8 @@ struct calq {
      * buckets mean too narrow. Measured over CALQ_TUNE_OPS operations. */
     uint64_t last_ps; /* time of the last event popped */
     uint64_t walk_sum, scan_sum;
-    uint32_t ops; /* pops since the last tuning decision */
+    uint32_t ops;            /* pops since the last tuning decision */
+    uint64_t sorted_buckets; /* buckets left unsorted by a bounded walk, sorted when reached */
     unsigned width_max_log2;
 };
 

@@ -16,8 +16,10 @@ int diag_set(struct diag *d, const char *file, struct srcpos pos, int code, cons
 }
 
 void diag_format(const struct diag *d, char *buf, size_t len) {
-    if (d->file[0] && d->line)
+    if (d->file[0] && d->line && d->col)
         snprintf(buf, len, "%s:%u:%u: error: %s", d->file, d->line, d->col, d->msg);
+    else if (d->file[0] && d->line) /* a line-oriented file (topology, dump): no column */
+        snprintf(buf, len, "%s:%u: error: %s", d->file, d->line, d->msg);
     else if (d->file[0])
         snprintf(buf, len, "%s: error: %s", d->file, d->msg);
     else

@@ -129,6 +129,15 @@ int units_parse_length(const char *s, uint64_t *mm, char *why, size_t why_len) {
     return parse(s, LENGTH_UNITS, "length", 0, 1.8e19, mm, why, why_len);
 }
 
+size_t units_names(enum units_kind kind, const char **out, size_t max) {
+    static const struct unit *const tables[] = {SIZE_UNITS, TIME_UNITS, RATE_UNITS, LENGTH_UNITS};
+    size_t n = 0;
+    for (const struct unit *u = tables[kind]; u->name && n + 1 < max; u++)
+        out[n++] = u->name;
+    if (max) out[n] = NULL;
+    return n;
+}
+
 static void fmt(double v, const struct unit *units, size_t n, char *buf, size_t len) {
     size_t i = n - 1;
     while (i > 0 && v < units[i].mult)

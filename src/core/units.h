@@ -20,6 +20,11 @@ int units_parse_rate(const char *s, uint64_t *bps, char *why, size_t why_len);
 /* Lengths: mm cm m km. Result in millimetres. */
 int units_parse_length(const char *s, uint64_t *mm, char *why, size_t why_len);
 
+/* The unit names of each kind, NULL-terminated, in the order above (for
+ * `fabsim schema`, which turns them into a pattern). */
+enum units_kind { UNITS_SIZE, UNITS_TIME, UNITS_RATE, UNITS_LENGTH };
+size_t units_names(enum units_kind kind, const char **out, size_t max);
+
 /* Human-readable forms for summaries and --explain (buf >= 32 bytes). */
 void units_fmt_size(uint64_t bytes, char *buf, size_t len);
 void units_fmt_time(uint64_t ps, char *buf, size_t len);

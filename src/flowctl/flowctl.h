@@ -52,6 +52,10 @@ extern const struct flowctl_ops flowctl_pfc_ops;
  * propagation (cable), switch pipeline latency and the MTU on the wire. */
 uint64_t pfc_headroom_auto(uint64_t rate_bps, uint64_t prop_ps, uint64_t switch_latency_ps,
                            uint32_t mtu_wire_bytes);
+/* The XOFF threshold an ingress priority group of `port` pauses at now: the
+ * static xoff, or with a shared buffer alpha x the switch's free pool
+ * (shrinks as the pool fills). 0 without PFC. */
+uint64_t pfc_xoff_bytes(const struct net *n, uint32_t port);
 /* The headroom in use (after `headroom: auto`), 0 without PFC. */
 uint64_t pfc_headroom_bytes(const struct net *n);
 

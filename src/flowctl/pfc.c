@@ -64,6 +64,7 @@ struct pfc_state {
     uint64_t *shared_used; /* per switch index: bytes outside headroom */
     uint64_t *sw_buffer;   /* per switch index: shared pool (dynamic mode) */
     uint64_t headroom, xoff, xon;
+    bool dynamic; /* shared buffer: XOFF = alpha x the switch's free pool */
     sim_time_ps watchdog_ps;
     uint8_t *wd_warned; /* per port */
 };
@@ -80,7 +81,7 @@ static sim_time_ps quanta_ps(const struct port *pt, uint32_t quanta) {
 static uint64_t xoff_of(const struct net *n, const struct pfc_state *st, uint32_t port) {
     const struct fabric_params *f = &n->sc->fabric;
     uint32_t node = n->ports[port].node;
-    if (!f->pfc.dynamic || n->nodes[node].kind != NODE_SWITCH) return st->xoff;
+    if (!st->dynamic || n->nodes[node].kind != NODE_SWITCH) return st->xoff;
     uint32_t s = n->nodes[node].index;
     uint64_t used = st->shared_used[s];
     uint64_t free_b = st->sw_buffer[s] > used ? st->sw_buffer[s] - used : 0;
@@ -135,7 +136,7 @@ static bool below_xon(const struct net *n, const struct pfc_state *st, uint32_t 
                       const struct pg *g) {
     if (g->hdrm) return false;
     const struct fabric_params *f = &n->sc->fabric;
-    if (f->pfc.dynamic && n->nodes[n->ports[port].node].kind == NODE_SWITCH)
+    if (st->dynamic && n->nodes[n->ports[port].node].kind == NODE_SWITCH)
         return g->bytes + f->pfc.resume_offset_bytes <= xoff_of(n, st, port);
     return g->bytes <= st->xon;
 }
@@ -335,6 +336,7 @@ static int pfc_init(struct net *n, struct diag *d) {
     st->wd_warned = fs_xcalloc(n->nports + 1, 1);
     st->shared_used = fs_xcalloc(n->nswitches + 1, sizeof *st->shared_used);
     st->sw_buffer = fs_xcalloc(n->nswitches + 1, sizeof *st->sw_buffer);
+    st->dynamic = f->pfc.dynamic || f->buffer_sharing == BUFFER_SHARED;
     st->xoff = f->pfc.xoff_bytes;
     st->xon = f->pfc.xon_bytes;
     st->watchdog_ps = f->pfc.watchdog_ps;
@@ -345,9 +347,12 @@ static int pfc_init(struct net *n, struct diag *d) {
     for (uint32_t v = 0; v < n->nnodes; v++) {
         const struct node *nd = &n->nodes[v];
         if (nd->kind != NODE_SWITCH) continue;
-        /* The switch's buffer is one shared pool (domain.md A3): buffer per
-         * port times ports, less each port's headroom reservation. */
-        uint64_t total = n->buffer_bytes * nd->nports, res = st->headroom * nd->nports;
+        /* The switch's buffer is one shared pool (domain.md A3): switch_buffer
+         * (auto: buffer per port times ports), less the headroom reserved
+         * for each port's lossless priority. */
+        uint64_t total =
+            f->switch_buffer_bytes ? f->switch_buffer_bytes : n->buffer_bytes * nd->nports;
+        uint64_t res = st->headroom * nd->nports;
         st->sw_buffer[nd->index] = total > res ? total - res : 0;
     }
     sim_register(n->sim, NET_EV_FLOWCTL, on_event);
@@ -364,6 +369,11 @@ static void pfc_fini(struct net *n) {
     free(st->sw_buffer);
     free(st);
     n->fc_state = NULL;
+}
+
+uint64_t pfc_xoff_bytes(const struct net *n, uint32_t port) {
+    const struct pfc_state *st = n->fc_state;
+    return st ? xoff_of(n, st, port) : 0;
 }
 
 uint64_t pfc_headroom_bytes(const struct net *n) {

@@ -2,7 +2,7 @@
  *
  * InfiniBand head-of-queue lifetime and VL stall (IBA vol. 1 18.2.5.4,
  * domain.md A12): a switch discards the packet at the head of an output VL
- * once it has waited there longer than the port's HOQ lifetime (OpenSM:
+ * once it has waited longer than the port's HOQ lifetime (OpenSM:
  * head_of_queue_lifetime 0x12 = 1.07 s towards switches,
  * leaf_head_of_queue_lifetime 0x10 = 268 ms towards CAs); after
  * vl_stall_count discards in a row (7) the VL enters the stalled state and
@@ -11,10 +11,15 @@
  * deadlock ends at the PFC watchdog. The discarded packets free their input
  * buffer (credits flow upstream again) and the RC transport recovers them.
  *
- * One pending event: at the earliest head expiry over all switch ports (or
- * one lifetime from now when nothing waits), so the scan costs nothing per
- * packet. Left out: the VLStalled state's 8 x HOQ-lifetime window during
- * which a stalled VL also drops arrivals (docs/model.md).
+ * The wait is counted from the packet's arrival at the switch (its t_ps),
+ * as the IBA switch lifetime limit (SwitchInfo LifeTimeValue, OpenSM
+ * packet_life_time 0x12) counts it, not from its reaching the head: outside
+ * a stall a packet waits microseconds behind others, so the two agree to
+ * microseconds against lifetimes of 268 ms and more, and the forwarding path
+ * stores nothing for it. One pending event: at the earliest head expiry over
+ * all switch ports (or one lifetime from now when nothing waits). Left out:
+ * the VLStalled state's 8 x HOQ-lifetime window during which a stalled VL
+ * also drops arrivals (docs/model.md).
  */
 #include "net/hoq.h"
 
@@ -30,10 +35,10 @@ struct hoq_state {
     sim_time_ps life_sw_ps, life_ca_ps; /* towards a switch / a CA; NEVER = infinite */
     uint32_t stall_count;
     sim_time_ps next_ps; /* the pending scan */
-    /* per port and class: discards in a row, and when the last one was (a
-     * head that became head at that time has not moved since: in a row) */
+    /* per port and class: discards in a row, and the packet that became head
+     * at the last one (still the head at the next expiry: in a row) */
     uint8_t (*run)[NET_NCLASS];
-    sim_time_ps (*last_ps)[NET_NCLASS];
+    uint32_t (*last_head)[NET_NCLASS];
 };
 
 static sim_time_ps life_of(const struct net *n, const struct hoq_state *st, uint32_t port) {
@@ -64,11 +69,17 @@ static void discard_head(struct net *n, uint32_t port, uint32_t c) {
     pt->q_last_ps = n->sim->now_ps;
     pt->q_bytes -= p->wire_bytes;
     if (n->fc->on_release && p->in_port != NET_NONE) n->fc->on_release(n, p->in_port, p);
-    pt->hoq_discards++;
+    n->port_fail[port].hoq_discards++;
     n->c.hoq_discards++;
     if (!n->c.first_hoq_ps) n->c.first_hoq_ps = n->sim->now_ps;
     port_drop(n, port, id);
-    pt->head_ps[c] = n->sim->now_ps;
+}
+
+/* When the head of class c at `port` has waited its lifetime; NEVER for a
+ * packet made inside the switch (in-network reduction). */
+static sim_time_ps head_expiry(const struct net *n, uint32_t port, uint32_t c, sim_time_ps life) {
+    const struct packet *p = pkt((struct pkt_pool *)&n->pool, n->ports[port].cls[c].head);
+    return p->in_port == NET_NONE ? SIM_TIME_NEVER : p->t_ps + life;
 }
 
 void hoq_on_event(struct sim *s, const struct event *e) {
@@ -85,10 +96,10 @@ void hoq_on_event(struct sim *s, const struct event *e) {
         if (life == SIM_TIME_NEVER) continue;
         for (uint32_t c = 0; c < NET_NCLASS; c++) {
             if (!(pt->cls_mask & (1u << c))) continue;
-            if (now - pt->head_ps[c] >= life) {
-                if (pt->head_ps[c] != st->last_ps[p][c]) st->run[p][c] = 0; /* it moved since */
+            if (head_expiry(n, p, c, life) <= now) {
+                if (pt->cls[c].head != st->last_head[p][c]) st->run[p][c] = 0; /* it moved */
                 discard_head(n, p, c);
-                st->last_ps[p][c] = now;
+                st->last_head[p][c] = pt->cls[c].head;
                 if (++st->run[p][c] >= st->stall_count) {
                     /* VL stall: what the VL holds is dropped */
                     st->run[p][c] = 0;
@@ -97,8 +108,8 @@ void hoq_on_event(struct sim *s, const struct event *e) {
                 }
                 port_kick(n, p);
             }
-            if ((pt->cls_mask & (1u << c)) && pt->head_ps[c] + life < next)
-                next = pt->head_ps[c] + life;
+            if ((pt->cls_mask & (1u << c)) && head_expiry(n, p, c, life) < next)
+                next = head_expiry(n, p, c, life);
         }
     }
     sim_time_ps idle = st->life_ca_ps < st->life_sw_ps ? st->life_ca_ps : st->life_sw_ps;
@@ -117,10 +128,10 @@ void hoq_start(struct net *n) {
     st->stall_count = f->vl_stall_count ? f->vl_stall_count : 7;
     st->next_ps = SIM_TIME_NEVER;
     st->run = fs_xcalloc(n->nports + 1, sizeof *st->run);
-    st->last_ps = fs_xcalloc(n->nports + 1, sizeof *st->last_ps);
+    st->last_head = fs_xcalloc(n->nports + 1, sizeof *st->last_head);
     for (uint32_t p = 0; p < n->nports; p++)
         for (int c = 0; c < NET_NCLASS; c++)
-            st->last_ps[p][c] = SIM_TIME_NEVER;
+            st->last_head[p][c] = PKT_NONE;
     n->hoq_state = st;
     sim_register(n->sim, NET_EV_HOQ, hoq_on_event);
     sim_time_ps idle = st->life_ca_ps < st->life_sw_ps ? st->life_ca_ps : st->life_sw_ps;
@@ -139,7 +150,7 @@ void hoq_fini(struct net *n) {
     struct hoq_state *st = n->hoq_state;
     if (st) {
         free(st->run);
-        free(st->last_ps);
+        free(st->last_head);
     }
     free(n->hoq_state);
     n->hoq_state = NULL;

@@ -65,7 +65,6 @@ static void set_loss(struct net *n, uint32_t port, double ber, double drop) {
     struct link_loss *l = link_loss_of(n, port);
     if (ber >= 0) l->ber = ber;
     if (drop >= 0) l->drop = drop;
-    n->ports[port].lossy = l->ber > 0 || l->drop > 0;
 }
 
 /* When the control plane notices a gray link (up, not forwarding): BFD or
@@ -273,6 +272,7 @@ int model_build(struct model *m, const struct scenario *sc, struct diag *d) {
     if (!(n->fc = flowctl_select(n, d)) || !(n->route = route_select(n, d)) ||
         !(n->cc = cc_select(n, d)))
         return FS_ENOTSUP;
+    n->port_fail = fs_xcalloc(n->nports + 1, sizeof *n->port_fail);
     nic_init(n);
     nic_reorder_init(n);
     route_fib_build(n);

@@ -39,6 +39,7 @@ void net_fini(struct net *n) {
     free(n->coll_rows);
     free(n->cp_rows);
     free(n->loss);
+    free(n->port_fail);
     free(n->qp_errs);
     free(n->deadlock.cycle);
     free(n->warnings);
@@ -89,6 +90,10 @@ uint32_t net_add_link(struct net *n, uint32_t a, uint32_t b, uint64_t rate_bps, 
     uint32_t pb = add_port(n, b, rate_bps, prop_ps);
     n->ports[pa].peer = pb;
     n->ports[pb].peer = pa;
+    n->ports[pa].peer_node = b;
+    n->ports[pb].peer_node = a;
+    n->ports[pa].peer_is_switch = n->nodes[b].kind == NODE_SWITCH;
+    n->ports[pb].peer_is_switch = n->nodes[a].kind == NODE_SWITCH;
     return pa;
 }
 
@@ -104,7 +109,9 @@ void net_finish_ports(struct net *n) {
     uint32_t *newid = fs_xmalloc(n->nports * sizeof *newid);
     for (uint32_t i = 0; i < n->nports; i++)
         newid[i] = count[n->ports[i].node]++;
-    struct port *np = fs_xmalloc(n->nports * sizeof *np);
+    /* cache-line aligned: struct port's hot line is one line */
+    struct port *np = aligned_alloc(64, ((size_t)n->nports + 1) * sizeof *np);
+    FS_ASSERT(np, "out of memory for %u ports", n->nports);
     for (uint32_t i = 0; i < n->nports; i++) {
         np[newid[i]] = n->ports[i];
         np[newid[i]].peer = newid[n->ports[i].peer];

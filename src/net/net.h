@@ -75,40 +75,56 @@ struct pq { /* one FIFO of packets (intrusive list) */
     uint64_t bytes;
 };
 
+/* One port, 256 bytes laid out by use (issue 13): line 0 holds what every
+ * hop reads (the arrival at the far end and the transmitter), line 1 the
+ * egress queues, line 2 the control queue, queue integral and transmit
+ * counters, line 3 what is cold. net_finish_ports allocates the array
+ * 64-byte aligned. */
 struct port {
-    uint32_t node;       /* owner */
-    uint32_t peer;       /* the port at the other end of the link */
-    uint64_t rate_bps;   /* link rate */
-    uint64_t prop_ps;    /* propagation delay */
-    uint64_t deliver_ps; /* prop_ps + the receiving switch's pipeline latency: a packet
-                            enters the far node's queues this long after its last bit left */
-    uint16_t fly_gen;    /* bumped when the link is cut: stale arrival events are ignored */
-    uint16_t pad16[3];
-    sim_time_ps busy_until_ps;   /* transmitter serialising until then */
-    sim_time_ps wake_at_ps;      /* latest PORT_WAKE scheduled */
-    struct pq cls[NET_NCLASS];   /* egress queues per class */
-    struct pq ctrl;              /* link-level frames (credits, pause), served first */
+    /* line 0 */
+    uint32_t node;               /* owner */
+    uint32_t peer;               /* the port at the other end of the link */
+    uint32_t peer_node;          /* ports[peer].node: the arrival needs no second port */
     uint32_t fly_head, fly_tail; /* packets on the wire, in arrival order */
+    uint32_t ps_per_byte;        /* serialisation per byte when a whole number of ps, else 0 */
+    uint16_t fly_gen;            /* bumped when the link is cut: stale arrival events are ignored */
     uint8_t up;
-    uint8_t rr;           /* round-robin pointer over classes */
-    uint8_t cls_mask;     /* bit c set when cls[c] is not empty */
-    uint8_t is_host;      /* the owner is a NIC (pulls data from its QPs) */
-    uint8_t cut_through;  /* the far end is a cut-through switch: it sees the header, not
-                             the tail (deliver_ps counts from the first bit) */
-    uint8_t lossy;        /* bit errors or a gray failure: see net->loss[port] */
-    uint32_t ps_per_byte; /* serialisation per byte when a whole number of ps, else 0 */
-    uint16_t parallel;    /* index among parallel links between the same nodes (#1, ...) */
-    uint64_t q_bytes;     /* waiting bytes in all classes (not the one in service) */
-    sim_time_ps down_ps;          /* when the link last went down (NEVER while up) */
-    sim_time_ps head_ps[NET_NCLASS]; /* when cls[c]'s head became head (IB HOQ lifetime) */
-    /* statistics */
-    uint64_t tx_bytes, tx_packets, busy_ps, drops, paused_ps, credit_stall_ps;
-    uint64_t corrupted;    /* packets lost to bit errors at the receiver */
-    uint64_t hoq_discards; /* IB head-of-queue lifetime and VL-stall discards (net/hoq.c) */
+    uint8_t rr;                /* round-robin pointer over classes */
+    uint8_t cls_mask;          /* bit c set when cls[c] is not empty */
+    uint8_t is_host;           /* the owner is a NIC (pulls data from its QPs) */
+    uint8_t cut_through;       /* the far end is a cut-through switch: it sees the header, not
+                                  the tail (deliver_ps counts from the first bit) */
+    uint8_t peer_is_switch;    /* peer_node is a switch */
+    sim_time_ps busy_until_ps; /* transmitter serialising until then */
+    sim_time_ps wake_at_ps;    /* latest PORT_WAKE scheduled */
+    uint64_t deliver_ps;       /* prop_ps + the receiving switch's pipeline latency: a packet
+                                  enters the far node's queues this long after its last bit left */
+    uint64_t q_bytes;          /* waiting bytes in all classes (not the one in service) */
+    /* line 1 */
+    struct pq cls[NET_NCLASS]; /* egress queues per class */
+    /* line 2 */
+    struct pq ctrl;           /* link-level frames (credits, pause), served first */
     unsigned __int128 q_area; /* integral of q_bytes over time, byte·ps (exact) */
     sim_time_ps q_last_ps;
     uint64_t q_max;
+    uint64_t tx_bytes, tx_packets;
+    /* line 3 */
+    uint64_t busy_ps;
+    uint64_t rate_bps; /* link rate */
+    uint64_t prop_ps;  /* propagation delay */
+    uint64_t drops, paused_ps, credit_stall_ps;
+    uint16_t parallel; /* index among parallel links between the same nodes (#1, ...) */
+    uint16_t pad16;
+    uint32_t pad32;
+    sim_time_ps down_ps; /* when the link last went down (NEVER while up): ECMP pruning */
 };
+
+/* Per-port failure counters (docs/model.md "Failures"), off the port's lines. */
+struct port_fail {
+    uint64_t corrupted;    /* packets lost to bit errors at the receiver */
+    uint64_t hoq_discards; /* IB head-of-queue lifetime and VL-stall discards (net/hoq.c) */
+};
+_Static_assert(sizeof(struct port) == 256, "a port is four cache lines");
 
 struct msg {
     uint32_t qp;
@@ -188,7 +204,7 @@ struct coll_row {
     uint8_t op;        /* enum wl_kind */
     uint8_t algorithm; /* enum coll_algo actually used */
     uint8_t fallback;  /* SHARP requested but resources exhausted: ran as ring */
-    uint8_t pad;
+    uint8_t proto;     /* enum coll_proto of the call's point-to-point steps */
     uint32_t ranks;
     uint64_t size_bytes;
     sim_time_ps start_ps, end_ps;
@@ -313,7 +329,8 @@ struct net {
     uint8_t ctrl_cause;
     uint32_t retry_cnt;    /* transport.retry_cnt */
     bool rto_fixed;        /* transport.rto: fixed (retries without limit) */
-    struct link_loss *loss; /* [nports] or NULL */
+    struct link_loss *loss; /* [nports], or NULL while no link has bit errors or is gray */
+    struct port_fail *port_fail; /* [nports], allocated by model_build */
     struct qp_err_row *qp_errs;
     uint32_t nqp_errs;
     size_t qp_errs_cap;

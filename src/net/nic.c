@@ -205,7 +205,7 @@ void nic_send_ctrl(struct net *n, uint32_t node, uint32_t qp, uint8_t type, uint
     n->c.packets_sent++;
     n->pkts_in_flight++;
     const struct dcqcn_params *dp = &n->sc->fabric.dcqcn;
-    if (type == PKT_CNP && dp->cnp_class == DCQCN_CNP_STRICT) {
+    if (type == PKT_CNP && dp->cnp_class == DCQCN_CNP_STRICT && n->sc->fabric.kind == FABRIC_ROCE) {
         /* CNPs on their own strict-priority class, not PFC-enabled
          * (cnp_802p_prio 6, cnp_dscp 48: domain.md A6, A12). */
         p->flags |= PKT_F_CNP_CLASS;

@@ -51,7 +51,6 @@ void port_enqueue(struct net *n, uint32_t port, uint32_t cls, uint32_t id) {
     sim_time_ps now = n->sim->now_ps;
     q_account(pt, now);
     struct pq *q = &pt->cls[cls];
-    if (q->head == PKT_NONE) pt->head_ps[cls] = now; /* it is the head now (IB HOQ) */
     pq_push(&n->pool, q, id, p->wire_bytes);
     pt->cls_mask |= (uint8_t)(1u << cls);
     pt->q_bytes += p->wire_bytes;
@@ -119,7 +118,6 @@ void port_kick(struct net *n, uint32_t port) {
         q_account(pt, now);
         id = pq_pop(&n->pool, q);
         if (q->head == PKT_NONE) pt->cls_mask &= (uint8_t) ~(1u << c);
-        pt->head_ps[c] = now; /* the next one is the head from now (IB HOQ lifetime) */
         struct packet *p = pkt(&n->pool, id);
         pt->q_bytes -= p->wire_bytes;
         if (!pt->is_host && fc->on_release && p->in_port != NET_NONE) /* innet makes some */
@@ -156,7 +154,7 @@ static bool port_loses(struct net *n, uint32_t port, const struct packet *p) {
     if (l->ber > 0) {
         double pr = -expm1(8.0 * p->wire_bytes * log1p(-l->ber));
         if (rng_uniform(&l->rng) < pr) {
-            n->ports[port].corrupted++;
+            n->port_fail[port].corrupted++;
             n->c.corrupted++;
             return true;
         }
@@ -166,20 +164,22 @@ static bool port_loses(struct net *n, uint32_t port, const struct packet *p) {
 
 /* Arrival over a link with bit errors or a gray failure: lost at the
  * receiver (bad ICRC/FCS, or the gray link), or delivered as usual. */
-__attribute__((noinline)) static void arrive_lossy(struct net *n, uint32_t port, uint32_t in,
-                                                   uint32_t node, uint32_t id) {
+__attribute__((noinline)) static void arrive_lossy(struct net *n, uint32_t port, uint32_t id) {
+    const struct port *pt = &n->ports[port];
     struct packet *p = pkt(&n->pool, id);
-    if (p->type != PKT_CREDIT && p->type != PKT_PAUSE && port_loses(n, port, p)) {
+    const struct link_loss *l = &n->loss[port];
+    if ((l->ber > 0 || l->drop > 0) && p->type != PKT_CREDIT && p->type != PKT_PAUSE &&
+        port_loses(n, port, p)) {
         /* it held the transmitter's credits on its way in: give them back */
-        if (n->fc->on_discard) n->fc->on_discard(n, in, p);
+        if (n->fc->on_discard) n->fc->on_discard(n, pt->peer, p);
         port_drop(n, port, id);
         return;
     }
     p->hops++;
-    if (n->nodes[node].kind == NODE_SWITCH)
-        switch_rx(n, node, in, id);
+    if (pt->peer_is_switch)
+        switch_rx(n, pt->peer_node, pt->peer, id);
     else
-        nic_rx(n, node, in, id);
+        nic_rx(n, pt->peer_node, pt->peer, id);
 }
 
 void port_on_arrive(struct sim *s, const struct event *e) {
@@ -198,17 +198,15 @@ void port_on_arrive(struct sim *s, const struct event *e) {
     else
         sim_at(s, pkt(&n->pool, pt->fly_head)->t_ps, pt->node + 1, NET_EV_LINK_ARRIVE, port,
                pt->fly_gen);
-    uint32_t in = pt->peer;
-    uint32_t node = n->ports[in].node;
-    if (__builtin_expect(pt->lossy, 0)) {
-        arrive_lossy(n, port, in, node, id); /* a tail call: the common path keeps no frame */
+    if (__builtin_expect(n->loss != NULL, 0)) { /* bit errors or a gray link somewhere */
+        arrive_lossy(n, port, id); /* a tail call: the common path keeps no frame */
         return;
     }
     p->hops++;
-    if (n->nodes[node].kind == NODE_SWITCH)
-        switch_rx(n, node, in, id);
+    if (pt->peer_is_switch)
+        switch_rx(n, pt->peer_node, pt->peer, id);
     else
-        nic_rx(n, node, in, id);
+        nic_rx(n, pt->peer_node, pt->peer, id);
 }
 
 void port_drop(struct net *n, uint32_t port, uint32_t id) {

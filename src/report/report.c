@@ -391,8 +391,18 @@ int report_find_web(char *out, size_t len) {
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n > 0) {
         exe[n] = 0;
+        /* Installed: PREFIX/bin/fabsim finds PREFIX/share/fabsim/web. */
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            snprintf(path, sizeof path, "%.*s/../share/fabsim/web/%s", (int)(slash - exe), exe,
+                     probe);
+            if (is_file(path) &&
+                snprintf(out, len, "%.*s/../share/fabsim/web", (int)(slash - exe), exe) < (int)len)
+                return 0;
+        }
+        /* A source tree: build/fabsim finds report/web above it. */
         for (int up = 0; up < 5; up++) {
-            char *slash = strrchr(exe, '/');
+            slash = strrchr(exe, '/');
             if (!slash) break;
             *slash = 0;
             snprintf(path, sizeof path, "%s/report/web/%s", exe, probe);
@@ -516,8 +526,9 @@ int report_write(const struct report *r, struct diag *d) {
     char web[PATH_MAX], path[PATH_MAX + 96];
     if (report_find_web(web, sizeof web))
         return diag_set(d, "report/web", (struct srcpos){0, 0}, FS_ENOENT,
-                        "chart library not installed: run `make deps` (npm ci in report/web), "
-                        "or set FABSIM_WEB_DIR to a folder with node_modules/vega*");
+                        "chart library not found: run `make deps` (npm ci in report/web) or "
+                        "`make install`, or set FABSIM_WEB_DIR to a folder with report.js "
+                        "and node_modules/vega*");
     char tmp[PATH_MAX], final[PATH_MAX];
     snprintf(final, sizeof final, "%s/report.html", r->dir);
     snprintf(tmp, sizeof tmp, "%s/.report.html.tmp", r->dir);
@@ -531,6 +542,7 @@ int report_write(const struct report *r, struct diag *d) {
           f);
     fprintf(f, "<title>fabsim %s report</title>\n",
             !strcmp(r->mode, "compare") ? "compare"
+            : !strcmp(r->mode, "sweep") ? "sweep"
             : !strcmp(r->mode, "run")   ? "run"
                                         : "labs");
     int rc = 0;

@@ -65,8 +65,10 @@ int report_write(const struct report *r, struct diag *d);
 int report_build(const char *dir, struct diag *d);
 void report_print_findings(const struct report *r, FILE *f);
 
-/* Finds report/web (the chart library's npm folder): $FABSIM_WEB_DIR, then
- * report/web next to or above the running binary, then ./report/web. */
+/* Finds the report's web assets (report.js, report.css, node_modules/vega*):
+ * $FABSIM_WEB_DIR, then PREFIX/share/fabsim/web of an installed binary
+ * (PREFIX/bin/fabsim), then report/web above the running binary (a source
+ * tree), then ./report/web. */
 int report_find_web(char *out, size_t len);
 
 #endif /* FABSIM_REPORT_REPORT_H */

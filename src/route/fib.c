@@ -165,7 +165,11 @@ void route_fib_build(struct net *n) {
             fs_grow((void **)&f->direct, &dcap, (size_t)at + 1, sizeof *f->direct);
             f->direct[at++] = p->peer;
         }
-        qsort(f->direct + f->direct_off[h], at - f->direct_off[h], sizeof *f->direct, cmp_u32);
+        /* A host whose every link is down has no entries (and f->direct may
+         * still be NULL): qsort must not see a null base. */
+        if (at > f->direct_off[h])
+            qsort(f->direct + f->direct_off[h], at - f->direct_off[h], sizeof *f->direct,
+                  cmp_u32);
         f->direct_off[h + 1] = at;
     }
 

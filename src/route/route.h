@@ -47,8 +47,8 @@ void route_fib_free(struct route_fib *f);
 uint32_t route_fib_get(const struct net *n, uint32_t sw, uint32_t host, const uint32_t **ports);
 uint32_t route_fib_direct(const struct route_fib *f, const struct net *n, uint32_t sw,
                           uint32_t host, const uint32_t **ports);
-static inline uint32_t route_fib_lookup(const struct route_fib *f, const struct net *n,
-                                        uint32_t sw, uint32_t host, const uint32_t **ports) {
+static inline uint32_t route_fib_lookup(const struct route_fib *f, const struct net *n, uint32_t sw,
+                                        uint32_t host, const uint32_t **ports) {
     uint32_t e = f->grp[(size_t)n->nodes[sw].index * f->ngroups + f->host_group[host]];
     if (e == ROUTE_FIB_DIRECT) return route_fib_direct(f, n, sw, host, ports);
     *ports = f->set_ports + f->set_off[e];

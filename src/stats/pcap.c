@@ -236,7 +236,10 @@ static void roce_pkt(struct pcap_sink *s, const struct net *n, uint32_t port,
     uint32_t ip_total = (uint32_t)(20 + 8 + ibl + payload + 4); /* + ICRC */
     uint8_t ecn = (p->flags & PKT_F_ECN_CE) ? 3 : (p->flags & PKT_F_ECT) ? 2 : 0;
     ip[0] = 0x45;
-    ip[1] = (uint8_t)(((p->prio & 7) << 5) | ecn); /* DSCP = priority x 8, ECN bits */
+    /* DSCP = priority x 8, ECN bits; CNPs in their own class carry cnp_dscp (48). */
+    uint32_t dscp =
+        (p->flags & PKT_F_CNP_CLASS) ? n->sc->fabric.dcqcn.cnp_dscp & 63u : (p->prio & 7u) << 3;
+    ip[1] = (uint8_t)((dscp << 2) | ecn);
     put16(ip + 2, ip_total > 0xffff ? 0xffff : ip_total);
     put16(ip + 4, p->psn & 0xffff);
     put16(ip + 6, 0x4000); /* DF */

@@ -153,8 +153,8 @@ static void write_links(const struct model *m, struct jw *w) {
         double u = T > 0 ? (double)pt->busy_ps / T : 0.0;
         jw_knum(w, "utilization", u > 1.0 ? 1.0 : u);
         jw_ku64(w, "drops", pt->drops);
-        jw_ku64(w, "corrupted", pt->corrupted);
-        jw_ku64(w, "hoq_discards", pt->hoq_discards);
+        jw_ku64(w, "corrupted", n->port_fail ? n->port_fail[p].corrupted : 0);
+        jw_ku64(w, "hoq_discards", n->port_fail ? n->port_fail[p].hoq_discards : 0);
         jw_knum(w, "paused_ns", time_ps_to_ns(pt->paused_ps));
         jw_knum(w, "credit_stall_ns", time_ps_to_ns(pt->credit_stall_ps));
         jw_knum(w, "mean_queue_bytes", T > 0 ? qarea / T : 0.0);
@@ -206,6 +206,10 @@ static void write_collectives(const struct model *m, struct jw *w) {
         jw_kstr(w, "op", results_op_name(r->op));
         jw_kstr(w, "algorithm", r->op == WL_ALLTOALL ? "direct" : results_algo_name(r->algorithm));
         jw_kbool(w, "fallback", r->fallback);
+        if (r->op != WL_ALLTOALL) { /* NCCL protocol of the call (coll/algos.c) */
+            static const char *const proto[] = {"simple", "ll", "ll128"};
+            jw_kstr(w, "protocol", r->proto < 3 ? proto[r->proto] : "simple");
+        }
         jw_ku64(w, "size", r->size_bytes);
         jw_ku64(w, "ranks", r->ranks);
         jw_knum(w, "start_ns", time_ps_to_ns(r->start_ps));
@@ -334,6 +338,8 @@ void results_write_json(const struct model *m, FILE *f) {
     write_flows(m, &w);
     write_collectives(m, &w);
     coll_write_training(&m->net, &w);
+    coll_write_nccl_tests(&m->net, &w); /* docs/inputs.md */
+    coll_write_chakra(&m->net, &w);
     write_control_plane(m, &w);
     write_qp_errors(m, &w);
     coll_write_jobs(&m->net, &w);

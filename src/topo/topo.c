@@ -3,6 +3,7 @@
 #include "config/scenario.h"
 #include "core/diag.h"
 #include "net/net.h"
+#include "topo/tfile.h"
 
 #include <stdio.h>
 
@@ -184,8 +185,12 @@ int topo_build(struct net *n, const struct scenario *sc, struct diag *d) {
     case TOPO_RAIL_OPTIMIZED:
         rail_optimized(&b, t);
         break;
+    case TOPO_FILE: /* docs/inputs.md */
+        tfile_build(n, t->file, b.rate_bps, b.prop_ps, nvlink_rate(t), t->file_rates);
+        break;
     }
     net_finish_ports(n);
+    if (t->kind == TOPO_FILE) tfile_order_ports(n, t->file);
     for (uint32_t i = 0; i < n->nports; i++) {
         struct port *p = &n->ports[i];
         uint32_t far = n->ports[p->peer].node;

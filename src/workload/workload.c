@@ -232,7 +232,9 @@ int workload_build(struct net *n, struct diag *d) {
         case WL_ALLGATHER:
         case WL_REDUCESCATTER:
         case WL_BROADCAST:
-        case WL_TRAINING: {
+        case WL_TRAINING:
+        case WL_NCCL_TESTS:
+        case WL_CHAKRA: {
             int rc = coll_add(n, w, i, d);
             if (rc) return rc;
             break;

@@ -167,8 +167,8 @@ static void test_run_writes_results(void **state) {
  * example; --opt=value and --opt value; short forms; did-you-mean. */
 static void test_options(void **state) {
     (void)state;
-    static const char *const cmds[] = {"run",    "validate", "compare", "labs",
-                                       "report", "routes",   "help"};
+    static const char *const cmds[] = {"run",    "validate", "compare", "sweep", "labs",
+                                       "report", "routes",   "schema",  "help"};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         char a[64];
         snprintf(a, sizeof a, "%s --help", cmds[i]);

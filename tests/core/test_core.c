@@ -122,6 +122,46 @@ static void test_calq_resizes(void **state) {
     evq_fini(&h);
 }
 
+/* A fabric started in step: thousands of events share each time stamp and
+ * arrive in no particular entity order, so the bounded walk gives up and
+ * buckets are sorted when reached; pops stay exactly the heap's. */
+static void test_calq_same_time(void **state) {
+    (void)state;
+    struct calq c;
+    struct evq h;
+    calq_init(&c, 10, 14);
+    evq_init(&h, 16);
+    struct rng r;
+    rng_seed(&r, 5, 0, 0);
+    uint32_t seq = 0;
+    for (int i = 0; i < 20000; i++) {
+        struct event e = {1000 * rng_below(&r, 4), ((uint64_t)rng_below(&r, 8192) << 32) | seq++, 0,
+                          0, 0};
+        calq_push(&c, e);
+        evq_push(&h, e);
+    }
+    static const uint64_t delay[] = {0, 330000, 330000 + 800000, 1000};
+    for (int i = 0; i < 300000; i++) {
+        struct event a, b;
+        int ra = calq_pop(&c, &a), rb = evq_pop(&h, &b);
+        assert_int_equal(ra, rb);
+        if (ra) break;
+        assert_true(a.time_ps == b.time_ps && a.order == b.order);
+        if (i > 250000) continue; /* drain */
+        struct event e = {a.time_ps + delay[rng_below(&r, 4)],
+                          ((uint64_t)rng_below(&r, 8192) << 32) | seq++, 0, 0, 0};
+        if (e.time_ps == a.time_ps) e.order = a.order + 1; /* never before what was popped */
+        calq_push(&c, e);
+        evq_push(&h, e);
+    }
+    print_message("calendar: %llu buckets sorted when reached\n",
+                  (unsigned long long)c.sorted_buckets);
+    assert_true(c.sorted_buckets > 100);
+    assert_int_equal(calq_len(&c), 0);
+    calq_fini(&c);
+    evq_fini(&h);
+}
+
 /* Streams: same (seed, entity, stream) -> same numbers; others differ;
  * rng_below is uniform enough (chi-square over 10 bins). */
 static void test_rng_streams(void **state) {
@@ -184,8 +224,8 @@ static void test_units(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_evq_order),    cmocka_unit_test(test_calq_matches_heap),
-        cmocka_unit_test(test_calq_resizes), cmocka_unit_test(test_rng_streams),
-        cmocka_unit_test(test_units),
+        cmocka_unit_test(test_calq_resizes), cmocka_unit_test(test_calq_same_time),
+        cmocka_unit_test(test_rng_streams),  cmocka_unit_test(test_units),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,7 +10,11 @@
 #    one sweep: -o) routes it and dumps its LFTs (-D 0x40 -> opensm-lfts.dump);
 #  - fabsim loads OpenSM's dump (routing_engine: file) and writes it back;
 #  - check_opensm.py: every LFT entry fabsim loaded equals OpenSM's, and every
-#    host pair's hop count through the loaded LFTs equals fabsim's minhop.
+#    host pair's hop count through the loaded LFTs equals fabsim's minhop;
+#  - topology files (docs/inputs.md): ibnetdiscover on the emulated fabric,
+#    read by fabsim (topology kind: file), and the ibsim net file read back,
+#    give the generator's hosts, switches, cables and min-hop distances
+#    (check_topofile.py, counted with the rest).
 # All local (ibsim talks over abstract unix sockets, one instance per machine:
 # runs are serialised with flock). Ends with "N passed, N failed".
 B=${1:-build}
@@ -66,6 +70,8 @@ mkdir -p "$T/dump"
 LD_PRELOAD=$PRELOAD timeout 30 opensm -o -R minhop -D 0x40 --dump_files_dir "$T/dump" \
     -f "$T/opensm.log" >"$T/opensm.out" 2>&1
 rc=$?
+LD_PRELOAD=$PRELOAD timeout 30 ibnetdiscover >"$T/ibnd.txt" 2>"$T/ibnd.err"
+ibnd_rc=$?
 kill "$IBSIM_PID" 2>/dev/null
 wait "$IBSIM_PID" 2>/dev/null
 IBSIM_PID=""
@@ -86,5 +92,27 @@ python3 "$DIR/check_opensm.py" --shift "$T/net" "$T/dump/opensm-lfts.dump" "$T/s
 "$FAB" routes "$T/ls.yaml" --set fabric.routing_engine=file \
     --set "fabric.lft_file=$T/shifted.dump" -o "$T/loaded-shifted.dump" ||
     { echo "FAIL: fabsim could not load the shifted dump"; echo "1 passed, 1 failed"; exit 1; }
+# The same fabric through ibsim -> ibnetdiscover -> fabsim, and the ibsim
+# net file read back, as topology files next to the generator's.
+"$FAB" topology "$T/ls.yaml" -o "$T/gen.topo.yaml"
+for src in ibnd.txt net; do
+    sed "s|^topology:.*|topology: {kind: file, path: $src}|" "$T/ls.yaml" >"$T/file-$src.yaml"
+    "$FAB" topology "$T/file-$src.yaml" -o "$T/$src.topo.yaml" ||
+        echo "FAIL: fabsim could not read $src as a topology file"
+done
+[ $ibnd_rc -eq 0 ] || { tail -n 3 "$T/ibnd.err"; echo "FAIL: ibnetdiscover under ibsim (exit $ibnd_rc)"; }
+python3 "$DIR/check_topofile.py" "$T/gen.topo.yaml" "$T/ibnd.txt.topo.yaml" \
+    "ibsim->ibnetdiscover->fabsim" "$T/net.topo.yaml" "ibsim net file read back" >"$T/topo.out"
+cat "$T/topo.out"
 python3 "$DIR/check_opensm.py" "$T/net" "$T/dump/opensm-lfts.dump" "$T/loaded.dump" \
-    "$T/fabsim.dump" "$T/shifted.dump" "$T/loaded-shifted.dump"
+    "$T/fabsim.dump" "$T/shifted.dump" "$T/loaded-shifted.dump" >"$T/sm.out"
+grep -v -E '^[0-9]+ passed, [0-9]+ failed' "$T/sm.out"
+p1=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$T/topo.out")
+f1=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$T/topo.out")
+p2=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$T/sm.out")
+f2=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$T/sm.out")
+[ $ibnd_rc -eq 0 ] || f1=$((${f1:-0} + 1))
+[ -s "$T/ibnd.txt.topo.yaml" ] && [ -s "$T/net.topo.yaml" ] || f1=$((${f1:-0} + 1))
+F=$((${f1:-1} + ${f2:-1}))
+echo "$((${p1:-0} + ${p2:-0})) passed, $F failed"
+[ $F -eq 0 ]

@@ -174,10 +174,10 @@ static void test_ber_binomial(void **state) {
     double N = (double)n->ports[p].tx_packets;
     double pr = -expm1(8.0 * (4096 + 82) * log1p(-1e-6));
     double mean = N * pr, sd = sqrt(N * pr * (1 - pr));
-    double got = (double)n->ports[p].corrupted;
+    double got = (double)n->port_fail[p].corrupted;
     printf("  %.0f packets, %.0f corrupted, expected %.1f +- %.1f\n", N, got, mean, sd);
     assert_true(fabs(got - mean) < 3 * sd);
-    assert_int_equal(n->c.corrupted, n->ports[p].corrupted);
+    assert_int_equal(n->c.corrupted, n->port_fail[p].corrupted);
     assert_true(t.m.completed);
     assert_int_equal(n->c.bytes_delivered, 400ULL << 20);
     trun_end(&t);
@@ -210,7 +210,7 @@ static void test_credit_deadlock_ends_in_hoq_discards(void **state) {
     assert_true(n->c.hoq_discards > 0);
     assert_true(n->c.first_hoq_ps >= life && n->c.first_hoq_ps <= life + 200 * US);
     for (uint32_t i = 0; i < n->deadlock.ncycle; i++)
-        assert_true(n->ports[n->deadlock.cycle[i]].hoq_discards > 0);
+        assert_true(n->port_fail[n->deadlock.cycle[i]].hoq_discards > 0);
     trun_end(&t);
 }
 

@@ -116,8 +116,9 @@ static void test_rail_and_ring(void **state) {
 static void test_grouped_memory(void **state) {
     (void)state;
     struct trun t;
-    trun_start(&t, "name: fib\nfabric: {kind: roce, flow_control: none, routing: ecmp}\n"
-                   "topology: {kind: fat_tree, k: 16}\n",
+    trun_start(&t,
+               "name: fib\nfabric: {kind: roce, flow_control: none, routing: ecmp}\n"
+               "topology: {kind: fat_tree, k: 16}\n",
                NULL, 0);
     assert_int_equal(t.rc, 0);
     const struct route_fib *f = t.m.net.fib;

@@ -1,0 +1,270 @@
+/* src/topo/tfile_ib.c
+ *
+ * InfiniBand fabric descriptions as text: `ibnetdiscover` output
+ * (infiniband-diags; also what ibnetdiscover prints for an ibsim fabric)
+ * and ibsim net files (what `fabsim routes --ibsim-topology` writes). Both
+ * are records of a header line
+ *     Switch  36 "S-0002c90200000010"   # "leaf0" base port 0 lid 17 lmc 0
+ *     Ca      1 "H-0002c9030000000a"    # "node01 HCA-1"
+ *     Hca     1 "h0"                    (ibsim)
+ * followed by one line per connected port
+ *     [3]  "S-0002c90200000020"[1]   # "spine0" lid 9 4xNDR
+ *     [1](2c9030000000b)  "S-..."[2](...)  # lid 5 lmc 0 "leaf0" lid 17 4xEDR
+ * Every cable appears from both ends; both must agree. Names: the node
+ * description's first word (made unique, with characters outside
+ * [A-Za-z0-9_.] as '_'), or the node id when there is no description.
+ * Rates: width x lane data rate (IBTA: SDR 2, DDR 4, QDR 8, FDR10 10,
+ * FDR 14.0625*64/66, EDR 25, HDR 50, NDR 100, XDR 200 Gb/s per lane).
+ */
+#include "topo/tfile.h"
+
+#include "core/diag.h"
+#include "core/mem.h"
+
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct rec {
+    char id[80];
+    uint32_t nports, node, line;
+    uint32_t *peer, *pport, *pline; /* per port 1..nports: node id, port, line; 0 = free */
+};
+
+static const char *skip_ws(const char *p) {
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return p;
+}
+
+/* A "quoted" string at p into buf; returns the character after it or NULL. */
+static const char *quoted(const char *p, char *buf, size_t len) {
+    if (*p != '"') return NULL;
+    const char *e = strchr(p + 1, '"');
+    if (!e) return NULL;
+    snprintf(buf, len, "%.*s", (int)(e - p - 1), p + 1);
+    return e + 1;
+}
+
+/* "4xNDR" (the last such token of the comment) as bit/s; 0 if none. */
+static uint64_t ib_rate(const char *comment) {
+    static const struct {
+        const char *name;
+        double gbps; /* data rate per lane */
+    } speeds[] = {{"SDR", 2},  {"DDR", 4},  {"QDR", 8},   {"FDR10", 10}, {"FDR", 14.0625 * 64 / 66},
+                  {"EDR", 25}, {"HDR", 50}, {"NDR", 100}, {"XDR", 200}};
+    uint64_t best = 0;
+    for (const char *p = comment; *p; p++) {
+        if (!isdigit((unsigned char)*p) || (p > comment && isalnum((unsigned char)p[-1]))) continue;
+        char *end;
+        unsigned long w = strtoul(p, &end, 10);
+        if (*end != 'x' || (w != 1 && w != 2 && w != 4 && w != 8 && w != 12)) continue;
+        const char *s = end + 1;
+        for (size_t i = 0; i < sizeof speeds / sizeof *speeds; i++) {
+            size_t l = strlen(speeds[i].name);
+            if (!strncmp(s, speeds[i].name, l) && !isalnum((unsigned char)s[l]))
+                best = (uint64_t)((double)w * speeds[i].gbps * 1e9 + 0.5);
+        }
+    }
+    return best;
+}
+
+/* The node's name: first word of the description, sanitised and unique. */
+static void make_name(const struct topo_file *tf, const char *desc, char *out, size_t len) {
+    char base[24];
+    size_t k = 0;
+    const char *p = skip_ws(desc);
+    for (; *p && *p != ' ' && *p != '\t' && k + 1 < sizeof base; p++)
+        base[k++] = (isalnum((unsigned char)*p) || *p == '_' || *p == '.') ? *p : '_';
+    base[k] = 0;
+    if (!k) snprintf(base, sizeof base, "node");
+    snprintf(out, len, "%s", base);
+    for (unsigned i = 2; tfile_node_find(tf, out) != TFILE_NONE; i++)
+        snprintf(out, len, "%.16s_%u", base, i);
+}
+
+static int fail(struct diag *d, const char *path, uint32_t line, const char *fmt, const char *a,
+                const char *b, unsigned x) {
+    char msg[512];
+    snprintf(msg, sizeof msg, fmt, a, b, x);
+    return diag_set(d, path, (struct srcpos){line, 0}, FS_EINVAL, "%s", msg);
+}
+
+static uint32_t rec_find(const struct rec *r, uint32_t nr, const char *id) {
+    for (uint32_t i = 0; i < nr; i++)
+        if (!strcmp(r[i].id, id)) return i;
+    return TFILE_NONE;
+}
+
+int tfile_parse_ib(struct topo_file *tf, const char *path, const char *text, enum tfile_format fmt,
+                   struct diag *d) {
+    (void)fmt;
+    struct rec *recs = NULL;
+    uint32_t nr = 0;
+    int rc = 0;
+    /* pass 1: the records (nodes) */
+    uint32_t line = 0;
+    for (const char *p = text; *p && !rc;) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        line++;
+        char buf[1024];
+        snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), p);
+        p = eol ? eol + 1 : p + len;
+        bool sw = !strncmp(buf, "Switch", 6) && (buf[6] == ' ' || buf[6] == '\t');
+        bool ca = (!strncmp(buf, "Ca", 2) && (buf[2] == ' ' || buf[2] == '\t')) ||
+                  (!strncmp(buf, "Hca", 3) && (buf[3] == ' ' || buf[3] == '\t'));
+        if (!strncmp(buf, "Rt", 2) && (buf[2] == ' ' || buf[2] == '\t')) {
+            rc = fail(d, path, line, "a router (Rt) record: fabsim models one subnet%s%s%u", "", "",
+                      0);
+            break;
+        }
+        if (!sw && !ca) continue;
+        const char *q = skip_ws(buf + (sw ? 6 : buf[0] == 'H' ? 3 : 2));
+        char *end;
+        unsigned long np = strtoul(q, &end, 10);
+        char id[80], desc[128] = "";
+        const char *after = end != q ? quoted(skip_ws(end), id, sizeof id) : NULL;
+        if (!after || np == 0 || np > 65535) {
+            rc = fail(d, path, line,
+                      "expected '%s <ports> \"<node id>\"' (ibnetdiscover / ibsim record)%s%u",
+                      sw ? "Switch" : "Ca", "", 0);
+            break;
+        }
+        if (rec_find(recs, nr, id) != TFILE_NONE) {
+            rc = fail(d, path, line, "node \"%s\" is described twice%s%u", id, "", 0);
+            break;
+        }
+        const char *hash = strchr(after, '#');
+        if (hash) quoted(skip_ws(hash + 1), desc, sizeof desc);
+        char name[24];
+        make_name(tf, desc[0] ? desc : id, name, sizeof name);
+        recs = fs_xrealloc(recs, (nr + 1) * sizeof *recs);
+        struct rec *r = &recs[nr++];
+        memset(r, 0, sizeof *r);
+        snprintf(r->id, sizeof r->id, "%s", id);
+        r->nports = (uint32_t)np;
+        r->line = line;
+        r->node = tfile_node_add(tf, name, sw ? TFILE_SWITCH : TFILE_HOST, line);
+        if (sw) tf->nodes[r->node].ports = (uint32_t)np;
+        r->peer = fs_xcalloc(np + 1, sizeof *r->peer);
+        r->pport = fs_xcalloc(np + 1, sizeof *r->pport);
+        r->pline = fs_xcalloc(np + 1, sizeof *r->pline);
+    }
+    /* pass 2: the port lines of each record */
+    line = 0;
+    uint32_t cur = TFILE_NONE;
+    for (const char *p = text; *p && !rc;) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        line++;
+        char buf[1024];
+        snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), p);
+        p = eol ? eol + 1 : p + len;
+        if (!strncmp(buf, "Switch", 6) || !strncmp(buf, "Ca", 2) || !strncmp(buf, "Hca", 3)) {
+            cur = TFILE_NONE;
+            for (uint32_t i = 0; i < nr; i++)
+                if (recs[i].line == line) cur = i;
+            continue;
+        }
+        if (buf[0] != '[') {
+            if (!skip_ws(buf)[0]) cur = TFILE_NONE; /* a blank line ends a record */
+            continue;
+        }
+        if (cur == TFILE_NONE) {
+            rc = fail(d, path, line, "a port line outside a Switch/Ca record%s%s%u", "", "", 0);
+            break;
+        }
+        char *end;
+        unsigned long port = strtoul(buf + 1, &end, 10);
+        const char *q = end;
+        if (*q != ']') {
+            rc = fail(d, path, line, "expected '[<port>] \"<peer id>\"[<peer port>]'%s%s%u", "", "",
+                      0);
+            break;
+        }
+        q++;
+        if (*q == '(') q = strchr(q, ')') ? strchr(q, ')') + 1 : q;
+        char pid[80];
+        q = quoted(skip_ws(q), pid, sizeof pid);
+        unsigned long pport = 0;
+        if (q && *q == '[') pport = strtoul(q + 1, &end, 10);
+        if (!q || *q != '[' || *end != ']') {
+            rc = fail(d, path, line, "expected '[<port>] \"<peer id>\"[<peer port>]'%s%s%u", "", "",
+                      0);
+            break;
+        }
+        struct rec *r = &recs[cur];
+        uint32_t w = rec_find(recs, nr, pid);
+        if (w == TFILE_NONE) {
+            rc = fail(d, path, line,
+                      "link to nowhere: node \"%s\" (port %s%u) is not described "
+                      "in the file",
+                      pid, "", (unsigned)pport);
+            break;
+        }
+        struct rec *o = &recs[w];
+        if (port == 0 || port > r->nports) {
+            rc = fail(d, path, line, "unknown port %s%s%u: the record above has fewer ports", "",
+                      "", (unsigned)port);
+            break;
+        }
+        if (pport == 0 || pport > o->nports) {
+            rc = fail(d, path, line, "unknown port: \"%s\" has no port %s%u", pid, "",
+                      (unsigned)pport);
+            break;
+        }
+        if (w == cur) {
+            rc = fail(d, path, line, "a port cabled to its own node%s%s%u", "", "", 0);
+            break;
+        }
+        uint32_t pl = r->pline[port];
+        if (pl && pl < r->line && r->peer[port] == w + 1 && r->pport[port] == pport)
+            continue; /* the far end, described above, already gave this cable */
+        if (pl) {
+            char m[300];
+            snprintf(m, sizeof m, "port %lu is used twice (line %u: \"%s\"[%u])", port, pl,
+                     recs[r->peer[port] - 1].id, r->pport[port]);
+            rc = fail(d, path, line, "%s%s%u", m, "", 0);
+            break;
+        }
+        if (o->pline[pport]) {
+            char m[400];
+            snprintf(m, sizeof m,
+                     "\"%s\" port %lu is used twice: cabled to \"%s\" here and to \"%s\"[%u] at "
+                     "line %u",
+                     pid, pport, r->id, recs[o->peer[pport] - 1].id, o->pport[pport],
+                     o->pline[pport]);
+            rc = fail(d, path, line, "%s%s%u", m, "", 0);
+            break;
+        }
+        r->peer[port] = w + 1;
+        r->pport[port] = (uint32_t)pport;
+        r->pline[port] = line;
+        o->peer[pport] = cur + 1;
+        o->pport[pport] = (uint32_t)port;
+        o->pline[pport] = line;
+        tf->links = fs_xrealloc(tf->links, (tf->nlinks + 1) * sizeof *tf->links);
+        struct tfile_link *l = &tf->links[tf->nlinks++];
+        memset(l, 0, sizeof *l);
+        l->a = r->node;
+        l->b = o->node;
+        l->pa = (uint32_t)port;
+        l->pb = (uint32_t)pport;
+        const char *hash = strchr(q, '#');
+        l->rate_bps = hash ? ib_rate(hash) : 0;
+        l->length_mm = UINT64_MAX;
+        l->line = line;
+    }
+    if (!rc && !nr)
+        rc = diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL,
+                      "no Switch or Ca records: not ibnetdiscover output or an ibsim net file");
+    for (uint32_t i = 0; i < nr; i++) {
+        free(recs[i].peer);
+        free(recs[i].pport);
+        free(recs[i].pline);
+    }
+    free(recs);
+    return rc;
+}

@@ -1,0 +1,214 @@
+/* tests/topo/test_tfile.c
+ *
+ * Topology files (docs/inputs.md): every built-in generator's fabric,
+ * written with tfile_write_yaml and read back as `kind: file`, is the same
+ * net port by port; ibnetdiscover text gives the nodes, names and rates it
+ * describes; bad files fail with file:line and what is wrong.
+ */
+#include "testutil.h"
+
+#include "net/net.h"
+#include "topo/tfile.h"
+
+#include <unistd.h>
+
+static char *write_tmp(const char *text, const char *suffix) {
+    char tmpl[64];
+    snprintf(tmpl, sizeof tmpl, "/tmp/fabsim-topo-XXXXXX%s", suffix);
+    int fd = mkstemps(tmpl, (int)strlen(suffix));
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    return strdup(tmpl);
+}
+
+static void same_net(const struct net *a, const struct net *b) {
+    assert_int_equal(a->nnodes, b->nnodes);
+    assert_int_equal(a->nports, b->nports);
+    assert_int_equal(a->nhosts, b->nhosts);
+    for (uint32_t v = 0; v < a->nnodes; v++) {
+        assert_string_equal(a->names[v], b->names[v]);
+        assert_int_equal(a->nodes[v].kind, b->nodes[v].kind);
+        assert_int_equal(a->nodes[v].role, b->nodes[v].role);
+        assert_int_equal(a->nodes[v].level, b->nodes[v].level);
+        assert_int_equal(a->nodes[v].nports, b->nodes[v].nports);
+    }
+    for (uint32_t p = 0; p < a->nports; p++) {
+        assert_int_equal(a->ports[p].node, b->ports[p].node);
+        assert_int_equal(a->ports[p].peer, b->ports[p].peer);
+        assert_int_equal(a->ports[p].rate_bps, b->ports[p].rate_bps);
+        assert_int_equal(a->ports[p].prop_ps, b->ports[p].prop_ps);
+        assert_int_equal(a->ports[p].parallel, b->ports[p].parallel);
+    }
+}
+
+static void build(struct trun *t, const char *yaml) {
+    struct diag d = {0};
+    memset(t, 0, sizeof *t);
+    if (scenario_load_string(&t->sc, yaml, "test.yaml", NULL, 0, &d)) {
+        diag_print(&d, stderr);
+        fail_msg("scenario did not load");
+    }
+    t->rc = model_build(&t->m, &t->sc, &d);
+    if (t->rc) diag_print(&d, stderr);
+    assert_int_equal(t->rc, 0);
+}
+
+/* Every generator, written and read back, is the same fabric. */
+static void test_roundtrip(void **state) {
+    (void)state;
+    static const char *const topos[] = {
+        "{kind: single_switch, hosts: 5}",
+        "{kind: leaf_spine, leaves: 3, spines: 2, hosts_per_leaf: 4, uplinks_per_spine: 2}",
+        "{kind: fat_tree, k: 4}",
+        "{kind: ring, switches: 5, hosts_per_switch: 2}",
+        "{kind: rail_optimized, hosts: 3, gpus_per_host: 4, spines: 2}",
+        "{kind: leaf_spine, leaves: 2, spines: 2, hosts_per_leaf: 2, gpus_per_host: 2}",
+    };
+    for (size_t i = 0; i < sizeof topos / sizeof *topos; i++) {
+        char y[512];
+        snprintf(y, sizeof y, "fabric: {kind: %s, cable: 7m}\ntopology: %s\n",
+                 i % 2 ? "roce" : "infiniband", topos[i]);
+        struct trun a, b;
+        build(&a, y);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        tfile_write_yaml(&a.m.net, &a.sc, f);
+        fclose(f);
+        char *path = write_tmp(buf, ".yaml");
+        snprintf(y, sizeof y, "fabric: {kind: %s}\ntopology: {kind: file, path: %s}\n",
+                 i % 2 ? "roce" : "infiniband", path);
+        build(&b, y);
+        assert_int_equal(b.sc.topo.gpus_per_host, a.sc.topo.gpus_per_host);
+        same_net(&a.m.net, &b.m.net);
+        unlink(path);
+        free(path);
+        free(buf);
+        trun_end(&a);
+        trun_end(&b);
+    }
+}
+
+/* ibnetdiscover output (infiniband-diags 44 format): names from the node
+ * descriptions, rates from width x speed, both ends of a cable agree. */
+static const char *IBND =
+    "#\n# Topology file: generated on Mon Nov 30 22:50:47 2026\n#\n"
+    "vendid=0x2c9\ndevid=0xd2f0\nsysimgguid=0xb8cef6030000a\n"
+    "switchguid=0xb8cef6030000a(b8cef6030000a)\n"
+    "Switch\t4 \"S-000b8cef6030000a\"\t\t# \"qm9700-leaf1\" enhanced port 0 lid 1 lmc 0\n"
+    "[1]\t\"H-0000000000100000\"[1](100001) \t\t# \"gpu01 mlx5_0\" lid 5 4xNDR\n"
+    "[2]\t\"H-0000000000100002\"[1](100003) \t\t# \"gpu02 mlx5_0\" lid 6 4xNDR\n"
+    "[4]\t\"S-000b8cef6030000b\"[1]\t\t# \"qm9700-spine1\" lid 2 4xEDR\n"
+    "\n"
+    "vendid=0x2c9\ndevid=0xd2f0\nswitchguid=0xb8cef6030000b(b8cef6030000b)\n"
+    "Switch\t2 \"S-000b8cef6030000b\"\t\t# \"qm9700-spine1\" enhanced port 0 lid 2 lmc 0\n"
+    "[1]\t\"S-000b8cef6030000a\"[4]\t\t# \"qm9700-leaf1\" lid 1 4xEDR\n"
+    "\n"
+    "vendid=0x2c9\ndevid=0x1021\ncaguid=0x100000\n"
+    "Ca\t2 \"H-0000000000100000\"\t\t# \"gpu01 mlx5_0\"\n"
+    "[1](100001) \t\"S-000b8cef6030000a\"[1]\t\t# lid 5 lmc 0 \"qm9700-leaf1\" lid 1 4xNDR\n"
+    "\n"
+    "vendid=0x2c9\ndevid=0x1021\ncaguid=0x100002\n"
+    "Ca\t1 \"H-0000000000100002\"\t\t# \"gpu02 mlx5_0\"\n"
+    "[1](100003) \t\"S-000b8cef6030000a\"[2]\t\t# lid 6 lmc 0 \"qm9700-leaf1\" lid 1 4xNDR\n";
+
+static void test_ibnetdiscover(void **state) {
+    (void)state;
+    char *path = write_tmp(IBND, ".txt");
+    char y[512];
+    snprintf(y, sizeof y, "topology: {kind: file, path: %s}\n", path);
+    struct trun t;
+    build(&t, y);
+    const struct net *n = &t.m.net;
+    assert_int_equal(n->nhosts, 2);
+    assert_int_equal(n->nswitches, 2);
+    assert_int_equal(n->nports, 6);
+    assert_string_equal(n->names[n->host_node[0]], "gpu01");
+    assert_string_equal(n->names[n->host_node[1]], "gpu02");
+    uint32_t up = tlink(&t, "qm9700_leaf1->qm9700_spine1");
+    assert_int_equal(n->ports[up].rate_bps, 100000000000ull); /* 4xEDR */
+    assert_int_equal(n->ports[tlink(&t, "gpu01->qm9700_leaf1")].rate_bps, 400000000000ull);
+    assert_int_equal(n->nodes[n->ports[up].node].level, 1);
+    assert_int_equal(n->nodes[n->ports[n->ports[up].peer].node].level, 2);
+    trun_end(&t);
+    /* rates: fabric overrides the file */
+    snprintf(y, sizeof y,
+             "fabric: {link: 200Gbps}\ntopology: {kind: file, path: %s, rates: fabric}\n", path);
+    build(&t, y);
+    assert_int_equal(t.m.net.ports[tlink(&t, "gpu01->qm9700_leaf1")].rate_bps, 200000000000ull);
+    trun_end(&t);
+    unlink(path);
+    free(path);
+}
+
+static void expect_bad(const char *text, const char *suffix, const char *needle) {
+    char *path = write_tmp(text, suffix);
+    char y[512];
+    snprintf(y, sizeof y, "topology: {kind: file, path: %s}\n", path);
+    struct scenario sc;
+    struct diag d = {0};
+    int rc = scenario_load_string(&sc, y, "test.yaml", NULL, 0, &d);
+    char msg[1200];
+    diag_format(&d, msg, sizeof msg);
+    if (rc == 0) scenario_fini(&sc);
+    if (rc == 0 || !strstr(msg, needle) || !strstr(msg, path))
+        fail_msg("expected an error with '%s' in %s, got rc %d: %s", needle, path, rc, msg);
+    unlink(path);
+    free(path);
+}
+
+static void test_bad_files(void **state) {
+    (void)state;
+    const char *nodes = "nodes:\n"
+                        "  - {name: h0, kind: host}\n"
+                        "  - {name: h1, kind: host}\n"
+                        "  - {name: sw0, kind: switch, ports: 2}\n";
+    char t[1024];
+    snprintf(t, sizeof t, "%slinks:\n  - {a: h0, b: \"sw0:1\"}\n  - {a: h1, b: \"sw0:3\"}\n",
+             nodes);
+    expect_bad(t, ".yaml", ":7: error: unknown port 3 of 'sw0': it has ports 1..2");
+    snprintf(t, sizeof t, "%slinks:\n  - {a: h0, b: \"sw0:1\"}\n  - {a: h1, b: \"sw0:1\"}\n",
+             nodes);
+    expect_bad(t, ".yaml", ":7: error: port 1 of 'sw0' is used twice (also line 6)");
+    snprintf(t, sizeof t, "%slinks:\n  - {a: h0, b: sw0}\n  - {a: h1, b: sw9}\n", nodes);
+    expect_bad(t, ".yaml", ":7:16: error: link to nowhere: no node 'sw9'");
+    snprintf(t, sizeof t,
+             "%s  - {name: h2, kind: host}\n  - {name: sw1, kind: switch}\n"
+             "links:\n  - {a: h0, b: sw0}\n  - {a: h1, b: sw0}\n  - {a: h2, b: sw1}\n",
+             nodes);
+    expect_bad(t, ".yaml",
+               "the fabric is disconnected: 2 parts: {h0, h1, sw0} (3 nodes) and {h2, sw1}");
+    snprintf(t, sizeof t, "%slinks:\n  - {a: h0, b: sw0}\n  - {a: h0, b: sw0}\n", nodes);
+    expect_bad(t, ".yaml", ":7: error: host 'h0' has a second link (also line 6)");
+    snprintf(t, sizeof t, "%slinks:\n  - {a: h0, b: sw0, rate: fast}\n", nodes);
+    expect_bad(t, ".yaml", ":6:27: error: rate 'fast'");
+    expect_bad("nodes:\n  - {name: h0, kind: router}\nlinks: []\n", ".yaml",
+               ":2:22: error: unknown node kind 'router'");
+    /* ibnetdiscover: a cable to an undescribed node, a port used twice */
+    const char *ib1 = "Switch\t2 \"S-1\"\t\t# \"sw\"\n"
+                      "[1]\t\"H-1\"[1]\t\t# \"h0\" 4xNDR\n"
+                      "[2]\t\"H-9\"[1]\t\t# \"x\" 4xNDR\n\n"
+                      "Ca\t1 \"H-1\"\t\t# \"h0\"\n"
+                      "[1]\t\"S-1\"[1]\t\t# \"sw\" 4xNDR\n";
+    expect_bad(ib1, ".txt", ":3: error: link to nowhere: node \"H-9\"");
+    const char *ib2 = "Switch\t2 \"S-1\"\t\t# \"sw\"\n"
+                      "[1]\t\"H-1\"[1]\t\t# \"h0\" 4xNDR\n"
+                      "[2]\t\"H-1\"[1]\t\t# \"h0\" 4xNDR\n\n"
+                      "Ca\t1 \"H-1\"\t\t# \"h0\"\n"
+                      "[1]\t\"S-1\"[1]\t\t# \"sw\" 4xNDR\n";
+    expect_bad(ib2, ".txt", ":3: error: \"H-1\" port 1 is used twice");
+    const char *ib3 = "Switch\t2 \"S-1\"\t\t# \"sw\"\n"
+                      "[3]\t\"H-1\"[1]\t\t# \"h0\" 4xNDR\n\n"
+                      "Ca\t1 \"H-1\"\t\t# \"h0\"\n";
+    expect_bad(ib3, ".txt", ":2: error: unknown port 3");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_roundtrip),
+        cmocka_unit_test(test_ibnetdiscover),
+        cmocka_unit_test(test_bad_files),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

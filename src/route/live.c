@@ -50,13 +50,13 @@ void route_live_snapshot(struct net *n) {
     memset(lv->stale, 1, n->nswitches);
 }
 
-uint32_t route_live_get(const struct net *n, uint32_t sw, uint32_t host, const uint32_t **ports) {
+/* A switch still converging: its old view, minus its own ports that went
+ * down long enough ago to have left its ECMP groups in hardware (ctrl/bgp.c). */
+__attribute__((noinline)) static uint32_t live_get_stale(const struct net *n, uint32_t sw,
+                                                         uint32_t host, const uint32_t **ports) {
     const struct route_live *lv = n->route_state;
-    const struct route_fib *f = lv->stale[n->nodes[sw].index] ? lv->old : n->fib;
-    uint32_t c = route_fib_lookup(f, n, sw, host, ports), k = 0;
-    if (f == n->fib || lv->prune_ps == SIM_TIME_NEVER) return c;
-    /* A stale switch's own ports that went down leave its ECMP groups in
-     * hardware (ctrl/bgp.c). */
+    uint32_t c = route_fib_lookup(lv->old, n, sw, host, ports), k = 0;
+    if (lv->prune_ps == SIM_TIME_NEVER) return c;
     const uint32_t *old = *ports;
     sim_time_ps now = n->sim->now_ps;
     bool pruned = false;
@@ -71,6 +71,13 @@ uint32_t route_live_get(const struct net *n, uint32_t sw, uint32_t host, const u
     }
     *ports = lv->scratch;
     return k;
+}
+
+uint32_t route_live_get(const struct net *n, uint32_t sw, uint32_t host, const uint32_t **ports) {
+    const struct route_live *lv = n->route_state;
+    if (__builtin_expect(lv->stale[n->nodes[sw].index], 0))
+        return live_get_stale(n, sw, host, ports);
+    return route_fib_lookup(n->fib, n, sw, host, ports);
 }
 
 bool route_live_differs(const struct net *n, uint32_t sw) {

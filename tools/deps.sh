@@ -10,7 +10,7 @@
 #                            installed: Chromium (the report in a browser),
 #                            tshark (pcap dissection), OpenSM and ibsim
 #                            (tests/ib/check_opensm.sh), valgrind (make bench
-#                            COUNT=1), cppcheck (make lint),
+#                            COUNT=1), cppcheck (make lint), clang (make fuzz),
 #                            python3-jsonschema + python3-yaml (fabsim schema)
 #                            (`make deps-test`, run by `make test`)
 set -e
@@ -37,6 +37,7 @@ test)
     [ -f /usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so ] || opt="$opt libumad2sim0"
     command -v valgrind >/dev/null 2>&1 || opt="$opt valgrind"
     command -v cppcheck >/dev/null 2>&1 || opt="$opt cppcheck"
+    command -v clang >/dev/null 2>&1 || opt="$opt clang" # make fuzz, and its short run in make check
     python3 -c "import jsonschema, yaml" 2>/dev/null || opt="$opt python3-jsonschema python3-yaml"
     ;;
 *)

@@ -45,7 +45,7 @@ struct bgp_state {
     uint32_t *dist, *queue; /* per node: hops from the changed link's switches */
     uint32_t pending;       /* switches not yet converged */
     uint16_t gen;
-    bool held; /* holds the run open (net_work_add) while switches converge */
+    bool held; /* holds the run open (net_ctrl_hold) while switches converge */
     bool layered; /* every switch-switch link joins two tiers: up/down is defined */
     sim_time_ps last_ps, changed_ps;
     uint32_t last_port;
@@ -63,7 +63,7 @@ static void converged(struct net *n, struct bgp_state *st) {
     }
     if (st->held) {
         st->held = false;
-        net_work_done(n);
+        net_ctrl_release(n);
     }
 }
 
@@ -128,7 +128,7 @@ static void bgp_on_link_change(struct net *n, uint32_t port, bool up) {
     }
     struct route_live *lv = n->route_state;
     st->pending = 0;
-    sim_time_ps prop = n->sc->fabric.propagation_ps;
+    sim_time_ps prop = n->sc->fabric.propagation_ps, latest = now;
     for (uint32_t v = 0; v < n->nnodes; v++) {
         if (n->nodes[v].kind != NODE_SWITCH) continue;
         if (!route_live_differs(n, v)) {
@@ -137,6 +137,7 @@ static void bgp_on_link_change(struct net *n, uint32_t port, bool up) {
         }
         uint64_t hops = st->dist[v] == UINT32_MAX ? 0 : st->dist[v];
         sim_time_ps t = start + hops * (cp->mrai_ps + prop + cp->proc_ps);
+        if (t > latest) latest = t;
         st->pending++;
         sim_at(n->sim, t, v + 1, NET_EV_CTRL, v, st->gen);
     }
@@ -144,8 +145,9 @@ static void bgp_on_link_change(struct net *n, uint32_t port, bool up) {
         converged(n, st);
     } else if (!st->held) {
         st->held = true; /* the run goes on until every switch converged */
-        net_work_add(n);
+        net_ctrl_hold(n);
     }
+    if (latest > n->ctrl_busy_until_ps) n->ctrl_busy_until_ps = latest; /* net/stuck.c */
 }
 
 static int bgp_init(struct net *n, struct diag *d) {

@@ -173,5 +173,5 @@ void deadlock_on_event(struct sim *s, const struct event *e) {
     } else {
         st->cycle_since_ps = SIM_TIME_NEVER;
     }
-    if (n->work_pending > 0) sim_at(s, s->now_ps + st->interval_ps, 0, NET_EV_DEADLOCK, 0, 0);
+    if (n->work_pending > 0 || n->ctrl_pending > 0) sim_at(s, s->now_ps + st->interval_ps, 0, NET_EV_DEADLOCK, 0, 0);
 }

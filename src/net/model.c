@@ -4,6 +4,7 @@
 #include "config/scenario.h"
 #include "core/diag.h"
 #include "core/mem.h"
+#include "core/sig.h"
 #include "ctrl/ctrl.h"
 #include "net/deadlock.h"
 #include "net/hoq.h"
@@ -121,6 +122,7 @@ static void on_scenario_event(struct sim *s, const struct event *e) {
     bool second = e->arg >> 31; /* end of a host stall */
     const struct sc_event *ev = &n->sc->events[idx];
     struct sc_ev_state *st = &evs[idx];
+    n->sc_events_left--;
     switch (ev->kind) {
     case EV_LINK_DOWN:
         link_down_now(n, st, st->cp_row, EV_LINK_DOWN);
@@ -146,7 +148,10 @@ static void on_scenario_event(struct sim *s, const struct event *e) {
         for (int i = 0; i < 2; i++)
             if (st->port[i] != NET_NONE) set_loss(n, st->port[i], -1, ev->drop);
         sim_time_ps t = gray_found_at(n);
-        if (t != SIM_TIME_NEVER) sim_at(s, t, 0, NET_EV_SCENARIO, idx, EV_AUX_GRAY_FOUND);
+        if (t != SIM_TIME_NEVER) {
+            sim_at(s, t, 0, NET_EV_SCENARIO, idx, EV_AUX_GRAY_FOUND);
+            n->sc_events_left++; /* net/stuck.c: the detection may still reroute */
+        }
         break;
     case EV_LINK_FLAP: {
         uint32_t phase = e->aux >= EV_AUX_FLAP ? e->aux - EV_AUX_FLAP : 0;
@@ -156,9 +161,11 @@ static void on_scenario_event(struct sim *s, const struct event *e) {
             cp_row_up(n, st);
             set_link(n, st, true, CTRL_CAUSE_PORT);
         }
-        if (phase + 1 < 2 * ev->count)
+        if (phase + 1 < 2 * ev->count) {
             sim_at(s, s->now_ps + (phase % 2 == 0 ? ev->down_ps : ev->up_ps), 0, NET_EV_SCENARIO,
                    idx, EV_AUX_FLAP + phase + 1);
+            n->sc_events_left++;
+        }
         break;
     }
     case EV_LINK_BER:
@@ -190,6 +197,7 @@ static int build_events(struct model *m, struct diag *d) {
             sim_at(&m->sim, ev->at_ps, 0, NET_EV_SCENARIO, (uint32_t)i, 0);
             sim_at(&m->sim, ev->at_ps + ev->for_ps, 0, NET_EV_SCENARIO, (uint32_t)i | 0x80000000u,
                    0);
+            n->sc_events_left += 2;
             continue;
         }
         bool directed = false;
@@ -216,6 +224,7 @@ static int build_events(struct model *m, struct diag *d) {
             r->rerouted_ps = r->local_rerouted_ps = r->up_ps = r->detected_ps = SIM_TIME_NEVER;
         }
         sim_at(&m->sim, ev->at_ps, 0, NET_EV_SCENARIO, (uint32_t)i, 0);
+        n->sc_events_left++;
     }
     return 0;
 }
@@ -257,6 +266,7 @@ int model_build(struct model *m, const struct scenario *sc, struct diag *d) {
     sim_register(&m->sim, NET_EV_SCENARIO, on_scenario_event);
     sim_register(&m->sim, NET_EV_GEN, workload_on_gen);
     sim_register(&m->sim, NET_EV_DEADLOCK, deadlock_on_event);
+    sim_register(&m->sim, NET_EV_STUCK, stuck_on_event);
 
     const struct fabric_params *f = &sc->fabric;
     n->mtu_bytes = f->mtu_bytes;
@@ -297,19 +307,33 @@ int model_build(struct model *m, const struct scenario *sc, struct diag *d) {
     /* Only lossless fabrics can deadlock; a lossy one drops instead. */
     if (sc->fabric.flow_control != FLOWCTL_NONE)
         deadlock_start(n, f->deadlock_timeout_ps ? f->deadlock_timeout_ps : DEADLOCK_CHECK_PS);
+    stuck_start(n);
     return 0;
 }
 
+/* Every 2^16 events (a few ms of wall time): a SIGINT/SIGTERM ends the run
+ * (core/sig.h); every 16th time, the progress line. */
+#define TICK_EVENTS (1u << 16)
+
 static void tick(struct sim *s, void *arg) {
     void **a = arg;
-    ((model_progress_fn)a[0])((const struct model *)a[1], a[2]);
-    (void)s;
+    struct model *m = a[1];
+    if (sig_pending()) {
+        m->interrupted = sig_pending();
+        sim_stop(s);
+        return;
+    }
+    if (a[0] && (s->events_run / TICK_EVENTS) % 16 == 0)
+        ((model_progress_fn)a[0])((const struct model *)a[1], a[2]);
 }
 
 void model_run(struct model *m, model_progress_fn progress, void *arg) {
     double t0 = wall_now_s();
     void *targ[3] = {(void *)progress, m, arg};
-    sim_run(&m->sim, progress ? tick : NULL, targ, 1u << 20);
+    if (sig_pending()) /* arrived while building */
+        m->interrupted = sig_pending();
+    else
+        sim_run(&m->sim, tick, targ, TICK_EVENTS);
     struct net *n = &m->net;
     /* The time the model reached: the last event run. */
     sampler_take(&m->sampler, n, m->sim.now_ps);
@@ -335,6 +359,7 @@ void model_fini(struct model *m) {
     workload_fini(n);
     deadlock_fini(n);
     hoq_fini(n);
+    stuck_fini(n);
     nic_reorder_fini(n);
     if (n->ctrl && n->ctrl->fini) n->ctrl->fini(n);
     free(n->ev_state);

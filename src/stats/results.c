@@ -4,6 +4,7 @@
 
 #include "config/scenario.h"
 #include "core/diag.h"
+#include "core/file.h"
 #include "core/units.h"
 #include "ctrl/ctrl.h"
 #include "net/model.h"
@@ -68,8 +69,18 @@ static void write_summary(const struct model *m, struct jw *w) {
         jw_str(w, why);
     else
         jw_null(w);
+    jw_kbool(w, "interrupted", m->interrupted != 0); /* SIGINT/SIGTERM (core/sig.h) */
     jw_knum(w, "sim_time_ns", time_ps_to_ns(m->sim.now_ps));
     jw_knum(w, "done_ns", m->net.work_pending ? -1.0 : time_ps_to_ns(n->done_ps));
+    /* The control plane on its own (an SM re-sweep after the workload ended):
+     * when it last went idle (null: it never acted), and whether it was still
+     * reacting when the run ended. */
+    jw_key(w, "control_plane_done_ns");
+    if (n->ctrl_held && !n->ctrl_pending)
+        jw_num(w, time_ps_to_ns(n->ctrl_done_ps));
+    else
+        jw_null(w);
+    jw_kbool(w, "control_plane_pending", n->ctrl_pending > 0);
     jw_knum(w, "wall_s", m->wall_s);
     jw_ku64(w, "events", m->sim.events_run);
     jw_ku64(w, "packets_sent", n->c.packets_sent);
@@ -123,6 +134,7 @@ static void write_summary(const struct model *m, struct jw *w) {
     }
     jw_arr_end(w);
     jw_obj_end(w);
+    stuck_write(n, w); /* net/stuck.h: a run that could not finish, and why */
     jw_key(w, "warnings");
     jw_arr(w);
     for (uint32_t i = 0; i < n->nwarnings; i++)
@@ -170,7 +182,10 @@ static void write_flows(const struct model *m, struct jw *w) {
     jw_arr(w);
     for (uint32_t i = 0; i < n->nflows; i++) {
         const struct flow_row *f = &n->flows[i];
-        bool done = f->msgs_left == 0 && f->start_ps != SIM_TIME_NEVER;
+        /* A Poisson sender that drew no packet before its end carried
+         * nothing: not a flow, and certainly not an unfinished one. */
+        if (f->msgs_left == 0 && f->start_ps == SIM_TIME_NEVER) continue;
+        bool done = f->msgs_left == 0;
         jw_obj_compact(w);
         jw_ku64(w, "id", i);
         jw_kstr(w, "src", n->names[n->host_node[f->src]]);
@@ -343,6 +358,8 @@ void results_write_json(const struct model *m, FILE *f) {
     write_control_plane(m, &w);
     write_qp_errors(m, &w);
     coll_write_jobs(&m->net, &w);
+    jw_key(&w, "cc_rates"); /* DCQCN rate per sender over time (stats/sampler.h) */
+    sampler_write_cc_rates(&m->sampler, &m->net, &w);
     if (m->net.ctrl && m->net.ctrl->write_results) m->net.ctrl->write_results(&m->net, &w);
     jw_obj_end(&w);
     jw_end(&w);
@@ -361,25 +378,45 @@ int results_mkdirs(const char *dir) {
     return 0;
 }
 
+/* Both files are written to temporary files and renamed into place only
+ * when both are complete (links.csv first, results.json last), so a full
+ * disk or a signal never leaves a torn results.json or a mismatched pair.
+ * FS_EINVAL: the folder cannot be created; FS_EINTERNAL: a write failed. */
 int results_write_dir(const struct model *m, const char *dir, struct diag *d) {
-    char path[4200];
+    char rpath[4200], lpath[4200];
     if (results_mkdirs(dir))
         return diag_set(d, dir, (struct srcpos){0, 0}, FS_EINVAL, "cannot create output folder: %s",
                         strerror(errno));
-    snprintf(path, sizeof path, "%s/results.json", dir);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL, "cannot write: %s",
+    snprintf(rpath, sizeof rpath, "%s/results.json", dir);
+    snprintf(lpath, sizeof lpath, "%s/links.csv", dir);
+    struct fs_out r, l;
+    if (fs_out_open(&r, rpath))
+        return diag_set(d, rpath, (struct srcpos){0, 0}, FS_EINTERNAL, "cannot write: %s",
                         strerror(errno));
-    results_write_json(m, f);
-    if (fclose(f)) return diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL, "write failed");
-    snprintf(path, sizeof path, "%s/links.csv", dir);
-    f = fopen(path, "w");
-    if (!f)
-        return diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL, "cannot write: %s",
-                        strerror(errno));
-    sampler_write_csv(&m->sampler, &m->net, f);
-    if (fclose(f)) return diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL, "write failed");
+    if (fs_out_open(&l, lpath)) {
+        int e = errno;
+        fs_out_abort(&r);
+        return diag_set(d, lpath, (struct srcpos){0, 0}, FS_EINTERNAL, "cannot write: %s",
+                        strerror(e));
+    }
+    results_write_json(m, r.f);
+    sampler_write_csv(&m->sampler, &m->net, l.f);
+    const char *bad = NULL;
+    if (fs_out_close(&r))
+        bad = rpath;
+    else if (fs_out_close(&l))
+        bad = lpath;
+    else if (fs_out_commit(&l))
+        bad = lpath;
+    else if (fs_out_commit(&r))
+        bad = rpath;
+    if (bad) {
+        int e = errno;
+        fs_out_abort(&r);
+        fs_out_abort(&l);
+        return diag_set(d, bad, (struct srcpos){0, 0}, FS_EINTERNAL, "write failed: %s",
+                        strerror(e));
+    }
     return 0;
 }
 
@@ -397,16 +434,17 @@ void results_print_summary(const struct model *m, FILE *f) {
             (unsigned long long)n->c.retransmitted_packets);
     if (n->nflows) {
         double sum = 0, max = 0;
-        uint32_t done = 0;
+        uint32_t done = 0, nflows = 0;
         for (uint32_t i = 0; i < n->nflows; i++) {
             const struct flow_row *fl = &n->flows[i];
+            nflows += fl->msgs_left || fl->start_ps != SIM_TIME_NEVER; /* carried something */
             if (fl->msgs_left || fl->start_ps == SIM_TIME_NEVER) continue;
             double fct = time_ps_to_ns(fl->end_ps - fl->start_ps) / 1000.0;
             sum += fct;
             if (fct > max) max = fct;
             done++;
         }
-        fprintf(f, "  flows: %u of %u done, mean FCT %.2f us, max %.2f us\n", done, n->nflows,
+        fprintf(f, "  flows: %u of %u done, mean FCT %.2f us, max %.2f us\n", done, nflows,
                 done ? sum / done : 0.0, max);
     }
     if (n->c.pause_frames || n->c.ecn_marked || n->c.cnps)
@@ -424,6 +462,7 @@ void results_print_summary(const struct model *m, FILE *f) {
     char why[200];
     if (n->nqp_errs && results_incomplete_reason(m, why, sizeof why))
         fprintf(f, "  finding: %s\n", why);
+    stuck_print(n, f);
     for (uint32_t i = 0; i < n->nwarnings; i++)
         fprintf(f, "  warning: %s\n", n->warnings[i]);
     coll_print_table(n, f);

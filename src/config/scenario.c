@@ -71,7 +71,7 @@ static const char *const WL_NAMES[] = {
 static const char *const PERM_NAMES[] = {"shift", "random", NULL};
 static const char *const ALGO_NAMES[] = {"ring", "tree", "halving_doubling", "sharp",
                                          "nvls", "auto", "hierarchical",     NULL};
-static const char *const EV_NAMES[] = {"link_down", "link_up",   "host_stall", "link_gray",
+static const char *const EV_NAMES[] = {"link_down", "link_up",  "host_stall", "link_gray",
                                        "link_flap", "link_ber", NULL};
 static const char *const PROTO_NAMES[] = {"simple", "ll", "ll128", "auto", NULL};
 
@@ -1806,8 +1806,8 @@ static const struct schema_key EVENT_KEYS[] = {
      .only = M(EV_LINK_GRAY)},
     {KEY("link_flap", SCHEMA_CUSTOM, 0, NULL, NULL, NULL), .flags = SCHEMA_REQUIRED,
      .only = M(EV_LINK_FLAP), .parse = link_target_parse, .print = target_print},
-    {KEY("down", SCHEMA_TIME, EVT(down_ps), NULL, NULL, NULL), .flags = SCHEMA_REQUIRED,
-     .min = 1, .only = M(EV_LINK_FLAP)},
+    {KEY("down", SCHEMA_TIME, EVT(down_ps), NULL, NULL, NULL), .flags = SCHEMA_REQUIRED, .min = 1,
+     .only = M(EV_LINK_FLAP)},
     {KEY("up", SCHEMA_TIME, EVT(up_ps), NULL, NULL, NULL), .flags = SCHEMA_REQUIRED, .min = 1,
      .only = M(EV_LINK_FLAP)},
     {KEY("count", SCHEMA_U32, EVT(count), "1", NULL, "docs/scenario.md: one down/up cycle"),

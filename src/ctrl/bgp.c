@@ -45,7 +45,7 @@ struct bgp_state {
     uint32_t *dist, *queue; /* per node: hops from the changed link's switches */
     uint32_t pending;       /* switches not yet converged */
     uint16_t gen;
-    bool held; /* holds the run open (net_ctrl_hold) while switches converge */
+    bool held;    /* holds the run open (net_ctrl_hold) while switches converge */
     bool layered; /* every switch-switch link joins two tiers: up/down is defined */
     sim_time_ps last_ps, changed_ps;
     uint32_t last_port;

@@ -213,8 +213,8 @@ static int build_events(struct model *m, struct diag *d) {
         /* Rows in time order of their events are filled when they happen;
          * the row is reserved (and its link and time known) now. */
         uint32_t nrows = ev->kind == EV_LINK_DOWN || ev->kind == EV_LINK_GRAY ? 1
-                         : ev->kind == EV_LINK_FLAP                          ? ev->count
-                                                                             : 0;
+                         : ev->kind == EV_LINK_FLAP                           ? ev->count
+                                                                              : 0;
         st->cp_row = n->ncp_rows;
         for (uint32_t k = 0; k < nrows; k++) {
             struct cp_row *r = &n->cp_rows[n->ncp_rows++];

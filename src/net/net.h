@@ -166,10 +166,10 @@ struct qp {
     uint8_t retries;
     uint8_t error;
     uint16_t pad16;
-    uint32_t retries_total;     /* every timeout-driven resend */
-    sim_time_ps progress_ps;    /* last forward progress (first send or an ACK advancing) */
-    sim_time_ps stall_max_ps;   /* longest span without progress that needed a timeout */
-    sim_time_ps stall_from_ps;  /* ...and when it began */
+    uint32_t retries_total;    /* every timeout-driven resend */
+    sim_time_ps progress_ps;   /* last forward progress (first send or an ACK advancing) */
+    sim_time_ps stall_max_ps;  /* longest span without progress that needed a timeout */
+    sim_time_ps stall_from_ps; /* ...and when it began */
     /* receiver */
     uint32_t expect_psn;
     uint32_t since_ack; /* in-order packets since the last ACK */
@@ -194,7 +194,7 @@ struct net_counters {
     uint64_t pause_frames, ecn_marked, cnps;
     uint64_t reorder_max_bytes;
     uint64_t corrupted, gray_dropped, timeouts, hoq_discards; /* failures (docs/model.md) */
-    sim_time_ps first_hoq_ps; /* first HOQ discard (0 = none) */
+    sim_time_ps first_hoq_ps;                                 /* first HOQ discard (0 = none) */
     /* When the first PAUSE frame was sent / the first CE mark set (0 = not
      * yet; neither can happen at time 0): which of PFC and ECN acts first. */
     sim_time_ps first_pause_ps, first_mark_ps;
@@ -223,7 +223,7 @@ struct qp_err_row {
 
 /* One row of results.json "control_plane". */
 struct cp_row {
-    uint8_t event; /* enum ev_kind */
+    uint8_t event;     /* enum ev_kind */
     uint8_t converged; /* every switch of the control plane converged (or nothing to do) */
     uint8_t pad[2];
     uint32_t port;                 /* link (port on the named side) */
@@ -232,8 +232,8 @@ struct cp_row {
     sim_time_ps local_rerouted_ps; /* switch-local fast reroute (SHIELD) done, or NEVER */
     uint64_t drops_at_start;       /* link drops when it went down */
     uint64_t packets_lost;
-    sim_time_ps up_ps;             /* link_up / end of a flap's down phase, or NEVER */
-    sim_time_ps detected_ps;       /* gray failure: when the control plane noticed, or NEVER */
+    sim_time_ps up_ps;       /* link_up / end of a flap's down phase, or NEVER */
+    sim_time_ps detected_ps; /* gray failure: when the control plane noticed, or NEVER */
 };
 
 /* Per-link loss (bit errors, gray failure), allocated when any link has one. */
@@ -332,7 +332,7 @@ struct net {
     void *stuck_state;
     uint32_t sc_events_left; /* scenario events not yet run (a link may come back) */
     void *reorder_state;     /* net/reorder.c: NIC reorder buffers (spray) */
-    void *hoq_state;     /* net/hoq.c: IB head-of-queue lifetimes */
+    void *hoq_state;         /* net/hoq.c: IB head-of-queue lifetimes */
     /* route_fib_build keeps to valley-free (up*-down*) paths: BGP in a Clos
      * (RFC 7938 AS-path loop prevention; ctrl/bgp.c sets it) */
     bool fib_updown;
@@ -340,9 +340,9 @@ struct net {
     /* Why the control plane is told of a link change: the port went down
      * (physical), or a gray link was detected (BFD, hold timer, SM sweep). */
     uint8_t ctrl_cause;
-    uint32_t retry_cnt;    /* transport.retry_cnt */
-    bool rto_fixed;        /* transport.rto: fixed (retries without limit) */
-    struct link_loss *loss; /* [nports], or NULL while no link has bit errors or is gray */
+    uint32_t retry_cnt;          /* transport.retry_cnt */
+    bool rto_fixed;              /* transport.rto: fixed (retries without limit) */
+    struct link_loss *loss;      /* [nports], or NULL while no link has bit errors or is gray */
     struct port_fail *port_fail; /* [nports], allocated by model_build */
     struct qp_err_row *qp_errs;
     uint32_t nqp_errs;

@@ -199,7 +199,7 @@ void port_on_arrive(struct sim *s, const struct event *e) {
         sim_at(s, pkt(&n->pool, pt->fly_head)->t_ps, pt->node + 1, NET_EV_LINK_ARRIVE, port,
                pt->fly_gen);
     if (__builtin_expect(n->loss != NULL, 0)) { /* bit errors or a gray link somewhere */
-        arrive_lossy(n, port, id); /* a tail call: the common path keeps no frame */
+        arrive_lossy(n, port, id);              /* a tail call: the common path keeps no frame */
         return;
     }
     p->hops++;

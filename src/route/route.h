@@ -70,7 +70,7 @@ uint32_t ecmp_hash(const struct net *n, uint32_t sw, const struct packet *p);
  * first in their route_state. */
 struct route_live {
     struct route_fib *old; /* the FIB before the last change */
-    uint8_t *stale;                /* per switch index: forwards with the old FIB */
+    uint8_t *stale;        /* per switch index: forwards with the old FIB */
     /* A stale switch still drops its own ports from the old sets once they
      * have been down this long (hardware ECMP pruning, ctrl/bgp.c); NEVER =
      * not at all. */

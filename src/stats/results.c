@@ -455,8 +455,9 @@ void results_print_summary(const struct model *m, FILE *f) {
         fprintf(f, "  DEADLOCK detected at %.1f us (cycle of %u ports)\n",
                 time_ps_to_ns(n->deadlock.at_ps) / 1000.0, n->deadlock.ncycle);
     if (n->c.timeouts || n->c.corrupted || n->c.gray_dropped || n->c.hoq_discards)
-        fprintf(f, "  failures: %llu timeouts, %llu corrupted, %llu dropped by gray links, %llu "
-                   "HOQ discards\n",
+        fprintf(f,
+                "  failures: %llu timeouts, %llu corrupted, %llu dropped by gray links, %llu "
+                "HOQ discards\n",
                 (unsigned long long)n->c.timeouts, (unsigned long long)n->c.corrupted,
                 (unsigned long long)n->c.gray_dropped, (unsigned long long)n->c.hoq_discards);
     char why[200];

@@ -71,10 +71,11 @@ static struct outcome outcome_of(const struct trun *t) {
 static void test_sm_and_bfd_stall_one_timeout(void **state) {
     (void)state;
     struct trun ib, bfd;
-    job_run(&ib, "{kind: infiniband, routing_engine: minhop}", "{at: 100us, link_down: leaf0-spine0}",
-            "20s");
+    job_run(&ib, "{kind: infiniband, routing_engine: minhop}",
+            "{at: 100us, link_down: leaf0-spine0}", "20s");
     struct outcome a = outcome_of(&ib);
-    job_run(&bfd, "{kind: roce, routing: ecmp, congestion_control: none, control_plane: {detect: 150ms}}",
+    job_run(&bfd,
+            "{kind: roce, routing: ecmp, congestion_control: none, control_plane: {detect: 150ms}}",
             "{at: 100us, link_gray: leaf0-spine0}", "20s");
     struct outcome b = outcome_of(&bfd);
     assert_true(ib.m.net.cp_rows[0].rerouted_ps - 100 * US < 100 * MS); /* SM: tens of ms */
@@ -97,7 +98,8 @@ static void test_sm_and_bfd_stall_one_timeout(void **state) {
 static void test_hold_timer_gray_20_survives_18_aborts(void **state) {
     (void)state;
     struct trun t20, t18;
-    job_run(&t20, "{kind: roce, routing: ecmp, congestion_control: none}", "{at: 100us, link_gray: leaf0-spine0}", "30s");
+    job_run(&t20, "{kind: roce, routing: ecmp, congestion_control: none}",
+            "{at: 100us, link_gray: leaf0-spine0}", "30s");
     struct outcome a = outcome_of(&t20);
     job_run(&t18, "{kind: roce, routing: ecmp, congestion_control: none, transport: {timeout: 18}}",
             "{at: 100us, link_gray: leaf0-spine0}", "30s");
@@ -221,8 +223,8 @@ static void test_credit_deadlock_ends_in_hoq_discards(void **state) {
 static void test_ib_gray_found_by_sweep(void **state) {
     (void)state;
     struct trun t;
-    job_run(&t, "{kind: infiniband, routing_engine: minhop}", "{at: 100us, link_gray: leaf0-spine0}",
-            "30s");
+    job_run(&t, "{kind: infiniband, routing_engine: minhop}",
+            "{at: 100us, link_gray: leaf0-spine0}", "30s");
     struct outcome o = outcome_of(&t);
     const struct cp_row *r = &t.m.net.cp_rows[0];
     assert_int_equal(r->detected_ps, 10 * 1000 * MS);

@@ -115,8 +115,8 @@ static struct fail fail_defaults(const char *fabric, const char *event) {
                         "  - {kind: poisson, senders: [h%d], receiver: h%d, load: 0.001, "
                         "packet: 64KiB, duration: 9900ms}\n",
                         i, i == 7 ? 8 : 9 * (i + 1));
-    snprintf(text + len, sizeof text - (size_t)len,
-             "events:\n  - {at: 50ms, %s: leaf0-spine0}\n", event);
+    snprintf(text + len, sizeof text - (size_t)len, "events:\n  - {at: 50ms, %s: leaf0-spine0}\n",
+             event);
     struct scenario sc;
     struct diag d = {0};
     if (scenario_load_string(&sc, text, "failure", NULL, 0, &d)) printf("%s\n%s\n", text, d.msg);

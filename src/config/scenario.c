@@ -1811,7 +1811,7 @@ static const struct schema_key EVENT_KEYS[] = {
     {KEY("up", SCHEMA_TIME, EVT(up_ps), NULL, NULL, NULL), .flags = SCHEMA_REQUIRED, .min = 1,
      .only = M(EV_LINK_FLAP)},
     {KEY("count", SCHEMA_U32, EVT(count), "1", NULL, "docs/scenario.md: one down/up cycle"),
-     .min = 1, .max = 1000000, .only = M(EV_LINK_FLAP)},
+     .min = 1, .max = 10000, .only = M(EV_LINK_FLAP)},
     {KEY("link_ber", SCHEMA_CUSTOM, 0, NULL, NULL, NULL), .flags = SCHEMA_REQUIRED,
      .only = M(EV_LINK_BER), .parse = link_target_parse, .print = target_print},
     {KEY("ber", SCHEMA_FRACTION, EVT(ber), NULL, NULL, NULL), .flags = SCHEMA_REQUIRED,

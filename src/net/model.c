@@ -163,7 +163,7 @@ static void on_scenario_event(struct sim *s, const struct event *e) {
         }
         if (phase + 1 < 2 * ev->count) {
             sim_at(s, s->now_ps + (phase % 2 == 0 ? ev->down_ps : ev->up_ps), 0, NET_EV_SCENARIO,
-                   idx, EV_AUX_FLAP + phase + 1);
+                   idx, (uint16_t)(EV_AUX_FLAP + phase + 1)); /* count <= 10000 */
             n->sc_events_left++;
         }
         break;

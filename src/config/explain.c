@@ -9,6 +9,7 @@
 
 #include "config/schema.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static void print_quoted(FILE *f, const char *s) {
@@ -113,7 +114,21 @@ static void scalar(FILE *f, const struct schema_key *k, const void *obj, bool al
         const char *s = *(char *const *)((const char *)obj + k->off);
         print_quoted(f, s ? s : "");
     } else {
-        k->print(f, obj, sc);
+        /* a custom value: print it aside to say whether it is the default */
+        char *text = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&text, &len);
+        if (!m) {
+            k->print(f, obj, sc);
+            return;
+        }
+        k->print(m, obj, sc);
+        fclose(m);
+        fputs(text, f);
+        const char *def = alt && k->def_alt ? k->def_alt : k->def;
+        if (comment && def && k->source && !strcmp(text, def))
+            fprintf(f, "  # default: %s", k->source);
+        free(text);
     }
 }
 

@@ -44,7 +44,7 @@ NPM_CI := npm ci --no-audit --no-fund --loglevel=error
 PREFIX  ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps deps-test test check bench demo clean lint fmt fuzz install uninstall validate
+.PHONY: all deps deps-test test check bench demo clean lint fmt fuzz install uninstall validate screenshot
 
 all: $(BUILD)/fabsim $(BUILD)/fabsim.1
 
@@ -120,9 +120,11 @@ check:
 	  else echo "skip: the CI-sized fuzz run (no clang; make deps installs it)"; fi
 
 # Every row of docs/validation.md: runs its scenarios, prints the table with
-# pass/fail against each row's tolerance, writes out/validation/validation.json.
+# pass/fail against each row's tolerance, writes out/validation/validation.json
+# and, when `make demo` has written out/labs, adds the report's Validation page.
 validate: $(BUILD)/fabsim
-	@python3 tools/validate.py --bin $(BUILD)/fabsim -o out/validation
+	@python3 tools/validate.py --bin $(BUILD)/fabsim -o out/validation \
+	  $$([ -f out/labs/report.html ] && echo --report out/labs)
 
 bench: $(BUILD)/fabsim $(BENCHES) | $(TEST_DEPS_STAMP)
 	@sh bench/run.sh $(BUILD) $(COUNT)
@@ -130,6 +132,12 @@ bench: $(BUILD)/fabsim $(BENCHES) | $(TEST_DEPS_STAMP)
 demo: $(BUILD)/fabsim $(CHART_STAMP)
 	@$(BUILD)/fabsim labs -o out/labs
 	@echo "Open $(CURDIR)/out/labs/report.html in a browser (self-contained, works offline)."
+
+# docs/report.png (the README's picture) from the current labs report, taken
+# by headless Chromium (report/web/check-report.js, as tests/report uses it).
+screenshot: $(BUILD)/fabsim $(WEB_STAMP)
+	@$(BUILD)/fabsim labs -o out/labs -q
+	@node report/web/check-report.js out/labs/report.html docs/report.png
 
 # cppcheck (suppressions in tools/cppcheck.supp, each justified there) and a
 # -Wconversion build (-Werror: it is clean; cast where a narrowing is meant).
@@ -198,7 +206,7 @@ install: $(BUILD)/fabsim $(BUILD)/libfabsim.a $(BUILD)/fabsim.1 $(CHART_STAMP)
 	install -m 644 report/web/report.js report/web/report.css $(SHARE)/web/
 	for f in $(CHART_FILES); do \
 	  install -D -m 644 report/web/node_modules/$$f $(SHARE)/web/node_modules/$$f || exit 1; done
-	for f in $$(find scenarios -name '*.yaml' | sort); do \
+	for f in $$(find scenarios -type f \( -name '*.yaml' -o -path '*/examples/inputs/*' \) | sort); do \
 	  install -D -m 644 $$f $(SHARE)/$$f || exit 1; done
 	install -m 644 docs/labs/*.md $(SHARE)/docs/labs/
 

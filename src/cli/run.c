@@ -127,7 +127,7 @@ static int on_opt(void *ctx, int key, const char *arg) {
             return cli_usage_error("--set needs KEY=VALUE, e.g. --set fabric.routing=ecmp");
         o->sets[o->nsets++] = arg;
         return 0;
-    case OPT_SEED: { /* a declaration cannot follow a label before C23 (clang) */
+    case OPT_SEED: {
         char *end;
         if (!*arg || *arg == '-' || (strtoull(arg, &end, 10), *end))
             return cli_usage_error("--seed '%s' is not a non-negative integer", arg);

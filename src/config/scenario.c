@@ -1385,15 +1385,24 @@ static void nt_step_print(FILE *f, const void *obj, const struct scenario *sc) {
     print_size(f, ((const struct wl_entry *)obj)->step_bytes);
 }
 
-/* A path in the scenario is relative to the scenario file's folder. */
+/* A path in the scenario is relative to the scenario file's folder; kept
+ * absolute when it exists, so that `validate --explain` prints a path that
+ * reads back from anywhere. */
 static char *path_near(const char *scenario_file, const char *p) {
     const char *slash = strrchr(scenario_file, '/');
-    if (p[0] == '/' || !slash) return fs_xstrdup(p);
-    size_t dl = (size_t)(slash - scenario_file) + 1, pl = strlen(p);
-    char *r = fs_xmalloc(dl + pl + 1);
-    memcpy(r, scenario_file, dl);
-    memcpy(r + dl, p, pl + 1);
-    return r;
+    char *r;
+    if (p[0] == '/' || !slash) {
+        r = fs_xstrdup(p);
+    } else {
+        size_t dl = (size_t)(slash - scenario_file) + 1, pl = strlen(p);
+        r = fs_xmalloc(dl + pl + 1);
+        memcpy(r, scenario_file, dl);
+        memcpy(r + dl, p, pl + 1);
+    }
+    char *abs = realpath(r, NULL);
+    if (!abs) return r;
+    free(r);
+    return abs;
 }
 
 static int wl_path_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {

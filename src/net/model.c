@@ -10,6 +10,7 @@
 #include "net/nic.h"
 #include "net/port.h"
 #include "net/reorder.h"
+#include "par/par.h"
 #include "route/route.h"
 #include "stats/trace.h"
 #include "stats/wall.h"
@@ -203,6 +204,12 @@ void model_run(struct model *m, model_progress_fn progress, void *arg) {
     struct net *n = &m->net;
     /* The time the model reached: the last event run. */
     sampler_take(&m->sampler, n, m->sim.now_ps);
+    model_finish(m);
+    m->wall_s = wall_now_s() - t0;
+}
+
+void model_finish(struct model *m) {
+    struct net *n = &m->net;
     /* A deadlock the PFC watchdog broke leaves the work done: completed, and
      * the deadlock stays reported (net/deadlock.c). */
     m->completed = n->work_pending == 0;
@@ -214,7 +221,6 @@ void model_run(struct model *m, model_progress_fn progress, void *arg) {
         r->packets_lost = d - r->drops_at_start;
     }
     trace_end(n);
-    m->wall_s = wall_now_s() - t0;
 }
 
 void model_fini(struct model *m) {
@@ -225,6 +231,7 @@ void model_fini(struct model *m) {
     workload_fini(n);
     deadlock_fini(n);
     nic_reorder_fini(n);
+    par_fini(n);
     if (n->ctrl && n->ctrl->fini) n->ctrl->fini(n);
     free(n->ev_state);
     n->ev_state = NULL;

@@ -22,6 +22,7 @@ struct route_ops;
 struct cc_ops;
 struct ctrl_ops;
 struct route_fib;
+struct par;
 
 #define NET_NONE UINT32_MAX
 #define NET_NCLASS 4 /* egress classes per port: IB VLs / Ethernet priorities modelled */
@@ -113,7 +114,9 @@ struct port {
     uint64_t prop_ps;  /* propagation delay */
     uint64_t drops, paused_ps, credit_stall_ps;
     uint16_t parallel; /* index among parallel links between the same nodes (#1, ...) */
-    uint16_t pad16[7];
+    uint8_t remote;    /* parallel runs: the far end is on another rank (par/par.h) */
+    uint8_t pad8;
+    uint16_t pad16[6];
 };
 _Static_assert(sizeof(struct port) == 256, "a port is four cache lines");
 
@@ -278,6 +281,8 @@ struct net {
     uint32_t ncp_rows;
     struct deadlock_info deadlock;
     void *deadlock_state;
+    struct par *par;     /* parallel runs (par/par.h): the partition and the cut links; NULL in one
+                            process */
     void *reorder_state; /* net/reorder.c: NIC reorder buffers (spray) */
     const struct ctrl_ops *ctrl;
     char (*warnings)[160]; /* for the summary and results.json */
@@ -321,6 +326,20 @@ uint32_t net_msg_new(struct net *n, uint32_t qp, uint64_t size_bytes, sim_time_p
                      int32_t flow, uint32_t owner);
 void net_msg_post_now(struct net *n, uint32_t msg);
 uint32_t net_flow_new(struct net *n, uint32_t src_host, uint32_t dst_host);
+
+/* Schedules the arrival of a link's head packet. Its key is the sending
+ * node's (entity node + 1), with the port id in place of that node's own
+ * counter, top bit set: a link delivers one packet at a time, so (time, node,
+ * port) is unique, and whichever side schedules the arrival (the sender when
+ * the wire was empty, the receiver for the next in line) the key is the same.
+ * That lets a partitioned run (par/) schedule the arrivals of a cut link on
+ * the receiving rank and order ties exactly as one process does. */
+static inline void net_arrive_at(struct net *n, uint32_t port, sim_time_ps at_ps) {
+    const struct port *pt = &n->ports[port];
+    struct event e = {at_ps, ((uint64_t)(pt->node + 1) << 32) | 0x80000000u | port, port,
+                      NET_EV_LINK_ARRIVE, pt->fly_gen};
+    calq_push(&n->sim->q, e);
+}
 
 /* Accounting of outstanding work (messages, generators). */
 static inline void net_work_add(struct net *n) {

@@ -10,6 +10,7 @@
 #include "net/net.h"
 #include "net/nic.h"
 #include "net/switch.h"
+#include "par/par.h"
 #include "stats/trace.h"
 
 static inline void q_account(struct port *pt, sim_time_ps now) {
@@ -74,9 +75,13 @@ static void start_tx(struct net *n, uint32_t port, uint32_t id) {
     pt->tx_packets++;
     p->t_ps = now + (pt->cut_through ? 0 : ser) + pt->deliver_ps;
     p->next = PKT_NONE;
+    if (pt->remote) { /* a cut link of a parallel run: the packet leaves this rank */
+        par_out(n, port, id);
+        return;
+    }
     if (pt->fly_tail == PKT_NONE) {
         pt->fly_head = id;
-        sim_at(n->sim, p->t_ps, pt->node + 1, NET_EV_LINK_ARRIVE, port, pt->fly_gen);
+        net_arrive_at(n, port, p->t_ps);
     } else {
         pkt(&n->pool, pt->fly_tail)->next = id;
     }
@@ -151,8 +156,7 @@ void port_on_arrive(struct sim *s, const struct event *e) {
     if (pt->fly_head == PKT_NONE)
         pt->fly_tail = PKT_NONE;
     else
-        sim_at(s, pkt(&n->pool, pt->fly_head)->t_ps, pt->node + 1, NET_EV_LINK_ARRIVE, port,
-               pt->fly_gen);
+        net_arrive_at(n, port, pkt(&n->pool, pt->fly_head)->t_ps);
     p->hops++;
     if (pt->peer_is_switch)
         switch_rx(n, pt->peer_node, pt->peer, id);

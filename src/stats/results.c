@@ -7,6 +7,7 @@
 #include "core/units.h"
 #include "ctrl/ctrl.h"
 #include "net/model.h"
+#include "par/par.h"
 #include "stats/jw.h"
 #include "stats/sampler.h"
 
@@ -258,6 +259,7 @@ void results_write_json(const struct model *m, FILE *f) {
     coll_write_chakra(&m->net, &w);
     write_control_plane(m, &w);
     if (m->net.ctrl && m->net.ctrl->write_results) m->net.ctrl->write_results(&m->net, &w);
+    par_write_json(&m->net, &w); /* MPI runs only (docs/outputs.md) */
     jw_obj_end(&w);
     jw_end(&w);
 }

@@ -128,11 +128,15 @@ check:
 	@$(MAKE) --no-print-directory BUILD=build-check OPT="-O1 -g -fno-omit-frame-pointer -DFABSIM_DEBUG" \
 	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
 	  LDFLAGS="-fsanitize=address,undefined" test
+	@if command -v clang >/dev/null; then $(MAKE) --no-print-directory fuzz FUZZ_TIME=8; \
+	  else echo "skip: the CI-sized fuzz run (no clang; make deps installs it)"; fi
 
 # Every row of docs/validation.md: runs its scenarios, prints the table with
-# pass/fail against each row's tolerance, writes out/validation/validation.json.
+# pass/fail against each row's tolerance, writes out/validation/validation.json
+# and, when `make demo` has written out/labs, adds the report's Validation page.
 validate: $(BUILD)/fabsim
-	@python3 tools/validate.py --bin $(BUILD)/fabsim -o out/validation
+	@python3 tools/validate.py --bin $(BUILD)/fabsim -o out/validation \
+	  $$([ -f out/labs/report.html ] && echo --report out/labs)
 
 bench: $(BUILD)/fabsim $(BENCHES) | $(TEST_DEPS_STAMP)
 	@sh bench/run.sh $(BUILD) $(COUNT)
@@ -148,24 +152,45 @@ lint: | $(TEST_DEPS_STAMP)
 	  --suppressions-list=tools/cppcheck.supp -Isrc src
 	$(MAKE) --no-print-directory BUILD=build-lint EXTRA_CFLAGS="-Wconversion" all
 
-# libFuzzer on the scenario loader (clang 14; not part of `make test`): builds
-# the library with -fsanitize=fuzzer-no-link,address,undefined in build-fuzz/,
-# seeds a corpus with every scenario in scenarios/ and fuzzes FUZZ_TIME
-# seconds. -detect_leaks=0: libfyaml 0.7.12 leaks on single-quoted scalars
-# holding many '' pairs (a known bug of that release, not ours); ASan still
-# catches every out-of-bounds access and use after free.
+# libFuzzer (clang 14; `make fuzz`, and briefly in `make check`): builds the
+# library with -fsanitize=fuzzer-no-link,address,undefined in build-fuzz/ and
+# fuzzes three targets FUZZ_TIME seconds each: the scenario loader
+# (fuzz_config), the report's JSON reader and embedding (fuzz_jread), and
+# load + build + run of small models (fuzz_model). Corpora (seeded from
+# scenarios/ and tests/report/fixture) and crash artefacts stay under
+# build-fuzz/ (crash-*, timeout-*: build-fuzz/artifacts/); exit 0 on a clean
+# run. Leak detection is off (ASAN_OPTIONS and -detect_leaks=0): libfyaml
+# 0.7.12 leaks on single-quoted scalars holding many '' pairs (a known bug of
+# that release, not ours), and LeakSanitizer's report at exit would turn a
+# clean run into exit 2; ASan still catches every out-of-bounds access and use
+# after free.
 FUZZ_TIME ?= 60
+FUZZ_TARGETS := fuzz_config fuzz_jread fuzz_model
 FUZZ_SAN  := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 fuzz: | $(DEPS_STAMP)
+	@command -v clang >/dev/null || { echo "make fuzz needs clang (make deps installs it)"; exit 2; }
 	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang OPT="-O1 -g" \
 	  EXTRA_CFLAGS="$(FUZZ_SAN)" build-fuzz/libfabsim.a
-	clang -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O1 -g $(WARN) -Isrc \
-	  -fsanitize=fuzzer,address,undefined fuzz/fuzz_config.c build-fuzz/libfabsim.a \
-	  $(LDLIBS) -o build-fuzz/fuzz_config
-	@mkdir -p build-fuzz/corpus
-	@cp $$(find scenarios -name '*.yaml') build-fuzz/corpus/
-	build-fuzz/fuzz_config -max_total_time=$(FUZZ_TIME) -detect_leaks=0 -max_len=8192 \
-	  -print_final_stats=1 build-fuzz/corpus
+	@mkdir -p build-fuzz/artifacts build-fuzz/corpus-fuzz_config build-fuzz/corpus-fuzz_model \
+	  build-fuzz/corpus-fuzz_jread
+	@cp $$(find scenarios -name '*.yaml') build-fuzz/corpus-fuzz_config/
+	@for f in $$(find scenarios tests/report/fixture -name '*.yaml'); do \
+	  cp "$$f" build-fuzz/corpus-fuzz_model/$$(echo "$$f" | tr / -); done
+	@printf '{"a":[1,-0.5e3,true,false,null],"s":"x<\\u2028\\ud83d\\ude00"}' \
+	  >build-fuzz/corpus-fuzz_jread/seed.json
+	@for t in $(FUZZ_TARGETS); do \
+	  clang -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O1 -g $(WARN) -Isrc \
+	    -fsanitize=fuzzer,address,undefined fuzz/$$t.c build-fuzz/libfabsim.a \
+	    $(LDLIBS) -o build-fuzz/$$t || exit 1; \
+	done
+	@for t in $(FUZZ_TARGETS); do \
+	  echo "== $$t ($(FUZZ_TIME) s)"; \
+	  ASAN_OPTIONS=detect_leaks=0 build-fuzz/$$t -max_total_time=$(FUZZ_TIME) -detect_leaks=0 \
+	    -max_len=8192 -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+	    -artifact_prefix=build-fuzz/artifacts/$$t- build-fuzz/corpus-$$t 2>build-fuzz/$$t.log; \
+	  rc=$$?; tail -n 12 build-fuzz/$$t.log; \
+	  [ $$rc -eq 0 ] || { echo "$$t: failed (exit $$rc); see build-fuzz/$$t.log and build-fuzz/artifacts/"; exit 1; }; \
+	done
 
 # The usual layout under $(DESTDIR)$(PREFIX): the binary, the library and its
 # headers (include/fabsim/<module>/*.h: compile with -I$(PREFIX)/include/fabsim),
@@ -187,7 +212,7 @@ install: $(BUILD)/fabsim $(BUILD)/libfabsim.a $(BUILD)/fabsim.1 $(CHART_STAMP)
 	install -m 644 report/web/report.js report/web/report.css $(SHARE)/web/
 	for f in $(CHART_FILES); do \
 	  install -D -m 644 report/web/node_modules/$$f $(SHARE)/web/node_modules/$$f || exit 1; done
-	for f in $$(find scenarios -name '*.yaml' | sort); do \
+	for f in $$(find scenarios -type f \( -name '*.yaml' -o -path '*/examples/inputs/*' \) | sort); do \
 	  install -D -m 644 $$f $(SHARE)/$$f || exit 1; done
 	install -m 644 docs/labs/*.md $(SHARE)/docs/labs/
 

@@ -51,6 +51,9 @@ int main(int argc, char **argv) {
                (double)m.sim.now_ps / 1e9);
         printf("%-28s model build %.3f cpu-s, peak RSS after build %ld KB, %.0f ns/link-hop\n", "",
                build_s, rss_built, cpu * 1e9 / (double)(hops ? hops : 1));
+        /* one line for bench/run.sh's table of targets */
+        printf("BENCH %s hosts=%u hops=%llu cpu_s=%.3f build_s=%.3f rss_kb=%ld\n", sc.name,
+               m.net.nhosts, (unsigned long long)hops, cpu, build_s, rss);
         fflush(stdout);
         model_fini(&m);
         scenario_fini(&sc);

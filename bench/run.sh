@@ -1,21 +1,91 @@
 #!/bin/sh
-# make bench [COUNT=1]: the benchmark scenarios, timed; with COUNT=1 under
-# callgrind, which counts instructions (repeatable whatever the machine's load).
+# make bench [COUNT=1]: the benchmark scenarios, timed, then issue 13's
+# targets each with its figure. With COUNT=1 the 128-host scenarios run under
+# callgrind instead, which counts instructions (repeatable whatever the
+# machine's load). docs/performance.md records the figures.
 B=${1:-build}
 COUNT=$2
 SCEN="bench/fat_tree_perm_core.yaml bench/fat_tree_perm.yaml bench/fat_tree_perm_ib.yaml bench/leaf_spine_alltoall.yaml"
+SCALE="bench/fat_tree_perm_1024.yaml bench/fat_tree_perm_8192.yaml bench/fat_tree_perm_27648.yaml"
 if [ -n "$COUNT" ]; then
     for s in $SCEN; do
         out=$(mktemp)
         valgrind --tool=callgrind --callgrind-out-file=/dev/null "$B/bench/bench" "$s" >"$out" 2>"$out.err"
         ir=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$out.err")
         hops=$(sed -n 's/.*link-hops *\([0-9]*\).*/\1/p' "$out" | head -n 1)
-        cat "$out"
+        grep -v '^BENCH' "$out"
         echo "$s: $ir instructions, $hops link-hops: $(awk "BEGIN{printf \"%.0f\", $ir/$hops}") instructions per link-hop"
         rm -f "$out" "$out.err"
     done
-else
-    "$B/bench/bench_evq"
-    # one process per scenario, so that peak RSS is that scenario's
-    for s in $SCEN; do "$B/bench/bench" "$s"; done
+    exit 0
 fi
+
+T=$(mktemp -d)
+"$B/bench/bench_evq"
+# one process per scenario, so that peak RSS is that scenario's
+for s in $SCEN $SCALE; do
+    "$B/bench/bench" "$s" | tee -a "$T/bench.txt" | grep -v '^BENCH'
+done
+echo "load average while measuring: $(cut -d' ' -f1-3 /proc/loadavg) (wall-clock figures move with it)"
+
+# Whole process (fabsim run, outputs written) under callgrind, and the share
+# of it that writing the outputs takes.
+ir_run="" out_share=""
+if command -v valgrind >/dev/null 2>&1; then
+    valgrind --tool=callgrind --callgrind-out-file="$T/cg.out" "$B/fabsim" run bench/fat_tree_perm.yaml \
+        -o "$T/run" --quiet >/dev/null 2>"$T/cg.err"
+    ir_run=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$T/cg.err")
+    if command -v callgrind_annotate >/dev/null 2>&1; then
+        incl() { callgrind_annotate --inclusive=yes "$T/cg.out" 2>/dev/null |
+            sed -n "s/^ *\([0-9,]*\) .*:$1 \[.*/\1/p" | head -n 1 | tr -d ,; }
+        w=$(incl results_write_dir) r=$(incl model_run)
+        [ -n "$w" ] && [ -n "$r" ] && out_share=$(awk "BEGIN{printf \"%.1f\", 100*$w/$r}")
+    fi
+fi
+
+# Results of the 128-host bench scenarios: digest of results.json without
+# its wall-time field, against bench/results.sha256 (issue 13: unchanged
+# unless a documented model change says why).
+digests=""
+for s in $SCEN; do
+    "$B/fabsim" run "$s" -o "$T/r" --quiet >/dev/null 2>&1
+    d=$(grep -v '"wall_s"' "$T/r/results.json" | sha256sum | cut -c1-16)
+    digests="$digests$d $s
+"
+done
+printf '%s' "$digests" >"$T/digests"
+
+awk -v ir_run="$ir_run" -v out_share="$out_share" -v digests="$T/digests" \
+    -v ref=bench/results.sha256 '
+function num(s, k,   i, a) { split(s, a, " "); for (i in a) if (index(a[i], k "=") == 1) return substr(a[i], length(k) + 2) + 0; return 0 }
+/^BENCH / { name = $2; hosts[name] = num($0, "hosts"); hops[name] = num($0, "hops");
+            cpu[name] = num($0, "cpu_s"); build[name] = num($0, "build_s"); rss[name] = num($0, "rss_kb") }
+function rate(n) { return cpu[n] > 0 ? hops[n] / cpu[n] / 1e6 : 0 }
+function ns(n) { return hops[n] > 0 ? cpu[n] * 1e9 / hops[n] : 0 }
+function row(target, figure, ok) { printf "  %-62s %-34s %s\n", target, figure, ok }
+function yn(c) { return c ? "met" : "NOT MET" }
+END {
+    print ""
+    print "Targets (issue 13)                                               figure                             status"
+    if (ir_run != "" && hops["bench-fat-tree-perm"] > 0) {
+        ipk = ir_run / hops["bench-fat-tree-perm"]
+        row("whole process, 128 hosts, RoCE+PFC+ECMP: <= 600 instr/link-hop", sprintf("%.0f", ipk), yn(ipk <= 600))
+    } else row("whole process, 128 hosts: <= 600 instr/link-hop", "(needs valgrind)", "not measured")
+    a = "bench-fat-tree-perm-1024"; b = "bench-fat-tree-perm-8192"; c = "bench-fat-tree-perm-27648"
+    row("1,024 hosts: >= 5 M link-hops per CPU-s", sprintf("%.2f M", rate(a)), yn(rate(a) >= 5))
+    row("8,192 hosts: >= 2.5 M link-hops per CPU-s", sprintf("%.2f M", rate(b)), yn(rate(b) >= 2.5))
+    r = ns("bench-fat-tree-perm") > 0 ? ns(b) / ns("bench-fat-tree-perm") : 0
+    row("ns per hop at 8,192 <= 2x at 128", sprintf("%.0f / %.0f ns = %.1fx", ns(b), ns("bench-fat-tree-perm"), r), yn(r > 0 && r <= 2))
+    row("8,192-host fat tree: <= 300 MB max RSS", sprintf("%.0f MB", rss[b] / 1024), yn(rss[b] > 0 && rss[b] <= 300 * 1024))
+    row("8,192-host fat tree: model build <= 2 s", sprintf("%.2f CPU-s", build[b]), yn(hosts[b] > 0 && build[b] <= 2))
+    row("k=48 fat tree (27,648 hosts) runs in <= 2 GB", sprintf("%.0f MB", rss[c] / 1024), yn(rss[c] > 0 && rss[c] <= 2048 * 1024))
+    row("1,024-rank 1 GiB ring AllReduce <= 4 CPU-min", "not run (2.5 G link-hops)", "not measured")
+    row("8,192-rank AllReduce builds and runs in <= 2 GB", "schedules built up front", "NOT MET (item 2)")
+    if (out_share != "") row("a run with output costs <= 10 % more", out_share " % (writing / model_run)", yn(out_share <= 10))
+    else row("a run with output costs <= 10 % more", "(needs callgrind_annotate)", "not measured")
+    same = 1; n = 0
+    while ((getline line < digests) > 0) { split(line, f, " "); cur[f[2]] = f[1]; n++ }
+    while ((getline line < ref) > 0) { if (line ~ /^#/) continue; split(line, f, " "); if (cur[f[2]] != f[1]) { same = 0; diff = diff " " f[2] } }
+    row("bench results byte-identical to bench/results.sha256", same ? "same digests" : "differ:" diff, same ? "met" : "CHANGED (say why)")
+}' "$T/bench.txt"
+rm -rf "$T"

@@ -10,7 +10,7 @@
 #                            installed: Chromium (the report in a browser),
 #                            tshark (pcap dissection), OpenSM and ibsim
 #                            (tests/ib/check_opensm.sh), valgrind (make bench
-#                            COUNT=1), cppcheck (make lint),
+#                            COUNT=1), cppcheck (make lint), clang (make fuzz),
 #                            python3-jsonschema + python3-yaml (fabsim schema),
 #                            Open MPI (make mpi: build/fabsim-mpi, and
 #                            tests/par/check_mpi.sh)
@@ -41,6 +41,7 @@ test)
     command -v cppcheck >/dev/null 2>&1 || opt="$opt cppcheck"
     command -v mpicc >/dev/null 2>&1 || opt="$opt libopenmpi-dev"
     command -v mpirun >/dev/null 2>&1 || opt="$opt openmpi-bin"
+    command -v clang >/dev/null 2>&1 || opt="$opt clang" # make fuzz, and its short run in make check
     python3 -c "import jsonschema, yaml" 2>/dev/null || opt="$opt python3-jsonschema python3-yaml"
     ;;
 *)

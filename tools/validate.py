@@ -15,7 +15,7 @@ figure themselves, and the figures come from the documented outputs
 other work may change.
 
 Usage: tools/validate.py [--bin build/fabsim] [-o out/validation] [--fast]
-                         [--only ID[,ID...]] [--markdown] [--check]
+                         [--only ID[,ID...]] [--markdown] [--check] [--report DIR]
   --fast      only rows marked fast (seconds in all); what `make test` runs
   --check     exit 1 when a row expected to pass fails, and end with the
               "N passed, N failed" line of `make test` (rows marked pending or
@@ -26,6 +26,7 @@ import argparse
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -177,6 +178,9 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--report", default="",
+                    help="a report folder (fabsim labs -o DIR): copy validation.json there and "
+                         "rebuild DIR/report.html with its Validation page")
     a = ap.parse_args()
     with open(os.path.join(ROOT, "scenarios", "validation", "rows.json")) as f:
         rows = json.load(f)["rows"]
@@ -234,6 +238,11 @@ def main():
                 fmt(o["fabsim"]), fmt(o["ratio"]) if o["ratio"] else "-",
                 accept_str(o["accept"]), o["verdict"],
                 ", ".join("`%s`" % s.split("/")[-1] for s in o["scenarios"])))
+    if a.report:
+        shutil.copy(os.path.join(a.out, "validation.json"), os.path.join(a.report, "validation.json"))
+        p = subprocess.run([a.bin, "report", a.report], capture_output=True, text=True)
+        print("report: %s/report.html%s" % (a.report, "" if p.returncode == 0 else
+                                             " FAILED: " + p.stderr.strip()))
     print("%d passed, %d failed" % (npass, nfail))
     if a.check and nfail:
         sys.exit(1)

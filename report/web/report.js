@@ -28,12 +28,17 @@
   function esc(s) {
     return String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
   }
+  // A Markdown link target the page may follow: http(s), mailto, or relative
+  // (no scheme before the first / ? #). javascript:, data: and the rest stay text.
+  function safeHref(u) {
+    return /^(https?:|mailto:)/i.test(u) || !/^[^/?#]*:/.test(u);
+  }
   function inline(s) {
     return esc(s)
       .replace(/`([^`]+)`/g, '<code>$1</code>')
       .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
       .replace(/(^|[^*])\*([^*\s][^*]*)\*/g, '$1<em>$2</em>')
-      .replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, '<a href="$2">$1</a>');
+      .replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, (m, text, href) => (safeHref(href) ? `<a href="${href}">${text}</a>` : text));
   }
   // A deliberately small Markdown subset: headings, paragraphs, lists, code.
   function markdown(md, skipTitle) {
@@ -489,6 +494,27 @@
     if (scns.some((s) => ran(s) && s.results.links.some((l) => l.tier === 'leaf-spine'))) spineHeatmap(sec, scns, 'Spine-link bytes');
   }
 
+  // ---- Validation page (docs/validation.md; `make validate` writes the rows) ----
+  function validationPage(main) {
+    const v = DATA.validation;
+    if (!v || !Array.isArray(v.rows) || !v.rows.length) return;
+    const num = (x) => (x == null ? '–' : Math.abs(x) >= 1000 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : Math.abs(x) >= 1 ? x.toFixed(2) : x.toFixed(3));
+    const sec = el('section', { id: 'validation' });
+    const counted = v.rows.filter((r) => r.status === 'ok' || r.status.startsWith('fitted'));
+    sec.append(el('h2', {}, 'Validation against published measurements'));
+    sec.append(el('p', {}, `${v.rows.length} rows (docs/validation.md); ${counted.filter((r) => r.verdict === 'pass').length} of ${counted.length} counted rows pass. Rows marked pending, cannot or disagrees are shown with the reason and not counted.`));
+    const t = el('table', {});
+    t.append(el('tr', {}, ...['row', 'what', 'published', 'fabsim', 'ratio', 'accept', 'verdict', 'source', 'status'].map((h) => el('th', {}, h))));
+    for (const r of v.rows) {
+      const ok = r.verdict.startsWith('pass') || r.verdict === 'recorded';
+      t.append(el('tr', {}, el('td', {}, r.id), el('td', {}, r.what), el('td', {}, num(r.published)), el('td', {}, num(r.fabsim)),
+        el('td', {}, r.ratio == null ? '–' : num(r.ratio)), el('td', {}, r.accept ? `[${num(r.accept[0])}, ${num(r.accept[1])}]` : '–'),
+        el('td', {}, el('span', { class: 'badge ' + (ok ? 'ok' : 'err') }, r.verdict)), el('td', { class: 'l' }, r.source), el('td', { class: 'l' }, r.status)));
+    }
+    sec.append(t);
+    main.append(sec);
+  }
+
   // ---- page ----------------------------------------------------------------------
   // Charts key on labels: make them unique within a lab.
   for (const lab of DATA.labs) {
@@ -532,5 +558,6 @@
     sec.append(det);
     main.append(sec);
   }
+  validationPage(main);
   Promise.allSettled(pending).then(() => { state.done = true; document.body.setAttribute('data-charts-done', String(state.rendered)); });
 })();

@@ -13,7 +13,9 @@
 #include "config/scenario.h"
 #include "core/diag.h"
 #include "core/file.h"
+#include "core/sig.h"
 #include "core/mem.h"
+#include "net/estimate.h"
 #include "net/model.h"
 #include "report/jread.h"
 #include "report/report.h"
@@ -51,10 +53,10 @@ struct jobs {
 };
 
 static int write_text(const char *path, const char *text) {
-    FILE *f = fopen(path, "w");
-    if (!f) return -1;
-    fputs(text, f);
-    return fclose(f);
+    struct fs_out o; /* core/file.h: atomic, never through a symlink */
+    if (fs_out_open(&o, path)) return -1;
+    fputs(text, o.f);
+    return fs_out_commit(&o);
 }
 
 static bool is_dir(const char *p) {
@@ -82,10 +84,10 @@ static void write_status(const char *dir, const char *status, const char *messag
                          const char *label, double wall_s) {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/status.json", dir);
-    FILE *f = fopen(path, "w");
-    if (!f) return;
+    struct fs_out o;
+    if (fs_out_open(&o, path)) return;
     struct jw w;
-    jw_init(&w, f);
+    jw_init(&w, o.f);
     jw_obj(&w);
     jw_kstr(&w, "status", status);
     jw_kstr(&w, "message", message ? message : "");
@@ -93,7 +95,7 @@ static void write_status(const char *dir, const char *status, const char *messag
     jw_knum(&w, "wall_s", wall_s);
     jw_obj_end(&w);
     jw_end(&w);
-    fclose(f);
+    fs_out_commit(&o);
 }
 
 /* In the child: load, build, run, write. Exit code 0 ok, 3 not available,
@@ -111,6 +113,13 @@ static int child_run(const struct job *j) {
         return notyet ? 3 : 2;
     }
     struct model m;
+    rc = model_check_memory(&sc, 0, &d); /* net/estimate.h: before building */
+    if (rc) {
+        diag_format(&d, msg, sizeof msg);
+        scenario_fini(&sc);
+        write_status(j->outdir, REPORT_ERROR, msg, j->label, 0);
+        return 2;
+    }
     rc = model_build(&m, &sc, &d);
     if (rc) {
         diag_format(&d, msg, sizeof msg);
@@ -216,7 +225,9 @@ static void run_jobs(struct jobs *js, int par, enum progress_mode show, size_t c
     bool tty = show == PROGRESS_TTY;
     counts[0] = counts[1] = counts[2] = 0;
     while (done < js->n) {
-        while (running < (size_t)par && next < js->n) {
+        /* After SIGINT/SIGTERM no new job starts; running ones end early
+         * themselves (the signal reaches the whole process group on Ctrl-C). */
+        while (running < (size_t)par && next < js->n && !sig_pending()) {
             struct job *j = &js->v[next++];
             snprintf(what, sizeof what, "%s/%s", j->lab, j->id);
             if (tty) bar(done, js->n, what, t0);
@@ -229,7 +240,10 @@ static void run_jobs(struct jobs *js, int par, enum progress_mode show, size_t c
                 if (show == PROGRESS_LINES) job_line(j, done, js->n, t0);
             }
         }
-        if (!running) continue;
+        if (!running) {
+            if (sig_pending()) break;
+            continue;
+        }
         int ws;
         pid_t pid = wait(&ws);
         if (pid < 0) {
@@ -811,13 +825,24 @@ int cli_compare(int argc, char **argv) {
         snprintf(path, sizeof path, "%s/compare/%s", out, j->id);
         j->outdir = fs_xstrdup(path);
     }
-    results_mkdirs(out);
     snprintf(path, sizeof path, "%s/mode", out);
-    write_text(path, "compare\n");
+    /* A folder that cannot be created fails before any variant runs. */
+    if (results_mkdirs(out) || write_text(path, "compare\n")) {
+        fprintf(stderr, "fabsim: %s: cannot write: %s\n", out, strerror(errno));
+        for (size_t i = 0; i < js.n; i++)
+            if (nfiles == 1) free((void *)js.v[i].sets);
+        for (size_t i = 0; i < nsets; i++)
+            free(copies[i]);
+        free(copies);
+        free(sets);
+        free_jobs(&js);
+        return 2;
+    }
     snprintf(path, sizeof path, "%s/compare/lab.md", out);
     results_mkdirs(path); /* creates .../lab.md as a folder: removed below */
     rmdir(path);
-    FILE *md = fopen(path, "w");
+    struct fs_out mdo;
+    FILE *md = fs_out_open(&mdo, path) ? NULL : mdo.f;
     if (md) {
         fprintf(md, "# Compare\n\nThe same summary metrics side by side for:\n\n");
         for (size_t i = 0; i < js.n; i++) {
@@ -826,7 +851,7 @@ int cli_compare(int argc, char **argv) {
             else
                 fprintf(md, "- `%s` with `--set %s`\n", js.v[i].file, js.v[i].label);
         }
-        fclose(md);
+        fs_out_commit(&mdo);
     }
     size_t counts[3];
     run_jobs(&js, par, show_mode(quiet, false), counts);
@@ -974,11 +999,12 @@ struct axis {
 
 static void write_sweep_csv(const char *path, const struct jobs *js, const struct axis *ax,
                             size_t nax, const size_t *const *pick) {
-    FILE *f = fopen(path, "w");
-    if (!f) {
+    struct fs_out o; /* core/file.h: atomic, never through a symlink */
+    if (fs_out_open(&o, path)) {
         fprintf(stderr, "fabsim: cannot write %s: %s\n", path, strerror(errno));
         return;
     }
+    FILE *f = o.f;
     fputs("run", f);
     for (size_t a = 0; a < nax; a++)
         fputc(',', f), csv_field(f, ax[a].key);
@@ -1011,7 +1037,7 @@ static void write_sweep_csv(const char *path, const struct jobs *js, const struc
         fputc('\n', f);
         jread_free(res);
     }
-    if (fclose(f)) fprintf(stderr, "fabsim: %s: write error\n", path);
+    if (fs_out_commit(&o)) fprintf(stderr, "fabsim: %s: write failed: %s\n", path, strerror(errno));
 }
 
 int cli_sweep(int argc, char **argv) {
@@ -1116,7 +1142,8 @@ int cli_sweep(int argc, char **argv) {
         snprintf(path, sizeof path, "%s/sweep", o.out);
         results_mkdirs(path);
         snprintf(path, sizeof path, "%s/sweep/lab.md", o.out);
-        FILE *md = fopen(path, "w");
+        struct fs_out mdo;
+        FILE *md = fs_out_open(&mdo, path) ? NULL : mdo.f;
         if (md) {
             fprintf(md, "# Sweep\n\n`%s`, %zu runs: the cartesian product of\n\n", file, nruns);
             for (size_t a = 0; a < nax; a++) {
@@ -1126,7 +1153,7 @@ int cli_sweep(int argc, char **argv) {
                 fputc('\n', md);
             }
             fprintf(md, "\nEvery run's summary is in `sweep.csv`.\n");
-            fclose(md);
+            fs_out_commit(&mdo);
         }
         if (!o.quiet) fprintf(stderr, "fabsim sweep: %zu runs, %d at a time\n", nruns, o.par);
         run_jobs(&js, o.par, show_mode(o.quiet, o.progress), counts);

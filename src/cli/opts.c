@@ -8,18 +8,21 @@
 #include "core/mem.h"
 #include "stats/results.h"
 
+#include "core/file.h"
+
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 int cli_usage_error(const char *fmt, ...) {
+    char raw[1024], esc[2048];
     va_list ap;
     va_start(ap, fmt);
-    fputs("fabsim: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    fs_escape_ctl(raw, esc, sizeof esc); /* options are echoed: one line, no escapes */
+    fprintf(stderr, "fabsim: %s\n", esc);
     return 2;
 }
 

@@ -11,10 +11,13 @@
 #include "cli/opts.h"
 #include "config/scenario.h"
 #include "core/diag.h"
+#include "core/file.h"
 #include "core/mem.h"
 #include "ctrl/sm.h"
+#include "net/estimate.h"
 #include "net/model.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +92,11 @@ int cli_routes(int argc, char **argv) {
         diag_print(&d, stderr);
         return 2;
     }
+    if (model_check_memory(&sc, 0, &d)) { /* net/estimate.h: before building */
+        diag_print(&d, stderr);
+        scenario_fini(&sc);
+        return 2;
+    }
     struct model m;
     rc = model_build(&m, &sc, &d);
     struct sm *sm = rc ? NULL : sm_of(&m.net);
@@ -102,27 +110,30 @@ int cli_routes(int argc, char **argv) {
         scenario_fini(&sc);
         return 2;
     }
-    if (ibsim) {
-        FILE *t = fopen(ibsim, "w");
-        if (!t) {
-            perror(ibsim);
-            model_fini(&m);
-            scenario_fini(&sc);
-            return 2;
+    /* Both files atomic (core/file.h); a write error is exit 1. */
+    struct fs_out t = {0}, lf = {0};
+    int status = 0;
+    if (ibsim && fs_out_open(&t, ibsim)) {
+        fprintf(stderr, "fabsim: %s: cannot write: %s\n", ibsim, strerror(errno));
+        status = 1;
+    } else if (ibsim) {
+        sm_ibsim_write(&m.net, t.f);
+        if (fs_out_commit(&t)) {
+            fprintf(stderr, "fabsim: %s: write failed: %s\n", ibsim, strerror(errno));
+            status = 1;
         }
-        sm_ibsim_write(&m.net, t);
-        fclose(t);
     }
-    FILE *f = out ? fopen(out, "w") : stdout;
-    if (!f) {
-        perror(out);
-        model_fini(&m);
-        scenario_fini(&sc);
-        return 2;
+    if (!status && out && fs_out_open(&lf, out)) {
+        fprintf(stderr, "fabsim: %s: cannot write: %s\n", out, strerror(errno));
+        status = 1;
+    } else if (!status) {
+        sm_dump_write(&m.net, sm, out ? lf.f : stdout);
+        if (out && fs_out_commit(&lf)) {
+            fprintf(stderr, "fabsim: %s: write failed: %s\n", out, strerror(errno));
+            status = 1;
+        }
     }
-    sm_dump_write(&m.net, sm, f);
-    if (out) fclose(f);
     model_fini(&m);
     scenario_fini(&sc);
-    return 0;
+    return status;
 }

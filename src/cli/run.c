@@ -8,7 +8,10 @@
 #include "cli/progress.h"
 #include "config/scenario.h"
 #include "core/diag.h"
+#include "core/file.h"
+#include "core/units.h"
 #include "core/mem.h"
+#include "net/estimate.h"
 #include "net/model.h"
 #include "par/par.h"
 #include "stats/ctrace.h"
@@ -16,6 +19,7 @@
 #include "stats/results.h"
 #include "stats/wall.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +35,7 @@ enum {
     OPT_EXPLAIN,
     OPT_PROGRESS,
     OPT_VERBOSE,
+    OPT_MAX_MEMORY,
 };
 
 static const struct cli_opt RUN_OPTS[] = {
@@ -53,6 +58,9 @@ static const struct cli_opt RUN_OPTS[] = {
     {"trace", OPT_TRACE, "FILE", "write a Chrome trace / Perfetto JSON timeline"},
     {"trace-max", OPT_TRACE_MAX, "N", "at most N trace events (default 1000000)"},
     {"verbose", OPT_VERBOSE, NULL, "MPI runs (fabsim-mpi): print the partition, rank by rank"},
+    {"max-memory", OPT_MAX_MEMORY, "SIZE",
+     "refuse a model estimated larger than SIZE (default: MemAvailable;\n"
+     "docs/outputs.md \"Limits\")"},
     {0},
 };
 
@@ -60,6 +68,8 @@ static const struct cli_opt VALIDATE_OPTS[] = {
     {"set", 's', "KEY=VALUE", "override a scenario key by its dotted path (repeatable)"},
     {"explain", OPT_EXPLAIN, NULL, "print the resolved scenario, every default with its source"},
     {"quiet", 'q', NULL, "print nothing when the file is valid"},
+    {"max-memory", OPT_MAX_MEMORY, "SIZE",
+     "refuse a model estimated larger than SIZE (default: MemAvailable)"},
     {0},
 };
 
@@ -108,6 +118,7 @@ struct run_opts {
     bool verbose;                   /* --verbose: the partition of an MPI run */
     const struct comm *comm;        /* MPI runs (cli_run_par); NULL in one process */
     uint64_t lookahead_ps;          /* MPI runs: forced window length (tests), 0 = computed */
+    uint64_t max_memory;            /* --max-memory SIZE (0 = MemAvailable) */
 };
 
 static int on_opt(void *ctx, int key, const char *arg) {
@@ -176,6 +187,12 @@ static int on_opt(void *ctx, int key, const char *arg) {
     case OPT_VERBOSE:
         o->verbose = true;
         return 0;
+    case OPT_MAX_MEMORY: {
+        char why[160];
+        if (units_parse_size(arg, &o->max_memory, why, sizeof why) || !o->max_memory)
+            return cli_usage_error("--max-memory '%s': use a size such as 8GiB or 512MB", arg);
+        return 0;
+    }
     }
     return cli_usage_error("internal: unhandled option %d", key);
 }
@@ -208,16 +225,60 @@ static void on_progress(const struct model *m, void *arg) {
                     el > 0 ? (double)m->sim.events_run / el : 0.0);
 }
 
-/* Runs one loaded scenario into `out` (NULL = out/<name>). Exit status. */
+/* The same file, whether or not it exists yet: its folder resolved (which
+ * must exist) and the same last component. */
+static bool same_file(const char *a, const char *b) {
+    char ra[4096], rb[4096];
+    const char *ba = strrchr(a, '/'), *bb = strrchr(b, '/');
+    if (strcmp(ba ? ba + 1 : a, bb ? bb + 1 : b)) return false;
+    char da[4096], db[4096];
+    snprintf(da, sizeof da, "%.*s", ba ? (int)(ba - a) + 1 : 1, ba ? a : ".");
+    snprintf(db, sizeof db, "%.*s", bb ? (int)(bb - b) + 1 : 1, bb ? b : ".");
+    return realpath(da, ra) && realpath(db, rb) && !strcmp(ra, rb);
+}
+
+/* --pcap / --trace must not name results.json or links.csv of the run. */
+static int check_collision(const char *opt, const char *file, const char *dir) {
+    static const char *const own[] = {"results.json", "links.csv"};
+    char p[4200];
+    for (int i = 0; i < 2; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, own[i]);
+        if (file && same_file(file, p))
+            return cli_usage_error("%s %s would overwrite the run's %s; choose another file", opt,
+                                   file, own[i]);
+    }
+    return 0;
+}
+
+/* Runs one loaded scenario into `out` (NULL = out/<name>). Exit status. The
+ * output folder is created first, so that a folder that cannot be created
+ * fails before the run; results.json is written even when a trace or pcap
+ * write failed (exit 1 then); every output is atomic (core/file.h). */
 static int run_one(const struct scenario *sc, const char *out, bool quiet, const struct run_opts *o,
                    struct progress *pr) {
     struct model m;
     struct diag d = {0};
+    char dir[4096];
+    if (out)
+        snprintf(dir, sizeof dir, "%s", out);
+    else
+        snprintf(dir, sizeof dir, "out/%s", sc->name);
+    if (results_mkdirs(dir)) {
+        progress_done(pr);
+        fprintf(stderr, "fabsim: %s: cannot create output folder: %s\n", dir, strerror(errno));
+        return 2;
+    }
+    int rc = check_collision("--trace", o->trace, dir);
+    if (!rc) rc = check_collision("--pcap", o->pcap, dir);
+    if (rc) {
+        progress_done(pr);
+        return rc;
+    }
     /* At large sizes the build takes seconds: say how big it is first. */
     char size[64];
     snprintf(size, sizeof size, "(%u hosts)", scenario_host_count(&sc->topo));
     progress_phase(pr, "building the model", size);
-    int rc = model_build(&m, sc, &d);
+    rc = model_build(&m, sc, &d);
     if (rc) {
         progress_done(pr);
         diag_print(&d, stderr);
@@ -235,21 +296,17 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet, const
         progress_end_phase(pr, pr->mode == PROGRESS_LINES ? 0 : 1e30);
     }
     struct pcap_sink pcap = {0};
-    if (o->pcap &&
-        pcap_sink_open(&pcap, &m.net, o->pcap, o->pcap_filter, o->pcap_max, o->pcap_snaplen, &d)) {
-        progress_done(pr);
-        diag_print(&d, stderr);
-        pcap_sink_close(&pcap, &m.net);
-        model_fini(&m);
-        return 2;
-    }
     struct ctrace_sink ct = {0};
-    if (o->trace && ctrace_sink_open(&ct, &m.net, o->trace, o->trace_max, &d)) {
+    if (o->pcap)
+        rc = pcap_sink_open(&pcap, &m.net, o->pcap, o->pcap_filter, o->pcap_max, o->pcap_snaplen,
+                            &d);
+    if (!rc && o->trace) rc = ctrace_sink_open(&ct, &m.net, o->trace, o->trace_max, &d);
+    if (rc) { /* a bad --pcap-filter is input (2); a file that cannot be written, 1 */
         progress_done(pr);
         diag_print(&d, stderr);
-        pcap_sink_close(&pcap, &m.net);
+        pcap_sink_abort(&pcap, &m.net);
         model_fini(&m);
-        return 2;
+        return rc == FS_EINTERNAL ? 1 : 2;
     }
     if (o->comm) { /* one simulation on the ranks of o->comm (par/par.h) */
         if (o->comm->size > 1 && (o->pcap || o->trace)) {
@@ -269,7 +326,16 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet, const
         if (!quiet) par_print(&m, stdout, o->verbose);
         progress_phase(pr, "running", NULL);
         double t0 = wall_now_s();
-        par_run(&m);
+        if (par_run(&m)) {
+            progress_done(pr);
+            if (o->comm->rank == 0)
+                fprintf(stderr,
+                        "fabsim: not yet supported with N>1 ranks: %s (run it on one "
+                        "process)\n",
+                        m.net.par->refused);
+            model_fini(&m);
+            return 2;
+        }
         m.wall_s = wall_now_s() - t0;
         if (o->comm->rank != 0) { /* rank 0 writes */
             progress_done(pr);
@@ -282,15 +348,14 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet, const
     }
     progress_end_phase(pr, pr->mode == PROGRESS_LINES ? 0 : 1e30);
     progress_phase(pr, "writing", NULL);
+    int status = 0;
     if (o->pcap) {
         unsigned nif = pcap.nifaces;
         if (pcap_sink_close(&pcap, &m.net)) {
             progress_done(pr);
-            fprintf(stderr, "fabsim: %s: write error\n", o->pcap);
-            model_fini(&m);
-            return 2;
-        }
-        if (!quiet) {
+            fprintf(stderr, "fabsim: %s: write failed: %s\n", o->pcap, strerror(errno));
+            status = 1;
+        } else if (!quiet) {
             progress_done(pr);
             printf("  pcap: %s (pcapng, %llu packets on %u links, %s", o->pcap,
                    (unsigned long long)pcap.written, nif,
@@ -306,34 +371,28 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet, const
     if (o->trace) {
         if (ctrace_sink_close(&ct, &m.net)) {
             progress_done(pr);
-            fprintf(stderr, "fabsim: %s: write error\n", o->trace);
-            model_fini(&m);
-            return 2;
-        }
-        if (!quiet) {
+            fprintf(stderr, "fabsim: %s: write failed: %s\n", o->trace, strerror(errno));
+            status = 1;
+        } else if (!quiet) {
             progress_done(pr);
             printf("  trace: %s (%llu events%s)\n", o->trace, (unsigned long long)ct.written,
                    ct.dropped ? ", capped by --trace-max" : "");
         }
     }
-    char dir[4096];
-    if (out)
-        snprintf(dir, sizeof dir, "%s", out);
-    else
-        snprintf(dir, sizeof dir, "out/%s", sc->name);
     rc = results_write_dir(&m, dir, &d);
     progress_done(pr);
     if (rc) {
         diag_print(&d, stderr);
         model_fini(&m);
-        return 2;
+        return rc == FS_EINTERNAL ? 1 : 2;
     }
     if (!quiet) {
         results_print_summary(&m, stdout);
         printf("  results: %s/results.json, %s/links.csv\n", dir, dir);
     }
+    if (!status && m.interrupted) status = 128 + m.interrupted;
     model_fini(&m);
-    return 0;
+    return status;
 }
 
 /* Parses the options and loads the one scenario they name, with its --set
@@ -352,6 +411,13 @@ static int load_one(int argc, char **argv, struct run_opts *o, const struct cli_
     if (rc) {
         if (pr) progress_done(pr);
         diag_print(&d, stderr);
+        return 2;
+    }
+    /* Before building: a fabric too large for the machine fails now. */
+    if (model_check_memory(sc, o->max_memory, &d)) {
+        if (pr) progress_done(pr);
+        diag_print(&d, stderr);
+        scenario_fini(sc);
         return 2;
     }
     return 0;

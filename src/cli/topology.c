@@ -9,12 +9,14 @@
 #include "cli/opts.h"
 #include "config/scenario.h"
 #include "core/diag.h"
+#include "core/file.h"
 #include "core/mem.h"
 #include "net/model.h"
 #include "topo/tfile.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 static const struct cli_opt TOPOLOGY_OPTS[] = {
@@ -90,20 +92,19 @@ int cli_topology(int argc, char **argv) {
         scenario_fini(&sc);
         return 2;
     }
-    FILE *f = out ? fopen(out, "w") : stdout;
-    if (!f) {
-        perror(out);
+    struct fs_out fo = {0}; /* core/file.h: atomic, never through a symlink */
+    if (out && fs_out_open(&fo, out)) {
+        fprintf(stderr, "fabsim: %s: cannot write: %s\n", out, strerror(errno));
         model_fini(&m);
         scenario_fini(&sc);
-        return 2;
+        return 1;
     }
-    tfile_write_yaml(&m.net, &sc, f);
-    int werr = ferror(f);
-    if (out) werr |= fclose(f);
+    tfile_write_yaml(&m.net, &sc, out ? fo.f : stdout);
+    int werr = out ? fs_out_commit(&fo) : 0; /* stdout: checked at exit (main.c) */
     model_fini(&m);
     scenario_fini(&sc);
     if (werr) {
-        fprintf(stderr, "fabsim: %s: write error\n", out ? out : "stdout");
+        fprintf(stderr, "fabsim: %s: write failed: %s\n", out, strerror(errno));
         return 1;
     }
     return 0;

@@ -464,7 +464,7 @@ static int match_p2p(struct ck_entry *e, struct diag *d) {
             size_t na = side ? nr : ns;
             for (size_t i = 0; i < na; i++)
                 a[6 * i + 3] = a[6 * i + 5];
-            qsort(a, na, 6 * sizeof *a, cmp_p2p);
+            if (na) qsort(a, na, 6 * sizeof *a, cmp_p2p);
             for (size_t i = 0, k = 0; i < na; i++) {
                 if (i && (a[6 * i] != a[6 * i - 6] || a[6 * i + 1] != a[6 * i - 5] ||
                           a[6 * i + 2] != a[6 * i - 4]))

@@ -413,8 +413,9 @@ void coll_on_event(struct sim *s, const struct event *e) {
         if (!cs->timers[e->arg].done) {
             uint32_t member, sess = coll_xfer_sess(&cs->jobs[o->job], o->x[xi].qp, &member);
             innet_start(n, sess, member, o->x[xi].bytes, opi, xi);
-        } else
+        } else {
             xfer_done(n, opi, xi);
+        }
         return;
     }
     if (e->aux == COLL_EV_INNET) {

@@ -215,6 +215,8 @@ static void nccl_tests_tables(const struct net *n, FILE *f) {
                 w->warmup, ranks, jobs > 1 ? " per job" : "",
                 op == WL_ALLTOALL ? "send/recv to every peer" : "algorithm ",
                 op == WL_ALLTOALL ? "" : an[algo]);
+        if (w->protocol == PROTO_AUTO)
+            fprintf(f, "# protocol auto: per size in results.json collectives[].protocol\n");
         fprintf(f, "#\n");
         fprintf(f, "# %10s  %12s  %8s  %6s  %6s", "", "", "", "", "");
         fprintf(f, "           out-of-place                       in-place          \n");

@@ -20,6 +20,8 @@
  */
 #include "config/scenario.h"
 
+#include "config/limits.h"
+
 #include "config/schema.h"
 #include "config/yaml.h"
 #include "cc/cc.h"
@@ -1383,15 +1385,24 @@ static void nt_step_print(FILE *f, const void *obj, const struct scenario *sc) {
     print_size(f, ((const struct wl_entry *)obj)->step_bytes);
 }
 
-/* A path in the scenario is relative to the scenario file's folder. */
+/* A path in the scenario is relative to the scenario file's folder; kept
+ * absolute when it exists, so that `validate --explain` prints a path that
+ * reads back from anywhere. */
 static char *path_near(const char *scenario_file, const char *p) {
     const char *slash = strrchr(scenario_file, '/');
-    if (p[0] == '/' || !slash) return fs_xstrdup(p);
-    size_t dl = (size_t)(slash - scenario_file) + 1, pl = strlen(p);
-    char *r = fs_xmalloc(dl + pl + 1);
-    memcpy(r, scenario_file, dl);
-    memcpy(r + dl, p, pl + 1);
-    return r;
+    char *r;
+    if (p[0] == '/' || !slash) {
+        r = fs_xstrdup(p);
+    } else {
+        size_t dl = (size_t)(slash - scenario_file) + 1, pl = strlen(p);
+        r = fs_xmalloc(dl + pl + 1);
+        memcpy(r, scenario_file, dl);
+        memcpy(r + dl, p, pl + 1);
+    }
+    char *abs = realpath(r, NULL);
+    if (!abs) return r;
+    free(r);
+    return abs;
 }
 
 static int wl_path_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
@@ -1736,7 +1747,9 @@ static int scenario_check(struct schema_ctx *c, const struct yaml_node *map,
         len -= 5;
     else if (len > 4 && !strcmp(base + len - 4, ".yml"))
         len -= 4;
-    if (len == 0 || !strcmp(base, ".") || !strcmp(base, "..")) {
+    /* "...yaml" would name the folder ".." (the working directory's parent
+     * under out/, the working directory itself with -o out/..). */
+    if (len == 0 || (len <= 2 && !strncmp(base, "..", len))) {
         sc->name = fs_xstrdup("scenario");
         return 0;
     }
@@ -1788,6 +1801,7 @@ static int load(struct scenario *sc, struct yaml_doc *doc, const char *const *se
         c.file = sc->file;
         rc = schema_read(&c, &SCHEMA_SCENARIO, doc->root, sc, false, doc->root);
     }
+    if (!rc) rc = scenario_check_limits(sc, d); /* config/limits.h */
     yaml_doc_fini(doc);
     if (rc) scenario_fini(sc);
     return rc;

@@ -7,6 +7,8 @@
  */
 #include "config/schema.h"
 
+#include "config/limits.h"
+
 #include "config/scenario.h"
 #include "config/yaml.h"
 #include "core/mem.h"
@@ -376,6 +378,14 @@ static int read_list(struct schema_ctx *c, const struct schema_key *k, const str
         return schema_fail(c, n, FS_EINVAL, "expected a list ('- item' lines or [a, b]), got %s",
                            yaml_describe(n));
     if (n->nitems == 0) return 0;
+    /* YAML aliases can repeat a list many times over: bound the expansion
+     * before allocating (config/limits.h). */
+    c->items_read += n->nitems;
+    if (c->items_read > SC_MAX_LIST_ITEMS)
+        return schema_fail(c, n, FS_EINVAL,
+                           "the scenario expands to more than %llu list items (YAML aliases "
+                           "repeating lists?); limit SC_MAX_LIST_ITEMS, docs/outputs.md \"Limits\"",
+                           (unsigned long long)SC_MAX_LIST_ITEMS);
     *arr = fs_xcalloc(n->nitems, k->elem_size);
     *count = n->nitems;
     for (size_t i = 0; i < n->nitems; i++) {

@@ -97,6 +97,7 @@ struct schema_ctx {
     struct scenario *sc;
     const char *file;
     char path[256];
+    uint64_t items_read; /* list items so far, aliases expanded (config/limits.h) */
 };
 
 /* Reads `map` (NULL or null = all defaults) into `obj` through table `t`.

@@ -51,6 +51,7 @@ static struct yaml_node *node_new(struct yaml_doc *doc, enum yaml_type type, con
     n->type = type;
     n->file = file;
     n->pos = pos;
+    n->expanded = 1;
     fs_grow((void **)&doc->nodes, &doc->cap, doc->nnodes + 1, sizeof *doc->nodes);
     doc->nodes[doc->nnodes++] = n;
     return n;
@@ -254,6 +255,26 @@ static int attach(struct builder *b, struct yaml_node *n) {
     return 0;
 }
 
+/* The size of a closed collection with every alias expanded, as the schema
+ * will walk it. Aliases share nodes, so a small file can stand for a huge
+ * tree ("billion laughs"); past YAML_MAX_EXPANDED_NODES, and more than twice
+ * the nodes really written, the file is refused before anything walks it. */
+static int check_expansion(struct builder *b, struct yaml_node *n) {
+    uint64_t w = 1;
+    for (size_t i = 0; i < n->nitems; i++)
+        w += n->items[i]->expanded;
+    for (size_t i = 0; i < n->npairs; i++)
+        w += n->pairs[i].key->expanded + n->pairs[i].val->expanded;
+    n->expanded = w > YAML_MAX_EXPANDED_NODES ? YAML_MAX_EXPANDED_NODES + 1 : w;
+    if (n->expanded > YAML_MAX_EXPANDED_NODES && n->expanded > 2 * (uint64_t)b->doc->nnodes)
+        return fail(b, n->pos,
+                    "YAML aliases expand this %s to more than %llu nodes (the file holds %zu); "
+                    "limit YAML_MAX_EXPANDED_NODES, docs/outputs.md \"Limits\"",
+                    n->type == YAML_MAP ? "mapping" : "list",
+                    (unsigned long long)YAML_MAX_EXPANDED_NODES, b->doc->nnodes);
+    return 0;
+}
+
 static int on_event(struct builder *b, struct fy_event *e) {
     const struct fy_mark *m = fy_event_start_mark(e);
     struct srcpos pos = m ? origin_pos(b->o, m->line, m->column) : (struct srcpos){0, 0};
@@ -308,6 +329,8 @@ static int on_event(struct builder *b, struct fy_event *e) {
     case FYET_SEQUENCE_END:
         if (b->depth > 0) {
             b->depth--;
+            int rc = check_expansion(b, b->stack[b->depth].node);
+            if (rc) return rc;
             anchor_add(b, b->stack[b->depth].anchor, b->stack[b->depth].node);
             b->stack[b->depth].anchor = NULL;
         }

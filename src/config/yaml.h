@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum yaml_type { YAML_SCALAR, YAML_MAP, YAML_SEQ };
 
@@ -34,6 +35,7 @@ struct yaml_node {
     struct yaml_node **items;
     size_t nitems;
     size_t cap;
+    uint64_t expanded; /* nodes with every alias expanded (capped), for the limit */
 };
 
 /* The tree owns every node; aliases share nodes, so free only via the doc. */
@@ -48,6 +50,9 @@ struct yaml_doc {
  * levels deep and at most a few MB; the limits keep hostile input cheap. */
 #define YAML_MAX_FILE_BYTES (64u << 20)
 #define YAML_MAX_DEPTH 64
+/* Nodes a document may stand for once aliases are expanded (16.8M, about
+ * 2M flows), when that is more than twice what the file holds. */
+#define YAML_MAX_EXPANDED_NODES (1ull << 24)
 
 /* Reads and parses `path` (one UTF-8 YAML document). Returns 0, FS_ENOENT when
  * the file cannot be opened, or FS_EINVAL with file:line:col in `d` for text

@@ -1,5 +1,7 @@
 #include "core/diag.h"
 
+#include "core/file.h"
+
 #include <stdarg.h>
 #include <string.h>
 
@@ -15,19 +17,23 @@ int diag_set(struct diag *d, const char *file, struct srcpos pos, int code, cons
     return code;
 }
 
+/* The message echoes input (names, values, paths): its control characters
+ * are escaped so that it stays one line and cannot drive the terminal. */
 void diag_format(const struct diag *d, char *buf, size_t len) {
+    char raw[sizeof d->file + sizeof d->msg + 64];
     if (d->file[0] && d->line && d->col)
-        snprintf(buf, len, "%s:%u:%u: error: %s", d->file, d->line, d->col, d->msg);
+        snprintf(raw, sizeof raw, "%s:%u:%u: error: %s", d->file, d->line, d->col, d->msg);
     else if (d->file[0] && d->line) /* a line-oriented file (topology, dump): no column */
-        snprintf(buf, len, "%s:%u: error: %s", d->file, d->line, d->msg);
+        snprintf(raw, sizeof raw, "%s:%u: error: %s", d->file, d->line, d->msg);
     else if (d->file[0])
-        snprintf(buf, len, "%s: error: %s", d->file, d->msg);
+        snprintf(raw, sizeof raw, "%s: error: %s", d->file, d->msg);
     else
-        snprintf(buf, len, "error: %s", d->msg);
+        snprintf(raw, sizeof raw, "error: %s", d->msg);
+    fs_escape_ctl(raw, buf, len);
 }
 
 void diag_print(const struct diag *d, FILE *f) {
-    char buf[1200];
+    char buf[4096];
     diag_format(d, buf, sizeof buf);
     fprintf(f, "fabsim: %s\n", buf);
 }

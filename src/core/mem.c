@@ -4,9 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Out of memory is the machine's limit, not a bug: exit 1 with one line
+ * (SPEC.md exit codes), not abort()'s 134 and core dump. */
 static void oom(size_t n) {
-    fprintf(stderr, "fabsim: out of memory allocating %zu bytes\n", n);
-    abort();
+    fprintf(stderr,
+            "fabsim: out of memory allocating %zu bytes (see --max-memory, "
+            "docs/outputs.md \"Limits\")\n",
+            n);
+    exit(1);
 }
 
 void *fs_xmalloc(size_t n) {

@@ -1,6 +1,6 @@
 /* src/core/mem.h
  *
- * Allocation that aborts with a message on exhaustion (Redis zmalloc, ROSS
+ * Allocation that exits 1 with a message on exhaustion (Redis zmalloc, ROSS
  * tw_calloc), so callers need no NULL checks. Never used on the hot path.
  */
 #ifndef FABSIM_CORE_MEM_H

@@ -105,6 +105,7 @@ static void bgp_on_link_change(struct net *n, uint32_t port, bool up) {
         sim_at(n->sim, t, v + 1, NET_EV_CTRL, v, st->gen);
     }
     if (st->pending == 0 && st->cp_row != NET_NONE) n->cp_rows[st->cp_row].rerouted_ps = now;
+    if (latest > n->ctrl_busy_until_ps) n->ctrl_busy_until_ps = latest; /* net/stuck.c */
 }
 
 static int bgp_init(struct net *n, struct diag *d) {

@@ -198,7 +198,7 @@ static void finish(struct net *n, struct sm *sm) {
         start_sweep(n, sm);
     } else if (!sm->trap_pending && sm->work_held) {
         sm->work_held = false;
-        net_work_done(n);
+        net_ctrl_release(n);
     }
 }
 
@@ -282,7 +282,7 @@ static void sm_on_link_change(struct net *n, uint32_t port, bool up) {
     /* The run goes on until the SM has converged (results: rerouted_at_ns). */
     if (!sm->work_held) {
         sm->work_held = true;
-        net_work_add(n);
+        net_ctrl_hold(n);
     }
     sim_at(n->sim, n->sim->now_ps + n->sc->fabric.control_plane.detect_ps, 0, NET_EV_CTRL, EV_TRAP,
            0);

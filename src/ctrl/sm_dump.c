@@ -20,6 +20,7 @@
  */
 #include "config/scenario.h"
 #include "core/diag.h"
+#include "core/file.h"
 #include "ctrl/sm.h"
 #include "net/net.h"
 
@@ -27,6 +28,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define GUID_SW 0x0001000000000000ULL
 #define GUID_CA 0x0002000000000000ULL
@@ -112,27 +114,82 @@ static int bad(struct diag *d, const char *path, unsigned line, size_t col, cons
                     what);
 }
 
-int sm_dump_read(struct net *n, struct sm *sm, const char *path, struct diag *d) {
-    if (!path || !*path)
+/* Bounds of the reader (docs/outputs.md "Limits"): a dump of a fabric with
+ * 1000 switches and 64k LIDs is ~2 GB, so 4 GiB; lines of the dump are under
+ * 100 bytes; a run of blank or comment lines this long is not a dump. */
+#define LFT_MAX_BYTES ((long long)4 << 30)
+#define LFT_MAX_BLANK_RUN 100000u
+
+static int sm_dump_parse(struct net *n, struct sm *sm, const char *path, FILE *f, struct diag *d);
+
+/* A relative lft_file is resolved against the scenario file's folder. */
+int sm_dump_read(struct net *n, struct sm *sm, const char *lft, struct diag *d) {
+    if (!lft || !*lft)
         return diag_set(d, n->sc->file, (struct srcpos){0, 0}, FS_EINVAL,
                         "fabric.routing_engine: file needs fabric.lft_file: PATH (an "
                         "opensm-lfts.dump, e.g. written by `fabsim routes`)");
-    FILE *f = fopen(path, "r");
+    char *path = fs_path_beside(n->sc->file, lft);
+    FILE *f = fs_open_regular(path);
+    struct stat st;
+    int rc = 0;
     if (!f)
-        return diag_set(d, path, (struct srcpos){0, 0}, FS_ENOENT, "lft_file: cannot open: %s",
-                        strerror(errno));
+        rc = diag_set(d, path, (struct srcpos){0, 0}, FS_ENOENT,
+                      "lft_file: cannot read: %s (it must be a regular file)", strerror(errno));
+    else if (fstat(fileno(f), &st) == 0 && st.st_size > LFT_MAX_BYTES)
+        rc = diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL, "lft_file: larger than %lld GiB",
+                      LFT_MAX_BYTES >> 30);
+    else
+        rc = sm_dump_parse(n, sm, path, f, d);
+    if (f) fclose(f);
+    free(path);
+    return rc;
+}
+
+/* Every switch's table must name a port for every host LID: an empty or
+ * truncated dump would otherwise drop every packet it lacks. */
+static int check_complete(struct net *n, struct sm *sm, const char *path, unsigned line,
+                          struct diag *d) {
+    for (uint32_t s = 0; s < sm->S; s++)
+        for (uint32_t h = 0; h < sm->H; h++) {
+            uint32_t lid = sm_host_lid(h);
+            if (sm->next[(size_t)s * sm->nlids + lid] != NET_NONE) continue;
+            return diag_set(d, path, (struct srcpos){line, 0}, FS_EINVAL,
+                            "lft_file: no entry for LID 0x%04x (%s) in the table of switch '%s': "
+                            "the file is empty, truncated or for another fabric (`fabsim "
+                            "routes` writes a complete one)",
+                            lid, n->names[n->host_node[h]], n->names[sm->sw_node[s]]);
+        }
+    return 0;
+}
+
+static int sm_dump_parse(struct net *n, struct sm *sm, const char *path, FILE *f, struct diag *d) {
     for (size_t i = 0; i < (size_t)sm->S * sm->nlids; i++)
         sm->next[i] = NET_NONE;
     char buf[1024], msg[160];
-    unsigned line = 0;
+    unsigned line = 0, blank = 0;
     int32_t cur = -1;
-    int rc = 0;
-    while (!rc && fgets(buf, sizeof buf, f)) {
+    int rc = 0, got;
+    while (!rc && (got = fs_read_line(f, buf, sizeof buf)) != 0) {
         line++;
+        if (got < 0) {
+            rc = bad(d, path, line, 0,
+                     got == -2 ? "read error"
+                               : "line longer than 1023 bytes or holding a NUL byte (not an "
+                                 "opensm-lfts.dump)");
+            break;
+        }
         const char *s = buf;
         while (*s == ' ' || *s == '\t')
             s++;
-        if (*s == '\n' || *s == '\r' || *s == 0 || *s == '#') continue;
+        if (*s == '\r' || *s == 0 || *s == '#') {
+            if (++blank > LFT_MAX_BLANK_RUN) {
+                snprintf(msg, sizeof msg, "more than %u blank or comment lines in a row",
+                         LFT_MAX_BLANK_RUN);
+                rc = bad(d, path, line, 0, msg);
+            }
+            continue;
+        }
+        blank = 0;
         if (!strncmp(s, "Unicast lids", 12)) {
             const char *g = strstr(s, " guid 0x");
             if (!g) {
@@ -199,6 +256,5 @@ int sm_dump_read(struct net *n, struct sm *sm, const char *path, struct diag *d)
         rc = bad(d, path, line, (size_t)(s - buf),
                  "expected 'Unicast lids ...', '0x<lid> <port>' or '# ...'");
     }
-    fclose(f);
-    return rc;
+    return rc ? rc : check_complete(n, sm, path, line, d);
 }

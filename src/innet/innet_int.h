@@ -28,9 +28,9 @@ struct innet_sess {
     uint32_t *up_port; /* member's port towards its tree switch */
     struct innet_tnode *t;
     uint32_t nt;
-    uint32_t *sw2t;  /* switch index -> tree node, NET_NONE */
-    uint32_t window; /* chunks a member may have outstanding */
-    uint64_t agg_ps; /* per tree switch: aggregating a chunk takes this long */
+    uint32_t *sw2t;   /* switch index -> tree node, NET_NONE */
+    uint32_t window;  /* chunks a member may have outstanding */
+    uint64_t agg_ps;  /* per tree switch: aggregating a chunk takes this long */
     uint64_t red_bps; /* per tree switch: reduced bytes per second it can produce; 0 = any */
     struct innet_run *runs;
     uint32_t nruns;
@@ -47,9 +47,9 @@ struct innet_state {
     uint32_t *freel, nfree, capfree;
     struct innet_sess *sess;
     uint32_t nsess;
-    uint32_t *active; /* SHARP: streaming trees in use per switch index */
+    uint32_t *active;      /* SHARP: streaming trees in use per switch index */
     uint64_t *red_busy_ps; /* per switch index: its reduction unit is busy until then */
-    uint32_t ntrees;  /* SHARP: trees in use in the subnet */
+    uint32_t ntrees;       /* SHARP: trees in use in the subnet */
 };
 
 struct innet_state *innet_get(struct net *n);

@@ -176,7 +176,8 @@ void deadlock_on_event(struct sim *s, const struct event *e) {
         st->cycle_since_ps = SIM_TIME_NEVER;
     }
     st->next_ps = SIM_TIME_NEVER;
-    if ((n->par ? par_sum_u64(n, n->work_pending) : n->work_pending) > 0) {
+    if ((n->par ? par_sum_u64(n, n->work_pending + n->ctrl_pending)
+                : n->work_pending + n->ctrl_pending) > 0) {
         st->next_ps = s->now_ps + st->interval_ps;
         sim_at(s, st->next_ps, 0, NET_EV_DEADLOCK, 0, 0);
     }

@@ -4,6 +4,7 @@
 #include "config/scenario.h"
 #include "core/diag.h"
 #include "core/mem.h"
+#include "core/sig.h"
 #include "ctrl/ctrl.h"
 #include "net/deadlock.h"
 #include "flowctl/flowctl.h"
@@ -57,6 +58,7 @@ static void on_scenario_event(struct sim *s, const struct event *e) {
     bool second = e->arg >> 31; /* end of a host stall */
     const struct sc_event *ev = &n->sc->events[idx];
     struct sc_ev_state *st = &evs[idx];
+    n->sc_events_left--;
     switch (ev->kind) {
     case EV_LINK_DOWN: {
         struct cp_row *r = &n->cp_rows[st->cp_row];
@@ -93,6 +95,7 @@ static int build_events(struct model *m, struct diag *d) {
             sim_at(&m->sim, ev->at_ps, 0, NET_EV_SCENARIO, (uint32_t)i, 0);
             sim_at(&m->sim, ev->at_ps + ev->for_ps, 0, NET_EV_SCENARIO, (uint32_t)i | 0x80000000u,
                    0);
+            n->sc_events_left += 2;
             continue;
         }
         bool directed = false;
@@ -114,6 +117,7 @@ static int build_events(struct model *m, struct diag *d) {
             r->rerouted_ps = r->local_rerouted_ps = SIM_TIME_NEVER;
         }
         sim_at(&m->sim, ev->at_ps, 0, NET_EV_SCENARIO, (uint32_t)i, 0);
+        n->sc_events_left++;
     }
     return 0;
 }
@@ -155,6 +159,7 @@ int model_build(struct model *m, const struct scenario *sc, struct diag *d) {
     sim_register(&m->sim, NET_EV_SCENARIO, on_scenario_event);
     sim_register(&m->sim, NET_EV_GEN, workload_on_gen);
     sim_register(&m->sim, NET_EV_DEADLOCK, deadlock_on_event);
+    sim_register(&m->sim, NET_EV_STUCK, stuck_on_event);
 
     const struct fabric_params *f = &sc->fabric;
     n->mtu_bytes = f->mtu_bytes;
@@ -188,19 +193,33 @@ int model_build(struct model *m, const struct scenario *sc, struct diag *d) {
     /* Only lossless fabrics can deadlock; a lossy one drops instead. */
     if (sc->fabric.flow_control != FLOWCTL_NONE)
         deadlock_start(n, f->deadlock_timeout_ps ? f->deadlock_timeout_ps : DEADLOCK_CHECK_PS);
+    stuck_start(n);
     return 0;
 }
 
+/* Every 2^16 events (a few ms of wall time): a SIGINT/SIGTERM ends the run
+ * (core/sig.h); every 16th time, the progress line. */
+#define TICK_EVENTS (1u << 16)
+
 static void tick(struct sim *s, void *arg) {
     void **a = arg;
-    ((model_progress_fn)a[0])((const struct model *)a[1], a[2]);
-    (void)s;
+    struct model *m = a[1];
+    if (sig_pending()) {
+        m->interrupted = sig_pending();
+        sim_stop(s);
+        return;
+    }
+    if (a[0] && (s->events_run / TICK_EVENTS) % 16 == 0)
+        ((model_progress_fn)a[0])((const struct model *)a[1], a[2]);
 }
 
 void model_run(struct model *m, model_progress_fn progress, void *arg) {
     double t0 = wall_now_s();
     void *targ[3] = {(void *)progress, m, arg};
-    sim_run(&m->sim, progress ? tick : NULL, targ, 1u << 20);
+    if (sig_pending()) /* arrived while building */
+        m->interrupted = sig_pending();
+    else
+        sim_run(&m->sim, tick, targ, TICK_EVENTS);
     struct net *n = &m->net;
     /* The time the model reached: the last event run. */
     sampler_take(&m->sampler, n, m->sim.now_ps);
@@ -230,6 +249,7 @@ void model_fini(struct model *m) {
     if (n->cc && n->cc->fini) n->cc->fini(n);
     workload_fini(n);
     deadlock_fini(n);
+    stuck_fini(n);
     nic_reorder_fini(n);
     par_fini(n);
     if (n->ctrl && n->ctrl->fini) n->ctrl->fini(n);

@@ -22,6 +22,7 @@ struct model {
     struct sampler sampler;
     double wall_s; /* wall-clock seconds of model_run (stats only) */
     bool completed;
+    int interrupted; /* the signal (SIGINT, SIGTERM) that ended the run, or 0 */
 };
 
 typedef void (*model_progress_fn)(const struct model *m, void *arg);

@@ -48,6 +48,13 @@ void net_msg_post_now(struct net *n, uint32_t id) {
     nic_activate(n, m->qp);
 }
 
+void net_ctrl_release(struct net *n) {
+    if (--n->ctrl_pending == 0) {
+        n->ctrl_done_ps = n->sim->now_ps;
+        net_check_idle(n);
+    }
+}
+
 void net_work_done(struct net *n) {
     if (--n->work_pending == 0) {
         n->done_ps = n->sim->now_ps;

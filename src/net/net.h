@@ -12,6 +12,7 @@
 #include "core/rng.h"
 #include "core/sim.h"
 #include "net/packet.h"
+#include "net/stuck.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -38,6 +39,7 @@ enum net_ev {
     NET_EV_SCENARIO,    /* arg = index into scenario events */
     NET_EV_GEN,         /* arg = generator id (open-loop workloads) */
     NET_EV_DEADLOCK,    /* periodic deadlock check */
+    NET_EV_STUCK,       /* periodic no-progress check (net/stuck.c) */
     NET_EV_FIRST_FREE,  /* modules (ctrl, coll, flowctl, cc) take kinds from here */
     NET_EV_CTRL = NET_EV_FIRST_FREE,
     NET_EV_FLOWCTL,
@@ -268,7 +270,15 @@ struct net {
     uint64_t work_pending; /* messages not yet acknowledged + open generators */
     uint64_t work_total;
     uint64_t bytes_posted; /* payload of every message created (progress lines) */
-    sim_time_ps done_ps;   /* when work_pending last reached 0 */
+    sim_time_ps done_ps;   /* when work_pending last reached 0: the workload finished */
+    /* Control-plane activity (an SM re-sweep, BGP convergence) keeps the run
+     * going but is not workload: it never delays done_ps or `completed`. */
+    uint32_t ctrl_pending;
+    bool ctrl_held;           /* the control plane acted at least once */
+    sim_time_ps ctrl_done_ps; /* when ctrl_pending last reached 0 */
+    /* A control plane that reacts on timers without holding the run (BGP):
+     * the last reaction it has scheduled (net/stuck.c waits for it). */
+    sim_time_ps ctrl_busy_until_ps;
     uint64_t pkts_in_flight;
 
     struct sampler *sampler;
@@ -281,9 +291,12 @@ struct net {
     uint32_t ncp_rows;
     struct deadlock_info deadlock;
     void *deadlock_state;
-    struct par *par;     /* parallel runs (par/par.h): the partition and the cut links; NULL in one
-                            process */
-    void *reorder_state; /* net/reorder.c: NIC reorder buffers (spray) */
+    struct par *par; /* parallel runs (par/par.h): the partition and the cut links; NULL in one
+                        process */
+    struct stuck_info stuck; /* net/stuck.h: a run that cannot finish */
+    void *stuck_state;
+    uint32_t sc_events_left; /* scenario events not yet run (a link may come back) */
+    void *reorder_state;     /* net/reorder.c: NIC reorder buffers (spray) */
     const struct ctrl_ops *ctrl;
     char (*warnings)[160]; /* for the summary and results.json */
     uint32_t nwarnings;
@@ -350,8 +363,14 @@ void net_work_done(struct net *n);
 /* Stops the run once all work is done and nothing is left in flight: what
  * remains on the queue then (cancelled timers, samples) changes nothing. */
 static inline void net_check_idle(struct net *n) {
-    if (n->work_pending == 0 && n->pkts_in_flight == 0) sim_stop(n->sim);
+    if (n->work_pending == 0 && n->ctrl_pending == 0 && n->pkts_in_flight == 0) sim_stop(n->sim);
 }
+/* The control plane holds the run open while it reacts (net/msg.c). */
+static inline void net_ctrl_hold(struct net *n) {
+    n->ctrl_pending++;
+    n->ctrl_held = true;
+}
+void net_ctrl_release(struct net *n);
 
 /* Wire size of a data packet with `payload` bytes (first: carries RETH). */
 /* Adds a line to the run's warnings (e.g. "routes can deadlock"). */

@@ -30,6 +30,7 @@
 #include "net/deadlock.h"
 #include "net/model.h"
 #include "net/net.h"
+#include "net/stuck.h"
 #include "par/part.h"
 #include "stats/jw.h"
 #include "stats/sampler.h"
@@ -100,6 +101,7 @@ static int event_rank(const struct net *n, const struct par *P, const struct eve
         switch (e->kind) {
         case NET_EV_SAMPLE:
         case NET_EV_DEADLOCK:
+        case NET_EV_STUCK:
             return P->comm.rank; /* every rank: samples its ports, checks together */
         case NET_EV_MSG_POST:
             return P->owner[n->qps[n->msgs[e->arg].qp].src];
@@ -248,7 +250,12 @@ void par_fini(struct net *n) {
 }
 
 static inline uint64_t share(const struct net *n) {
-    return n->work_pending + n->pkts_in_flight;
+    return n->work_pending + n->ctrl_pending + n->pkts_in_flight;
+}
+
+void par_refuse(struct net *n, const char *what) {
+    n->par->refused = what;
+    sim_stop(n->sim);
 }
 
 static inline bool key_le(uint64_t t, uint64_t o, uint64_t kt, uint64_t ko) {
@@ -301,8 +308,9 @@ static void run_to_key(struct sim *s, uint64_t kt, uint64_t ko) {
     }
 }
 
-/* A deadlock check at tmin runs first in its window, on every rank (with the
- * scenario-wide events before it at that instant): 1 if it stopped the run. */
+/* A deadlock or stuck check at tmin runs first in its window, on every rank
+ * (with the scenario-wide events before it at that instant): 1 if it stopped
+ * the run. */
 static int run_prefix(struct sim *s, sim_time_ps tmin) {
     struct event e;
     while (!calq_pop_before(&s->q, tmin + 1, &e)) {
@@ -311,7 +319,7 @@ static int run_prefix(struct sim *s, sim_time_ps tmin) {
             return 0;
         }
         exec(s, &e);
-        if (e.kind == NET_EV_DEADLOCK && s->stopped) return 1;
+        if ((e.kind == NET_EV_DEADLOCK || e.kind == NET_EV_STUCK) && s->stopped) return 1;
     }
     return 0;
 }
@@ -460,7 +468,7 @@ static void merge(struct model *m) {
     free(sizes);
 }
 
-void par_run(struct model *m) {
+int par_run(struct model *m) {
     struct sim *s = &m->sim;
     struct net *n = &m->net;
     struct par *P = n->par;
@@ -483,11 +491,12 @@ void par_run(struct model *m) {
     while (tmin != SIM_TIME_NEVER && tmin <= s->stop_ps) {
         P->windows++;
         sim_time_ps wend = add_sat(tmin, P->ncut ? P->lookahead_ps : SIM_TIME_NEVER);
-        sim_time_ps dl = deadlock_next_ps(n);
+        sim_time_ps dl = deadlock_next_ps(n), stk = stuck_next_ps(n);
         if (dl > tmin && dl < wend) wend = dl;
+        if (stk > tmin && stk < wend) wend = stk;
         if (wend > s->stop_ps) wend = s->stop_ps + 1;
         P->wend_ps = wend;
-        if (dl == tmin && run_prefix(s, tmin)) {
+        if ((dl == tmin || stk == tmin) && run_prefix(s, tmin)) {
             P->dl_stop = true;
             break;
         }
@@ -563,6 +572,15 @@ void par_run(struct model *m) {
     s->now_ps = now;
     free(nows);
     sampler_take(&m->sampler, n, now);
+    if (P->refused) {
+        free(st);
+        free(all);
+        free(scount);
+        free(rcount);
+        free(sbuf);
+        free(rbuf);
+        return FS_ENOTSUP;
+    }
     merge(m);
     model_finish(m);
     free(st);
@@ -571,6 +589,7 @@ void par_run(struct model *m) {
     free(rcount);
     free(sbuf);
     free(rbuf);
+    return 0;
 }
 
 /* ---- deadlock checks across ranks ---- */

@@ -44,7 +44,8 @@ struct par {
     sim_time_ps out_min_ps; /* earliest arrival among them */
     uint64_t transit;       /* of them, packets counted in pkts_in_flight */
     sim_time_ps wend_ps;    /* end of the current window (exclusive) */
-    bool dl_stop;           /* the deadlock detector stopped the run */
+    bool dl_stop;           /* a deadlock or stuck check stopped the run */
+    const char *refused;    /* met at run time something several ranks cannot do yet */
     /* statistics (results.json `parallel`) */
     uint64_t windows, rounds, msgs, msg_bytes;
     uint64_t *events;        /* per rank (rank 0 after the run) */
@@ -57,8 +58,12 @@ struct par {
  * lookahead_ps other than 0 overrides the computed one (tests: a wrong
  * lookahead must be caught). 0 or FS_ENOTSUP. */
 int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, struct diag *d);
-/* Runs to the end; on rank 0 the model then holds the merged results. */
-void par_run(struct model *m);
+/* Runs to the end; on rank 0 the model then holds the merged results. 0, or
+ * FS_ENOTSUP when the run met, at run time, something several ranks cannot do
+ * yet (par->refused says what; every rank stops at the same event). */
+int par_run(struct model *m);
+/* Stops the run on every rank (called at a check that runs on all of them). */
+void par_refuse(struct net *n, const char *what);
 void par_fini(struct net *n);
 
 /* start_tx on a cut link: the packet leaves for the receiving rank. */

@@ -8,6 +8,7 @@
 #include "core/mem.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,7 +75,25 @@ static int hex4(const char *p, unsigned *out) {
     return 0;
 }
 
-/* At the opening quote; returns a malloc'd decoded string or NULL. */
+/* Length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, no
+ * surrogates, at most U+10FFFF), or 0. */
+static size_t utf8_len(const unsigned char *p) {
+    if (p[0] < 0x80) return 1;
+    if (p[0] >= 0xc2 && p[0] <= 0xdf) return (p[1] & 0xc0) == 0x80 ? 2 : 0;
+    if (p[0] >= 0xe0 && p[0] <= 0xef) {
+        unsigned lo = p[0] == 0xe0 ? 0xa0 : 0x80, hi = p[0] == 0xed ? 0x9f : 0xbf;
+        return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 ? 3 : 0;
+    }
+    if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+        unsigned lo = p[0] == 0xf0 ? 0x90 : 0x80, hi = p[0] == 0xf4 ? 0x8f : 0xbf;
+        return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 && (p[3] & 0xc0) == 0x80 ? 4 : 0;
+    }
+    return 0;
+}
+
+/* At the opening quote; returns a malloc'd decoded string or NULL. Strict to
+ * RFC 8259 section 7: no raw control characters, only the escapes \" \\ \/
+ * \b \f \n \r \t \uXXXX (surrogates in pairs), and UTF-8 (section 8.1). */
 static char *string(struct jp *j) {
     const char *p = ++j->p;
     size_t len = 0;
@@ -89,9 +108,21 @@ static char *string(struct jp *j) {
     }
     char *out = fs_xmalloc(len * 4 + 1), *o = out;
     p = j->p;
-    while (*p != '"') {
+    const char *why = NULL;
+    while (*p != '"' && !why) {
+        if ((unsigned char)*p < 0x20) {
+            why = "control character in a string (escape it)";
+            break;
+        }
         if (*p != '\\') {
-            *o++ = *p++;
+            size_t k = utf8_len((const unsigned char *)p);
+            if (!k) {
+                why = "invalid UTF-8 in a string";
+                break;
+            }
+            memcpy(o, p, k);
+            o += k;
+            p += k;
             continue;
         }
         p++;
@@ -111,34 +142,75 @@ static char *string(struct jp *j) {
         case 'f':
             *o++ = '\f';
             break;
+        case '"':
+        case '\\':
+        case '/':
+            *o++ = *p;
+            break;
         case 'u': {
             unsigned c;
             if (hex4(p + 1, &c)) {
-                free(out);
-                j->p = p;
-                fail(j, "bad \\u escape");
-                return NULL;
+                why = "bad \\u escape";
+                break;
             }
             p += 4;
-            if (c >= 0xd800 && c < 0xdc00 && p[1] == '\\' && p[2] == 'u') {
+            if (c >= 0xd800 && c < 0xdc00) {
                 unsigned lo;
-                if (!hex4(p + 3, &lo) && lo >= 0xdc00 && lo < 0xe000) {
-                    c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
-                    p += 6;
+                if (p[1] != '\\' || p[2] != 'u' || hex4(p + 3, &lo) || lo < 0xdc00 ||
+                    lo >= 0xe000) {
+                    why = "unpaired surrogate in a \\u escape";
+                    break;
                 }
+                c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
+                p += 6;
+            } else if (c >= 0xdc00 && c < 0xe000) {
+                why = "unpaired surrogate in a \\u escape";
+                break;
             }
             put_utf8(&o, c);
             break;
         }
         default:
-            *o++ = *p;
-            break; /* \" \\ \/ */
+            why = "bad escape (allowed: \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)";
+            break;
         }
-        p++;
+        if (!why) p++;
+    }
+    if (why) {
+        free(out);
+        j->p = p;
+        fail(j, why);
+        return NULL;
     }
     *o = 0;
     j->p = p + 1;
     return out;
+}
+
+/* RFC 8259 section 6: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, finite.
+ * The end of the number, or NULL. */
+static const char *number_end(const char *p) {
+    if (*p == '-') p++;
+    if (*p == '0')
+        p++;
+    else if (*p >= '1' && *p <= '9')
+        while (*p >= '0' && *p <= '9')
+            p++;
+    else
+        return NULL;
+    if (*p == '.') {
+        if (!(*++p >= '0' && *p <= '9')) return NULL;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-') p++;
+        if (!(*p >= '0' && *p <= '9')) return NULL;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    return p;
 }
 
 static struct jv *value(struct jp *j);
@@ -224,11 +296,13 @@ static struct jv *value(struct jp *j) {
         v = node(JV_NULL);
         j->p += 4;
     } else if (c == '-' || (c >= '0' && c <= '9')) {
-        char *end;
-        errno = 0;
-        double d = strtod(j->p, &end);
-        if (end == j->p) {
-            fail(j, "bad number");
+        const char *e = number_end(j->p);
+        char *end = NULL;
+        double d = e ? strtod(j->p, &end) : 0;
+        if (!e || end != e) {
+            fail(j, "bad number (RFC 8259: -?(0|[1-9]\\d*)(.\\d+)?([eE][+-]?\\d+)?)");
+        } else if (!isfinite(d)) {
+            fail(j, "number out of range");
         } else {
             v = node(JV_NUM);
             v->num = d;

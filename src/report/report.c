@@ -358,6 +358,7 @@ int report_load(struct report *r, const char *dir, struct diag *d) {
                         "no runs found (expected DIR/<lab>/<scenario>/results.json or "
                         "DIR/results.json)");
     report_compute_findings(r);
+    r->validation = report_validation_load(dir);
     return 0;
 }
 
@@ -372,7 +373,7 @@ void report_fini(struct report *r) {
         }
         free(lab->scn), free(lab->id), free(lab->title), free(lab->markdown);
     }
-    free(r->labs), free(r->findings), free(r->dir), free(r->mode);
+    free(r->labs), free(r->findings), free(r->dir), free(r->mode), free(r->validation);
     memset(r, 0, sizeof *r);
 }
 
@@ -424,12 +425,33 @@ int report_find_web(char *out, size_t len) {
  * the element. JSON (`any_close`): every "</" becomes "<\\/", the same string.
  * Code: only "</script" and "</style" are touched, since "</" also occurs in
  * regular expressions of the minified libraries, where "<\\/" would differ. */
-static void put_inline(FILE *f, const char *s, bool any_close) {
+/* Inlines a library or style sheet: only "</script" and "</style" could end
+ * the element early; the libraries' own text is otherwise left as it is. */
+static void put_inline(FILE *f, const char *s) {
     for (const char *p = s; *p; p++) {
         if (p[0] == '<' && p[1] == '/' &&
-            (any_close || !strncasecmp(p + 2, "script", 6) || !strncasecmp(p + 2, "style", 5)))
+            (!strncasecmp(p + 2, "script", 6) || !strncasecmp(p + 2, "style", 5)))
             fputs("<\\/", f), p++;
         else
+            fputc(*p, f);
+    }
+}
+
+/* Embeds JSON in a <script type="application/json"> element (HTML Living
+ * Standard 4.12.1.3: its text must hold no "<!--", "<script" or "</"): every
+ * '<' becomes \u003c, and U+2028/U+2029 become \u2028/\u2029 (harmless in
+ * JSON, line terminators to older JavaScript). In valid JSON all three occur
+ * only inside strings, where the escapes mean the same characters, so
+ * JSON.parse gives back exactly the data; the strict reader (jread.c) makes
+ * sure what is embedded is valid JSON. */
+void report_put_json_script(FILE *f, const char *s) {
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '<')
+            fputs("\\u003c", f);
+        else if (p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) {
+            fputs(p[2] == 0xa8 ? "\\u2028" : "\\u2029", f);
+            p += 2;
+        } else
             fputc(*p, f);
     }
 }
@@ -484,6 +506,7 @@ static void write_data(const struct report *r, FILE *f) {
         jw_obj_end(&w);
     }
     jw_arr_end(&w);
+    report_validation_write(r->validation, &w);
     jw_obj_end(&w);
 }
 
@@ -494,7 +517,7 @@ static int inline_file(FILE *out, const char *path, const char *open_tag, const 
         return diag_set(d, path, (struct srcpos){0, 0}, FS_ENOENT,
                         "report asset missing (run `make deps`, which runs npm ci in report/web)");
     fputs(open_tag, out);
-    put_inline(out, s, false);
+    put_inline(out, s);
     fputs(close_tag, out);
     free(s);
     return 0;
@@ -503,12 +526,12 @@ static int inline_file(FILE *out, const char *path, const char *open_tag, const 
 static int write_findings_json(const struct report *r, struct diag *d) {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/findings.json", r->dir);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL, "cannot write: %s",
+    struct fs_out o; /* core/file.h: atomic, never through a symlink */
+    if (fs_out_open(&o, path))
+        return diag_set(d, path, (struct srcpos){0, 0}, FS_EINTERNAL, "cannot write: %s",
                         strerror(errno));
     struct jw w;
-    jw_init(&w, f);
+    jw_init(&w, o.f);
     jw_arr(&w);
     for (size_t i = 0; i < r->nfindings; i++) {
         jw_obj_compact(&w);
@@ -519,7 +542,10 @@ static int write_findings_json(const struct report *r, struct diag *d) {
     }
     jw_arr_end(&w);
     jw_end(&w);
-    return fclose(f) ? FS_EINVAL : 0;
+    if (fs_out_commit(&o))
+        return diag_set(d, path, (struct srcpos){0, 0}, FS_EINTERNAL, "write failed: %s",
+                        strerror(errno));
+    return 0;
 }
 
 int report_write(const struct report *r, struct diag *d) {
@@ -529,13 +555,13 @@ int report_write(const struct report *r, struct diag *d) {
                         "chart library not found: run `make deps` (npm ci in report/web) or "
                         "`make install`, or set FABSIM_WEB_DIR to a folder with report.js "
                         "and node_modules/vega*");
-    char tmp[PATH_MAX], final[PATH_MAX];
+    char final[PATH_MAX];
     snprintf(final, sizeof final, "%s/report.html", r->dir);
-    snprintf(tmp, sizeof tmp, "%s/.report.html.tmp", r->dir);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return diag_set(d, final, (struct srcpos){0, 0}, FS_EINVAL, "cannot write: %s",
+    struct fs_out o; /* core/file.h: a unique temporary file, never through a symlink */
+    if (fs_out_open(&o, final))
+        return diag_set(d, final, (struct srcpos){0, 0}, FS_EINTERNAL, "cannot write: %s",
                         strerror(errno));
+    FILE *f = o.f;
     fputs("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
           "<meta name=\"generator\" content=\"fabsim " FABSIM_VERSION "\">\n",
@@ -563,19 +589,18 @@ int report_write(const struct report *r, struct diag *d) {
     FILE *mf = open_memstream(&data, &dlen);
     write_data(r, mf);
     fclose(mf);
-    put_inline(f, data, true);
+    report_put_json_script(f, data);
     free(data);
     fputs("</script>\n", f);
     pjoin(path, sizeof path, web, "report.js");
     rc = rc ? rc : inline_file(f, path, "<script>\n", "\n</script>\n", d);
     fputs("</body>\n</html>\n", f);
-    if (fclose(f) && !rc) rc = diag_set(d, final, (struct srcpos){0, 0}, FS_EINVAL, "write failed");
     if (rc) {
-        unlink(tmp);
+        fs_out_abort(&o);
         return rc;
     }
-    if (rename(tmp, final))
-        return diag_set(d, final, (struct srcpos){0, 0}, FS_EINVAL, "cannot write: %s",
+    if (fs_out_commit(&o))
+        return diag_set(d, final, (struct srcpos){0, 0}, FS_EINTERNAL, "write failed: %s",
                         strerror(errno));
     return write_findings_json(r, d);
 }

@@ -52,6 +52,7 @@ struct report {
     size_t nlabs;
     struct report_finding *findings;
     size_t nfindings;
+    char *validation; /* DIR/validation.json (make validate), NULL if none */
 };
 
 /* Reads every run under `dir`. 0, or FS_ENOENT / FS_EINVAL with `d` filled. */
@@ -65,10 +66,19 @@ int report_write(const struct report *r, struct diag *d);
 int report_build(const char *dir, struct diag *d);
 void report_print_findings(const struct report *r, FILE *f);
 
+/* validation.c: the Validation page's rows (docs/validation.md) */
+struct jw;
+char *report_validation_load(const char *dir);
+void report_validation_write(const char *json, struct jw *w);
+
 /* Finds the report's web assets (report.js, report.css, node_modules/vega*):
  * $FABSIM_WEB_DIR, then PREFIX/share/fabsim/web of an installed binary
  * (PREFIX/bin/fabsim), then report/web above the running binary (a source
  * tree), then ./report/web. */
 int report_find_web(char *out, size_t len);
+
+/* Writes JSON text `s` for embedding in a <script type="application/json">
+ * element: '<' and U+2028/2029 escaped (report.c). */
+void report_put_json_script(FILE *f, const char *s);
 
 #endif /* FABSIM_REPORT_REPORT_H */

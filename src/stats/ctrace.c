@@ -21,6 +21,7 @@
 
 #include "config/scenario.h"
 #include "core/diag.h"
+#include "core/file.h"
 #include "core/mem.h"
 #include "net/net.h"
 #include "stats/results.h"
@@ -384,10 +385,10 @@ static const struct trace_sink_ops ctrace_ops = {
 int ctrace_sink_open(struct ctrace_sink *s, struct net *n, const char *path, uint64_t max_events,
                      struct diag *d) {
     memset(s, 0, sizeof *s);
-    s->f = fopen(path, "w");
-    if (!s->f)
-        return diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL, "cannot write: %s",
+    if (fs_out_open(&s->out, path)) /* core/file.h: atomic, write errors checked */
+        return diag_set(d, path, (struct srcpos){0, 0}, FS_EINTERNAL, "cannot write: %s",
                         strerror(errno));
+    s->f = s->out.f;
     s->max_events = max_events ? max_events : CTRACE_MAX_EVENTS_DEFAULT;
     s->nnodes = n->nnodes;
     s->nslots = n->nports * NSLOT;
@@ -438,8 +439,7 @@ int ctrace_sink_close(struct ctrace_sink *s, struct net *n) {
         jw_obj_end(w);
         jw_obj_end(w);
         jw_end(w);
-        rc = ferror(s->f) ? -1 : 0;
-        if (fclose(s->f)) rc = -1;
+        rc = fs_out_commit(&s->out);
         s->f = NULL;
     }
     for (uint32_t i = 0; i < s->nnodes; i++)

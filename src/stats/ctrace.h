@@ -11,6 +11,7 @@
 #ifndef FABSIM_STATS_CTRACE_H
 #define FABSIM_STATS_CTRACE_H
 
+#include "core/file.h"
 #include "stats/jw.h"
 
 #include <stdint.h>
@@ -28,7 +29,8 @@ struct ctrace_lanes { /* per node: end time of each lane (non-overlapping slices
 };
 
 struct ctrace_sink {
-    FILE *f;
+    FILE *f;           /* out.f */
+    struct fs_out out; /* core/file.h */
     struct jw w;
     uint64_t max_events, written, dropped;
     uint32_t nslots;            /* ports x (NET_NCLASS + 1): PFC classes, then credits */

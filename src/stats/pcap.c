@@ -11,6 +11,7 @@
 
 #include "config/scenario.h"
 #include "core/diag.h"
+#include "core/file.h"
 #include "core/mem.h"
 #include "net/net.h"
 #include "net/packet.h"
@@ -336,10 +337,10 @@ int pcap_sink_open(struct pcap_sink *s, struct net *n, const char *path, const c
         return diag_set(d, "--pcap-filter", (struct srcpos){0, 0}, FS_EINVAL,
                         "'%s': use link=NAME or flow=ID", filter);
     }
-    s->f = fopen(path, "wb");
-    if (!s->f)
-        return diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL, "cannot write: %s",
+    if (fs_out_open(&s->out, path)) /* core/file.h: atomic, write errors checked */
+        return diag_set(d, path, (struct srcpos){0, 0}, FS_EINTERNAL, "cannot write: %s",
                         strerror(errno));
+    s->f = s->out.f;
     s->iface = fs_xmalloc(((size_t)n->nports + 1) * sizeof *s->iface);
     memset(s->iface, 0xff, ((size_t)n->nports + 1) * sizeof *s->iface);
     section_header(s->f);
@@ -349,10 +350,17 @@ int pcap_sink_open(struct pcap_sink *s, struct net *n, const char *path, const c
 
 int pcap_sink_close(struct pcap_sink *s, struct net *n) {
     trace_detach(n, s);
-    int rc = 0;
-    if (s->f && (ferror(s->f) | fclose(s->f))) rc = FS_EINVAL;
+    int rc = s->f ? fs_out_commit(&s->out) : 0; /* core/file.h: checked, renamed */
     s->f = NULL;
     free(s->iface);
     s->iface = NULL;
     return rc;
+}
+
+void pcap_sink_abort(struct pcap_sink *s, struct net *n) {
+    trace_detach(n, s);
+    fs_out_abort(&s->out);
+    s->f = NULL;
+    free(s->iface);
+    s->iface = NULL;
 }

@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/file.h"
+
 struct net;
 struct diag;
 
@@ -30,7 +32,8 @@ struct diag;
 #define PCAP_MAX_PACKETS_DEFAULT 1000000u
 
 struct pcap_sink {
-    FILE *f;
+    FILE *f;            /* out.f */
+    struct fs_out out; /* core/file.h */
     bool roce;
     uint32_t snaplen; /* PCAP_SNAP_HEADERS, PCAP_SNAP_FULL or bytes per packet */
     uint32_t *iface;  /* per port: its pcapng interface id, UINT32_MAX = none yet */
@@ -46,7 +49,10 @@ struct pcap_sink {
  * sink to n (n->trace). 0 or FS_EINVAL with `d`. */
 int pcap_sink_open(struct pcap_sink *s, struct net *n, const char *path, const char *filter,
                    uint64_t max_packets, uint32_t snaplen, struct diag *d);
-/* Closes the file: 0, or FS_EINVAL if a write failed. */
+/* Detaches and renames the finished file into place (core/file.h): 0, or -1
+ * with errno (a write failed; the previous file, if any, is left). */
 int pcap_sink_close(struct pcap_sink *s, struct net *n);
+/* Detaches and removes the unfinished file. */
+void pcap_sink_abort(struct pcap_sink *s, struct net *n);
 
 #endif /* FABSIM_STATS_PCAP_H */

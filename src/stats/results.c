@@ -4,6 +4,7 @@
 
 #include "config/scenario.h"
 #include "core/diag.h"
+#include "core/file.h"
 #include "core/units.h"
 #include "ctrl/ctrl.h"
 #include "net/model.h"
@@ -63,8 +64,18 @@ static void write_summary(const struct model *m, struct jw *w) {
     jw_key(w, "summary");
     jw_obj(w);
     jw_kbool(w, "completed", m->completed);
+    jw_kbool(w, "interrupted", m->interrupted != 0); /* SIGINT/SIGTERM (core/sig.h) */
     jw_knum(w, "sim_time_ns", time_ps_to_ns(m->sim.now_ps));
     jw_knum(w, "done_ns", m->net.work_pending ? -1.0 : time_ps_to_ns(n->done_ps));
+    /* The control plane on its own (an SM re-sweep after the workload ended):
+     * when it last went idle (null: it never acted), and whether it was still
+     * reacting when the run ended. */
+    jw_key(w, "control_plane_done_ns");
+    if (n->ctrl_held && !n->ctrl_pending)
+        jw_num(w, time_ps_to_ns(n->ctrl_done_ps));
+    else
+        jw_null(w);
+    jw_kbool(w, "control_plane_pending", n->ctrl_pending > 0);
     jw_knum(w, "wall_s", m->wall_s);
     jw_ku64(w, "events", m->sim.events_run);
     jw_ku64(w, "packets_sent", n->c.packets_sent);
@@ -107,6 +118,7 @@ static void write_summary(const struct model *m, struct jw *w) {
     }
     jw_arr_end(w);
     jw_obj_end(w);
+    stuck_write(n, w); /* net/stuck.h: a run that could not finish, and why */
     jw_key(w, "warnings");
     jw_arr(w);
     for (uint32_t i = 0; i < n->nwarnings; i++)
@@ -152,7 +164,10 @@ static void write_flows(const struct model *m, struct jw *w) {
     jw_arr(w);
     for (uint32_t i = 0; i < n->nflows; i++) {
         const struct flow_row *f = &n->flows[i];
-        bool done = f->msgs_left == 0 && f->start_ps != SIM_TIME_NEVER;
+        /* A Poisson sender that drew no packet before its end carried
+         * nothing: not a flow, and certainly not an unfinished one. */
+        if (f->msgs_left == 0 && f->start_ps == SIM_TIME_NEVER) continue;
+        bool done = f->msgs_left == 0;
         jw_obj_compact(w);
         jw_ku64(w, "id", i);
         jw_kstr(w, "src", n->names[n->host_node[f->src]]);
@@ -277,25 +292,45 @@ int results_mkdirs(const char *dir) {
     return 0;
 }
 
+/* Both files are written to temporary files and renamed into place only
+ * when both are complete (links.csv first, results.json last), so a full
+ * disk or a signal never leaves a torn results.json or a mismatched pair.
+ * FS_EINVAL: the folder cannot be created; FS_EINTERNAL: a write failed. */
 int results_write_dir(const struct model *m, const char *dir, struct diag *d) {
-    char path[4200];
+    char rpath[4200], lpath[4200];
     if (results_mkdirs(dir))
         return diag_set(d, dir, (struct srcpos){0, 0}, FS_EINVAL, "cannot create output folder: %s",
                         strerror(errno));
-    snprintf(path, sizeof path, "%s/results.json", dir);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL, "cannot write: %s",
+    snprintf(rpath, sizeof rpath, "%s/results.json", dir);
+    snprintf(lpath, sizeof lpath, "%s/links.csv", dir);
+    struct fs_out r, l;
+    if (fs_out_open(&r, rpath))
+        return diag_set(d, rpath, (struct srcpos){0, 0}, FS_EINTERNAL, "cannot write: %s",
                         strerror(errno));
-    results_write_json(m, f);
-    if (fclose(f)) return diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL, "write failed");
-    snprintf(path, sizeof path, "%s/links.csv", dir);
-    f = fopen(path, "w");
-    if (!f)
-        return diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL, "cannot write: %s",
-                        strerror(errno));
-    sampler_write_csv(&m->sampler, &m->net, f);
-    if (fclose(f)) return diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL, "write failed");
+    if (fs_out_open(&l, lpath)) {
+        int e = errno;
+        fs_out_abort(&r);
+        return diag_set(d, lpath, (struct srcpos){0, 0}, FS_EINTERNAL, "cannot write: %s",
+                        strerror(e));
+    }
+    results_write_json(m, r.f);
+    sampler_write_csv(&m->sampler, &m->net, l.f);
+    const char *bad = NULL;
+    if (fs_out_close(&r))
+        bad = rpath;
+    else if (fs_out_close(&l))
+        bad = lpath;
+    else if (fs_out_commit(&l))
+        bad = lpath;
+    else if (fs_out_commit(&r))
+        bad = rpath;
+    if (bad) {
+        int e = errno;
+        fs_out_abort(&r);
+        fs_out_abort(&l);
+        return diag_set(d, bad, (struct srcpos){0, 0}, FS_EINTERNAL, "write failed: %s",
+                        strerror(e));
+    }
     return 0;
 }
 
@@ -313,16 +348,17 @@ void results_print_summary(const struct model *m, FILE *f) {
             (unsigned long long)n->c.retransmitted_packets);
     if (n->nflows) {
         double sum = 0, max = 0;
-        uint32_t done = 0;
+        uint32_t done = 0, nflows = 0;
         for (uint32_t i = 0; i < n->nflows; i++) {
             const struct flow_row *fl = &n->flows[i];
+            nflows += fl->msgs_left || fl->start_ps != SIM_TIME_NEVER; /* carried something */
             if (fl->msgs_left || fl->start_ps == SIM_TIME_NEVER) continue;
             double fct = time_ps_to_ns(fl->end_ps - fl->start_ps) / 1000.0;
             sum += fct;
             if (fct > max) max = fct;
             done++;
         }
-        fprintf(f, "  flows: %u of %u done, mean FCT %.2f us, max %.2f us\n", done, n->nflows,
+        fprintf(f, "  flows: %u of %u done, mean FCT %.2f us, max %.2f us\n", done, nflows,
                 done ? sum / done : 0.0, max);
     }
     if (n->c.pause_frames || n->c.ecn_marked || n->c.cnps)
@@ -332,6 +368,7 @@ void results_print_summary(const struct model *m, FILE *f) {
     if (n->deadlock.detected)
         fprintf(f, "  DEADLOCK detected at %.1f us (cycle of %u ports)\n",
                 time_ps_to_ns(n->deadlock.at_ps) / 1000.0, n->deadlock.ncycle);
+    stuck_print(n, f);
     for (uint32_t i = 0; i < n->nwarnings; i++)
         fprintf(f, "  warning: %s\n", n->warnings[i]);
     coll_print_table(n, f);

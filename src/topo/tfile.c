@@ -17,6 +17,7 @@
 #include "config/scenario.h"
 #include "config/yaml.h"
 #include "core/diag.h"
+#include "core/file.h"
 #include "core/mem.h"
 #include "core/units.h"
 #include "net/net.h"
@@ -458,7 +459,7 @@ static enum tfile_format detect(const char *path, const char *text) {
 int tfile_read(struct topo_file *tf, const char *path, enum tfile_format fmt, struct diag *d) {
     memset(tf, 0, sizeof *tf);
     tf->path = fs_xstrdup(path);
-    FILE *f = fopen(path, "rb");
+    FILE *f = fs_open_regular(path); /* core/file.h: no folder, device or FIFO */
     if (!f) {
         int rc = diag_set(d, path, (struct srcpos){0, 0}, FS_ENOENT,
                           "cannot open topology file: %s", strerror(errno));

@@ -9,6 +9,7 @@
 #include "workload/et.h"
 
 #include "core/diag.h"
+#include "core/file.h"
 #include "core/mem.h"
 
 #include "workload/et_def.pb-c.h"
@@ -23,7 +24,7 @@
 #define ET_MAX_FILE_BYTES (1ull << 30)
 
 static int slurp(const char *path, uint8_t **buf, size_t *len, struct diag *d) {
-    FILE *f = fopen(path, "rb");
+    FILE *f = fs_open_regular(path); /* core/file.h: no folder, device or FIFO */
     if (!f)
         return diag_set(d, path, (struct srcpos){0, 0}, FS_ENOENT, "cannot open: %s",
                         strerror(errno));

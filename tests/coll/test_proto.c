@@ -78,8 +78,8 @@ static void wire_bytes(void **state) {
     double ll = (double)run_one(&sc).delivered;
     w.protocol = PROTO_LL128;
     double ll128 = (double)run_one(&sc).delivered;
-    print_message("1 MiB ring: delivered simple %.0f, LL %.3fx, LL128 %.4fx\n", simple,
-                  ll / simple, ll128 / simple);
+    print_message("1 MiB ring: delivered simple %.0f, LL %.3fx, LL128 %.4fx\n", simple, ll / simple,
+                  ll128 / simple);
     assert_true(fabs(ll / simple - 2.0) < 0.01);
     assert_true(fabs(ll128 / simple - 128.0 / 120) < 0.01);
 }

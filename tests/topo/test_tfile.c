@@ -7,6 +7,7 @@
  */
 #include "testutil.h"
 
+#include "ctrl/sm.h"
 #include "net/net.h"
 #include "topo/tfile.h"
 
@@ -82,6 +83,53 @@ static void test_roundtrip(void **state) {
         build(&b, y);
         assert_int_equal(b.sc.topo.gpus_per_host, a.sc.topo.gpus_per_host);
         same_net(&a.m.net, &b.m.net);
+        unlink(path);
+        free(path);
+        free(buf);
+        trun_end(&a);
+        trun_end(&b);
+    }
+}
+
+/* `fabsim routes --ibsim-topology` (an ibsim net file) read back as a
+ * topology file: the same fabric port by port (ibsim port = port index + 1). */
+static void test_ibsim_roundtrip(void **state) {
+    (void)state;
+    static const char *const topos[] = {
+        "{kind: leaf_spine, leaves: 4, spines: 3, hosts_per_leaf: 4, uplinks_per_spine: 2}",
+        "{kind: fat_tree, k: 4}",
+    };
+    for (size_t i = 0; i < sizeof topos / sizeof *topos; i++) {
+        char y[512];
+        snprintf(y, sizeof y, "fabric: {kind: infiniband, link: 200Gbps}\ntopology: %s\n",
+                 topos[i]);
+        struct trun a, b;
+        build(&a, y);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        sm_ibsim_write(&a.m.net, f);
+        fclose(f);
+        char *path = write_tmp(buf, ".net");
+        snprintf(y, sizeof y,
+                 "fabric: {kind: infiniband, link: 200Gbps}\n"
+                 "topology: {kind: file, path: %s, format: ibsim}\n",
+                 path);
+        build(&b, y);
+        /* roles are not in an ibsim file: leaf/spine/core come from the levels */
+        for (uint32_t v = 0; v < b.m.net.nnodes && i == 0; v++)
+            assert_int_equal(a.m.net.nodes[v].role, b.m.net.nodes[v].role);
+        assert_int_equal(a.m.net.nnodes, b.m.net.nnodes);
+        assert_int_equal(a.m.net.nports, b.m.net.nports);
+        for (uint32_t v = 0; v < a.m.net.nnodes; v++) {
+            assert_string_equal(a.m.net.names[v], b.m.net.names[v]);
+            assert_int_equal(a.m.net.nodes[v].level, b.m.net.nodes[v].level);
+        }
+        for (uint32_t p = 0; p < a.m.net.nports; p++) {
+            assert_int_equal(a.m.net.ports[p].node, b.m.net.ports[p].node);
+            assert_int_equal(a.m.net.ports[p].peer, b.m.net.ports[p].peer);
+            assert_int_equal(a.m.net.ports[p].rate_bps, b.m.net.ports[p].rate_bps);
+        }
         unlink(path);
         free(path);
         free(buf);
@@ -207,6 +255,7 @@ static void test_bad_files(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip),
+        cmocka_unit_test(test_ibsim_roundtrip),
         cmocka_unit_test(test_ibnetdiscover),
         cmocka_unit_test(test_bad_files),
     };

@@ -34,6 +34,7 @@
 #include "par/part.h"
 #include "stats/jw.h"
 #include "stats/sampler.h"
+#include "stats/wall.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -184,6 +185,7 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
     part_build(n, (uint32_t)R, P->owner);
     P->out = fs_xcalloc((size_t)R, sizeof *P->out);
     P->events = fs_xcalloc((size_t)R, sizeof *P->events);
+    P->sync = fs_xcalloc((size_t)R, sizeof *P->sync);
     P->nodes = fs_xcalloc((size_t)R, sizeof *P->nodes);
     P->hosts = fs_xcalloc((size_t)R, sizeof *P->hosts);
     for (uint32_t v = 0; v < n->nnodes; v++) {
@@ -199,6 +201,7 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
         if (pt->deliver_ps < P->min_cut_ps) P->min_cut_ps = pt->deliver_ps;
     }
     P->lookahead_ps = lookahead_ps ? lookahead_ps : P->min_cut_ps;
+    P->forced = lookahead_ps != 0;
     if (P->ncut && P->lookahead_ps == 0)
         return diag_set(d, sc->file, (struct srcpos){0}, FS_ENOTSUP,
                         "not yet supported with N>1 ranks: a cut link with no delay");
@@ -243,6 +246,7 @@ void par_fini(struct net *n) {
     free(P->out);
     free(P->owner);
     free(P->events);
+    free(P->sync);
     free(P->nodes);
     free(P->hosts);
     free(P);
@@ -351,6 +355,7 @@ static void *gather0(struct par *P, const void *in, uint64_t bytes, uint64_t *si
 
 struct par_hdr {
     uint64_t events, done_ps, work, inflight;
+    double sync_s;
     struct net_counters c;
 };
 
@@ -366,8 +371,9 @@ static void merge(struct model *m) {
     size_t rows_b = (size_t)sp->n * sp->nports * sizeof *sp->rows;
     size_t total = sizeof(struct par_hdr) + ports_b + msgs_b + flows_b + rows_b;
     char *blob = fs_xmalloc(total), *w = blob;
-    struct par_hdr h = {m->sim.events_run, n->done_ps, n->work_pending,
-                        n->pkts_in_flight + P->transit, n->c};
+    struct par_hdr h = {m->sim.events_run, n->done_ps,
+                        n->work_pending,   n->pkts_in_flight + P->transit,
+                        P->sync_s,         n->c};
     memcpy(w, &h, sizeof h);
     w += sizeof h;
     memcpy(w, n->ports, ports_b);
@@ -395,6 +401,7 @@ static void merge(struct model *m) {
             struct par_hdr hr;
             memcpy(&hr, at[r], sizeof hr);
             P->events[r] = hr.events;
+            P->sync[r] = hr.sync_s;
             m->sim.events_run += hr.events;
             if (hr.done_ps > n->done_ps) n->done_ps = hr.done_ps;
             n->work_pending += hr.work;
@@ -490,7 +497,7 @@ int par_run(struct model *m) {
     free(nexts);
     while (tmin != SIM_TIME_NEVER && tmin <= s->stop_ps) {
         P->windows++;
-        sim_time_ps wend = add_sat(tmin, P->ncut ? P->lookahead_ps : SIM_TIME_NEVER);
+        sim_time_ps wend = add_sat(tmin, P->ncut || P->forced ? P->lookahead_ps : SIM_TIME_NEVER);
         sim_time_ps dl = deadlock_next_ps(n), stk = stuck_next_ps(n);
         if (dl > tmin && dl < wend) wend = dl;
         if (stk > tmin && stk < wend) wend = stk;
@@ -513,7 +520,9 @@ int par_run(struct model *m) {
             st[ST_HELD] = (uint64_t)held;
             for (int r = 0; r < R; r++)
                 st[ST_WORDS + r] = P->out[r].len * sizeof(struct par_pkt);
+            double t0 = wall_now_s();
             P->comm.ops->allgather(P->comm.ctx, st, W * sizeof *st, all);
+            P->sync_s += wall_now_s() - t0;
             uint64_t sum = 0, anyheld = 0, kt = 0, ko = 0;
             for (int r = 0; r < R; r++) {
                 const uint64_t *a = all + (size_t)r * W;
@@ -555,7 +564,9 @@ int par_run(struct model *m) {
                 k += P->out[r].len;
                 P->out[r].len = 0;
             }
+            double t0 = wall_now_s();
             P->comm.ops->alltoallv(P->comm.ctx, sbuf, scount, rbuf, rcount);
+            P->sync_s += wall_now_s() - t0;
             for (size_t i = 0; i < nr; i++)
                 deliver(n, &rbuf[i]);
             P->msgs += ns;
@@ -712,6 +723,7 @@ void par_write_json(const struct net *n, struct jw *w) {
         jw_ku64(w, "nodes", P->nodes[r]);
         jw_ku64(w, "hosts", P->hosts[r]);
         jw_ku64(w, "events", P->events[r]);
+        jw_knum(w, "sync_wall_s", P->sync[r]);
         jw_obj_end(w);
     }
     jw_arr_end(w);

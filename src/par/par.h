@@ -40,7 +40,8 @@ struct par {
     uint16_t *owner; /* rank of every node */
     uint32_t ncut;   /* directed links between ranks */
     sim_time_ps lookahead_ps, min_cut_ps;
-    struct par_box *out;    /* per destination rank: packets put on cut links */
+    bool forced;         /* lookahead given (tests, measurements): windows even with no cut link */
+    struct par_box *out; /* per destination rank: packets put on cut links */
     sim_time_ps out_min_ps; /* earliest arrival among them */
     uint64_t transit;       /* of them, packets counted in pkts_in_flight */
     sim_time_ps wend_ps;    /* end of the current window (exclusive) */
@@ -49,6 +50,8 @@ struct par {
     /* statistics (results.json `parallel`) */
     uint64_t windows, rounds, msgs, msg_bytes;
     uint64_t *events;        /* per rank (rank 0 after the run) */
+    double sync_s;           /* wall seconds this rank spent in the window collectives */
+    double *sync;            /* per rank (rank 0 after the run) */
     uint32_t *nodes, *hosts; /* per rank */
 };
 

@@ -119,9 +119,7 @@ static void test_one_rank_windows(void **state) {
     assert_int_equal(model_build(&b, &sc, &d), 0);
     struct comm c;
     par_comm_self(&c);
-    assert_int_equal(par_setup(&b, &c, 0, &d), 0);
-    b.net.par->ncut = 1; /* pretend: 100 ns windows */
-    b.net.par->lookahead_ps = 100000;
+    assert_int_equal(par_setup(&b, &c, 100000, &d), 0); /* 100 ns windows */
     assert_int_equal(par_run(&b), 0);
     assert_int_equal(a.sim.now_ps, b.sim.now_ps);
     assert_int_equal(a.sim.events_run, b.sim.events_run);

@@ -44,7 +44,7 @@ NPM_CI := npm ci --no-audit --no-fund --loglevel=error
 PREFIX  ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps deps-test test check bench demo clean lint fmt fuzz install uninstall validate mpi
+.PHONY: all deps deps-test test check bench demo clean lint fmt fuzz install uninstall validate screenshot mpi
 
 all: $(BUILD)/fabsim $(BUILD)/fabsim.1
 
@@ -144,6 +144,12 @@ bench: $(BUILD)/fabsim $(BENCHES) | $(TEST_DEPS_STAMP)
 demo: $(BUILD)/fabsim $(CHART_STAMP)
 	@$(BUILD)/fabsim labs -o out/labs
 	@echo "Open $(CURDIR)/out/labs/report.html in a browser (self-contained, works offline)."
+
+# docs/report.png (the README's picture) from the current labs report, taken
+# by headless Chromium (report/web/check-report.js, as tests/report uses it).
+screenshot: $(BUILD)/fabsim $(WEB_STAMP)
+	@$(BUILD)/fabsim labs -o out/labs -q
+	@node report/web/check-report.js out/labs/report.html docs/report.png
 
 # cppcheck (suppressions in tools/cppcheck.supp, each justified there) and a
 # -Wconversion build (-Werror: it is clean; cast where a narrowing is meant).

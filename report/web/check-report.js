@@ -67,6 +67,9 @@ function check(ok, what) {
   check(st.errors.length === 0, 'no chart errors' + (st.errors.length ? ': ' + st.errors.join(' | ') : ''));
   check(errors.length === 0, 'no console errors' + (errors.length ? ': ' + errors.join(' | ') : ''));
   check(requests.length === 0, 'no network requests (self-contained)' + (requests.length ? ': ' + requests.join(' ') : ''));
+  // FABSIM_REQUIRE_CHARTS=a,b: each of these lab.yaml chart types rendered at least once.
+  for (const k of (process.env.FABSIM_REQUIRE_CHARTS || '').split(',').filter(Boolean))
+    check((st.kinds || {})[k] > 0, `chart type ${k} rendered (${(st.kinds || {})[k] || 0})`);
   const badLinks = await page.evaluate(() => [...document.querySelectorAll('a[href]')]
     .map((a) => a.getAttribute('href')).filter((h) => !/^(https?:|mailto:|#)/i.test(h) && /^[^/?#]*:/.test(h)));
   check(badLinks.length === 0, 'links are http(s), mailto or relative' + (badLinks.length ? ': ' + badLinks.join(' ') : ''));

@@ -2,14 +2,16 @@
  *
  * Reads the runs embedded as JSON (#fabsim-data, written by src/report/report.c)
  * and draws every chart with Vega-Lite through vega-embed (inlined too: the page
- * needs no network). Headline findings are computed by fabsim in C from the
- * runs; this file only lays them out. window.__fabsim tells a test how many
+ * needs no network). Each lab's claim, verdict and findings are computed by
+ * fabsim in C from the runs through the lab's lab.yaml, and its charts are
+ * the ones lab.yaml lists (CHARTS below); this file only lays them out. window.__fabsim tells a test how many
  * charts were asked for, how many rendered, and any error.
  */
 (function () {
   'use strict';
   const DATA = JSON.parse(document.getElementById('fabsim-data').textContent);
-  const state = (window.__fabsim = { charts: 0, rendered: 0, errors: [], done: false });
+  const state = (window.__fabsim = { charts: 0, rendered: 0, errors: [], done: false, kinds: {} });
+  let kind = 'generic'; // the lab.yaml chart type being drawn (state.kinds counts rendered charts per type)
   const app = document.getElementById('app');
   const pending = [];
   const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
@@ -78,8 +80,8 @@
   }
   const fmt = (v, d = 1) => (v == null || !isFinite(v) ? '–' : Number(v).toLocaleString('en-US', { maximumFractionDigits: d }));
   const ran = (s) => s.status === 'ok' && s.results;
-  const badge = (st) => el('span', { class: 'badge ' + (st === 'ok' ? 'ok' : st === 'not_available' ? 'na' : 'err') },
-    st === 'ok' ? 'ran' : st === 'not_available' ? 'not yet available' : 'error');
+  const badge = (st) => el('span', { class: 'badge ' + (st === 'ok' ? 'ok' : st === 'not_available' || st === 'not_run' ? 'na' : 'err') },
+    st === 'ok' ? 'ran' : st === 'not_available' ? 'not yet available' : st === 'not_run' ? 'not run' : 'error');
   function doneUs(r) {
     const s = r.summary;
     if (!s.completed) return null;
@@ -98,8 +100,9 @@
     state.charts++;
     spec.$schema = SCHEMA;
     if (!spec.config) spec.config = { view: { stroke: '#ccc' }, axis: { labelLimit: 220 } };
+    const k = kind;
     const p = vegaEmbed(target, spec, { actions: false, renderer: 'svg' })
-      .then(() => { state.rendered++; target.setAttribute('data-rendered', '1'); })
+      .then(() => { state.rendered++; state.kinds[k] = (state.kinds[k] || 0) + 1; target.setAttribute('data-rendered', '1'); })
       .catch((e) => { state.errors.push(caption + ': ' + e); target.append(el('div', { class: 'na-box' }, 'chart failed: ' + e)); });
     pending.push(p);
   }
@@ -289,8 +292,9 @@
     });
   }
 
-  // The topology with the deadlock's cycle of ports drawn in red.
-  function topologyChart(parent, s, caption) {
+  // The topology with the deadlock's cycle of ports drawn in red, or (byLoad)
+  // every link direction coloured by its utilisation over the run.
+  function topologyChart(parent, s, caption, byLoad) {
     const links = s.results.links;
     const nodes = new Map();
     const tierOf = (name) => (/^h\d/.test(name) ? 0 : /^(leaf|edge|sw)/.test(name) ? 1 : /^agg/.test(name) ? 2 : 3);
@@ -315,6 +319,13 @@
       const a = nodes.get(l.from), b = nodes.get(l.to);
       const key = [l.from, l.to].sort().join('|');
       const inCycle = cyc.has(l.name);
+      if (byLoad) { // one edge per cable: the busier direction
+        const prev = edges.find((e) => e.key === key);
+        const u = 100 * (l.utilization || 0);
+        if (prev) { if (u > prev.util_pct) { prev.util_pct = u; prev.link = l.name; } continue; }
+        edges.push({ key, x: a.x, y: a.y, x2: b.x, y2: b.y, link: l.name, util_pct: u });
+        continue;
+      }
       if (seen.has(key) && !inCycle) continue;
       seen.add(key);
       edges.push({ x: a.x, y: a.y, x2: b.x, y2: b.y, link: l.name, cycle: inCycle ? 'in the deadlock cycle' : 'link' });
@@ -327,8 +338,11 @@
         { data: { values: edges }, mark: { type: 'rule', tooltip: true },
           encoding: { x: { field: 'x', type: 'quantitative', ...axis, scale: { padding: 30, zero: false } }, y: { field: 'y', type: 'quantitative', ...axis, scale: { padding: 30, zero: false } },
                       x2: { field: 'x2' }, y2: { field: 'y2' },
-                      color: { field: 'cycle', type: 'nominal', scale: { domain: ['link', 'in the deadlock cycle'], range: ['#bbb', '#d62728'] }, title: null },
-                      strokeWidth: { condition: { test: "datum.cycle !== 'link'", value: 4 }, value: 1.5 } } },
+                      ...(byLoad
+                        ? { color: { field: 'util_pct', type: 'quantitative', title: 'utilisation (%)', scale: { scheme: 'orangered', domain: [0, 100] } },
+                            strokeWidth: { value: 4 } }
+                        : { color: { field: 'cycle', type: 'nominal', scale: { domain: ['link', 'in the deadlock cycle'], range: ['#bbb', '#d62728'] }, title: null },
+                            strokeWidth: { condition: { test: "datum.cycle !== 'link'", value: 4 }, value: 1.5 } }) } },
         { data: { values: nodeRows }, mark: { type: 'point', filled: true, size: 220, tooltip: true },
           encoding: { x: { field: 'x', type: 'quantitative' }, y: { field: 'y', type: 'quantitative' },
                       shape: { field: 'kind', type: 'nominal', title: null }, color: { value: '#10233f' } } },
@@ -436,62 +450,151 @@
     parent.append(box);
   }
 
-  // ---- per-lab layouts ---------------------------------------------------------
-  const pick = (scns, re) => scns.filter((s) => re.test(s.id));
+  // ---- the course's pictures -------------------------------------------------
+  // Spine-link utilisation over time: link x time, from the sampled series
+  // (links.csv binned by fabsim), one panel per run.
+  function spineTime(parent, scns, caption) {
+    const ok = scns.filter((s) => ran(s) && s.series && (s.series.spine || []).length);
+    if (!ok.length) return notYet(parent, caption, scns);
+    const panels = ok.map((s) => {
+      const rows = [], t = s.series.spine_t_ns;
+      const ms = t.length && t[t.length - 1] > 2e7;
+      for (const l of s.series.spine)
+        for (let i = 0; i < t.length; i++)
+          rows.push({ link: l.name, t: ms ? t[i] / 1e6 : t[i] / 1e3, util_pct: 100 * l.util[i] });
+      return { title: s.label, data: { values: rows }, width: 700, height: { step: 9 },
+               mark: { type: 'rect', tooltip: true },
+               encoding: { x: { field: 't', type: 'ordinal', title: ms ? 'time (ms, end of bin)' : 'time (us, end of bin)',
+                                axis: { labelExpr: "format(datum.value, '.3~s')", labelOverlap: true } },
+                           y: { field: 'link', type: 'nominal', title: null, sort: null, axis: { labelFontSize: 8 } },
+                           color: { field: 'util_pct', type: 'quantitative', title: 'utilisation (%)',
+                                    scale: { scheme: 'inferno', domain: [0, 100], reverse: true } } } };
+    });
+    chart(parent, caption, { vconcat: panels, resolve: { scale: { color: 'shared' } } });
+  }
+
+  // Offered load per spine link: flows hashed onto it x their rate (one flow's
+  // bytes = the median host uplink's; a flow counts by its share of bytes),
+  // so two colliding flows show as 200 %. Same rule as offered_max_pct() in
+  // src/report/expr.c.
+  function offeredRows(s) {
+    const links = s.results.links;
+    const host = links.filter((l) => l.tier === 'host-leaf' && /^leaf/.test(l.to) && l.bytes > 0).map((l) => l.bytes).sort((a, b) => a - b);
+    if (!host.length) return null;
+    const unit = host[Math.floor(host.length / 2)];
+    const rows = links.filter((l) => l.tier === 'leaf-spine').map((l) => ({ scenario: s.label, link: l.name, flows: l.bytes / unit, offered_pct: 100 * l.bytes / unit }));
+    const unused = rows.length ? 100 * (1 - rows.reduce((a, r) => a + Math.min(r.flows, 1), 0) / rows.length) : 0;
+    return { rows, unused };
+  }
+  function offeredLoad(parent, scns, caption) {
+    const ok = scns.filter((s) => ran(s) && s.results.links.some((l) => l.tier === 'leaf-spine'));
+    if (!ok.length) return notYet(parent, caption, scns);
+    let rows = [];
+    const notes = [];
+    for (const s of ok) { const o = offeredRows(s); if (!o) continue; rows = rows.concat(o.rows); notes.push(`${s.label}: ${fmt(o.unused, 0)} % of spine capacity unused`); }
+    if (!rows.length) return notYet(parent, caption, scns);
+    chart(parent, caption + ' — ' + notes.join('; ') + ' (course: "~60 %")', {
+      data: { values: rows },
+      facet: { row: { field: 'scenario', type: 'nominal', title: null, sort: null, header: { labelAngle: 0, labelAlign: 'left' } } },
+      spec: {
+        width: { step: 16 }, height: 110,
+        layer: [
+          { mark: { type: 'bar', tooltip: true },
+            encoding: { x: { field: 'link', type: 'nominal', sort: null, title: 'leaf-spine link (direction)', axis: { labelAngle: -60, labelFontSize: 8 } },
+                        y: { field: 'offered_pct', type: 'quantitative', title: 'offered load (%)' },
+                        color: { condition: { test: 'datum.offered_pct > 100', value: '#d62728' }, value: '#4c78a8' } } },
+          { mark: { type: 'rule', strokeDash: [4, 3], color: '#333' }, encoding: { y: { datum: 100 } } },
+        ],
+      },
+    });
+  }
+
+  // DCQCN sending rate per sender over time (results.json "cc_rates").
+  function dcqcnRate(parent, scns, caption) {
+    const ok = scns.filter((s) => ran(s) && (s.results.cc_rates || []).length);
+    if (!ok.length) return parent.append(el('div', { class: 'na-box' }, `${caption}: not yet available (no run wrote a per-sender rate series, results.json "cc_rates").`));
+    const rows = [];
+    for (const s of ok) for (const q of s.results.cc_rates) for (let i = 0; i < q.t_ns.length; i++) rows.push({ scenario: s.label, sender: q.src + '→' + q.dst, t_us: q.t_ns[i] / 1000, gbps: q.gbps[i] });
+    chart(parent, caption, {
+      data: { values: rows },
+      facet: { row: { field: 'scenario', type: 'nominal', title: null, sort: null } },
+      spec: { width: 700, height: 150, mark: { type: 'line', interpolate: 'step-after', tooltip: true },
+              encoding: { x: { field: 't_us', type: 'quantitative', title: 'time (us)' }, y: { field: 'gbps', type: 'quantitative', title: 'sending rate (Gbit/s)' },
+                          color: { field: 'sender', type: 'nominal' } } },
+      resolve: { scale: { x: 'independent' } },
+    });
+  }
+
+  // Two runs' queue and pause timelines side by side, on the same scales.
+  function timelinesPair(parent, scns, caption) {
+    const ok = scns.filter((s) => ran(s) && s.series && s.series.links.length).slice(0, 2);
+    if (ok.length < 2) return notYet(parent, caption, scns);
+    const panel = (s) => {
+      const rows = [], t = s.series.t_ns;
+      for (const l of s.series.links)
+        for (let i = 0; i < t.length; i++)
+          rows.push({ link: l.name, t_us: t[i] / 1000, queue_kib: l.q[i] / 1024, paused_pct: t[i] > 0 ? 100 * l.paused_ns[i] / (t[i] - (i ? t[i - 1] : 0)) : 0 });
+      return { title: s.label, data: { values: rows }, vconcat: [
+        { width: 360, height: 150, mark: { type: 'line', interpolate: 'step-before', tooltip: true },
+          encoding: { x: { field: 't_us', type: 'quantitative', title: 'time (us)' }, y: { field: 'queue_kib', type: 'quantitative', title: 'queue (KiB)' }, color: { field: 'link', type: 'nominal' } } },
+        { width: 360, height: 90, mark: { type: 'area', interpolate: 'step-before', opacity: 0.6, tooltip: true },
+          encoding: { x: { field: 't_us', type: 'quantitative', title: 'time (us)' }, y: { field: 'paused_pct', type: 'quantitative', title: 'paused / stalled (%)', stack: null, scale: { domain: [0, 100] } }, color: { field: 'link', type: 'nominal' } } },
+      ] };
+    };
+    chart(parent, caption, { hconcat: ok.map(panel), resolve: { scale: { color: 'independent' } } });
+  }
+
+  // Counters evaluated by fabsim from lab.yaml's chart metrics.
+  function countersRows(parent, scns, caption, rowsIn) {
+    const byId = Object.fromEntries(scns.map((s) => [s.id, s]));
+    const names = [...new Set(rowsIn.map((r) => r.metric))];
+    const metrics = names.map((n) => [(r) => { const x = rowsIn.find((q) => q.metric === n && q.id === r.__id); return x ? x.value : 0; }, n]);
+    const wrapped = scns.map((s) => (ran(s) ? Object.assign({}, s, { results: Object.assign({ __id: s.id }, s.results) }) : s));
+    void byId;
+    countersChart(parent, wrapped, metrics, caption);
+  }
+
+  const CHARTS = {
+    counters: (sec, scns, c) => countersRows(sec, scns, c.title, c.rows || []),
+    timelines: (sec, scns, c) => timelines(sec, scns, c.title),
+    timelines_pair: (sec, scns, c) => timelinesPair(sec, scns, c.title),
+    throughput: (sec, scns, c) => throughput(sec, scns, c.title, true),
+    busbw: (sec, scns, c) => busbwChart(sec, scns, c.title),
+    busbw_ranks: (sec, scns, c) => busbwChart(sec, scns, c.title, true),
+    jobs: (sec, scns, c) => jobsChart(sec, scns, c.title),
+    spine_time: (sec, scns, c) => spineTime(sec, scns, c.title),
+    spine_bytes: (sec, scns, c) => spineHeatmap(sec, scns, c.title),
+    offered_load: (sec, scns, c) => offeredLoad(sec, scns, c.title),
+    balls_into_bins: (sec, scns, c) => ballsIntoBins(sec, scns, c.title),
+    topology_load: (sec, scns, c) => { const s = scns.find(ran); if (!s) return notYet(sec, c.title, scns); for (const r of scns.filter(ran)) topologyChart(sec, r, `${c.title}: “${r.label}”`, true); },
+    deadlock: (sec, scns, c) => {
+      const dead = scns.filter((s) => ran(s) && s.results.summary.deadlock.detected);
+      if (dead.length) for (const s of dead) topologyChart(sec, s, `${c.title}: “${s.label}” (ports in the wait-for cycle in red)`);
+      else notYet(sec, c.title, scns.filter((s) => !ran(s)).length ? scns : []);
+    },
+    fct: (sec, scns, c) => fctChart(sec, scns, c.title, c.opts.dst),
+    dcqcn_rate: (sec, scns, c) => dcqcnRate(sec, scns, c.title),
+    bom: (sec, scns) => bom(sec, scns),
+  };
+  function fromLab(sec, lab) {
+    for (const c of lab.charts) {
+      const scns = c.runs.map((id) => lab.scenarios.find((s) => s.id === id)).filter(Boolean);
+      kind = c.type;
+      (CHARTS[c.type] || (() => sec.append(el('div', { class: 'na-box' }, `unknown chart type ${c.type}`))))(sec, scns, c);
+    }
+  }
   const DROPS = [[(r) => r.summary.packets_dropped, 'drops'], [(r) => r.summary.retransmitted_packets, 'retransmissions'],
     [(r) => r.summary.pause_frames, 'pause frames'], [(r) => r.summary.credit_stall_ns_total / 1000, 'credit stall (us)']];
-  const CC = [[(r) => r.summary.pause_frames, 'pause frames'], [(r) => r.summary.ecn_marked, 'ECN marks'],
-    [(r) => r.summary.cnps, 'CNPs'], [(r) => maxOf(r.links, (l) => l.max_queue_bytes) / 1024, 'max queue (KiB)'], [(r) => doneUs(r) || 0, 'done (us)']];
-  const layouts = {
-    lossless(sec, scns) {
-      const inc = pick(scns, /^(incast|alltoall)-/);
-      countersChart(sec, inc, DROPS, 'Drops, retransmissions, pause frames and credit stalls per mode (incast and all-to-all)');
-      timelines(sec, inc, 'Queues and pauses at the busiest links');
-      fctChart(sec, pick(scns, /^victim-/), 'Flow completion times next to an incast: the victim flow h7→h1 shares the spine→leaf0 link with one flow of the incast into h0', 'h1');
-      const dl = pick(scns, /^deadlock-/);
-      const dead = dl.filter((s) => ran(s) && s.results.summary.deadlock.detected);
-      if (dead.length) for (const s of dead) topologyChart(sec, s, `Deadlock cycle in “${s.label}” (ports in the wait-for cycle in red)`);
-      else notYet(sec, 'Deadlock cycle on the topology', dl.filter((s) => !ran(s)).length ? dl : []);
-      countersChart(sec, dl, [[(r) => (r.summary.deadlock.detected ? 1 : 0), 'deadlocked (1 = yes)'], [(r) => r.summary.bytes_delivered / 1e6, 'MB delivered'], [(r) => doneUs(r) || 0, 'done (us)']], 'Ring: deadlock or not, per routing');
-    },
-    ecn_dcqcn(sec, scns) {
-      const inc = pick(scns, /^incast-/);
-      countersChart(sec, inc, CC, 'Pauses, ECN marks, CNPs and queues per configuration');
-      timelines(sec, inc, 'Queues and pauses at the busiest links');
-      throughput(sec, pick(scns, /^pause-storm/), 'Delivered throughput during a pause storm from a stalled host');
-      timelines(sec, pick(scns, /^pause-storm/), 'Pause spreading from the stalled host');
-    },
-    sharp(sec, scns) {
-      busbwChart(sec, pick(scns, /^allreduce-.*-8$/), 'AllReduce busbw vs message size, 8 nodes');
-      busbwChart(sec, pick(scns, /^allreduce-/), 'AllReduce busbw vs node count', true);
-      busbwChart(sec, pick(scns, /^node-/), 'Inside one 8-GPU node: ring over NVLink vs NVLS');
-    },
-    subnet_manager(sec, scns) {
-      throughput(sec, scns, 'Delivered throughput around the link failure (dashed: link down, rerouted)', true);
-      countersChart(sec, scns, [[(r) => ((r.control_plane || [])[0] || {}).packets_lost || 0, 'packets lost'],
-        [(r) => { const c = (r.control_plane || [])[0]; return c && c.rerouted_at_ns != null ? (c.rerouted_at_ns - c.at_ns) / 1000 : 0; }, 'reroute time (us)'],
-        [(r) => r.summary.retransmitted_packets, 'retransmissions']], 'Cost of the failure per control plane');
-    },
-    load_balancing(sec, scns) {
-      const jobs = pick(scns, /^jobs-/);
-      spineHeatmap(sec, jobs, 'Spine-link bytes per routing mode (4 concurrent AllReduce jobs)');
-      countersChart(sec, jobs, [[(r) => { const s = r.links.filter((l) => l.tier === 'leaf-spine'); const m = s.reduce((a, l) => a + l.bytes, 0) / (s.length || 1); return m ? maxOf(s, (l) => l.bytes) / m : 0; }, 'busiest / mean spine link'],
-        [(r) => doneUs(r) || 0, 'done (us)'], [(r) => r.summary.reorder_max_bytes / 1024, 'reorder buffer max (KiB)']], 'Balance and completion per routing mode');
-      jobsChart(sec, jobs, 'Completion time of each concurrent AllReduce job, per routing mode (spread = collisions)');
-      ballsIntoBins(sec, pick(scns, /^ecmp-k/), 'ECMP: fraction of uplinks used vs flows per uplink, against balls into bins');
-    },
-    counterarguments(sec, scns) {
-      countersChart(sec, pick(scns, /^alltoall-/), [[(r) => doneUs(r) || 0, 'done (us)'], ...DROPS.slice(0, 3)], 'Tuned RoCE vs InfiniBand, all-to-all');
-      fctChart(sec, pick(scns, /^tenants-/), 'Two tenants: tenant A (flows to h1) next to tenant B\'s incast', 'h1');
-      bom(sec, scns);
-    },
-  };
   function generic(sec, scns) {
     countersChart(sec, scns, [[(r) => doneUs(r) || 0, 'done (us)'], ...DROPS], 'Summary per run');
     throughput(sec, scns, 'Delivered throughput over time', true);
     timelines(sec, scns, 'Queues and pauses at the busiest links');
+    if (scns.filter((s) => ran(s) && s.series && s.series.links.length).length === 2) timelinesPair(sec, scns, 'Queues and pauses, side by side');
     if (scns.some((s) => ran(s) && (s.results.collectives || []).length)) busbwChart(sec, scns, 'Collectives: busbw vs size');
-    if (scns.some((s) => ran(s) && s.results.links.some((l) => l.tier === 'leaf-spine'))) spineHeatmap(sec, scns, 'Spine-link bytes');
+    if (scns.some((s) => ran(s) && s.results.links.some((l) => l.tier === 'leaf-spine'))) {
+      spineTime(sec, scns, 'Spine-link utilisation over time');
+      offeredLoad(sec, scns, 'Offered load per spine link');
+    }
   }
 
   // ---- Validation page (docs/validation.md; `make validate` writes the rows) ----
@@ -524,9 +627,10 @@
   }
   const all = DATA.labs.flatMap((l) => l.scenarios);
   const nRan = all.filter(ran).length, nNa = all.filter((s) => s.status === 'not_available').length, nErr = all.length - nRan - nNa;
-  const title = DATA.mode === 'compare' ? 'fabsim compare' : DATA.mode === 'sweep' ? 'fabsim sweep' : DATA.mode === 'run' ? 'fabsim run' : 'fabsim course labs';
-  app.append(el('header', {}, el('h1', {}, title + ': InfiniBand vs RoCEv2'),
-    el('div', { class: 'sub' }, `fabsim ${DATA.fabsim} · ${all.length} scenarios: ${nRan} ran, ${nNa} not yet available${nErr ? ', ' + nErr + ' failed' : ''} · every number below comes from these runs`)));
+  const title = DATA.title || (DATA.mode === 'compare' ? 'fabsim compare' : DATA.mode === 'sweep' ? 'fabsim sweep' : DATA.mode === 'run' ? 'fabsim run' : 'fabsim course labs: InfiniBand vs RoCEv2');
+  const nNotRun = all.filter((s) => s.status === 'not_run').length;
+  app.append(el('header', {}, el('h1', {}, title),
+    el('div', { class: 'sub' }, `fabsim ${DATA.fabsim} · ${all.length} scenarios: ${nRan} ran, ${nNa} not yet available${nNotRun ? ', ' + nNotRun + ' not run' : ''}${nErr - nNotRun ? ', ' + (nErr - nNotRun) + ' failed' : ''}${(DATA.sets || []).length ? ' · with --set ' + DATA.sets.join(' --set ') : ''} · every number below comes from these runs`)));
   const main = el('main', {});
   app.append(main);
   if (DATA.labs.length > 1) {
@@ -534,21 +638,43 @@
     for (const lab of DATA.labs) toc.append(el('a', { href: '#lab-' + lab.id }, lab.title));
     main.append(toc);
   }
-  if (DATA.findings.length) {
-    main.append(el('h2', { id: 'findings' }, 'Headline findings'));
-    const ul = el('ul', { class: 'findings' });
-    for (const f of DATA.findings) ul.append(el('li', { class: f.available ? '' : 'na' }, badge(f.available ? 'ok' : 'not_available'), f.text));
-    main.append(ul);
+  const verdictClass = (v) => (v === 'holds' ? 'ok' : v === 'holds with a nuance' ? 'nu' : v === 'does not hold here' ? 'err' : 'na');
+  if (DATA.labs.some((l) => l.verdict)) {
+    main.append(el('h2', { id: 'verdicts' }, 'The course’s claims, tested'));
+    const t = el('table', { class: 'verdicts' });
+    t.append(el('tr', {}, el('th', { class: 'l' }, 'lab'), el('th', { class: 'l' }, 'claim'), el('th', { class: 'l' }, 'verdict')));
+    for (const lab of DATA.labs.filter((l) => l.verdict))
+      t.append(el('tr', {}, el('td', { class: 'l' }, el('a', { href: '#lab-' + lab.id }, lab.title)), el('td', { class: 'l claim' }, '“' + lab.claim + '”'),
+        el('td', { class: 'l' }, el('span', { class: 'badge ' + verdictClass(lab.verdict) }, lab.verdict))));
+    main.append(t);
   }
   for (const lab of DATA.labs) {
     const sec = el('section', { id: 'lab-' + lab.id });
     sec.append(el('h2', {}, lab.title));
+    if (lab.verdict) {
+      sec.append(el('blockquote', { class: 'claim' }, '“' + lab.claim + '”', lab.claim_source ? el('div', { class: 'src' }, '— ' + lab.claim_source) : null));
+      sec.append(el('p', { class: 'verdict' }, el('span', { class: 'badge ' + verdictClass(lab.verdict) }, lab.verdict), lab.verdict_text));
+      sec.append(el('h3', {}, 'Evidence'));
+      const ul = el('ul', { class: 'findings' });
+      for (const f of lab.findings) ul.append(el('li', { class: f.available ? '' : 'na' }, el('strong', {}, f.title + ': '), f.text));
+      sec.append(ul);
+    }
     if (lab.markdown) sec.append(el('div', { class: 'md', html: markdown(lab.markdown, true) }));
+    if (lab.next) sec.append(el('p', {}, el('strong', {}, 'Try next: '), el('code', {}, lab.next)));
+    if (DATA.mode === 'compare' && (DATA.config_diff || []).length) {
+      sec.append(el('h3', {}, 'What differs between the variants (resolved configuration)'));
+      const t = el('table', {});
+      t.append(el('tr', {}, el('th', { class: 'l' }, 'key'), ...lab.scenarios.map((s) => el('th', { class: 'l' }, s.label))));
+      for (const d of DATA.config_diff) t.append(el('tr', {}, el('td', { class: 'l' }, el('code', {}, d.key)), ...d.values.map((v) => el('td', { class: 'l' }, v == null ? '(absent)' : v))));
+      sec.append(t);
+    }
     sec.append(el('h3', {}, 'Runs'));
     sec.append(DATA.mode === 'compare' ? compareTable(lab.scenarios) : summaryTable(lab.scenarios));
     sec.append(el('h3', {}, 'Charts'));
     try {
-      (layouts[lab.id] || generic)(sec, lab.scenarios);
+      if (lab.charts && lab.charts.length) fromLab(sec, lab);
+      else generic(sec, lab.scenarios);
+      kind = 'generic';
     } catch (e) {
       state.errors.push(lab.id + ': ' + e);
       sec.append(el('div', { class: 'na-box' }, 'charts failed: ' + e));

@@ -18,6 +18,7 @@
 #include "net/estimate.h"
 #include "net/model.h"
 #include "report/jread.h"
+#include "report/lab.h"
 #include "report/report.h"
 #include "stats/jw.h"
 #include "stats/results.h"
@@ -42,6 +43,8 @@ struct job {
     char *lab, *id, *file, *outdir, *label;
     const char **sets;
     size_t nsets;
+    bool own_sets;   /* sets allocated for this job (the lab's run sets + --set) */
+    size_t nlabsets; /* of which the lab's own (lab.yaml runs: set:) come first */
     pid_t pid;
     double t0;
     int status; /* 0 ok, 1 not available, 2 error */
@@ -108,6 +111,14 @@ static int child_run(const struct job *j) {
     int rc = scenario_load(&sc, j->file, j->sets, j->nsets, &d);
     if (rc) {
         diag_format(&d, msg, sizeof msg);
+        /* A `labs --set` change that this run's scenario does not take (a ring
+         * key on a leaf-spine): the run is left out, saying why. */
+        if (rc == FS_EINVAL && !strcmp(d.file, "--set") && d.line > j->nlabsets) {
+            char why[1200];
+            snprintf(why, sizeof why, "not run: the --set change does not apply here (%s)", msg);
+            write_status(j->outdir, REPORT_NOT_RUN, why, j->label, 0);
+            return 3;
+        }
         bool notyet = rc == FS_ENOTSUP || rc == FS_EINVAL || rc == FS_ERANGE;
         write_status(j->outdir, notyet ? REPORT_NOT_AVAILABLE : REPORT_ERROR, msg, j->label, 0);
         return notyet ? 3 : 2;
@@ -274,6 +285,7 @@ static void free_jobs(struct jobs *js) {
     for (size_t i = 0; i < js->n; i++) {
         struct job *j = &js->v[i];
         free(j->lab), free(j->id), free(j->file), free(j->outdir), free(j->label);
+        if (j->own_sets) free((void *)j->sets);
     }
     free(js->v);
 }
@@ -314,15 +326,16 @@ static char **list_dir(const char *dir, bool dirs, const char *suffix, size_t *n
 /* Output folders of scenarios that no longer exist in the lab (renamed or
  * removed) would still show in the report: remove them. Only folders holding
  * a status.json (written by a run) are touched, and only their files. */
-static void remove_stale(const char *lroot, const char *out, const char *lab) {
+static void remove_stale(const char *out, const char *lab, char *const *keep, size_t nkeep) {
     char dir[PATH_MAX], p[PATH_MAX * 2];
     snprintf(dir, sizeof dir, "%s/%s", out, lab);
     size_t n;
     char **sub = list_dir(dir, true, NULL, &n);
     for (size_t i = 0; i < n; i++) {
-        snprintf(p, sizeof p, "%s/%s/%s.yaml", lroot, lab, sub[i]);
         struct stat st;
-        bool exists = !stat(p, &st);
+        bool exists = false;
+        for (size_t k = 0; k < nkeep; k++)
+            exists = exists || !strcmp(keep[k], sub[i]);
         snprintf(p, sizeof p, "%s/%s/status.json", dir, sub[i]);
         if (!exists && !stat(p, &st)) {
             snprintf(p, sizeof p, "%s/%s", dir, sub[i]);
@@ -380,7 +393,8 @@ static bool only_match(const char *const *only, size_t nonly, const char *lab, c
     for (size_t i = 0; i < nonly; i++) {
         size_t l = strlen(lab);
         if (!strcmp(only[i], lab)) return true;
-        if (!strncmp(only[i], lab, l) && only[i][l] == '/' && !strcmp(only[i] + l + 1, id))
+        /* LAB/RUN, where RUN may be a shell pattern ('lossless/victim-*'). */
+        if (!strncmp(only[i], lab, l) && only[i][l] == '/' && lab_run_matches(only[i] + l + 1, id))
             return true;
     }
     return false;
@@ -401,10 +415,7 @@ static int build_report(const char *dir, bool quiet) {
         report_fini(&r);
         return rc == FS_ENOENT ? 2 : 1;
     }
-    if (!quiet && r.nfindings) {
-        printf("Findings:\n");
-        report_print_findings(&r, stdout);
-    }
+    if (!quiet && r.nfindings) report_print_findings(&r, stdout);
     report_fini(&r);
     return 0;
 }
@@ -414,7 +425,9 @@ enum { OPT_ONLY = CLI_LONG, OPT_LABS_DIR, OPT_DOCS_DIR, OPT_PROGRESS };
 static const struct cli_opt LABS_OPTS[] = {
     {"out", 'o', "DIR", "output folder (default: out/labs)"},
     {"jobs", 'j', "N", "scenarios run in parallel (default: the CPUs, at most 8)"},
-    {"only", OPT_ONLY, "LAB[/SCENARIO]", "run only this lab or scenario (repeatable)"},
+    {"only", OPT_ONLY, "LAB[/RUN]",
+     "run only this lab or run (repeatable); the lab's other runs show \"not run\""},
+    {"set", 's', "KEY=VALUE", "re-run the labs with this change to every scenario (repeatable)"},
     {"labs-dir", OPT_LABS_DIR, "DIR",
      "the labs' scenarios (default: scenarios/labs here, in the source\n"
      "tree or in PREFIX/share/fabsim; $FABSIM_DATA_DIR/scenarios/labs)"},
@@ -429,12 +442,16 @@ const struct cli_cmd CLI_CMD_LABS = {
     "labs",
     "",
     "run every course lab and write report.html",
-    "Runs every scenario of scenarios/labs/<lab>/ in a child process (-j at a time), writes\n"
-    "DIR/<lab>/<scenario>/{status.json,results.json,links.csv}, DIR/findings.json and\n"
-    "DIR/report.html (self-contained: the chart library is inlined). A scenario whose\n"
-    "mechanism is missing shows as \"not yet available\". Exits 1 if a scenario failed.",
+    "Runs every run of scenarios/labs/<lab>/ (lab.yaml's `runs:`, or its NN-*.yaml files) in\n"
+    "a child process (-j at a time), writes DIR/<lab>/<run>/{status.json,results.json,\n"
+    "links.csv}, DIR/findings.json, DIR/verdicts.json and DIR/report.html (self-contained:\n"
+    "the chart library is inlined), and prints each lab's claim, verdict and findings,\n"
+    "computed from the runs by the rules in its lab.yaml (docs/labs/README.md). A\n"
+    "malformed lab.yaml is exit 2 before anything runs. A run whose mechanism is missing\n"
+    "shows as \"not yet available\". Exits 1 if a run failed.",
     LABS_OPTS,
-    "fabsim labs -o out/labs -j 2 --only lossless",
+    "fabsim labs -o out/labs -j 2 --only lossless\n"
+    "fabsim labs --only load_balancing --set seed=2 -o out/labs-seed2",
     cli_labs,
 };
 
@@ -445,10 +462,74 @@ static int parse_jobs(const char *v, int *out) {
     return 0;
 }
 
+/* One run of a lab: the folder name under OUT/<lab>/ ("NN-id"), its id, the
+ * scenario file and the run's own --set overrides. */
+struct lab_item {
+    char *folder, *id, *file, *label;
+    char **sets;
+    size_t nsets;
+};
+
+/* The runs of the lab in lroot/lab: lab.yaml's `runs:` when it has them,
+ * otherwise every NN-name.yaml of the folder. */
+static struct lab_item *lab_items(const char *lroot, const char *lab, const struct lab_def *def,
+                                  size_t *n) {
+    char path[PATH_MAX * 2];
+    struct lab_item *v = NULL;
+    *n = 0;
+    if (def && def->nruns) {
+        v = fs_xcalloc(def->nruns, sizeof *v);
+        for (size_t i = 0; i < def->nruns; i++) {
+            char folder[300];
+            snprintf(folder, sizeof folder, "%02zu-%s", i + 1, def->runs[i].id);
+            v[i].folder = fs_xstrdup(folder);
+            v[i].id = fs_xstrdup(def->runs[i].id);
+            snprintf(path, sizeof path, "%s/%s/%s", lroot, lab, def->runs[i].file);
+            v[i].file = fs_xstrdup(path);
+            v[i].label = def->runs[i].label ? fs_xstrdup(def->runs[i].label) : NULL;
+            v[i].sets = def->runs[i].sets;
+            v[i].nsets = def->runs[i].nsets;
+        }
+        *n = def->nruns;
+        return v;
+    }
+    snprintf(path, sizeof path, "%s/%s", lroot, lab);
+    size_t nf;
+    char **files = list_dir(path, false, ".yaml", &nf);
+    v = fs_xcalloc(nf + 1, sizeof *v);
+    for (size_t k = 0; k < nf; k++) {
+        const char *stem = files[k];
+        if (!strcmp(stem, "lab.yaml")) {
+            free(files[k]);
+            continue;
+        }
+        /* "03-incast-roce.yaml" -> "incast-roce": the prefix only orders. */
+        if (stem[0] >= '0' && stem[0] <= '9' && stem[1] >= '0' && stem[1] <= '9' && stem[2] == '-')
+            stem += 3;
+        struct lab_item *it = &v[(*n)++];
+        char id[256];
+        snprintf(id, sizeof id, "%.*s", (int)(strlen(stem) - 5), stem);
+        it->id = fs_xstrdup(id);
+        snprintf(id, sizeof id, "%.*s", (int)strlen(files[k]) - 5, files[k]);
+        it->folder = fs_xstrdup(id);
+        snprintf(path, sizeof path, "%s/%s/%s", lroot, lab, files[k]);
+        it->file = fs_xstrdup(path);
+        free(files[k]);
+    }
+    free(files);
+    return v;
+}
+
+static void free_items(struct lab_item *v, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        free(v[i].folder), free(v[i].id), free(v[i].file), free(v[i].label);
+    free(v);
+}
+
 struct labs_opts {
     const char *out, *labs_dir, *docs_dir;
-    const char **only;
-    size_t nonly;
+    const char **only, **gsets;
+    size_t nonly, ngsets;
     int par;
     bool quiet, progress;
 };
@@ -463,6 +544,10 @@ static int labs_opt(void *ctx, int key, const char *arg) {
         return parse_jobs(arg, &o->par);
     case OPT_ONLY:
         o->only[o->nonly++] = arg;
+        return 0;
+    case 's':
+        if (!strchr(arg, '=')) return cli_usage_error("--set needs KEY=VALUE");
+        o->gsets[o->ngsets++] = arg;
         return 0;
     case OPT_LABS_DIR:
         o->labs_dir = arg;
@@ -483,6 +568,7 @@ static int labs_opt(void *ctx, int key, const char *arg) {
 int cli_labs(int argc, char **argv) {
     struct labs_opts o = {.out = "out/labs", .par = default_jobs()};
     o.only = fs_xcalloc((size_t)argc + 1, sizeof *o.only);
+    o.gsets = fs_xcalloc((size_t)argc + 1, sizeof *o.gsets);
     char **pos = fs_xcalloc((size_t)argc + 1, sizeof *pos);
     int npos = 0;
     int prc = cli_parse(&CLI_CMD_LABS, argc, argv, labs_opt, &o, pos, &npos);
@@ -490,19 +576,19 @@ int cli_labs(int argc, char **argv) {
         prc = cli_usage_error("labs: unexpected argument '%s' (fabsim labs --help)", pos[0]);
     free(pos);
     if (prc) {
-        free(o.only);
+        free(o.only), free(o.gsets);
         return prc == CLI_HELP ? 0 : prc;
     }
     const char *out = o.out, *labs_dir = o.labs_dir, *docs_dir = o.docs_dir;
-    const char **only = o.only;
-    size_t nonly = o.nonly;
+    const char **only = o.only, **gsets = o.gsets;
+    size_t nonly = o.nonly, ngsets = o.ngsets;
     int par = o.par;
     bool quiet = o.quiet;
     char lroot[PATH_MAX], droot[PATH_MAX];
     if (labs_dir)
         snprintf(lroot, sizeof lroot, "%s", labs_dir);
     else if (find_repo_dir("scenarios/labs", lroot, sizeof lroot)) {
-        free(only);
+        free(only), free(gsets);
         return cli_usage_error("labs: cannot find scenarios/labs (run from the fabsim folder or "
                                "pass --labs-dir)");
     }
@@ -515,42 +601,75 @@ int cli_labs(int argc, char **argv) {
     size_t nl;
     char **labs = list_dir(lroot, true, NULL, &nl);
     char path[PATH_MAX * 2];
-    for (size_t i = 0; i < nl; i++) {
-        snprintf(path, sizeof path, "%s/%s", lroot, labs[i]);
-        size_t nf;
-        char **files = list_dir(path, false, ".yaml", &nf);
+    struct lab_def *defs = fs_xcalloc(nl + 1, sizeof *defs);
+    bool *has_def = fs_xcalloc(nl + 1, sizeof *has_def);
+    int rc = 0;
+    /* Every lab.yaml is checked before anything runs: a broken one is exit 2. */
+    for (size_t i = 0; i < nl && !rc; i++) {
+        snprintf(path, sizeof path, "%s/%s/lab.yaml", lroot, labs[i]);
+        struct stat st;
+        if (stat(path, &st)) continue;
+        struct diag d = {0};
+        if ((rc = lab_load(&defs[i], path, &d))) {
+            diag_print(&d, stderr);
+            lab_fini(&defs[i]);
+            break;
+        }
+        has_def[i] = true;
+        size_t ni;
+        struct lab_item *items = lab_items(lroot, labs[i], &defs[i], &ni);
+        char **ids = fs_xcalloc(ni + 1, sizeof *ids);
+        for (size_t k = 0; k < ni; k++)
+            ids[k] = items[k].id;
+        if ((rc = lab_check_runs(&defs[i], ids, ni, &d))) diag_print(&d, stderr);
+        free(ids);
+        free_items(items, ni);
+    }
+    for (size_t i = 0; i < nl && !rc; i++) {
+        size_t ni;
+        struct lab_item *items = lab_items(lroot, labs[i], has_def[i] ? &defs[i] : NULL, &ni);
         bool any = false;
-        for (size_t k = 0; k < nf; k++) {
-            char id[256];
-            const char *stem = files[k];
-            /* "03-incast-roce.yaml" -> "incast-roce": the prefix only orders. */
-            if (stem[0] >= '0' && stem[0] <= '9' && stem[1] >= '0' && stem[1] <= '9' &&
-                stem[2] == '-')
-                stem += 3;
-            snprintf(id, sizeof id, "%.*s", (int)(strlen(stem) - 5), stem);
-            if (!only_match(only, nonly, labs[i], id)) {
-                free(files[k]);
+        for (size_t k = 0; k < ni; k++)
+            any = any || only_match(only, nonly, labs[i], items[k].id);
+        char **folders = fs_xcalloc(ni + 1, sizeof *folders);
+        for (size_t k = 0; any && k < ni; k++) {
+            folders[k] = items[k].folder;
+            snprintf(path, sizeof path, "%s/%s/%s", out, labs[i], items[k].folder);
+            if (!only_match(only, nonly, labs[i], items[k].id)) {
+                /* Left out by --only: say so rather than show an older run. */
+                results_mkdirs(path);
+                static const char *const gone[] = {"results.json", "links.csv", "status.json"};
+                for (size_t g = 0; g < 3; g++) {
+                    char f[PATH_MAX * 2 + 32];
+                    snprintf(f, sizeof f, "%s/%s", path, gone[g]);
+                    unlink(f);
+                }
+                write_status(path, REPORT_NOT_RUN, "not run (left out by --only)", items[k].label,
+                             0);
                 continue;
             }
-            any = true;
             struct job *j = add_job(&js);
             j->lab = fs_xstrdup(labs[i]);
-            j->id = fs_xstrdup(id);
-            snprintf(path, sizeof path, "%s/%s/%s", lroot, labs[i], files[k]);
-            j->file = fs_xstrdup(path);
-            snprintf(path, sizeof path, "%s/%s/%.*s", out, labs[i], (int)strlen(files[k]) - 5,
-                     files[k]);
+            j->id = fs_xstrdup(items[k].id);
+            j->file = fs_xstrdup(items[k].file);
             j->outdir = fs_xstrdup(path);
             char *text = fs_read_file(j->file, NULL);
-            j->label = text ? file_label(text) : NULL;
+            j->label = items[k].label ? fs_xstrdup(items[k].label) : text ? file_label(text) : NULL;
             free(text);
-            free(files[k]);
+            if (items[k].nsets || ngsets) {
+                j->own_sets = true;
+                j->sets = fs_xcalloc(items[k].nsets + ngsets + 1, sizeof *j->sets);
+                for (size_t q = 0; q < items[k].nsets; q++)
+                    j->sets[j->nsets++] = items[k].sets[q];
+                j->nlabsets = items[k].nsets;
+                for (size_t q = 0; q < ngsets; q++)
+                    j->sets[j->nsets++] = gsets[q];
+            }
         }
-        free(files);
         if (any) {
             snprintf(path, sizeof path, "%s/%s", out, labs[i]);
             results_mkdirs(path);
-            remove_stale(lroot, out, labs[i]);
+            remove_stale(out, labs[i], folders, ni);
             char src[PATH_MAX + 300], dst[PATH_MAX + 300];
             snprintf(src, sizeof src, "%s/%s.md", droot, labs[i]);
             snprintf(dst, sizeof dst, "%s/%s/lab.md", out, labs[i]);
@@ -559,13 +678,37 @@ int cli_labs(int argc, char **argv) {
                 write_text(dst, md);
                 free(md);
             }
+            snprintf(src, sizeof src, "%s/%s/lab.yaml", lroot, labs[i]);
+            snprintf(dst, sizeof dst, "%s/%s/lab.yaml", out, labs[i]);
+            char *y = has_def[i] ? fs_read_file(src, NULL) : NULL;
+            if (y) {
+                write_text(dst, y);
+                free(y);
+            } else {
+                unlink(dst);
+            }
         }
-        free(labs[i]);
+        free(folders);
+        free_items(items, ni);
     }
-    free(labs);
+    /* Sets of the runs point into defs: the jobs are run before they go. */
+    if (rc) {
+        for (size_t i = 0; i < nl; i++) {
+            if (has_def[i]) lab_fini(&defs[i]);
+            free(labs[i]);
+        }
+        free(labs), free(defs), free(has_def), free(only), free(gsets);
+        free_jobs(&js);
+        return 2;
+    }
     free(only);
     if (!js.n) {
         free_jobs(&js);
+        for (size_t i = 0; i < nl; i++) {
+            if (has_def[i]) lab_fini(&defs[i]);
+            free(labs[i]);
+        }
+        free(labs), free(defs), free(has_def), free(gsets);
         return cli_usage_error("labs: no scenario matched (looked in %s)", lroot);
     }
     if (results_mkdirs(out)) {
@@ -574,9 +717,20 @@ int cli_labs(int argc, char **argv) {
     }
     snprintf(path, sizeof path, "%s/mode", out);
     write_text(path, "labs\n");
+    snprintf(path, sizeof path, "%s/sets", out);
+    if (ngsets) {
+        FILE *sf = fopen(path, "w");
+        for (size_t q = 0; sf && q < ngsets; q++)
+            fprintf(sf, "%s\n", gsets[q]);
+        if (sf) fclose(sf);
+    } else {
+        unlink(path);
+    }
     size_t counts[3];
     double t0 = wall_now_s();
-    if (!quiet) fprintf(stderr, "fabsim labs: %zu scenarios, %d at a time\n", js.n, par);
+    if (!quiet)
+        fprintf(stderr, "fabsim labs: %zu scenarios, %d at a time%s\n", js.n, par,
+                ngsets ? " (with --set changes)" : "");
     run_jobs(&js, par, show_mode(quiet, o.progress), counts);
     if (!quiet) {
         printf("fabsim labs: %zu ran, %zu not yet available, %zu failed, in %.0f s\n", counts[0],
@@ -586,9 +740,14 @@ int cli_labs(int argc, char **argv) {
                 printf("  FAILED %s/%s (see %s/status.json)\n", js.v[i].lab, js.v[i].id,
                        js.v[i].outdir);
     }
-    int rc = build_report(out, quiet);
-    if (!rc && !quiet) printf("Report: %s/report.html\n", out);
+    rc = build_report(out, quiet);
+    if (!rc && !quiet) printf("\nReport: %s/report.html\n", out);
     free_jobs(&js);
+    for (size_t i = 0; i < nl; i++) {
+        if (has_def[i]) lab_fini(&defs[i]);
+        free(labs[i]);
+    }
+    free(labs), free(defs), free(has_def), free(gsets);
     if (rc) return rc;
     return counts[2] ? 1 : 0;
 }
@@ -712,6 +871,179 @@ static void print_compare_table(const struct jobs *js) {
         jread_free(res[i]);
 }
 
+/* The resolved scenario (validate --explain) as "dotted.key" -> value
+ * pairs: the indentation gives the path, "- " items are numbered. Comments
+ * (the defaults' sources) are dropped. */
+struct kv {
+    char **k, **v;
+    size_t n, cap, vcap;
+};
+
+static void kv_add(struct kv *kv, const char *k, const char *v) {
+    size_t cap = kv->cap;
+    fs_grow((void **)&kv->k, &kv->cap, kv->n + 1, sizeof *kv->k);
+    fs_grow((void **)&kv->v, &cap, kv->n + 1, sizeof *kv->v);
+    kv->k[kv->n] = fs_xstrdup(k);
+    kv->v[kv->n++] = fs_xstrdup(v);
+}
+
+static void kv_free(struct kv *kv) {
+    for (size_t i = 0; i < kv->n; i++)
+        free(kv->k[i]), free(kv->v[i]);
+    free(kv->k), free(kv->v);
+}
+
+static int explain_flat(const char *file, const char *const *sets, size_t nsets, struct kv *out) {
+    struct scenario sc;
+    struct diag d = {0};
+    memset(out, 0, sizeof *out);
+    if (scenario_load(&sc, file, sets, nsets, &d)) return -1;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    scenario_explain(&sc, f);
+    fclose(f);
+    scenario_fini(&sc);
+    struct {
+        int indent;
+        char path[512];
+        int items;
+    } st[32];
+    int depth = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (line[0] == '#') continue;
+        char *c = strstr(line, "  # ");
+        if (c) *c = 0;
+        int indent = (int)strspn(line, " ");
+        char *p = line + indent;
+        if (!*p) continue;
+        char prefix[512] = "";
+        bool item = !strncmp(p, "- ", 2);
+        while (depth && st[depth - 1].indent >= indent + (item ? 1 : 0) &&
+               !(item && st[depth - 1].indent < indent))
+            depth--;
+        if (item) { /* an item of the sequence whose key is on top */
+            while (depth && st[depth - 1].indent >= indent)
+                depth--;
+            if (!depth) continue;
+            snprintf(prefix, sizeof prefix, "%s.%d", st[depth - 1].path, st[depth - 1].items++);
+            p += 2;
+            indent += 2;
+            char *colon = strstr(p, ": ");
+            if (p[0] == '{' || !colon) {
+                kv_add(out, prefix, p);
+                continue;
+            }
+            if (depth < 32) {
+                st[depth].indent = indent - 1;
+                snprintf(st[depth].path, sizeof st[depth].path, "%s", prefix);
+                st[depth].items = 0;
+                depth++;
+            }
+        } else {
+            snprintf(prefix, sizeof prefix, "%s", depth ? st[depth - 1].path : "");
+        }
+        char *colon = strchr(p, ':');
+        if (!colon) continue;
+        *colon = 0;
+        char *val = colon + 1;
+        while (*val == ' ')
+            val++;
+        size_t vl = strlen(val);
+        while (vl && val[vl - 1] == ' ')
+            val[--vl] = 0;
+        char key[1100];
+        snprintf(key, sizeof key, "%s%s%s", prefix, *prefix ? "." : "", p);
+        if (!*val) { /* a mapping or a sequence follows */
+            if (depth < 32) {
+                st[depth].indent = indent;
+                snprintf(st[depth].path, sizeof st[depth].path, "%.500s", key);
+                st[depth].items = 0;
+                depth++;
+            }
+            continue;
+        }
+        kv_add(out, key, val);
+    }
+    free(text);
+    return 0;
+}
+
+/* Every key whose resolved value differs between the variants (a key one
+ * of them lacks counts as differing), printed and written to
+ * DIR/config_diff.json for the report. Returns the number of keys. */
+static size_t config_diff(const struct jobs *js, const char *out, bool print) {
+    size_t n = js->n;
+    struct kv *kv = fs_xcalloc(n, sizeof *kv);
+    bool ok = true;
+    for (size_t i = 0; i < n; i++)
+        ok = !explain_flat(js->v[i].file, js->v[i].sets, js->v[i].nsets, &kv[i]) && ok;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/config_diff.json", out);
+    FILE *f = fopen(path, "w");
+    struct jw w;
+    if (f) {
+        jw_init(&w, f);
+        jw_arr(&w);
+    }
+    size_t ndiff = 0;
+    /* The union of keys, in the first variant's order then the others'. */
+    for (size_t a = 0; ok && a < n; a++)
+        for (size_t i = 0; i < kv[a].n; i++) {
+            const char *key = kv[a].k[i];
+            bool seen = false;
+            for (size_t b = 0; b < a && !seen; b++)
+                for (size_t k = 0; k < kv[b].n && !seen; k++)
+                    seen = !strcmp(kv[b].k[k], key);
+            if (seen) continue;
+            const char *vals[16] = {0};
+            bool differs = false;
+            for (size_t b = 0; b < n && b < 16; b++) {
+                for (size_t k = 0; k < kv[b].n; k++)
+                    if (!strcmp(kv[b].k[k], key)) vals[b] = kv[b].v[k];
+                if (b && (!vals[b] != !vals[0] || (vals[b] && vals[0] && strcmp(vals[b], vals[0]))))
+                    differs = true;
+            }
+            if (!differs || !strcmp(key, "name")) continue;
+            if (print && !ndiff)
+                printf("Configuration differences (resolved, defaults included; `fabsim validate "
+                       "FILE --explain` shows all):\n");
+            ndiff++;
+            if (print) {
+                printf("  %s:", key);
+                for (size_t b = 0; b < n && b < 16; b++)
+                    printf("%s%s", b ? " | " : " ", vals[b] ? vals[b] : "(absent)");
+                printf("\n");
+            }
+            if (f) {
+                jw_obj_compact(&w);
+                jw_kstr(&w, "key", key);
+                jw_key(&w, "values");
+                jw_arr_compact(&w);
+                for (size_t b = 0; b < n && b < 16; b++)
+                    if (vals[b])
+                        jw_str(&w, vals[b]);
+                    else
+                        jw_null(&w);
+                jw_arr_end(&w);
+                jw_obj_end(&w);
+            }
+        }
+    if (print && ok && !ndiff)
+        printf("Configuration differences: none (the same resolved scenario)\n");
+    if (print && ndiff) printf("\n");
+    if (f) {
+        jw_arr_end(&w);
+        jw_end(&w);
+        fclose(f);
+    }
+    for (size_t i = 0; i < n; i++)
+        kv_free(&kv[i]);
+    free(kv);
+    return ndiff;
+}
+
 static const struct cli_opt COMPARE_OPTS[] = {
     {"out", 'o', "DIR", "output folder (default: out/compare)"},
     {"set", 's', "KEY=VALUE[+KEY=VALUE...]",
@@ -727,7 +1059,9 @@ const struct cli_cmd CLI_CMD_COMPARE = {
     "A.yaml B.yaml... | S.yaml --set V1 --set V2...",
     "run scenarios (or --set variants of one) side by side; table and report",
     "Runs each scenario (up to 16) or each --set variant of one scenario in a child\n"
-    "process, prints the summary metrics side by side and writes DIR/report.html.",
+    "process, prints first every key of the resolved configuration that differs between\n"
+    "the variants (defaults included; also DIR/config_diff.json), then the summary metrics\n"
+    "side by side, and writes DIR/report.html titled by the variants.",
     COMPARE_OPTS,
     "fabsim compare a.yaml b.yaml -o out/cmp\n"
     "fabsim compare s.yaml --set fabric.routing=ecmp --set fabric.routing=adaptive+seed=2",
@@ -853,6 +1187,17 @@ int cli_compare(int argc, char **argv) {
         }
         fs_out_commit(&mdo);
     }
+    /* The title names the variants: "A vs B" (files) or the --set lists. */
+    snprintf(path, sizeof path, "%s/title", out);
+    FILE *tf = fopen(path, "w");
+    if (tf) {
+        fprintf(tf, "fabsim compare: ");
+        for (size_t i = 0; i < js.n; i++)
+            fprintf(tf, "%s%s", i ? " vs " : "", js.v[i].label ? js.v[i].label : js.v[i].id);
+        fputc('\n', tf);
+        fclose(tf);
+    }
+    config_diff(&js, out, !quiet);
     size_t counts[3];
     run_jobs(&js, par, show_mode(quiet, false), counts);
     if (!quiet) print_compare_table(&js);

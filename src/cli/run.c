@@ -133,12 +133,13 @@ static int on_opt(void *ctx, int key, const char *arg) {
             return cli_usage_error("--set needs KEY=VALUE, e.g. --set fabric.routing=ecmp");
         o->sets[o->nsets++] = arg;
         return 0;
-    case OPT_SEED:
+    case OPT_SEED: {
         char *end;
         if (!*arg || *arg == '-' || (strtoull(arg, &end, 10), *end))
             return cli_usage_error("--seed '%s' is not a non-negative integer", arg);
         snprintf(o->seed_set, sizeof o->seed_set, "seed=%s", arg);
         return 0;
+    }
     case 'q':
         o->quiet = true;
         return 0;

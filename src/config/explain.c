@@ -76,14 +76,33 @@ static bool shown(const struct schema_key *k, int mode, const void *obj) {
     return !k->show || k->show(obj);
 }
 
+/* A default's source as the repository names it: the schema's sources say
+ * "domain.md A4" and "SPEC.md", whose copies in the repository are
+ * docs/sources.md and docs/spec.md (the output must not point outside it). */
+static void put_source(FILE *f, const char *src) {
+    for (const char *p = src; *p;) {
+        if (!strncmp(p, "domain.md", 9)) {
+            fputs("docs/sources.md", f);
+            p += 9;
+        } else if (!strncmp(p, "SPEC.md", 7)) {
+            fputs("docs/spec.md", f);
+            p += 7;
+        } else {
+            fputc(*p++, f);
+        }
+    }
+}
+
 static void scalar(FILE *f, const struct schema_key *k, const void *obj, bool alt,
                    const struct scenario *sc, bool comment) {
     char buf[64];
     if (format(k, obj, buf, sizeof buf)) {
         fputs(buf, f);
         const char *def = alt && k->def_alt ? k->def_alt : k->def;
-        if (comment && def && k->source && !strcmp(buf, def))
-            fprintf(f, "  # default: %s", k->source);
+        if (comment && def && k->source && !strcmp(buf, def)) {
+            fputs("  # default: ", f);
+            put_source(f, k->source);
+        }
     } else if (k->type == SCHEMA_STRING) {
         const char *s = *(char *const *)((const char *)obj + k->off);
         print_quoted(f, s ? s : "");
@@ -157,7 +176,7 @@ static void block_table(FILE *f, const struct schema_table *t, const void *obj, 
 
 void scenario_explain(const struct scenario *sc, FILE *f) {
     fputs("# The resolved scenario: every key with its value. Values still at their\n"
-          "# default say where the default comes from (domain.md, SPEC.md).\n",
+          "# default say where the default comes from (docs/sources.md, docs/spec.md).\n",
           f);
     block_table(f, &SCHEMA_SCENARIO, sc, 0, false, false, sc);
 }

@@ -10,12 +10,14 @@
 #include "core/file.h"
 #include "core/mem.h"
 #include "report/jread.h"
+#include "report/lab.h"
 #include "stats/jw.h"
 #include "stats/results.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -28,6 +30,8 @@ static const char *const lab_order[] = {"lossless",       "ecn_dcqcn",      "sha
 
 /* Links drawn in the queue/pause timelines per scenario (the busiest). */
 #define SERIES_TOP_LINKS 8
+/* Time bins of the spine-link utilisation heatmap. */
+#define SERIES_SPINE_BINS 60
 
 /* out = a/b (truncated paths are caught by the open that follows). */
 static void pjoin(char *out, size_t len, const char *a, const char *b) {
@@ -175,6 +179,36 @@ static char *series_from_csv(const char *path) {
         jw_num(&w, span > 0 ? sum * 8.0 / span : 0.0);
     }
     jw_arr_end(&w);
+    /* Every leaf-spine link's utilisation over time (the course's picture of
+     * spine links during simultaneous AllReduces), at most SERIES_SPINE_BINS
+     * time bins: each bin is the mean of the samples it covers. */
+    size_t bins = ns < SERIES_SPINE_BINS ? ns : SERIES_SPINE_BINS;
+    jw_key(&w, "spine_t_ns");
+    jw_arr_compact(&w);
+    for (size_t b = 0; b < bins; b++)
+        jw_num(&w, t[((b + 1) * ns / bins - 1) * nl]);
+    jw_arr_end(&w);
+    jw_key(&w, "spine");
+    jw_arr_compact(&w);
+    for (size_t l = 0; l < nl; l++) {
+        bool up = !strncmp(names[l], "leaf", 4) && strstr(names[l], "->spine");
+        bool down = !strncmp(names[l], "spine", 5) && strstr(names[l], "->leaf");
+        if (!up && !down) continue;
+        jw_obj_compact(&w);
+        jw_kstr(&w, "name", names[l]);
+        jw_key(&w, "util");
+        jw_arr_compact(&w);
+        for (size_t b = 0; b < bins; b++) {
+            size_t s0 = b * ns / bins, s1 = (b + 1) * ns / bins;
+            double sum = 0;
+            for (size_t s = s0; s < s1; s++)
+                sum += util[s * nl + l];
+            jw_num(&w, s1 > s0 ? sum / (double)(s1 - s0) : 0.0);
+        }
+        jw_arr_end(&w);
+        jw_obj_end(&w);
+    }
+    jw_arr_end(&w);
     jw_key(&w, "links");
     jw_arr_compact(&w);
     for (size_t k = 0; k < npick; k++) {
@@ -288,13 +322,26 @@ static char *md_title(const char *md, const char *fallback) {
     return fs_xstrdup(fallback);
 }
 
-static void load_lab(struct report_lab *lab, const char *dir, const char *id) {
+static int load_lab(struct report_lab *lab, const char *dir, const char *id, struct diag *d) {
     char path[PATH_MAX];
     memset(lab, 0, sizeof *lab);
     lab->id = fs_xstrdup(id);
     pjoin(path, sizeof path, dir, "lab.md");
     lab->markdown = fs_read_file(path, NULL);
-    lab->title = md_title(lab->markdown, id);
+    pjoin(path, sizeof path, dir, "lab.yaml");
+    if (is_file(path)) {
+        lab->def = fs_xcalloc(1, sizeof *lab->def);
+        int rc = lab_load(lab->def, path, d);
+        if (rc) {
+            lab_fini(lab->def);
+            free(lab->def);
+            lab->def = NULL;
+            lab->title = fs_xstrdup(id);
+            lab->scn = fs_xcalloc(1, sizeof *lab->scn);
+            return rc;
+        }
+    }
+    lab->title = lab->def ? fs_xstrdup(lab->def->title) : md_title(lab->markdown, id);
     size_t n;
     char **names = subdirs(dir, &n);
     lab->scn = fs_xcalloc(n ? n : 1, sizeof *lab->scn);
@@ -309,6 +356,22 @@ static void load_lab(struct report_lab *lab, const char *dir, const char *id) {
         free(names[i]);
     }
     free(names);
+    return 0;
+}
+
+static void free_lab(struct report_lab *lab) {
+    for (size_t k = 0; k < lab->nscn; k++) {
+        struct report_scn *sc = &lab->scn[k];
+        free(sc->id), free(sc->label), free(sc->status), free(sc->message), free(sc->yaml);
+        free(sc->results_text), free(sc->series_json);
+        jread_free(sc->res);
+    }
+    if (lab->def) {
+        if (lab->ev) lab_eval_fini(lab->def, lab->ev);
+        lab_fini(lab->def);
+    }
+    free(lab->ev), free(lab->def);
+    free(lab->scn), free(lab->id), free(lab->title), free(lab->markdown);
 }
 
 int report_load(struct report *r, const char *dir, struct diag *d) {
@@ -341,11 +404,18 @@ int report_load(struct report *r, const char *dir, struct diag *d) {
         for (size_t i = 0; i < n; i++) {
             pjoin(path, sizeof path, dir, names[i]);
             struct report_lab lab;
-            load_lab(&lab, path, names[i]);
+            int rc = load_lab(&lab, path, names[i], d);
+            if (rc) {
+                free_lab(&lab);
+                for (size_t k = i; k < n; k++)
+                    free(names[k]);
+                free(names);
+                return rc;
+            }
             if (lab.nscn) {
                 r->labs[r->nlabs++] = lab;
             } else {
-                free(lab.id), free(lab.title), free(lab.markdown), free(lab.scn);
+                free_lab(&lab);
             }
             free(names[i]);
         }
@@ -362,18 +432,19 @@ int report_load(struct report *r, const char *dir, struct diag *d) {
     return 0;
 }
 
+static void free_findings(struct report *r) {
+    for (size_t i = 0; i < r->nfindings; i++)
+        free(r->findings[i].lab), free(r->findings[i].title), free(r->findings[i].text);
+    free(r->findings);
+    r->findings = NULL;
+    r->nfindings = 0;
+}
+
 void report_fini(struct report *r) {
-    for (size_t i = 0; i < r->nlabs; i++) {
-        struct report_lab *lab = &r->labs[i];
-        for (size_t k = 0; k < lab->nscn; k++) {
-            struct report_scn *sc = &lab->scn[k];
-            free(sc->id), free(sc->label), free(sc->status), free(sc->message), free(sc->yaml);
-            free(sc->results_text), free(sc->series_json);
-            jread_free(sc->res);
-        }
-        free(lab->scn), free(lab->id), free(lab->title), free(lab->markdown);
-    }
-    free(r->labs), free(r->findings), free(r->dir), free(r->mode), free(r->validation);
+    for (size_t i = 0; i < r->nlabs; i++)
+        free_lab(&r->labs[i]);
+    free_findings(r);
+    free(r->labs), free(r->dir), free(r->mode), free(r->validation);
     memset(r, 0, sizeof *r);
 }
 
@@ -437,6 +508,112 @@ static void put_inline(FILE *f, const char *s) {
     }
 }
 
+/* ---- findings and verdicts (lab.yaml) ---------------------------------- */
+
+static const struct jv *find_run(void *ctx, const char *id, const char **status) {
+    const struct report_lab *lab = ctx;
+    for (size_t i = 0; i < lab->nscn; i++) {
+        const struct report_scn *sc = &lab->scn[i];
+        if (strcmp(sc->id, id)) continue;
+        *status = sc->status;
+        return sc->res && !strcmp(sc->status, REPORT_OK) ? sc->res : NULL;
+    }
+    *status = NULL;
+    return NULL;
+}
+
+static void add_finding(struct report *r, const char *lab, const char *title, const char *text,
+                        bool available) {
+    size_t cap = r->nfindings;
+    fs_grow((void **)&r->findings, &cap, r->nfindings + 1, sizeof *r->findings);
+    struct report_finding *f = &r->findings[r->nfindings++];
+    f->lab = fs_xstrdup(lab);
+    f->title = fs_xstrdup(title);
+    f->text = fs_xstrdup(text);
+    f->available = available;
+}
+
+void report_compute_findings(struct report *r) {
+    free_findings(r);
+    for (size_t i = 0; i < r->nlabs; i++) {
+        struct report_lab *lab = &r->labs[i];
+        if (!lab->def) continue;
+        if (lab->ev) lab_eval_fini(lab->def, lab->ev);
+        free(lab->ev);
+        lab->ev = fs_xcalloc(1, sizeof *lab->ev);
+        lab_eval(lab->def, find_run, lab, lab->ev);
+        for (size_t k = 0; k < lab->def->nf; k++)
+            add_finding(r, lab->id, lab->def->f[k].title, lab->ev->findings[k],
+                        lab->ev->available[k]);
+    }
+}
+
+static bool chart_wants(const struct lab_chart *c, const char *id) {
+    if (!c->nruns) return true;
+    for (size_t i = 0; i < c->nruns; i++)
+        if (lab_run_matches(c->runs[i], id)) return true;
+    return false;
+}
+
+/* A lab's claim, verdict (with the metrics' values) and charts. */
+static void write_lab_def(struct jw *w, const struct report_lab *lab) {
+    const struct lab_def *L = lab->def;
+    jw_kstr(w, "claim", L->claim);
+    jw_kstr(w, "claim_source", L->claim_source ? L->claim_source : "");
+    jw_kstr(w, "next", L->next ? L->next : "");
+    jw_kstr(w, "verdict", lab_verdict_name(lab->ev->verdict));
+    jw_kstr(w, "verdict_text", lab->ev->verdict_text);
+    jw_key(w, "metrics");
+    jw_obj_compact(w);
+    for (size_t k = 0; k < L->nm; k++)
+        jw_knum(w, L->m[k].name, lab->ev->values[k]);
+    jw_obj_end(w);
+    jw_key(w, "findings");
+    jw_arr(w);
+    for (size_t k = 0; k < L->nf; k++) {
+        jw_obj_compact(w);
+        jw_kstr(w, "title", L->f[k].title);
+        jw_kstr(w, "text", lab->ev->findings[k]);
+        jw_kbool(w, "available", lab->ev->available[k]);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+    jw_key(w, "charts");
+    jw_arr(w);
+    for (size_t c = 0; c < L->ncharts; c++) {
+        const struct lab_chart *ch = &L->charts[c];
+        jw_obj_compact(w);
+        jw_kstr(w, "type", ch->type);
+        jw_kstr(w, "title", ch->title);
+        jw_key(w, "opts");
+        jw_raw(w, ch->json && *ch->json ? ch->json : "{}");
+        jw_key(w, "runs");
+        jw_arr_compact(w);
+        for (size_t i = 0; i < lab->nscn; i++)
+            if (chart_wants(ch, lab->scn[i].id)) jw_str(w, lab->scn[i].id);
+        jw_arr_end(w);
+        if (ch->nm) { /* counters: each metric of each run that ran */
+            jw_key(w, "rows");
+            jw_arr_compact(w);
+            for (size_t i = 0; i < lab->nscn; i++) {
+                const struct report_scn *sc = &lab->scn[i];
+                if (!chart_wants(ch, sc->id) || !sc->res || strcmp(sc->status, REPORT_OK)) continue;
+                for (size_t m = 0; m < ch->nm; m++) {
+                    double v = expr_eval_run(&ch->mexpr[m], sc->res);
+                    jw_obj_compact(w);
+                    jw_kstr(w, "id", sc->id);
+                    jw_kstr(w, "metric", ch->mnames[m]);
+                    jw_knum(w, "value", isfinite(v) ? v : NAN);
+                    jw_obj_end(w);
+                }
+            }
+            jw_arr_end(w);
+        }
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+}
+
 /* Embeds JSON in a <script type="application/json"> element (HTML Living
  * Standard 4.12.1.3: its text must hold no "<!--", "<script" or "</"): every
  * '<' becomes \u003c, and U+2028/U+2029 become \u2028/\u2029 (harmless in
@@ -462,11 +639,41 @@ static void write_data(const struct report *r, FILE *f) {
     jw_obj(&w);
     jw_kstr(&w, "fabsim", FABSIM_VERSION);
     jw_kstr(&w, "mode", r->mode);
+    /* Written by `fabsim compare` / `labs --set` next to the runs. */
+    char path[PATH_MAX];
+    pjoin(path, sizeof path, r->dir, "title");
+    char *title = fs_read_file(path, NULL);
+    if (title) {
+        title[strcspn(title, "\r\n")] = 0;
+        jw_kstr(&w, "title", title);
+        free(title);
+    }
+    pjoin(path, sizeof path, r->dir, "config_diff.json");
+    char *diff = fs_read_file(path, NULL), err[128];
+    struct jv *dj = diff ? jread_parse(diff, err, sizeof err) : NULL;
+    if (dj && dj->type == JV_ARR) {
+        jw_key(&w, "config_diff");
+        jw_raw(&w, diff);
+    }
+    jread_free(dj);
+    free(diff);
+    pjoin(path, sizeof path, r->dir, "sets");
+    char *sets = fs_read_file(path, NULL);
+    if (sets) {
+        jw_key(&w, "sets");
+        jw_arr_compact(&w);
+        char *save = NULL;
+        for (char *l = strtok_r(sets, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+            jw_str(&w, l);
+        jw_arr_end(&w);
+        free(sets);
+    }
     jw_key(&w, "findings");
     jw_arr(&w);
     for (size_t i = 0; i < r->nfindings; i++) {
         jw_obj_compact(&w);
         jw_kstr(&w, "lab", r->findings[i].lab);
+        jw_kstr(&w, "title", r->findings[i].title);
         jw_kstr(&w, "text", r->findings[i].text);
         jw_kbool(&w, "available", r->findings[i].available);
         jw_obj_end(&w);
@@ -480,6 +687,7 @@ static void write_data(const struct report *r, FILE *f) {
         jw_kstr(&w, "id", lab->id);
         jw_kstr(&w, "title", lab->title);
         jw_kstr(&w, "markdown", lab->markdown ? lab->markdown : "");
+        if (lab->def) write_lab_def(&w, lab);
         jw_key(&w, "scenarios");
         jw_arr(&w);
         for (size_t k = 0; k < lab->nscn; k++) {
@@ -523,6 +731,8 @@ static int inline_file(FILE *out, const char *path, const char *open_tag, const 
     return 0;
 }
 
+/* findings.json: [{lab, title, text, available}]; verdicts.json: per lab
+ * with a lab.yaml, {lab, title, claim, verdict, text, metrics{name: value}}. */
 static int write_findings_json(const struct report *r, struct diag *d) {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/findings.json", r->dir);
@@ -536,8 +746,36 @@ static int write_findings_json(const struct report *r, struct diag *d) {
     for (size_t i = 0; i < r->nfindings; i++) {
         jw_obj_compact(&w);
         jw_kstr(&w, "lab", r->findings[i].lab);
+        jw_kstr(&w, "title", r->findings[i].title);
         jw_kstr(&w, "text", r->findings[i].text);
         jw_kbool(&w, "available", r->findings[i].available);
+        jw_obj_end(&w);
+    }
+    jw_arr_end(&w);
+    jw_end(&w);
+    if (fs_out_commit(&o))
+        return diag_set(d, path, (struct srcpos){0, 0}, FS_EINTERNAL, "write failed: %s",
+                        strerror(errno));
+    snprintf(path, sizeof path, "%s/verdicts.json", r->dir);
+    if (fs_out_open(&o, path))
+        return diag_set(d, path, (struct srcpos){0, 0}, FS_EINTERNAL, "cannot write: %s",
+                        strerror(errno));
+    jw_init(&w, o.f);
+    jw_arr(&w);
+    for (size_t i = 0; i < r->nlabs; i++) {
+        const struct report_lab *lab = &r->labs[i];
+        if (!lab->def) continue;
+        jw_obj(&w);
+        jw_kstr(&w, "lab", lab->id);
+        jw_kstr(&w, "title", lab->title);
+        jw_kstr(&w, "claim", lab->def->claim);
+        jw_kstr(&w, "verdict", lab_verdict_name(lab->ev->verdict));
+        jw_kstr(&w, "text", lab->ev->verdict_text);
+        jw_key(&w, "metrics");
+        jw_obj_compact(&w);
+        for (size_t k = 0; k < lab->def->nm; k++)
+            jw_knum(&w, lab->def->m[k].name, lab->ev->values[k]);
+        jw_obj_end(&w);
         jw_obj_end(&w);
     }
     jw_arr_end(&w);
@@ -614,6 +852,18 @@ int report_build(const char *dir, struct diag *d) {
 }
 
 void report_print_findings(const struct report *r, FILE *f) {
-    for (size_t i = 0; i < r->nfindings; i++)
-        fprintf(f, "  %s %s\n", r->findings[i].available ? "*" : "-", r->findings[i].text);
+    for (size_t i = 0; i < r->nlabs; i++) {
+        const struct report_lab *lab = &r->labs[i];
+        if (!lab->def) continue;
+        fprintf(f, "\n%s\n", lab->title);
+        fprintf(f, "  Claim:   \"%s\"%s%s%s\n", lab->def->claim, lab->def->claim_source ? " (" : "",
+                lab->def->claim_source ? lab->def->claim_source : "",
+                lab->def->claim_source ? ")" : "");
+        fprintf(f, "  Verdict: %s. %s\n", lab_verdict_name(lab->ev->verdict),
+                lab->ev->verdict_text);
+        for (size_t k = 0; k < lab->def->nf; k++)
+            fprintf(f, "  %s %s: %s\n", lab->ev->available[k] ? "*" : "-", lab->def->f[k].title,
+                    lab->ev->findings[k]);
+        if (lab->def->next) fprintf(f, "  Next:    %s\n", lab->def->next);
+    }
 }

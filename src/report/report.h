@@ -9,6 +9,8 @@
  * Folder layouts understood:
  *   DIR/<lab>/<scenario>/{status.json,results.json,links.csv,scenario.yaml}
  *   DIR/<lab>/lab.md                 (the lab's text, copied by `fabsim labs`)
+ *   DIR/<lab>/lab.yaml               (claim, metrics, findings, verdict, charts:
+ *                                     report/lab.h; copied by `fabsim labs`)
  *   DIR/results.json                 (a single `fabsim run` folder)
  */
 #ifndef FABSIM_REPORT_REPORT_H
@@ -20,11 +22,14 @@
 
 struct diag;
 struct jv;
+struct lab_def;
+struct lab_eval;
 
 /* Scenario status as recorded by the labs runner in status.json. */
 #define REPORT_OK "ok"
 #define REPORT_NOT_AVAILABLE "not_available"
 #define REPORT_ERROR "error"
+#define REPORT_NOT_RUN "not_run" /* left out by `labs --only` */
 
 struct report_scn {
     char *id, *label, *status, *message, *yaml;
@@ -37,12 +42,13 @@ struct report_lab {
     char *id, *title, *markdown;
     struct report_scn *scn;
     size_t nscn;
+    struct lab_def *def; /* DIR/<lab>/lab.yaml, or NULL (a lab without one) */
+    struct lab_eval *ev; /* its metrics, findings and verdict (with def) */
 };
 
 struct report_finding {
-    char lab[64];
-    char text[1600];
-    bool available; /* false: every scenario it needs is "not yet available" */
+    char *lab, *title, *text;
+    bool available; /* false: a number it shows has no value (run not available) */
 };
 
 struct report {
@@ -58,12 +64,14 @@ struct report {
 /* Reads every run under `dir`. 0, or FS_ENOENT / FS_EINVAL with `d` filled. */
 int report_load(struct report *r, const char *dir, struct diag *d);
 void report_fini(struct report *r);
-/* Fills r->findings from the runs' numbers (called by report_load). */
+/* Fills r->findings and each lab's verdict from the runs' numbers, through
+ * the labs' lab.yaml (called by report_load). */
 void report_compute_findings(struct report *r);
 /* Writes DIR/report.html and DIR/findings.json. 0 or FS_E* with `d`. */
 int report_write(const struct report *r, struct diag *d);
 /* load + write; prints nothing. */
 int report_build(const char *dir, struct diag *d);
+/* Per lab: the claim, the verdict and the findings, as `fabsim labs` prints them. */
 void report_print_findings(const struct report *r, FILE *f);
 
 /* validation.c: the Validation page's rows (docs/validation.md) */

@@ -273,6 +273,8 @@ void results_write_json(const struct model *m, FILE *f) {
     coll_write_nccl_tests(&m->net, &w); /* docs/inputs.md */
     coll_write_chakra(&m->net, &w);
     write_control_plane(m, &w);
+    jw_key(&w, "cc_rates"); /* DCQCN rate per sender over time (stats/sampler.h) */
+    sampler_write_cc_rates(&m->sampler, &m->net, &w);
     if (m->net.ctrl && m->net.ctrl->write_results) m->net.ctrl->write_results(&m->net, &w);
     par_write_json(&m->net, &w); /* MPI runs only (docs/outputs.md) */
     jw_obj_end(&w);

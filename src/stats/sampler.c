@@ -1,7 +1,9 @@
 #include "stats/sampler.h"
 
+#include "cc/cc.h"
 #include "core/mem.h"
 #include "net/net.h"
+#include "stats/jw.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +20,8 @@ void sampler_init(struct sampler *sp, const struct net *n, sim_time_ps interval_
     sp->last_bytes = fs_xcalloc(sp->nports + 1, sizeof *sp->last_bytes);
     sp->last_busy = fs_xcalloc(sp->nports + 1, sizeof *sp->last_busy);
     sp->last_paused = fs_xcalloc(sp->nports + 1, sizeof *sp->last_paused);
+    if (n->cc == &cc_dcqcn_ops)
+        sp->cc_rows = fs_xcalloc((size_t)sp->cap * SAMPLER_CC_QPS, sizeof *sp->cc_rows);
 }
 
 void sampler_fini(struct sampler *sp) {
@@ -25,6 +29,7 @@ void sampler_fini(struct sampler *sp) {
     free(sp->last_bytes);
     free(sp->last_busy);
     free(sp->last_paused);
+    free(sp->cc_rows);
     memset(sp, 0, sizeof *sp);
 }
 
@@ -47,15 +52,29 @@ static void merge_pairs(struct sampler *sp) {
             o[p] = m;
         }
     }
+    for (uint32_t i = 0; sp->cc_rows && i < sp->n / 2; i++)
+        memcpy(&sp->cc_rows[(size_t)i * SAMPLER_CC_QPS],
+               &sp->cc_rows[(size_t)(2 * i + 1) * SAMPLER_CC_QPS],
+               SAMPLER_CC_QPS * sizeof *sp->cc_rows);
     sp->n /= 2;
     sp->interval_ps *= 2;
 }
 
-void sampler_take(struct sampler *sp, const struct net *n, sim_time_ps now) {
+void sampler_take(struct sampler *sp, struct net *n, sim_time_ps now) {
     if (now <= sp->last_ps && sp->n > 0) return;
     if (sp->n == sp->cap) {
         sp->cap *= 2;
         sp->rows = fs_xrealloc(sp->rows, (size_t)sp->cap * sp->nports * sizeof *sp->rows);
+        if (sp->cc_rows)
+            sp->cc_rows =
+                fs_xrealloc(sp->cc_rows, (size_t)sp->cap * SAMPLER_CC_QPS * sizeof *sp->cc_rows);
+    }
+    if (sp->cc_rows) {
+        float *cr = &sp->cc_rows[(size_t)sp->n * SAMPLER_CC_QPS];
+        uint32_t nq = n->nqps < SAMPLER_CC_QPS ? n->nqps : SAMPLER_CC_QPS;
+        for (uint32_t q = 0; q < SAMPLER_CC_QPS; q++)
+            cr[q] = q < nq ? (float)(dcqcn_rate_bps(n, q) / 1e9) : -1.0f;
+        if (nq > sp->cc_nqps) sp->cc_nqps = nq;
     }
     struct sample *row = &sp->rows[(size_t)sp->n * sp->nports];
     for (uint32_t p = 0; p < sp->nports; p++) {
@@ -170,4 +189,32 @@ int sampler_write_csv(const struct sampler *sp, const struct net *n, FILE *f) {
     free(name_len);
     free(names);
     return ferror(f) ? -1 : 0;
+}
+
+void sampler_write_cc_rates(const struct sampler *sp, const struct net *n, struct jw *w) {
+    jw_arr(w);
+    double iv_ns = (double)sp->interval_ps / 1000.0;
+    for (uint32_t q = 0; sp->cc_rows && q < sp->cc_nqps; q++) {
+        jw_obj_compact(w);
+        jw_ku64(w, "qp", q);
+        jw_kstr(w, "src", n->names[n->qps[q].src]);
+        jw_kstr(w, "dst", n->names[n->qps[q].dst]);
+        jw_key(w, "t_ns");
+        jw_arr_compact(w);
+        for (uint32_t i = 0; i < sp->n; i++)
+            if (sp->cc_rows[(size_t)i * SAMPLER_CC_QPS + q] >= 0)
+                jw_num(w, i + 1 == sp->n && sp->last_ps < sp->interval_ps * (uint64_t)(i + 1)
+                              ? (double)sp->last_ps / 1000.0
+                              : iv_ns * (i + 1));
+        jw_arr_end(w);
+        jw_key(w, "gbps");
+        jw_arr_compact(w);
+        for (uint32_t i = 0; i < sp->n; i++) {
+            float v = sp->cc_rows[(size_t)i * SAMPLER_CC_QPS + q];
+            if (v >= 0) jw_num(w, round((double)v * 1000.0) / 1000.0);
+        }
+        jw_arr_end(w);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
 }

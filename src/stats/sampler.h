@@ -28,6 +28,11 @@ struct sample {
 
 struct sampler {
     sim_time_ps interval_ps;
+    /* DCQCN runs: the current rate R_C of the first SAMPLER_CC_QPS QPs at each
+     * sample (Gbit/s; < 0 before the QP exists), for results.json "cc_rates".
+     * Pairs merge like the link rows (the later sample is kept). */
+    float *cc_rows;   /* cap x SAMPLER_CC_QPS, NULL unless DCQCN */
+    uint32_t cc_nqps; /* most QPs seen at a sample, at most SAMPLER_CC_QPS */
     bool automatic;
     uint32_t nports;
     uint32_t n, cap;     /* samples taken; rows allocated */
@@ -38,13 +43,18 @@ struct sampler {
 
 #define SAMPLER_AUTO_ROWS 64             /* 16 B per link per row: ~6 KB per host on a fat tree */
 #define SAMPLER_AUTO_START_PS 1000000ULL /* 1 us */
+#define SAMPLER_CC_QPS 16                /* senders drawn in the report's DCQCN rate chart */
 
 void sampler_init(struct sampler *sp, const struct net *n, sim_time_ps interval_ps);
 void sampler_fini(struct sampler *sp);
 /* Takes one sample at `now` (also called once at the end of the run). */
-void sampler_take(struct sampler *sp, const struct net *n, sim_time_ps now);
+void sampler_take(struct sampler *sp, struct net *n, sim_time_ps now);
 void sampler_on_event(struct sim *s, const struct event *e);
 /* links.csv: time_ns,link,bytes,utilization,queue_bytes,paused_ns */
 int sampler_write_csv(const struct sampler *sp, const struct net *n, FILE *f);
+struct jw;
+/* results.json "cc_rates": per sampled QP {qp, src, dst, t_ns[], gbps[]}
+ * (an empty list unless the run uses DCQCN). */
+void sampler_write_cc_rates(const struct sampler *sp, const struct net *n, struct jw *w);
 
 #endif /* FABSIM_STATS_SAMPLER_H */

@@ -263,6 +263,96 @@ claim([(C, "tenants-shared-priority"), (C, "tenants-separate-priorities")], "sep
       lambda a, b: (fct_to(b, "h1") * 5 < fct_to(a, "h1"),
                     f"{fct_to(b, 'h1') / 1e3:.1f} us separate vs {fct_to(a, 'h1') / 1e3:.1f} us shared"))
 
+# Each lab's verdict (verdicts.json, computed by fabsim from lab.yaml's rule)
+# is recomputed here from the runs' results.json: the same thresholds, read
+# independently, must give the same verdict.
+def fct_pair(res, src, dst):
+    for f in res["flows"]:
+        if f["src"] == src and f["dst"] == dst:
+            return f["fct_ns"] / 1e3 if f["fct_ns"] is not None else float("inf")
+    return None
+
+
+def offered(res, unused=False):
+    L = res["links"]
+    host = sorted(l["bytes"] for l in L if l["tier"] == "host-leaf" and l["to"].startswith("leaf") and l["bytes"] > 0)
+    unit = host[len(host) // 2]
+    fl = [l["bytes"] / unit for l in L if l["tier"] == "leaf-spine"]
+    return 100 * (1 - sum(min(f, 1) for f in fl) / len(fl)) if unused else 100 * max(fl)
+
+
+def verdict(holds, nuance):
+    return "does not hold here" if not holds else "holds with a nuance" if nuance else "holds"
+
+
+def v_lossless(g):
+    ib, a2a, lossy = (s(g("incast-ib-credit"), "packets_dropped"), s(g("alltoall-ib-credit"), "packets_dropped"),
+                      s(g("incast-roce-lossy"), "packets_dropped"))
+    fair = fct_pair(g("victim-fair-share"), "h7", "h1")
+    hol_ib = fct_pair(g("victim-ib-credit"), "h7", "h1") / fair
+    holds = ib == 0 and a2a == 0 and lossy > 0
+    return verdict(holds, s(g("deadlock-ring-ib-minhop"), "deadlock")["detected"] or hol_ib > 1.5
+                   or s(g("incast-roce-pfc"), "packets_dropped") == 0), f"IB drops {ib}/{a2a}, lossy {lossy}, HOL {hol_ib:.2f}x"
+
+
+def v_ecn(g):
+    d, m, st, wd, pf = (g("incast-dcqcn-default"), g("incast-ecn-misconfigured"), g("pause-storm-no-watchdog"),
+                        g("pause-storm-watchdog"), g("incast-pfc-only"))
+    done, total = victims_done(st)
+    holds = (s(m, "pause_frames") > s(d, "pause_frames") and 4 * s(m, "ecn_marked") < s(d, "ecn_marked")
+             and s(m, "first_pause_ns") < s(m, "first_ecn_mark_ns") and done < total)
+    nu = done_ns(d) / done_ns(pf) > 1.5 or s(wd, "packets_dropped") > 0
+    return verdict(holds, nu), f"pauses {s(m, 'pause_frames')} vs {s(d, 'pause_frames')}, storm {done}/{total}"
+
+
+def v_sharp(g):
+    saved8 = 100 * (1 - busbw_at(g("allreduce-ring-8")) / busbw_at(g("allreduce-sharp-8")))
+    saved16 = 100 * (1 - busbw_at(g("allreduce-ring-16")) / busbw_at(g("allreduce-sharp-16")))
+    nv = busbw_at(g("node-nvls")) / busbw_at(g("node-ring-nvlink"))
+    return verdict(saved8 >= 30 and nv > 1, saved8 > 55 or saved16 > 55), f"saved {saved8:.0f} % / {saved16:.0f} %, NVLS {nv:.2f}x"
+
+
+def v_sm(g):
+    sm, bfd = reroute(g("failure-ib-sm")) / 1e3, reroute(g("failure-roce-bgp-bfd")) / 1e3
+    sh = local_reroute(g("failure-ib-shield")) / 1e3
+    return verdict(min(sm, sh) < 1000 and sm < bfd, (sm >= 1000 and sh < 1000) or bfd < 1e6), f"SM {sm:.0f} us, SHIELD {sh:.0f} us, BFD {bfd:.0f} us"
+
+
+def v_lb(g):
+    ad, ec, sp, ecd = (done_ns(g("jobs-ib-adaptive")), done_ns(g("jobs-roce-ecmp")), done_ns(g("jobs-roce-spray")),
+                       done_ns(g("jobs-roce-ecmp-dcqcn")))
+    holds = offered(g("jobs-roce-ecmp")) >= 150 and offered(g("jobs-ib-adaptive")) < 150 and ec / ad > 1.5
+    nu = abs(offered(g("jobs-roce-ecmp"), True) - 60) > 15 or sp / ad < 1.2 or ecd / ec > 1.5
+    return verdict(holds, nu), f"ECMP {ec / ad:.2f}x adaptive, offered {offered(g('jobs-roce-ecmp')):.0f} %, unused {offered(g('jobs-roce-ecmp'), True):.0f} %"
+
+
+def v_ca(g):
+    ib, ec, sp = done_ns(g("alltoall-ib")), done_ns(g("alltoall-roce-ecmp-dcqcn")), done_ns(g("alltoall-roce-spray"))
+    gain = fct_pair(g("tenants-shared-priority"), "h6", "h1") / fct_pair(g("tenants-separate-priorities"), "h6", "h1")
+    return verdict(sp / ib < 1.2 and gain > 5, ec / ib > 1.2 or s(g("alltoall-roce-spray"), "cnps") == 0), f"spray {sp / ib:.2f}x IB, ECMP {ec / ib:.2f}x, tenants {gain:.1f}x"
+
+
+vpath = os.path.join(OUT, "verdicts.json")
+verdicts = {v["lab"]: v for v in json.load(open(vpath))} if os.path.exists(vpath) else {}
+for lab, fn in (("lossless", v_lossless), ("ecn_dcqcn", v_ecn), ("sharp", v_sharp), ("subnet_manager", v_sm),
+                ("load_balancing", v_lb), ("counterarguments", v_ca)):
+    if lab not in verdicts:
+        continue
+    got = verdicts[lab]["verdict"]
+    ids = [i for (l, i) in runs if l == lab]
+    if any(runs[(lab, i)] is None for i in ids):
+        check(got == "not decided" or got in ("holds", "holds with a nuance", "does not hold here"),
+              f"{lab}: verdict '{got}' with some runs not available")
+        continue
+    try:
+        want, detail = fn(lambda i, lab=lab: runs[(lab, i)])
+    except KeyError as e:  # another lab under the same name (the test fixture)
+        print(f"skip: {lab}: not the course lab (no run {e})")
+        continue
+    except Exception as e:
+        want, detail = None, f"exception {e!r}"
+    check(got == want, f"{lab}: verdict '{got}' recomputed from the runs as '{want}' ({detail})")
+
 # The findings quote the runs' own numbers.
 fpath = os.path.join(OUT, "findings.json")
 findings = json.load(open(fpath)) if os.path.exists(fpath) else []

@@ -66,9 +66,89 @@ case "$B" in
     python3 tests/report/check_labs.py "$OUT/labs" >"$LOG" 2>&1
     cat "$LOG"
     sum
+    # The course's pictures: each of these chart types rendered.
+    export FABSIM_REQUIRE_CHARTS=spine_time,offered_load,topology_load,timelines_pair,dcqcn_rate,counters,deadlock,balls_into_bins
     browser "$OUT/labs/report.html"
+    unset FABSIM_REQUIRE_CHARTS
     ;;
 esac
+
+# 2b. A lab written only in YAML, in a temporary folder: it runs, its claim
+# and verdict are in `labs` output, report.html and verdicts.json; --set
+# changes its numbers; --only marks the other run "not run"; a malformed
+# lab.yaml is exit 2 with file:line:col before anything runs.
+NL="$OUT/newlab"
+mkdir -p "$NL/labs/mylab"
+cp tests/report/fixture/lossless/04-incast-roce-lossy.yaml "$NL/labs/mylab/01-lossy.yaml"
+cp tests/report/fixture/lossless/01-incast-ib-credit.yaml "$NL/labs/mylab/02-credits.yaml"
+cat >"$NL/labs/mylab/lab.yaml" <<'EOF2'
+title: "My lab, written in YAML only"
+claim: "Credits never drop; a lossy fabric does."
+next: "fabsim labs --labs-dir LABS --set fabric.buffer=4MiB"
+metrics:
+  lossy: {run: lossy, value: summary.packets_dropped, unit: drops}
+  credits: {run: credits, value: summary.packets_dropped, unit: drops}
+findings:
+  - {title: "Drops", text: "lossy {lossy}, credits {credits}"}
+verdict:
+  holds: "credits == 0 && lossy > 0"
+  says: {holds: "lossy dropped {lossy}, credits {credits}.", not: "lossy {lossy}, credits {credits}."}
+charts:
+  - {type: counters, metrics: {drops: summary.packets_dropped}}
+EOF2
+"$FAB" labs --labs-dir "$NL/labs" -o "$NL/out" >"$LOG" 2>&1
+rc=$?
+cat "$LOG"
+if [ "$rc" -eq 0 ] && grep -q "Claim:   \"Credits never drop; a lossy fabric does.\"" "$LOG" &&
+    grep -q "Verdict: holds. lossy dropped [1-9][0-9]* drops, credits 0 drops." "$LOG" &&
+    grep -q "Credits never drop; a lossy fabric does." "$NL/out/report.html" &&
+    python3 -c "import json,sys; v=json.load(open('$NL/out/verdicts.json')); sys.exit(0 if v[0]['verdict']=='holds' and v[0]['metrics']['lossy']>0 else 1)"; then
+    ok "a lab written only in YAML runs and shows its claim and verdict (labs output, report, verdicts.json)"
+else
+    fail "a lab written only in YAML (rc $rc)"
+fi
+"$FAB" labs --labs-dir "$NL/labs" -o "$NL/out" -q --only mylab/lossy --set fabric.buffer=64MiB >"$LOG" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] && python3 - "$NL/out" <<'PY'
+import json, sys
+d = sys.argv[1]
+v = json.load(open(d + "/verdicts.json"))[0]
+st = json.load(open(d + "/mylab/02-credits/status.json"))
+# 64 MiB buffers: the lossy incast no longer drops, so the claim's
+# "a lossy fabric does" fails; the credit run was left out.
+sys.exit(0 if st["status"] == "not_run" and v["metrics"]["lossy"] == 0
+         and v["verdict"] == "does not hold here" and open(d + "/sets").read().strip() == "fabric.buffer=64MiB" else 1)
+PY
+then
+    ok "labs --set re-runs with the change (64 MiB buffer: 0 drops, verdict flips) and --only marks the rest not run"
+else
+    fail "labs --set / --only (rc $rc)"
+fi
+printf 'title: t\nclaim: c\nmetrics:\n  x: {run: lossy, value: "summary.packets_dropped >"}\n' >"$NL/labs/mylab/lab.yaml"
+"$FAB" labs --labs-dir "$NL/labs" -o "$NL/out2" -q 2>"$LOG"
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q "mylab/lab.yaml:4:[0-9]*: error: metric value: expression ends too early" "$LOG" && [ ! -d "$NL/out2/mylab" ]; then
+    ok "a malformed lab.yaml is exit 2 with file:line:col, before anything runs"
+else
+    fail "malformed lab.yaml (rc $rc): $(cat "$LOG")"
+fi
+
+# 2c. results.json "cc_rates": a DCQCN incast records each sender's rate over
+# time, starting at line rate and cut below it after the CNPs; a run without
+# DCQCN records none.
+"$FAB" run scenarios/labs/ecn_dcqcn/02-incast-dcqcn-default.yaml -o "$OUT/ccr" -q
+"$FAB" run tests/report/fixture/lossless/01-incast-ib-credit.yaml -o "$OUT/ccr-ib" -q
+if python3 - "$OUT/ccr/results.json" "$OUT/ccr-ib/results.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = r["cc_rates"]
+senders = {q["src"] for q in c}
+cut = [q for q in c if q["gbps"] and q["gbps"][0] == 400 and min(q["gbps"]) < 200]
+ok = len(c) == 7 and len(senders) == 7 and len(cut) >= 4 and all(len(q["t_ns"]) == len(q["gbps"]) for q in c)
+print(f"{len(c)} senders, {len(cut)} start at 400 Gb/s and are cut below 200 Gb/s, {r['summary']['cnps']} CNPs")
+sys.exit(0 if ok and json.load(open(sys.argv[2]))["cc_rates"] == [] else 1)
+PY
+then ok "cc_rates: the DCQCN rate of each sender over time"; else fail "cc_rates"; fi
 
 # 3. fabsim report rebuilds the page; a missing folder is a usage error.
 rm -f "$OUT/fixture/report.html"
@@ -108,6 +188,64 @@ else
     fail "compare --set variants (rc $rc, drops '$d1' vs '$d2')"
 fi
 browser "$OUT/cmpset/report.html"
+
+# 4b. compare's configuration diff lists exactly the keys that differ: for
+# the --set variants {seed, fabric.buffer}; for two files, the keys whose
+# lines differ in `validate --explain` (comments dropped), computed here.
+if python3 - "$OUT/cmpset/config_diff.json" <<'PY'
+import json, sys
+keys = [d["key"] for d in json.load(open(sys.argv[1]))]
+print("diff keys:", keys)
+sys.exit(0 if sorted(keys) == ["fabric.buffer", "seed"] else 1)
+PY
+then ok "compare --set: the diff lists exactly seed and fabric.buffer"; else fail "compare --set diff keys"; fi
+"$FAB" validate "$A" --explain >"$OUT/a.explain" 2>&1
+"$FAB" validate "$C" --explain >"$OUT/c.explain" 2>&1
+if python3 - "$OUT/cmp2/config_diff.json" "$OUT/a.explain" "$OUT/c.explain" <<'PY'
+import json, sys
+def flat(path):
+    out, stack = {}, []  # stack of (indent, key path, item count)
+    for line in open(path):
+        line = line.rstrip("\n").split("  # ")[0].rstrip()
+        if not line.strip() or line.startswith("#"):
+            continue
+        ind = len(line) - len(line.lstrip(" "))
+        body = line.strip()
+        if body.startswith("- "):
+            while stack and stack[-1][0] >= ind:
+                stack.pop()
+            parent = stack[-1]
+            key = f"{parent[1]}.{parent[2]}"
+            parent[2] += 1
+            body = body[2:]
+            if body.startswith("{") or ": " not in body:
+                out[key] = body
+                continue
+            stack.append([ind + 1, key, 0])
+            ind += 2
+        else:
+            while stack and stack[-1][0] >= ind:
+                stack.pop()
+        k, _, v = body.partition(":")
+        path_ = (stack[-1][1] + "." if stack else "") + k
+        if v.strip():
+            out[path_] = v.strip()
+        else:
+            stack.append([ind, path_, 0])
+    return out
+a, c = flat(sys.argv[2]), flat(sys.argv[3])
+want = sorted(k for k in set(a) | set(c) if a.get(k) != c.get(k) and k != "name")
+got = sorted(d["key"] for d in json.load(open(sys.argv[1])))
+print(f"{len(got)} keys differ, e.g. {got[:4]}")
+sys.exit(0 if got == want and "fabric.kind" in got else 1)
+PY
+then ok "compare A B: the diff lists exactly the resolved keys that differ"; else fail "compare A B diff keys"; fi
+out_q=$("$FAB" compare "$A" "$C" -o "$OUT/cmpq" --quiet 2>&1)
+if [ $? -eq 0 ] && [ -z "$out_q" ] && [ -s "$OUT/cmpq/report.html" ] && grep -q "fabsim compare: 01-permutation-ib.yaml vs 02-permutation-roce.yaml" "$OUT/cmpq/report.html"; then
+    ok "compare --quiet prints nothing, writes the report titled by its variants"
+else
+    fail "compare --quiet: $out_q"
+fi
 
 # 5. pcap: tshark dissects an InfiniBand (ERF) and a RoCEv2 capture: BTH
 # opcodes, and per QP the PSNs of the data packets in order (a lossless run).

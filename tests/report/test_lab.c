@@ -1,0 +1,236 @@
+/* tests/report/test_lab.c
+ *
+ * lab.yaml (report/lab.c) and its expressions (report/expr.c): a lab written
+ * in a temporary folder is parsed and evaluated over hand-made results; its
+ * findings quote the numbers, its verdict follows the rule (holds, holds with
+ * a nuance, does not hold here, not decided when a run is missing); every
+ * malformed lab.yaml is an error with file:line:col naming what is wrong.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "core/diag.h"
+#include "report/expr.h"
+#include "report/jread.h"
+#include "report/lab.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char path[256];
+
+static void write_lab(const char *text) {
+    snprintf(path, sizeof path, "/tmp/fabsim-test-lab-%d.yaml", (int)getpid());
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Two fake runs: "a" (lossless: 0 drops, done at 100 us, flow h1->h2 in
+ * 50 us) and "b" (lossy: 7 drops, done at 300 us, a flow never finished). */
+static const char *res_a =
+    "{\"summary\":{\"completed\":true,\"done_ns\":100000,\"sim_time_ns\":120000,"
+    "\"packets_dropped\":0,\"deadlock\":{\"detected\":false}},"
+    "\"links\":[{\"name\":\"h0->leaf0\",\"from\":\"h0\",\"to\":\"leaf0\",\"tier\":\"host-leaf\","
+    "\"bytes\":1000},{\"name\":\"h1->leaf1\",\"from\":\"h1\",\"to\":\"leaf1\",\"tier\":"
+    "\"host-leaf\",\"bytes\":1000},{\"name\":\"leaf0->spine0\",\"from\":\"leaf0\",\"to\":"
+    "\"spine0\",\"tier\":\"leaf-spine\",\"bytes\":2000},{\"name\":\"leaf0->spine1\",\"from\":"
+    "\"leaf0\",\"to\":\"spine1\",\"tier\":\"leaf-spine\",\"bytes\":0}],"
+    "\"flows\":[{\"src\":\"h1\",\"dst\":\"h2\",\"fct_ns\":50000}],"
+    "\"control_plane\":[{\"at_ns\":1000,\"rerouted_at_ns\":null,\"packets_lost\":4}]}";
+static const char *res_b =
+    "{\"summary\":{\"completed\":false,\"done_ns\":-1,\"sim_time_ns\":300000,"
+    "\"packets_dropped\":7,\"deadlock\":{\"detected\":true}},\"links\":[],"
+    "\"flows\":[{\"src\":\"h1\",\"dst\":\"h2\",\"fct_ns\":null}]}";
+
+struct runs {
+    struct jv *a, *b;
+    bool b_missing;
+};
+
+static const struct jv *find(void *ctx, const char *id, const char **status) {
+    struct runs *r = ctx;
+    *status = "ok";
+    if (!strcmp(id, "a")) return r->a;
+    if (!strcmp(id, "b") && !r->b_missing) return r->b;
+    *status = !strcmp(id, "b") ? "not_available" : NULL;
+    return NULL;
+}
+
+static const char *lab_text =
+    "title: A lab written in a test\n"
+    "claim: \"Drops are architecturally impossible.\"\n"
+    "metrics:\n"
+    "  a_drops: {run: a, value: summary.packets_dropped, unit: drops}\n"
+    "  b_drops: {run: b, value: summary.packets_dropped, unit: drops}\n"
+    "  a_us: {run: a, value: done_us(), unit: us}\n"
+    "  b_us: {run: b, value: done_us(), unit: us, missing: not finished}\n"
+    "  fct: {run: a, value: 'fct_us(\"h1\", \"h2\")', unit: us}\n"
+    "  fct_b: {run: b, value: 'fct_us(\"h2\")', unit: us, inf: never}\n"
+    "  dead: {run: b, value: summary.deadlock.detected, yes: deadlock, no: fine}\n"
+    "  lost: {run: a, value: cp(\"packets_lost\")}\n"
+    "  offered: {run: a, value: offered_max_pct(), unit: \"%\"}\n"
+    "  unused: {run: a, value: spine_unused_pct(), unit: \"%\"}\n"
+    "  ratio: {value: (b_drops + 1) / (a_drops + 1), unit: x}\n"
+    "findings:\n"
+    "  - {title: Drops, text: \"a {a_drops} in {a_us}; b {b_drops}, {b_us}; {dead}\"}\n"
+    "verdict:\n"
+    "  holds: \"a_drops == 0 && b_drops > a_drops\"\n"
+    "  nuance: \"ratio > 100\"\n"
+    "  says: {holds: \"a {a_drops}\", nuance: \"x{ratio}\", not: \"a dropped {a_drops}\"}\n"
+    "charts:\n"
+    "  - {type: counters, runs: [\"*\"], metrics: {drops: summary.packets_dropped}}\n";
+
+static void test_lab_evaluates_from_numbers(void **state) {
+    (void)state;
+    write_lab(lab_text);
+    struct lab_def L;
+    struct diag d = {0};
+    int rc = lab_load(&L, path, &d);
+    if (rc) diag_print(&d, stderr);
+    assert_int_equal(rc, 0);
+    char err[128];
+    struct runs r = {jread_parse(res_a, err, sizeof err), jread_parse(res_b, err, sizeof err),
+                     false};
+    assert_non_null(r.a);
+    assert_non_null(r.b);
+    char *ids[] = {"a", "b"};
+    assert_int_equal(lab_check_runs(&L, ids, 2, &d), 0);
+    assert_int_not_equal(lab_check_runs(&L, ids, 1, &d), 0);
+
+    struct lab_eval ev;
+    lab_eval(&L, find, &r, &ev);
+    assert_true(ev.values[0] == 0 && ev.values[1] == 7);
+    assert_true(fabs(ev.values[2] - 100) < 1e-9);
+    assert_true(isnan(ev.values[3])); /* not completed */
+    assert_true(fabs(ev.values[4] - 50) < 1e-9);
+    assert_true(isinf(ev.values[5])); /* null fct: never finished */
+    assert_true(ev.values[6] == 1);
+    assert_true(ev.values[7] == 4);
+    assert_true(ev.values[8] == 200); /* 2000 B on a link of 1000 B flows */
+    assert_true(ev.values[9] == 50);  /* one of two spine links empty */
+    assert_true(ev.values[10] == 8);
+    assert_string_equal(ev.findings[0], "a 0 drops in 100 us; b 7 drops, not finished; deadlock");
+    assert_false(ev.available[0]); /* b_us has no value */
+    assert_int_equal(ev.verdict, LAB_HOLDS);
+    assert_string_equal(ev.verdict_text, "a 0 drops");
+    lab_eval_fini(&L, &ev);
+
+    /* The same rule over other numbers: a drops too -> does not hold. */
+    jread_free(r.a);
+    char *a2 = strdup(res_a);
+    memcpy(strstr(a2, "\"packets_dropped\":0") + 18, "9", 1);
+    r.a = jread_parse(a2, err, sizeof err);
+    free(a2);
+    lab_eval(&L, find, &r, &ev);
+    assert_int_equal(ev.verdict, LAB_NOT);
+    assert_string_equal(ev.verdict_text, "a dropped 9 drops");
+    lab_eval_fini(&L, &ev);
+
+    /* b not available: not decided, and the rule's missing metric is named;
+     * but a rule already false without b's numbers is decided (false && x). */
+    r.b_missing = true;
+    lab_eval(&L, find, &r, &ev);
+    assert_int_equal(ev.verdict, LAB_NOT);
+    lab_eval_fini(&L, &ev);
+    jread_free(r.a);
+    r.a = jread_parse(res_a, err, sizeof err);
+    lab_eval(&L, find, &r, &ev);
+    assert_int_equal(ev.verdict, LAB_UNDECIDED);
+    assert_non_null(strstr(ev.verdict_text, "b_drops (not yet available)"));
+    assert_non_null(strstr(ev.findings[0], "b not yet available"));
+    lab_eval_fini(&L, &ev);
+
+    jread_free(r.a);
+    jread_free(r.b);
+    lab_fini(&L);
+    unlink(path);
+}
+
+/* Each broken lab.yaml: the error's line:col and a phrase of its message. */
+static void test_lab_errors(void **state) {
+    (void)state;
+    static const struct {
+        const char *text;
+        unsigned line, col;
+        const char *msg;
+    } cases[] = {
+        {"title: t\nclaim: c\nmetrics: {}\nfindings: []\nverdict: {holds: \"1\", says: {holds: h, "
+         "not: n}}\ncolour: red\n",
+         6, 1, "unknown key 'colour'"},
+        {"title: t\nclaim: c\nmetrics:\n  x: {run: a, value: \"summary.drops +\"}\n", 4, 38,
+         "expression ends too early"},
+        {"title: t\nclaim: c\nmetrics:\n  x: {run: a, value: \"nosuch(1)\"}\n", 4, 23,
+         "unknown function 'nosuch'"},
+        {"title: t\nclaim: c\nmetrics:\n  x: {value: \"y + 1\"}\n", 4, 15, "'y' is not a metric"},
+        {"title: t\nclaim: c\nmetrics: {x: {run: a, value: \"1\"}}\nfindings:\n  - {title: f, "
+         "text: \"{z}\"}\nverdict: {holds: \"x\", says: {holds: h, not: n}}\n",
+         5, 23, "{z} is not a metric"},
+        {"title: t\nclaim: c\nmetrics: {x: {run: a, value: \"1\"}}\nfindings: []\nverdict: "
+         "{holds: \"x > \", says: {holds: h, not: n}}\n",
+         5, 23, "verdict: holds"},
+        {"title: t\nclaim: c\nmetrics: {x: {run: a, value: \"1\"}}\nfindings: []\nverdict: "
+         "{holds: \"x\", says: {holds: h, not: n}}\ncharts:\n  - {type: pie}\n",
+         7, 12, "unknown type 'pie'"},
+        {"title: t\nmetrics: {}\n", 1, 1, "needs `claim:`"},
+        {"title: [t\n", 0, 0, "YAML"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        write_lab(cases[i].text);
+        struct lab_def L;
+        struct diag d = {0};
+        int rc = lab_load(&L, path, &d);
+        lab_fini(&L);
+        char buf[1200];
+        diag_format(&d, buf, sizeof buf);
+        if (rc == 0 || !strstr(buf, cases[i].msg) ||
+            (cases[i].line && (d.line != cases[i].line || d.col != cases[i].col)))
+            fail_msg("case %zu: rc %d, got '%s' (want %u:%u '%s')", i, rc, buf, cases[i].line,
+                     cases[i].col, cases[i].msg);
+        assert_non_null(strstr(buf, path));
+    }
+    unlink(path);
+}
+
+static void test_expr_rules(void **state) {
+    (void)state;
+    struct expr e;
+    char err[256];
+    unsigned col;
+    double m[3] = {2, NAN, 0};
+    assert_int_equal(expr_parse(&e, "a * 3 >= 6 && !(c) || b", EXPR_CTX_LAB, &col, err, sizeof err),
+                     0);
+    e.n[0].metric = 0; /* a */
+    for (size_t i = 0; i < e.len; i++)
+        if (e.n[i].op == EXPR_NAME) e.n[i].metric = e.n[i].text[0] - 'a';
+    /* true || NaN is true; true && NaN is NaN. */
+    assert_true(expr_eval_lab(&e, m) == 1);
+    expr_fini(&e);
+    assert_int_equal(expr_parse(&e, "a && b", EXPR_CTX_LAB, &col, err, sizeof err), 0);
+    for (size_t i = 0; i < e.len; i++)
+        if (e.n[i].op == EXPR_NAME) e.n[i].metric = e.n[i].text[0] - 'a';
+    assert_true(isnan(expr_eval_lab(&e, m)));
+    expr_fini(&e);
+    assert_int_equal(expr_parse(&e, "(1 + 2", EXPR_CTX_LAB, &col, err, sizeof err), FS_EINVAL);
+    assert_int_equal(col, 6);
+    assert_int_equal(expr_parse(&e, "done_us()", EXPR_CTX_LAB, &col, err, sizeof err), FS_EINVAL);
+    assert_non_null(strstr(err, "min(A, B)")); /* lab context lists its own functions */
+    assert_int_equal(expr_parse(&e, "fct_us()", EXPR_CTX_RUN, &col, err, sizeof err), FS_EINVAL);
+    assert_non_null(strstr(err, "wrong number of arguments"));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lab_evaluates_from_numbers),
+        cmocka_unit_test(test_lab_errors),
+        cmocka_unit_test(test_expr_rules),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

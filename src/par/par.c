@@ -369,7 +369,8 @@ static void merge(struct model *m) {
     size_t msgs_b = (size_t)n->nmsgs * sizeof *n->msgs;
     size_t flows_b = (size_t)n->nflows * sizeof *n->flows;
     size_t rows_b = (size_t)sp->n * sp->nports * sizeof *sp->rows;
-    size_t total = sizeof(struct par_hdr) + ports_b + msgs_b + flows_b + rows_b;
+    size_t cc_b = sp->cc_rows ? (size_t)sp->n * SAMPLER_CC_QPS * sizeof *sp->cc_rows : 0;
+    size_t total = sizeof(struct par_hdr) + ports_b + msgs_b + flows_b + rows_b + cc_b;
     char *blob = fs_xmalloc(total), *w = blob;
     struct par_hdr h = {m->sim.events_run, n->done_ps,
                         n->work_pending,   n->pkts_in_flight + P->transit,
@@ -383,6 +384,8 @@ static void merge(struct model *m) {
     memcpy(w, n->flows, flows_b);
     w += flows_b;
     memcpy(w, sp->rows, rows_b);
+    w += rows_b;
+    if (cc_b) memcpy(w, sp->cc_rows, cc_b);
     uint64_t *sizes = fs_xcalloc((size_t)R, sizeof *sizes);
     char *all = gather0(P, blob, total, sizes);
     free(blob);
@@ -424,7 +427,7 @@ static void merge(struct model *m) {
                 a->first_mark_ps = b->first_mark_ps;
         }
         size_t o_ports = sizeof(struct par_hdr), o_msgs = o_ports + ports_b;
-        size_t o_flows = o_msgs + msgs_b, o_rows = o_flows + flows_b;
+        size_t o_flows = o_msgs + msgs_b, o_rows = o_flows + flows_b, o_cc = o_rows + rows_b;
         for (uint32_t p = 0; p < n->nports; p++) {
             /* A NIC counts a packet it drops on its link's sending port
              * (nic.c): drops are summed, every rank's copy started at 0. */
@@ -463,6 +466,14 @@ static void merge(struct model *m) {
                 size_t k = (size_t)row * sp->nports + p;
                 memcpy(&sp->rows[k], at[P->owner[n->ports[p].node]] + o_rows + k * sizeof *sp->rows,
                        sizeof *sp->rows);
+            }
+        /* DCQCN's rate of a QP is its sender's (results.json cc_rates). */
+        for (uint32_t row = 0; cc_b && row < sp->n; row++)
+            for (uint32_t q = 0; q < SAMPLER_CC_QPS && q < n->nqps; q++) {
+                size_t k = (size_t)row * SAMPLER_CC_QPS + q;
+                memcpy(&sp->cc_rows[k],
+                       at[P->owner[n->qps[q].src]] + o_cc + k * sizeof *sp->cc_rows,
+                       sizeof *sp->cc_rows);
             }
         FS_ASSERT(n->c.packets_sent ==
                       n->c.packets_delivered + n->c.packets_dropped + n->pkts_in_flight,

@@ -377,13 +377,13 @@ static void merge(struct model *m) {
                         P->sync_s,         n->c};
     memcpy(w, &h, sizeof h);
     w += sizeof h;
-    memcpy(w, n->ports, ports_b);
+    if (ports_b) memcpy(w, n->ports, ports_b);
     w += ports_b;
-    memcpy(w, n->msgs, msgs_b);
+    if (msgs_b) memcpy(w, n->msgs, msgs_b);
     w += msgs_b;
-    memcpy(w, n->flows, flows_b);
+    if (flows_b) memcpy(w, n->flows, flows_b);
     w += flows_b;
-    memcpy(w, sp->rows, rows_b);
+    if (rows_b) memcpy(w, sp->rows, rows_b);
     w += rows_b;
     if (cc_b) memcpy(w, sp->cc_rows, cc_b);
     uint64_t *sizes = fs_xcalloc((size_t)R, sizeof *sizes);

@@ -62,7 +62,8 @@ static void on_scenario_event(struct sim *s, const struct event *e) {
     switch (ev->kind) {
     case EV_LINK_DOWN: {
         struct cp_row *r = &n->cp_rows[st->cp_row];
-        r->drops_at_start = link_drops(n, st);
+        /* Several ranks (par/): a window boundary; each holds some drops. */
+        r->drops_at_start = n->par ? par_sum_u64(n, link_drops(n, st)) : link_drops(n, st);
         set_link(n, st, false);
         break;
     }

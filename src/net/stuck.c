@@ -135,7 +135,7 @@ static bool events_can_change(const struct net *n) {
 /* Diagnoses every waiting QP into n->stuck; true when the run is stuck:
  * the control plane is idle, or every waiting flow is cut off in a way no
  * control plane can route around. */
-static bool declare(struct net *n, const struct stuck_state *st) {
+static bool declare(struct net *n, const struct stuck_state *st, uint32_t *nwaiting) {
     bool ctrl = n->ctrl_pending || n->ctrl_busy_until_ps > n->sim->now_ps;
     struct stuck_info *si = &n->stuck;
     memset(si, 0, sizeof *si);
@@ -151,6 +151,7 @@ static bool declare(struct net *n, const struct stuck_state *st) {
         if (!si->nlisted) snprintf(si->reason, sizeof si->reason, "%s", on);
         si->nlisted++;
     }
+    *nwaiting = si->nwaiting;
     if (si->nwaiting && (!ctrl || all_hard)) return true;
     memset(si, 0, sizeof *si);
     return false;
@@ -173,15 +174,28 @@ void stuck_on_event(struct sim *s, const struct event *e) {
         st->since_ps = now;
         for (uint32_t p = 0; p < n->nports; p++)
             st->blocked_ps[p] = blocked(&n->ports[p]);
-    } else if (n->par && now - st->since_ps >= st->after_ps && !events_can_change(n)) {
-        par_refuse(n, "diagnosing a run that cannot finish (summary.stuck)");
-        return;
-    } else if (now - st->since_ps >= st->after_ps && !events_can_change(n) && declare(n, st)) {
-        n->stuck.detected = true;
-        n->stuck.at_ps = now;
-        n->stuck.since_ps = st->since_ps;
-        sim_stop(s);
-        return;
+    } else if (now - st->since_ps >= st->after_ps && !events_can_change(n)) {
+        uint32_t nw = 0;
+        bool stuck = declare(n, st, &nw);
+        if (n->par) {
+            /* Several ranks: each diagnosed the QPs it sends from (the
+             * others' are idle copies); stuck when some QP waits and every
+             * rank with waiting QPs says so. The named flows are one rank's:
+             * on several ranks, not yet. */
+            uint64_t w = par_sum_u64(n, nw), against = par_sum_u64(n, nw && !stuck);
+            stuck = w > 0 && against == 0;
+            if (stuck && n->par->comm.size > 1) {
+                par_refuse(n, "diagnosing a run that cannot finish (summary.stuck)");
+                return;
+            }
+        }
+        if (stuck) {
+            n->stuck.detected = true;
+            n->stuck.at_ps = now;
+            n->stuck.since_ps = st->since_ps;
+            sim_stop(s);
+            return;
+        }
     }
     st->next_ps = now + STUCK_CHECK_PS;
     sim_at(s, st->next_ps, 0, NET_EV_STUCK, 0, 0);

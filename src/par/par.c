@@ -98,6 +98,10 @@ static void deliver(struct net *n, const struct par_pkt *in) {
  * another rank are dropped); -1: a kind not supported on several ranks. */
 static int event_rank(const struct net *n, const struct par *P, const struct event *e) {
     uint32_t ent = event_entity(e);
+    /* Control planes (SM sweeps and pushes, BGP updates) and scenario events
+     * are deterministic functions of the topology and the failure times:
+     * every rank runs them, on its replica of the routing state. */
+    if (e->kind == NET_EV_CTRL || e->kind == NET_EV_SCENARIO) return P->comm.rank;
     if (ent == 0) {
         switch (e->kind) {
         case NET_EV_SAMPLE:
@@ -155,10 +159,11 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
                                 "not yet supported with N>1 ranks: %s (run it on one process)",
                                 wl_name(k));
         }
-        if (sc->nevents)
-            return diag_set(d, sc->file, sc->events[0].pos, FS_ENOTSUP,
-                            "not yet supported with N>1 ranks: %s (run it on one process)",
-                            kind_name(NET_EV_SCENARIO));
+        for (size_t i = 0; i < sc->nevents; i++)
+            if (sc->events[i].kind == EV_HOST_STALL)
+                return diag_set(d, sc->file, sc->events[i].pos, FS_ENOTSUP,
+                                "not yet supported with N>1 ranks: host_stall events (run it "
+                                "on one process)");
         /* An out-of-order receiver (adaptive routing) finds message bounds
          * from the sender's posting (msg.first_psn, msg.next), which only the
          * sending rank does: one message per connection is all it can take. */
@@ -276,7 +281,9 @@ static void exec(struct sim *s, const struct event *e) {
     s->handlers[e->kind](s, e);
     /* Samples and deadlock checks run on every rank; one process ran them once. */
     struct par *P = ((struct net *)s->model)->par;
-    s->events_run += event_entity(e) != 0 || e->kind == NET_EV_MSG_POST || P->comm.rank == 0;
+    bool replicated = e->kind == NET_EV_CTRL || e->kind == NET_EV_SCENARIO ||
+                      (event_entity(e) == 0 && e->kind != NET_EV_MSG_POST);
+    s->events_run += !replicated || P->comm.rank == 0;
 }
 
 /* Runs this rank's events before `wend`; unless `cleared`, holds (returns 1)
@@ -326,6 +333,16 @@ static int run_prefix(struct sim *s, sim_time_ps tmin) {
         if ((e.kind == NET_EV_DEADLOCK || e.kind == NET_EV_STUCK) && s->stopped) return 1;
     }
     return 0;
+}
+
+/* The first scenario event (link down or up) at or after t: a window
+ * boundary, since it changes ports on two ranks at once. */
+static sim_time_ps next_sc_event(const struct model *m, sim_time_ps t) {
+    sim_time_ps best = SIM_TIME_NEVER;
+    for (size_t i = 0; i < m->sc->nevents; i++)
+        if (m->sc->events[i].at_ps >= t && m->sc->events[i].at_ps < best)
+            best = m->sc->events[i].at_ps;
+    return best;
 }
 
 static sim_time_ps add_sat(sim_time_ps a, sim_time_ps b) {
@@ -509,12 +526,13 @@ int par_run(struct model *m) {
     while (tmin != SIM_TIME_NEVER && tmin <= s->stop_ps) {
         P->windows++;
         sim_time_ps wend = add_sat(tmin, P->ncut || P->forced ? P->lookahead_ps : SIM_TIME_NEVER);
-        sim_time_ps dl = deadlock_next_ps(n), stk = stuck_next_ps(n);
+        sim_time_ps dl = deadlock_next_ps(n), stk = stuck_next_ps(n), sce = next_sc_event(m, tmin);
         if (dl > tmin && dl < wend) wend = dl;
         if (stk > tmin && stk < wend) wend = stk;
+        if (sce > tmin && sce < wend) wend = sce;
         if (wend > s->stop_ps) wend = s->stop_ps + 1;
         P->wend_ps = wend;
-        if ((dl == tmin || stk == tmin) && run_prefix(s, tmin)) {
+        if ((dl == tmin || stk == tmin || sce == tmin) && run_prefix(s, tmin)) {
             P->dl_stop = true;
             break;
         }

@@ -5,9 +5,10 @@
 # results.json and links.csv byte-identical to the sequential run's for
 # N = 1, 2, 3, 4 (wall_s and the `parallel` object aside) on an InfiniBand fat
 # tree (ftree LFTs, and adaptive routing), a RoCE PFC incast whose pauses cross
-# the cut links, ECMP with DCQCN, and a PFC deadlock on a ring named the same
-# across ranks; what is not supported yet on several ranks (link failures with
-# the SM, SHARP collectives) exits 2 with "not yet supported with N>1 ranks",
+# the cut links, ECMP with DCQCN, a PFC deadlock on a ring named the same
+# across ranks, and a failure of a cut link rerouted by the subnet manager, by
+# BGP, and by SHIELD then the SM; what is not supported yet on several ranks
+# (poisson workloads, SHARP collectives) exits 2 with "not yet supported with N>1 ranks",
 # and runs unchanged on one rank; a lookahead longer than the shortest cut
 # link is caught by the causality check. Skipped (one line saying so) when
 # mpirun or build/fabsim-mpi is missing. Ends "N passed, N failed".
@@ -65,7 +66,8 @@ run_n() {
 
 for s in tests/par/ib-fattree-perm.yaml tests/par/ib-fattree-adaptive.yaml \
     tests/par/roce-pfc-incast.yaml tests/par/roce-ecmp-dcqcn.yaml \
-    scenarios/labs/lossless/11-deadlock-ring-pfc-minhop.yaml; do
+    scenarios/labs/lossless/11-deadlock-ring-pfc-minhop.yaml tests/par/ib-failure-sm.yaml \
+    tests/par/roce-failure-bgp.yaml tests/par/ib-failure-shield.yaml; do
     name=$(basename "$s" .yaml)
     "$FAB" run -q "$s" -o "$OUT/$name-seq" || fail "$name: sequential run"
     for n in 1 2 3 4; do
@@ -111,6 +113,28 @@ assert k['detected'] and len(k['cycle']) == 5, k
 print('cnps', j['summary']['cnps'], 'deadlock cycle', k['cycle'])
 " && ok "DCQCN's CNPs cross ranks; the deadlock cycle is named across 4 ranks" ||
     fail "CNPs or deadlock cycle"
+
+# The failed link is a cut link on 2, 3 and 4 ranks (the partition printed by
+# --verbose), and the SM rerouted around it.
+if python3 - "$OUT" <<'PY'; then
+import json, re, sys
+for n in (2, 3, 4):
+    owner = {}
+    for line in open(f"{sys.argv[1]}/ib-failure-sm-{n}.log"):
+        m = re.match(r"\s+rank (\d+): .*?: (.*)$", line)
+        if m:
+            for sw in m.group(2).split():
+                owner[sw] = int(m.group(1))
+    assert owner["leaf0"] != owner["spine3"], (n, owner)
+j = json.load(open(f"{sys.argv[1]}/ib-failure-sm-4/results.json"))
+cp = j["control_plane"][0]
+assert cp["link"] == "leaf0-spine3" and cp["rerouted_at_ns"] and cp["packets_lost"] > 0, cp
+print("rerouted at", cp["rerouted_at_ns"], "ns, lost", cp["packets_lost"])
+PY
+    ok "the failed link crosses ranks; the SM reroutes (4 ranks)"
+else
+    fail "failed link not cut, or no reroute"
+fi
 
 # Not supported yet on several ranks: a clear exit 2; one rank runs them.
 for s in scenarios/labs/subnet_manager/01-failure-ib-sm.yaml \

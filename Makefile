@@ -179,8 +179,8 @@ fuzz: | $(DEPS_STAMP)
 	  EXTRA_CFLAGS="$(FUZZ_SAN)" build-fuzz/libfabsim.a
 	@mkdir -p build-fuzz/artifacts build-fuzz/corpus-fuzz_config build-fuzz/corpus-fuzz_model \
 	  build-fuzz/corpus-fuzz_jread
-	@cp $$(find scenarios -name '*.yaml') build-fuzz/corpus-fuzz_config/
 	@for f in $$(find scenarios tests/report/fixture -name '*.yaml'); do \
+	  cp "$$f" build-fuzz/corpus-fuzz_config/$$(echo "$$f" | tr / -); \
 	  cp "$$f" build-fuzz/corpus-fuzz_model/$$(echo "$$f" | tr / -); done
 	@printf '{"a":[1,-0.5e3,true,false,null],"s":"x<\\u2028\\ud83d\\ude00"}' \
 	  >build-fuzz/corpus-fuzz_jread/seed.json

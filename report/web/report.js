@@ -146,7 +146,7 @@
       const t = s.series.t_ns;
       for (const l of s.series.links)
         for (let i = 0; i < t.length; i++)
-          rows.push({ scenario: s.label, link: l.name, t_us: t[i] / 1000, queue_kib: l.q[i] / 1024, paused_pct: t[i] > 0 ? 100 * l.paused_ns[i] / (t[i] - (i ? t[i - 1] : 0)) : 0 });
+          rows.push({ scenario: s.label, link: l.name, t_us: t[i] / 1000, queue_kib: l.q[i] / 1024, paused_pct: t[i] > 0 ? Math.min(100, 100 * l.paused_ns[i] / (t[i] - (i ? t[i - 1] : 0))) : 0 });
     }
     const labels = ok.map((s) => s.label);
     const anyPause = rows.some((r) => r.paused_pct > 0);
@@ -533,7 +533,7 @@
       const rows = [], t = s.series.t_ns;
       for (const l of s.series.links)
         for (let i = 0; i < t.length; i++)
-          rows.push({ link: l.name, t_us: t[i] / 1000, queue_kib: l.q[i] / 1024, paused_pct: t[i] > 0 ? 100 * l.paused_ns[i] / (t[i] - (i ? t[i - 1] : 0)) : 0 });
+          rows.push({ link: l.name, t_us: t[i] / 1000, queue_kib: l.q[i] / 1024, paused_pct: t[i] > 0 ? Math.min(100, 100 * l.paused_ns[i] / (t[i] - (i ? t[i - 1] : 0))) : 0 });
       return { title: s.label, data: { values: rows }, vconcat: [
         { width: 360, height: 150, mark: { type: 'line', interpolate: 'step-before', tooltip: true },
           encoding: { x: { field: 't_us', type: 'quantitative', title: 'time (us)' }, y: { field: 'queue_kib', type: 'quantitative', title: 'queue (KiB)' }, color: { field: 'link', type: 'nominal' } } },

@@ -16,6 +16,8 @@
 #include "core/mem.h"
 #include "innet/innet.h"
 #include "net/net.h"
+#include "stats/jw.h"
+#include "core/units.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -177,6 +179,7 @@ static void launch(struct net *n, uint32_t opi, uint32_t xi) {
     struct coll_state *cs = n->coll_state;
     struct op *o = &cs->ops[opi];
     struct job *j = &cs->jobs[o->job];
+    if (j->aborted_ps != SIM_TIME_NEVER) return; /* the communicator is gone */
     struct xfer *x = &o->x[xi];
     switch (x->kind) {
     case XF_MSG: {
@@ -272,6 +275,7 @@ static void op_done(struct net *n, uint32_t opi) {
  * join points must not recurse deeply). */
 static void xfer_done(struct net *n, uint32_t opi, uint32_t xi) {
     struct coll_state *cs = n->coll_state;
+    if (cs->jobs[cs->ops[opi].job].aborted_ps != SIM_TIME_NEVER) return;
     size_t sp = 0;
     fs_grow((void **)&cs->stack, &cs->stack_cap, 1, sizeof *cs->stack);
     cs->stack[sp++] = xi;
@@ -319,6 +323,29 @@ static void on_recv(struct net *n, uint32_t mid) {
             xfer_done(n, opi, xi);
     }
     if (cs->prev_recv) cs->prev_recv(n, mid);
+}
+
+void coll_job_release(struct net *n, struct job *j) {
+    if (j->released) return;
+    j->released = true;
+    coll_job_close_innet(n, j);
+    net_work_done(n);
+}
+
+/* One of the job's QPs went to error (retries exhausted): NCCL reports the
+ * failed work completion and aborts the communicator (domain.md A12). The
+ * job posts nothing more; what its other QPs still carry drains. */
+static void on_failed(struct net *n, uint32_t mid) {
+    struct coll_state *cs = n->coll_state;
+    if (mid < cs->msg_x_cap && cs->msg_x[mid] != NET_NONE) {
+        cs->msg_x[mid] = NET_NONE;
+        struct job *j = &cs->jobs[cs->ops[n->msgs[mid].owner].job];
+        if (j->aborted_ps == SIM_TIME_NEVER) {
+            j->aborted_ps = n->sim->now_ps;
+            coll_job_release(n, j);
+        }
+    }
+    if (cs->prev_failed) cs->prev_failed(n, mid);
 }
 
 uint32_t coll_op_new(struct net *n, uint32_t job) {
@@ -397,8 +424,7 @@ static void job_next(struct net *n, struct job *j) {
         j->size_i++;
     }
     if (j->size_i >= nsizes) {
-        coll_job_close_innet(n, j);
-        net_work_done(n); /* the job's hold (coll_add) */
+        coll_job_release(n, j); /* the job's hold (coll_add) */
         return;
     }
     job_start_op(n, j);
@@ -410,6 +436,7 @@ void coll_on_event(struct sim *s, const struct event *e) {
     if (e->aux == COLL_EV_TIMER) {
         uint32_t opi = cs->timers[e->arg].op, xi = cs->timers[e->arg].x;
         struct op *o = &cs->ops[opi];
+        if (cs->jobs[o->job].aborted_ps != SIM_TIME_NEVER) return;
         if (!cs->timers[e->arg].done) {
             uint32_t member, sess = coll_xfer_sess(&cs->jobs[o->job], o->x[xi].qp, &member);
             innet_start(n, sess, member, o->x[xi].bytes, opi, xi);
@@ -572,6 +599,10 @@ int coll_add(struct net *n, const struct wl_entry *w, size_t idx, struct diag *d
         cs->prev_recv = n->on_msg_recv;
         n->on_msg_recv = on_recv;
     }
+    if (n->on_msg_failed != on_failed) {
+        cs->prev_failed = n->on_msg_failed;
+        n->on_msg_failed = on_failed;
+    }
     /* the communicators' ranks */
     uint32_t nr;
     uint32_t *all;
@@ -603,6 +634,7 @@ int coll_add(struct net *n, const struct wl_entry *w, size_t idx, struct diag *d
         cs->jobs = fs_xrealloc(cs->jobs, (cs->njobs + 1) * sizeof *cs->jobs);
         struct job *j = &cs->jobs[cs->njobs];
         memset(j, 0, sizeof *j);
+        j->aborted_ps = SIM_TIME_NEVER;
         j->w = w;
         j->widx = idx;
         j->id = cs->njobs;
@@ -677,4 +709,66 @@ void coll_fini(struct net *n) {
     free(cs->train);
     free(cs);
     n->coll_state = NULL;
+}
+
+/* How long link trouble kept the QP from progress, for the exponent-18
+ * counterfactual: from its last progress before the stall to the repair of
+ * the failure that caused it (the control_plane row of the latest failure
+ * before its first timeout: local reroute, reroute or link up, whichever
+ * came first). Without such a row, the stall itself. */
+static sim_time_ps qp_outage_ps(const struct net *n, const struct qp *q) {
+    sim_time_ps from = q->stall_from_ps, best = SIM_TIME_NEVER;
+    const struct cp_row *row = NULL;
+    for (uint32_t i = 0; i < n->ncp_rows; i++) {
+        const struct cp_row *r = &n->cp_rows[i];
+        if (r->at_ps <= from + n->rto_ps && (!row || r->at_ps >= row->at_ps)) row = r;
+    }
+    if (row) {
+        sim_time_ps t[3] = {row->local_rerouted_ps, row->rerouted_ps, row->up_ps};
+        for (int k = 0; k < 3; k++)
+            if (t[k] < best) best = t[k];
+    }
+    if (best == SIM_TIME_NEVER || best < from) return q->stall_max_ps;
+    return best - from;
+}
+
+/* NCCL's older default NCCL_IB_TIMEOUT 18 (domain.md A10, A12). */
+#define COLL_OLD_TIMEOUT_PS (4096000ull << 18)
+
+void coll_write_jobs(const struct net *n, struct jw *w) {
+    const struct coll_state *cs = n->coll_state;
+    jw_key(w, "jobs");
+    jw_arr(w);
+    for (uint32_t i = 0; cs && i < cs->njobs; i++) {
+        const struct job *j = &cs->jobs[i];
+        uint64_t retries = 0;
+        sim_time_ps stall = 0, outage = 0;
+        for (uint32_t k = 0; k < j->qcap; k++) {
+            if (j->qkey[k] == UINT64_MAX) continue;
+            const struct qp *q = &n->qps[j->qval[k]];
+            retries += q->retries_total;
+            if (q->stall_max_ps > stall) stall = q->stall_max_ps;
+            if (q->stall_max_ps) {
+                sim_time_ps o = qp_outage_ps(n, q);
+                if (o > outage) outage = o;
+            }
+        }
+        bool aborted = j->aborted_ps != SIM_TIME_NEVER;
+        jw_obj_compact(w);
+        jw_ku64(w, "job", j->id);
+        jw_kstr(w, "kind", op_str(j->w->kind));
+        jw_ku64(w, "ranks", j->nranks);
+        jw_key(w, "aborted_at_ns");
+        if (aborted)
+            jw_num(w, time_ps_to_ns(j->aborted_ps));
+        else
+            jw_null(w);
+        jw_knum(w, "stalled_ns", time_ps_to_ns(stall));
+        jw_ku64(w, "retries", retries);
+        /* Survives iff the outage ends before its last retry: retry_cnt x timeout. */
+        jw_kbool(w, "would_abort_timeout_18",
+                 aborted || (stall && outage > (uint64_t)n->retry_cnt * COLL_OLD_TIMEOUT_PS));
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
 }

@@ -42,6 +42,9 @@ void coll_write_chakra(const struct net *n, struct jw *w);
 /* results.json "training" array (NULL-safe: writes [] when none). */
 struct jw;
 void coll_write_training(const struct net *n, struct jw *w);
+/* results.json "jobs": per collective job, abort time, stall, retries and
+ * whether NCCL's older timeout exponent 18 would have aborted it. */
+void coll_write_jobs(const struct net *n, struct jw *w);
 
 /* NCCL's own alpha-beta estimate (tuning.cc ncclTopoGetAlgoTime, Simple
  * protocol; domain.md B) of a collective of `bytes` on `nranks` ranks over

@@ -8,6 +8,7 @@
 
 #include "config/scenario.h"
 #include "core/rng.h"
+#include "core/time.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -70,6 +71,9 @@ struct job {
     uint64_t *qkey;
     uint32_t *qval;
     uint32_t qcap;
+    /* failure: NCCL aborts the communicator when one of its QPs errors */
+    sim_time_ps aborted_ps; /* NEVER unless aborted */
+    bool released;          /* the job's hold on the run (coll_add) is given back */
     /* training */
     uint32_t iter;
     uint64_t comm_exposed_ps; /* per iteration, summed */
@@ -104,6 +108,7 @@ struct coll_state {
     struct train_row *train;
     uint32_t ntrain, captrain;
     void (*prev_recv)(struct net *n, uint32_t msg);
+    void (*prev_failed)(struct net *n, uint32_t msg);
     struct innet_state *innet;
     struct chakra_state *chakra; /* chakra.c */
 };
@@ -148,6 +153,9 @@ uint8_t algo_proto(const struct net *n, const struct job *j, int opkind, enum co
                    uint64_t bytes);
 uint64_t coll_proto_wire_bytes(int proto, uint64_t bytes);
 uint64_t coll_proto_overhead_ps(int proto, uint64_t simple_ps);
+
+/* coll.c: the job's hold on the run ends (finished or aborted), once */
+void coll_job_release(struct net *n, struct job *j);
 
 /* training.c */
 int training_add(struct net *n, struct job *j, struct diag *d);

@@ -90,8 +90,7 @@ void training_op_done(struct net *n, struct job *j, struct op *o) {
         training_start(n, j);
         return;
     }
-    coll_job_close_innet(n, j);
-    net_work_done(n);
+    coll_job_release(n, j);
 }
 
 void coll_write_training(const struct net *n, struct jw *w) {

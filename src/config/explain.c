@@ -9,6 +9,7 @@
 
 #include "config/schema.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static void print_quoted(FILE *f, const char *s) {
@@ -76,21 +77,27 @@ static bool shown(const struct schema_key *k, int mode, const void *obj) {
     return !k->show || k->show(obj);
 }
 
-/* A default's source as the repository names it: the schema's sources say
- * "domain.md A4" and "SPEC.md", whose copies in the repository are
- * docs/sources.md and docs/spec.md (the output must not point outside it). */
-static void put_source(FILE *f, const char *src) {
-    for (const char *p = src; *p;) {
-        if (!strncmp(p, "domain.md", 9)) {
-            fputs("docs/sources.md", f);
-            p += 9;
-        } else if (!strncmp(p, "SPEC.md", 7)) {
-            fputs("docs/spec.md", f);
-            p += 7;
+void schema_source_text(const char *src, char *buf, size_t len) {
+    size_t o = 0;
+    for (const char *p = src; *p && o + 1 < len;) {
+        const char *rep = !strncmp(p, "domain.md", 9) ? "sources.md"
+                          : !strncmp(p, "SPEC.md", 7) ? "spec.md"
+                                                      : NULL;
+        if (rep) {
+            o += (size_t)snprintf(buf + o, len - o, "docs/%s", rep);
+            if (o >= len) o = len - 1;
+            p += rep[1] == 'o' ? 9 : 7;
         } else {
-            fputc(*p++, f);
+            buf[o++] = *p++;
         }
     }
+    buf[o < len ? o : len - 1] = 0;
+}
+
+static void put_source(FILE *f, const char *src) {
+    char buf[512];
+    schema_source_text(src, buf, sizeof buf);
+    fputs(buf, f);
 }
 
 static void scalar(FILE *f, const struct schema_key *k, const void *obj, bool alt,
@@ -107,7 +114,21 @@ static void scalar(FILE *f, const struct schema_key *k, const void *obj, bool al
         const char *s = *(char *const *)((const char *)obj + k->off);
         print_quoted(f, s ? s : "");
     } else {
-        k->print(f, obj, sc);
+        /* a custom value: print it aside to say whether it is the default */
+        char *text = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&text, &len);
+        if (!m) {
+            k->print(f, obj, sc);
+            return;
+        }
+        k->print(m, obj, sc);
+        fclose(m);
+        fputs(text, f);
+        const char *def = alt && k->def_alt ? k->def_alt : k->def;
+        if (comment && def && k->source && !strcmp(text, def))
+            fprintf(f, "  # default: %s", k->source);
+        free(text);
     }
 }
 

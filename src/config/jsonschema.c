@@ -75,9 +75,12 @@ static void key(struct jw *w, const struct schema_table *t, const struct schema_
                                 k->def_alt ? " in the alternative mode)" : "");
     else if (k->flags & SCHEMA_REQUIRED)
         off += (size_t)snprintf(desc + off, sizeof desc - off, "Required.");
-    if (k->source && off < sizeof desc)
-        off += (size_t)snprintf(desc + off, sizeof desc - off, "%sSource: %s.", off ? " " : "",
-                                k->source);
+    if (k->source && off < sizeof desc) {
+        char src[512];
+        schema_source_text(k->source, src, sizeof src);
+        off +=
+            (size_t)snprintf(desc + off, sizeof desc - off, "%sSource: %s.", off ? " " : "", src);
+    }
     if (off < sizeof desc) snprintf(desc + off, sizeof desc - off, "%s", modes);
     if (desc[0]) jw_kstr(w, "description", desc[0] == ' ' ? desc + 1 : desc);
     uint64_t max = k->max;

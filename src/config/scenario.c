@@ -71,7 +71,8 @@ static const char *const WL_NAMES[] = {
 static const char *const PERM_NAMES[] = {"shift", "random", NULL};
 static const char *const ALGO_NAMES[] = {"ring", "tree", "halving_doubling", "sharp",
                                          "nvls", "auto", "hierarchical",     NULL};
-static const char *const EV_NAMES[] = {"link_down", "link_up", "host_stall", NULL};
+static const char *const EV_NAMES[] = {"link_down", "link_up",  "host_stall", "link_gray",
+                                       "link_flap", "link_ber", NULL};
 static const char *const PROTO_NAMES[] = {"simple", "ll", "ll128", "auto", NULL};
 
 #define WL_COLL (M(WL_ALLREDUCE) | M(WL_ALLGATHER) | M(WL_REDUCESCATTER) | M(WL_BROADCAST))
@@ -379,11 +380,71 @@ static const struct schema_key IBCC_KEYS[] = {
 };
 static const struct schema_table IBCC_TABLE = {TABLE("ibcc", IBCC_KEYS)};
 
+/* An InfiniBand time field: a time ("100us") or a bare integer N, the IBA
+ * exponent (4.096 us x 2^N: local ACK timeout, HOQ lifetime; IBA vol. 1
+ * 9.7.6.1.3, 18.2.5.4).
+ * `inf_from`: exponents from there on mean "never" (0 = none do). *exp is
+ * the exponent given, 0 for a time. */
+#define IBA_TIME_UNIT_PS 4096000ull
+static int iba_time(struct schema_ctx *c, const struct yaml_node *n, uint32_t inf_from,
+                    uint64_t *ps, uint32_t *exp) {
+    const char *s;
+    int rc = schema_text(c, n, "a time such as 100us or an IBA exponent such as 20", &s);
+    if (rc) return rc;
+    bool digits = s[0] != 0;
+    for (const char *p = s; *p; p++)
+        digits &= *p >= '0' && *p <= '9';
+    if (!digits) {
+        *exp = 0;
+        return schema_number(c, SCHEMA_TIME, n, 1, 0, ps);
+    }
+    uint64_t v = strtoull(s, NULL, 10);
+    if (v < 1 || v > 31)
+        return schema_fail(c, n, FS_ERANGE,
+                           "%.32s is not an IBA time exponent; allowed 1..31 (4.096 us x 2^N: "
+                           "14 = 67 ms, 18 = 1.07 s, 20 = 4.29 s) or a time such as 100us",
+                           s);
+    *exp = (uint32_t)v;
+    *ps = inf_from && v >= inf_from ? SIM_TIME_NEVER : IBA_TIME_UNIT_PS << v;
+    return 0;
+}
+
+static void iba_time_print(FILE *f, uint64_t ps, uint32_t exp) {
+    if (exp) {
+        fprintf(f, "%u", exp);
+        return;
+    }
+    char buf[48];
+    schema_fmt(SCHEMA_TIME, ps, buf, sizeof buf);
+    fputs(buf, f);
+}
+
+static int timeout_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct transport_params *t = obj;
+    return iba_time(c, n, 0, &t->timeout_ps, &t->timeout_exp);
+}
+static void timeout_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    const struct transport_params *t = obj;
+    iba_time_print(f, t->timeout_ps, t->timeout_exp);
+}
+
+static const char *const RTO_NAMES[] = {"iba", "fixed", NULL};
+
 #define TRA(f) offsetof(struct transport_params, f)
 static const struct schema_key TRANSPORT_KEYS[] = {
     {KEY("retransmit", SCHEMA_ENUM, TRA(retransmit), "go_back_n", NULL, "SPEC.md example"),
      .names = RETX_NAMES},
-    {KEY("timeout", SCHEMA_TIME, TRA(timeout_ps), "100us", NULL, "SPEC.md example"), .min = 1},
+    {KEY("timeout", SCHEMA_CUSTOM, 0, "20", NULL,
+         "domain.md A10, A12: NCCL_IB_TIMEOUT 20 = 4.096 us x 2^20 = 4.29 s per retry"),
+     .parse = timeout_parse, .print = timeout_print},
+    {KEY("retry_cnt", SCHEMA_U32, TRA(retry_cnt), "7", NULL,
+         "domain.md A10, A12: NCCL_IB_RETRY_CNT 7 (IBA: 3 bits)"),
+     .max = 7},
+    {KEY("rto", SCHEMA_ENUM, TRA(rto), "iba", NULL,
+         "domain.md A12: IBA local ACK timeout and retry count; fixed = NIC firmware fast "
+         "retransmission (docs/model.md)"),
+     .names = RTO_NAMES},
     {KEY("ack_every", SCHEMA_U32, TRA(ack_every), "1", NULL, "SPEC.md example"), .min = 1,
      .max = 1u << 16},
     {KEY("qps_per_connection", SCHEMA_U32, TRA(qps_per_connection), "1", NULL,
@@ -421,6 +482,16 @@ static const struct schema_key CP_KEYS[] = {
      .only = M(CP_BGP)},
     {KEY("mrai", SCHEMA_TIME, CPL(mrai_ps), "0", NULL, "docs/scenario.md: not in domain.md (C)"),
      .only = M(CP_BGP)},
+    {KEY("port_down_delay", SCHEMA_TIME, CPL(port_down_ps), "100us", NULL,
+         "domain.md A12: hardware drops a down port from its ECMP groups in us-ms; link "
+         "debounce off by default (Cisco Nexus, Dell) (C)"),
+     .only = M(CP_BGP)},
+    {KEY("fast_fallover", SCHEMA_BOOL, CPL(fast_fallover), "true", NULL,
+         "domain.md A12: eBGP fast-external-fallover on by default (Cisco IOS, Dell OS10)"),
+     .only = M(CP_BGP)},
+    {KEY("sweep_interval", SCHEMA_TIME, CPL(sweep_interval_ps), "10s", NULL,
+         "domain.md A10: OSM_DEFAULT_SWEEP_INTERVAL_SECS 10"),
+     .min = 1, .only = M(CP_SM)},
 };
 static const struct schema_table CP_TABLE = {
     TABLE("control_plane", CP_KEYS), .mode_of = cp_mode,     .mode_what = "control_plane kind",
@@ -727,6 +798,25 @@ static int fabric_check(struct schema_ctx *c, const struct yaml_node *map,
     return rc ? rc : preset_ecn(c, map, here, f);
 }
 
+static int hoq_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct fabric_params *f = obj;
+    return iba_time(c, n, 20, &f->hoq_lifetime_ps, &f->hoq_exp);
+}
+static void hoq_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    const struct fabric_params *p = obj;
+    iba_time_print(f, p->hoq_lifetime_ps, p->hoq_exp);
+}
+static int leaf_hoq_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct fabric_params *f = obj;
+    return iba_time(c, n, 20, &f->leaf_hoq_lifetime_ps, &f->leaf_hoq_exp);
+}
+static void leaf_hoq_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    const struct fabric_params *p = obj;
+    iba_time_print(f, p->leaf_hoq_lifetime_ps, p->leaf_hoq_exp);
+}
+
 #define FAB(f) offsetof(struct fabric_params, f)
 static const struct schema_key FABRIC_KEYS[] = {
     {KEY("kind", SCHEMA_ENUM, FAB(kind), "infiniband", NULL, "SPEC.md: infiniband is the default"),
@@ -820,6 +910,18 @@ static const struct schema_key FABRIC_KEYS[] = {
     {KEY("vlarb_high_limit", SCHEMA_U32, FAB(ib.high_limit), "255", NULL,
          "domain.md A2: LimitOfHighPriority, 255 = unlimited"),
      .min = 1, .max = 255, .only = M(FABRIC_INFINIBAND)},
+    /* Failures (docs/model.md "Failures") */
+    {KEY("ber", SCHEMA_FRACTION, FAB(ber), "0", NULL,
+         "docs/model.md: no bit errors unless asked (IBA requires BER <= 1e-12)")},
+    {KEY("hoq_lifetime", SCHEMA_CUSTOM, 0, "18", NULL,
+         "domain.md A12: OpenSM head_of_queue_lifetime 0x12 (1.07 s); 20+ = infinite"),
+     .only = M(FABRIC_INFINIBAND), .parse = hoq_parse, .print = hoq_print},
+    {KEY("leaf_hoq_lifetime", SCHEMA_CUSTOM, 0, "16", NULL,
+         "domain.md A12: OpenSM leaf_head_of_queue_lifetime 0x10 (268 ms, towards CAs)"),
+     .only = M(FABRIC_INFINIBAND), .parse = leaf_hoq_parse, .print = leaf_hoq_print},
+    {KEY("vl_stall_count", SCHEMA_U32, FAB(vl_stall_count), "7", NULL,
+         "domain.md A12: OpenSM vl_stall_count 7, leaf_vl_stall_count 7"),
+     .min = 1, .max = 7, .only = M(FABRIC_INFINIBAND)},
 };
 static const struct schema_table FABRIC = {
     TABLE("fabric", FABRIC_KEYS), .mode_of = fabric_mode,      .mode_what = "fabric kind",
@@ -1680,7 +1782,8 @@ static int ev_infer(struct schema_ctx *c, const struct yaml_node *map, const str
     }
     if (kind < 0)
         return schema_fail(c, here, FS_EINVAL,
-                           "an event needs one of: link_down, link_up, host_stall");
+                           "an event needs one of: link_down, link_up, host_stall, link_gray, "
+                           "link_flap, link_ber");
     e->kind = (enum ev_kind)kind;
     return 1;
 }
@@ -1696,6 +1799,23 @@ static const struct schema_key EVENT_KEYS[] = {
      .only = M(EV_HOST_STALL), .parse = host_target_parse, .print = target_print},
     {KEY("for", SCHEMA_TIME, EVT(for_ps), NULL, NULL, NULL), .flags = SCHEMA_REQUIRED, .min = 1,
      .only = M(EV_HOST_STALL)},
+    {KEY("link_gray", SCHEMA_CUSTOM, 0, NULL, NULL, NULL), .flags = SCHEMA_REQUIRED,
+     .only = M(EV_LINK_GRAY), .parse = link_target_parse, .print = target_print},
+    {KEY("drop", SCHEMA_FRACTION_POS, EVT(drop), "1", NULL,
+         "docs/scenario.md: a gray link drops every packet unless given"),
+     .only = M(EV_LINK_GRAY)},
+    {KEY("link_flap", SCHEMA_CUSTOM, 0, NULL, NULL, NULL), .flags = SCHEMA_REQUIRED,
+     .only = M(EV_LINK_FLAP), .parse = link_target_parse, .print = target_print},
+    {KEY("down", SCHEMA_TIME, EVT(down_ps), NULL, NULL, NULL), .flags = SCHEMA_REQUIRED, .min = 1,
+     .only = M(EV_LINK_FLAP)},
+    {KEY("up", SCHEMA_TIME, EVT(up_ps), NULL, NULL, NULL), .flags = SCHEMA_REQUIRED, .min = 1,
+     .only = M(EV_LINK_FLAP)},
+    {KEY("count", SCHEMA_U32, EVT(count), "1", NULL, "docs/scenario.md: one down/up cycle"),
+     .min = 1, .max = 10000, .only = M(EV_LINK_FLAP)},
+    {KEY("link_ber", SCHEMA_CUSTOM, 0, NULL, NULL, NULL), .flags = SCHEMA_REQUIRED,
+     .only = M(EV_LINK_BER), .parse = link_target_parse, .print = target_print},
+    {KEY("ber", SCHEMA_FRACTION, EVT(ber), NULL, NULL, NULL), .flags = SCHEMA_REQUIRED,
+     .only = M(EV_LINK_BER)},
 };
 static const struct schema_table EVENTS = {
     TABLE("event", EVENT_KEYS),

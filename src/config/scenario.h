@@ -24,6 +24,9 @@ enum cc_kind { CC_NONE, CC_DCQCN, CC_IBCC };
  * dynamic thresholds (domain.md A3; docs/model.md "Switch buffers"). */
 enum buffer_sharing { BUFFER_STATIC, BUFFER_SHARED };
 enum retransmit_kind { RETX_GO_BACK_N, RETX_GO_BACK_0 };
+/* iba: `timeout` per retry, `retry_cnt` retries, then the QP errors (IBA
+ * 9.7.6); fixed: resend every `timeout`, forever (firmware fast retransmit). */
+enum rto_mode { RTO_IBA, RTO_FIXED };
 enum cp_kind { CP_SM, CP_BGP };
 enum dcqcn_preset { DCQCN_PRESET_CONNECTX, DCQCN_PRESET_PAPER };
 /* What one unit of dcqcn.byte_counter (ConnectX rpg_byte_reset) is: disputed,
@@ -66,7 +69,7 @@ enum coll_algo {
 /* NCCL protocols (domain.md B); PROTO_AUTO: the fastest by fabsim's own
  * per-step cost and wire overhead (coll/algos.c proto_pick) */
 enum coll_proto { PROTO_SIMPLE, PROTO_LL, PROTO_LL128, PROTO_AUTO };
-enum ev_kind { EV_LINK_DOWN, EV_LINK_UP, EV_HOST_STALL };
+enum ev_kind { EV_LINK_DOWN, EV_LINK_UP, EV_HOST_STALL, EV_LINK_GRAY, EV_LINK_FLAP, EV_LINK_BER };
 
 struct pfc_params {
     uint64_t xoff_bytes, xon_bytes;
@@ -130,6 +133,9 @@ struct ibcc_params {
 struct transport_params {
     enum retransmit_kind retransmit;
     uint64_t timeout_ps;
+    uint32_t timeout_exp; /* IBA exponent the timeout was given as (4.096 us x 2^N); 0 = a time */
+    uint32_t retry_cnt;   /* IBA retry_cnt, 0..7 (domain.md A12) */
+    enum rto_mode rto;
     uint32_t ack_every; /* ACK after this many in-order packets (and on a message's last) */
     uint32_t qps_per_connection; /* messages striped over this many QPs (domain.md A11, B); 0 = 1 */
 };
@@ -144,6 +150,12 @@ struct control_plane_params {
     uint64_t shield_delay_ps; /* port-down to local reroute */
     /* bgp: per-hop route processing and advertisement interval (MRAI) */
     uint64_t proc_ps, mrai_ps;
+    /* bgp: a down port leaves its switch's ECMP groups this long after the
+     * link dropped (hardware); fast-external-fallover withdraws at once */
+    uint64_t port_down_ps;
+    bool fast_fallover;
+    /* sm: periodic light sweep (finds gray links no trap reports) */
+    uint64_t sweep_interval_ps;
 };
 
 /* InfiniBand link layer (flowctl/credit.c); 0 = default (docs/scenario.md). */
@@ -196,6 +208,13 @@ struct fabric_params {
     struct control_plane_params control_plane;
     struct ib_params ib;
     uint64_t deadlock_timeout_ps; /* deadlock detector interval; 0 = default 100 us */
+    double ber; /* bit error rate of every link, 0 = none (docs/model.md "Failures") */
+    /* InfiniBand head-of-queue lifetime of switch ports towards switches and
+     * towards CAs (SIM_TIME_NEVER = infinite; 0 = not set: off), and the VL
+     * stall count (domain.md A12, net/hoq.c). */
+    uint64_t hoq_lifetime_ps, leaf_hoq_lifetime_ps;
+    uint32_t hoq_exp, leaf_hoq_exp; /* the exponents they were given as; 0 = a time */
+    uint32_t vl_stall_count;
     uint32_t reorder_window_pkts; /* adaptive routing: NIC out-of-order window; 0 = default */
 };
 
@@ -287,9 +306,13 @@ struct wl_entry {
 struct sc_event {
     uint64_t at_ps;
     enum ev_kind kind;
-    char *target; /* link name (link_down/up) or host name (host_stall) */
+    char *target; /* link name (link_down/up/gray/flap/ber) or host name (host_stall) */
     uint64_t for_ps;
     struct srcpos pos;
+    double drop;             /* link_gray: fraction of packets dropped (1 = all) */
+    double ber;              /* link_ber: the link's bit error rate from `at` on */
+    uint64_t down_ps, up_ps; /* link_flap: each cycle down this long, then up this long */
+    uint32_t count;          /* link_flap: cycles */
 };
 
 struct output_params {

@@ -133,4 +133,9 @@ void schema_fmt_double(double v, char *buf, size_t len);
 
 extern const struct schema_table SCHEMA_SCENARIO;
 
+/* A key's `source` as the repository names it: the schema's sources say
+ * "domain.md A4" and "SPEC.md", whose copies in the repository are
+ * docs/sources.md and docs/spec.md (explain.c; used by explain and schema). */
+void schema_source_text(const char *src, char *buf, size_t len);
+
 #endif /* FABSIM_CONFIG_SCHEMA_H */

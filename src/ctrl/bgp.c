@@ -1,19 +1,34 @@
 /* src/ctrl/bgp.c
  *
  * A BGP-style distributed control plane for RoCEv2 fabrics (claim 3, Ethernet
- * side). When a link changes state, the switches at its ends notice only after
- * `control_plane.detect` (default the 9 s hold timer; BFD: 3 x 50 ms = 150 ms;
- * domain.md A10), recompute (`proc`), and advertise the withdrawal; each
- * further switch whose best paths change learns it one hop later, after the
- * advertisement interval (`mrai`), the link's propagation and its own
- * processing. Until a switch has converged it forwards with its old next-hop
- * sets, so what it hashes onto the dead link (or to a neighbour that lost its
- * route) is lost. The converged state is the shortest-path FIB on the live
- * links (route_fib_build), applied switch by switch through route/live.c.
- * cp_rows[].rerouted_ps is when the last switch converged.
+ * side), as RFC 7938 runs it in a Clos: eBGP on every link, one AS per leaf,
+ * the spines of a tier sharing one (domain.md A12).
  *
- * Left out: path hunting and MRAI batching of several updates, BGP sessions
- * themselves (the hold timer is just the detection delay), route flap damping.
+ * Port down (link_down, a flap's down phase): each of the two switches on
+ * the link drops the port from its ECMP groups in hardware
+ * `control_plane.port_down_delay` after the link went down (domain.md A12:
+ * us-ms). With fast-external-fallover (default on) the eBGP session resets at
+ * once and the switch withdraws what it can no longer reach after `proc`;
+ * without it the session waits for the hold timer (`detect`). Each further
+ * switch whose best paths change learns it one hop later: the advertisement
+ * interval (`mrai`), the link's propagation and its own processing.
+ *
+ * Gray failure (link_gray: the link stays up but loses packets): nothing in
+ * hardware notices; BFD or the hold timer (`detect`, model.c) finds it, the
+ * session goes down and the withdrawal spreads as above from then on.
+ *
+ * Until a switch has converged it forwards with its old next-hop sets (minus
+ * its own ports pruned in hardware), so what it hashes onto the dead link, or
+ * to a neighbour that lost its route, is lost. The converged state is the
+ * valley-free shortest-path FIB on the live links (route/fib.c with
+ * n->fib_updown): AS-path loop prevention
+ * keeps a spine from routing down-up-down through another leaf (RFC 7938
+ * section 5.2), so a spine cut from a leaf withdraws that leaf's prefixes
+ * instead of detouring. Convergence holds the run open (results.json
+ * control_plane[].rerouted_at_ns, `converged`).
+ *
+ * Left out: path hunting and MRAI batching of several updates, BGP session
+ * set-up after a link comes back (taken as `proc`), route flap damping.
  */
 #include "ctrl/ctrl.h"
 
@@ -24,15 +39,33 @@
 #include "route/route.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 struct bgp_state {
-    uint32_t *dist, *queue; /* per node: hops from the failed link's switches */
+    uint32_t *dist, *queue; /* per node: hops from the changed link's switches */
     uint32_t pending;       /* switches not yet converged */
-    uint32_t cp_row;        /* row being timed, NET_NONE if none */
     uint16_t gen;
-    sim_time_ps last_ps;
+    bool held;    /* holds the run open (net_ctrl_hold) while switches converge */
+    bool layered; /* every switch-switch link joins two tiers: up/down is defined */
+    sim_time_ps last_ps, changed_ps;
     uint32_t last_port;
 };
+
+/* Every change converged: close the control_plane rows it answers (every
+ * row up to the last change that is not a gray failure still unnoticed). */
+static void converged(struct net *n, struct bgp_state *st) {
+    sim_time_ps now = n->sim->now_ps;
+    for (uint32_t i = 0; i < n->ncp_rows; i++) {
+        struct cp_row *r = &n->cp_rows[i];
+        if (r->rerouted_ps != SIM_TIME_NEVER || r->at_ps > st->changed_ps) continue;
+        if (r->event == EV_LINK_GRAY && r->detected_ps == SIM_TIME_NEVER) continue;
+        r->rerouted_ps = now;
+    }
+    if (st->held) {
+        st->held = false;
+        net_ctrl_release(n);
+    }
+}
 
 static void on_converge(struct sim *s, const struct event *e) {
     struct net *n = s->model;
@@ -42,10 +75,7 @@ static void on_converge(struct sim *s, const struct event *e) {
     uint32_t idx = n->nodes[e->arg].index;
     if (!lv->stale[idx]) return;
     lv->stale[idx] = 0;
-    if (--st->pending == 0 && st->cp_row != NET_NONE) {
-        n->cp_rows[st->cp_row].rerouted_ps = s->now_ps;
-        st->cp_row = NET_NONE;
-    }
+    if (--st->pending == 0) converged(n, st);
 }
 
 static void bgp_on_link_change(struct net *n, uint32_t port, bool up) {
@@ -54,17 +84,25 @@ static void bgp_on_link_change(struct net *n, uint32_t port, bool up) {
     sim_time_ps now = n->sim->now_ps;
     if (now == st->last_ps && n->ports[port].peer == st->last_port)
         return; /* the other direction of the same link */
-    st->last_ps = now;
+    st->last_ps = st->changed_ps = now;
     st->last_port = port;
     st->gen++;
     route_live_snapshot(n);
+    n->fib_updown = st->layered; /* valley-free (route/fib.c) */
     route_fib_build(n);
-    /* Which row of results.json's control_plane this change closes. */
-    st->cp_row = NET_NONE;
-    for (uint32_t i = 0; i < n->ncp_rows; i++) {
-        const struct cp_row *r = &n->cp_rows[i];
-        if (!up && r->at_ps == now && (r->port == port || r->port == n->ports[port].peer))
-            st->cp_row = i;
+    /* When the switches at the link's ends act: a port that went down is
+     * pruned in hardware, and its session resets at once (fast fallover) or
+     * at the hold timer; a gray link found by BFD / the hold timer, and a link
+     * that came back, start with the session change itself. */
+    sim_time_ps start = now + cp->proc_ps;
+    if (!up && n->ctrl_cause == CTRL_CAUSE_PORT) {
+        for (uint32_t i = 0; i < n->ncp_rows; i++) {
+            struct cp_row *r = &n->cp_rows[i];
+            if (r->at_ps == now && (r->port == port || r->port == n->ports[port].peer) &&
+                r->local_rerouted_ps == SIM_TIME_NEVER)
+                r->local_rerouted_ps = now + cp->port_down_ps;
+        }
+        start = (cp->fast_fallover ? now + cp->port_down_ps : now + cp->detect_ps) + cp->proc_ps;
     }
     /* Hop distance of every switch from the link's switch ends. */
     uint32_t qh = 0, qt = 0;
@@ -98,13 +136,17 @@ static void bgp_on_link_change(struct net *n, uint32_t port, bool up) {
             continue;
         }
         uint64_t hops = st->dist[v] == UINT32_MAX ? 0 : st->dist[v];
-        sim_time_ps t =
-            now + cp->detect_ps + cp->proc_ps + hops * (cp->mrai_ps + prop + cp->proc_ps);
-        st->pending++;
+        sim_time_ps t = start + hops * (cp->mrai_ps + prop + cp->proc_ps);
         if (t > latest) latest = t;
+        st->pending++;
         sim_at(n->sim, t, v + 1, NET_EV_CTRL, v, st->gen);
     }
-    if (st->pending == 0 && st->cp_row != NET_NONE) n->cp_rows[st->cp_row].rerouted_ps = now;
+    if (st->pending == 0) {
+        converged(n, st);
+    } else if (!st->held) {
+        st->held = true; /* the run goes on until every switch converged */
+        net_ctrl_hold(n);
+    }
     if (latest > n->ctrl_busy_until_ps) n->ctrl_busy_until_ps = latest; /* net/stuck.c */
 }
 
@@ -113,8 +155,17 @@ static int bgp_init(struct net *n, struct diag *d) {
     struct bgp_state *st = fs_xcalloc(1, sizeof *st);
     st->dist = fs_xcalloc(n->nnodes + 1, sizeof *st->dist);
     st->queue = fs_xcalloc(n->nnodes + 1, sizeof *st->queue);
-    st->cp_row = NET_NONE;
     st->last_ps = SIM_TIME_NEVER;
+    /* Up and down need tiers: a link between two switches of one tier (the
+     * ring) leaves plain shortest paths. */
+    st->layered = true;
+    for (uint32_t p = 0; p < n->nports; p++) {
+        const struct port *pt = &n->ports[p];
+        uint32_t a = pt->node, b = n->ports[pt->peer].node;
+        if (n->nodes[a].kind == NODE_SWITCH && n->nodes[b].kind == NODE_SWITCH &&
+            n->nodes[a].level == n->nodes[b].level)
+            st->layered = false;
+    }
     n->ctrl_state = st;
     sim_register(n->sim, NET_EV_CTRL, on_converge);
     return 0;

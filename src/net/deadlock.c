@@ -2,6 +2,7 @@
 
 #include "config/scenario.h"
 #include "core/mem.h"
+#include "net/hoq.h"
 #include "net/net.h"
 #include "par/par.h"
 
@@ -24,6 +25,9 @@ void deadlock_start(struct net *n, sim_time_ps interval_ps) {
     struct dl_state *st = fs_xcalloc(1, sizeof *st);
     st->interval_ps = interval_ps;
     if (n->sc->fabric.flow_control == FLOWCTL_PFC) st->watchdog_ps = n->sc->fabric.pfc.watchdog_ps;
+    /* Credits: the HOQ lifetime discards what waits too long (net/hoq.c),
+     * which ends a credit deadlock as the PFC watchdog ends a PFC one. */
+    if (n->sc->fabric.flow_control == FLOWCTL_CREDIT) st->watchdog_ps = hoq_max_lifetime(n);
     st->cycle_since_ps = SIM_TIME_NEVER;
     st->last_tx = fs_xcalloc(n->nports + 1, sizeof *st->last_tx);
     st->stuck = fs_xcalloc(n->nports + 1, 1);

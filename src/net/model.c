@@ -7,6 +7,7 @@
 #include "core/sig.h"
 #include "ctrl/ctrl.h"
 #include "net/deadlock.h"
+#include "net/hoq.h"
 #include "flowctl/flowctl.h"
 #include "net/nic.h"
 #include "net/port.h"
@@ -27,21 +28,86 @@
 #define DEADLOCK_CHECK_PS (100 * PS_PER_US)
 
 struct sc_ev_state {
-    uint32_t port[2]; /* link_down/up: the directions affected (NET_NONE if one) */
+    uint32_t port[2]; /* link events: the directions affected (NET_NONE if one) */
     uint32_t node;    /* host_stall */
-    uint32_t cp_row;
+    uint32_t cp_row;  /* link_down, link_gray: its control_plane row; link_flap: the first */
 };
 
-static void set_link(struct net *n, const struct sc_ev_state *st, bool up) {
+/* Second-stage scenario events (NET_EV_SCENARIO aux): a gray link found by
+ * the control plane; a link_flap's next phase (aux = EV_AUX_FLAP + phase). */
+enum { EV_AUX_GRAY_FOUND = 1, EV_AUX_FLAP = 2 };
+
+static void set_link(struct net *n, const struct sc_ev_state *st, bool up, uint8_t cause) {
     for (int i = 0; i < 2; i++)
         if (st->port[i] != NET_NONE) {
             port_set_up(n, st->port[i], up);
             trace_link(n, st->port[i], up);
         }
     if (n->route->on_topology_change) n->route->on_topology_change(n);
+    n->ctrl_cause = cause;
     if (n->ctrl && n->ctrl->on_link_change)
         for (int i = 0; i < 2; i++)
             if (st->port[i] != NET_NONE) n->ctrl->on_link_change(n, st->port[i], up);
+    n->ctrl_cause = CTRL_CAUSE_PORT;
+}
+
+static uint64_t link_drops(const struct net *n, const struct sc_ev_state *st);
+
+/* Per-link loss state, allocated at the first link that needs it. */
+static struct link_loss *link_loss_of(struct net *n, uint32_t port) {
+    if (!n->loss) {
+        n->loss = fs_xcalloc(n->nports + 1, sizeof *n->loss);
+        for (uint32_t p = 0; p < n->nports; p++) /* one stream per link direction */
+            rng_seed(&n->loss[p].rng, n->sc->seed, p, 0x4c4f5353u /* "LOSS" */);
+    }
+    return &n->loss[port];
+}
+
+static void set_loss(struct net *n, uint32_t port, double ber, double drop) {
+    struct link_loss *l = link_loss_of(n, port);
+    if (ber >= 0) l->ber = ber;
+    if (drop >= 0) l->drop = drop;
+}
+
+/* When the control plane notices a gray link (up, not forwarding): BFD or
+ * the BGP hold timer (control_plane.detect) on Ethernet; on InfiniBand no
+ * trap is sent, so the SM's next periodic sweep (domain.md A10: 10 s).
+ * NEVER without a control plane. */
+static sim_time_ps gray_found_at(const struct net *n) {
+    const struct control_plane_params *cp = &n->sc->fabric.control_plane;
+    sim_time_ps now = n->sim->now_ps;
+    if (!n->ctrl) return SIM_TIME_NEVER;
+    if (cp->kind == CP_BGP) return now + cp->detect_ps;
+    sim_time_ps iv = cp->sweep_interval_ps ? cp->sweep_interval_ps : 10 * PS_PER_S;
+    return (now / iv + 1) * iv;
+}
+
+static void cp_row_open(struct net *n, uint32_t row, uint8_t kind, uint32_t port) {
+    struct cp_row *r = &n->cp_rows[row];
+    memset(r, 0, sizeof *r);
+    r->event = kind;
+    r->port = port;
+    r->at_ps = n->sim->now_ps;
+    r->rerouted_ps = r->local_rerouted_ps = r->up_ps = r->detected_ps = SIM_TIME_NEVER;
+}
+
+static void link_down_now(struct net *n, struct sc_ev_state *st, uint32_t row, uint8_t kind) {
+    cp_row_open(n, row, kind, st->port[0]);
+    /* Several ranks (par/): a window boundary; each holds some of the drops. */
+    n->cp_rows[row].drops_at_start = n->par ? par_sum_u64(n, link_drops(n, st)) : link_drops(n, st);
+    set_link(n, st, false, CTRL_CAUSE_PORT);
+}
+
+/* The latest row of link `port` that is still down: link_up closes it. */
+static void cp_row_up(struct net *n, const struct sc_ev_state *st) {
+    for (uint32_t i = n->ncp_rows; i-- > 0;) {
+        struct cp_row *r = &n->cp_rows[i];
+        if ((r->port == st->port[0] || r->port == n->ports[st->port[0]].peer) &&
+            r->up_ps == SIM_TIME_NEVER && r->at_ps <= n->sim->now_ps) {
+            r->up_ps = n->sim->now_ps;
+            return;
+        }
+    }
 }
 
 static uint64_t link_drops(const struct net *n, const struct sc_ev_state *st) {
@@ -60,19 +126,53 @@ static void on_scenario_event(struct sim *s, const struct event *e) {
     struct sc_ev_state *st = &evs[idx];
     n->sc_events_left--;
     switch (ev->kind) {
-    case EV_LINK_DOWN: {
-        struct cp_row *r = &n->cp_rows[st->cp_row];
-        /* Several ranks (par/): a window boundary; each holds some drops. */
-        r->drops_at_start = n->par ? par_sum_u64(n, link_drops(n, st)) : link_drops(n, st);
-        set_link(n, st, false);
+    case EV_LINK_DOWN:
+        link_down_now(n, st, st->cp_row, EV_LINK_DOWN);
         break;
-    }
     case EV_LINK_UP:
-        set_link(n, st, true);
+        cp_row_up(n, st);
+        set_link(n, st, true, CTRL_CAUSE_PORT);
         break;
     case EV_HOST_STALL:
         n->nodes[st->node].stalled = second ? 0 : 1;
         if (second) nic_unstall(n, st->node);
+        break;
+    case EV_LINK_GRAY:
+        if (e->aux == EV_AUX_GRAY_FOUND) {
+            /* Found: the switches take the link out of service (BFD down ->
+             * BGP session down; the SM disables the port). */
+            n->cp_rows[st->cp_row].detected_ps = s->now_ps;
+            set_link(n, st, false, CTRL_CAUSE_GRAY);
+            break;
+        }
+        cp_row_open(n, st->cp_row, EV_LINK_GRAY, st->port[0]);
+        n->cp_rows[st->cp_row].drops_at_start = link_drops(n, st);
+        for (int i = 0; i < 2; i++)
+            if (st->port[i] != NET_NONE) set_loss(n, st->port[i], -1, ev->drop);
+        sim_time_ps t = gray_found_at(n);
+        if (t != SIM_TIME_NEVER) {
+            sim_at(s, t, 0, NET_EV_SCENARIO, idx, EV_AUX_GRAY_FOUND);
+            n->sc_events_left++; /* net/stuck.c: the detection may still reroute */
+        }
+        break;
+    case EV_LINK_FLAP: {
+        uint32_t phase = e->aux >= EV_AUX_FLAP ? e->aux - EV_AUX_FLAP : 0;
+        if (phase % 2 == 0)
+            link_down_now(n, st, st->cp_row + phase / 2, EV_LINK_FLAP);
+        else {
+            cp_row_up(n, st);
+            set_link(n, st, true, CTRL_CAUSE_PORT);
+        }
+        if (phase + 1 < 2 * ev->count) {
+            sim_at(s, s->now_ps + (phase % 2 == 0 ? ev->down_ps : ev->up_ps), 0, NET_EV_SCENARIO,
+                   idx, (uint16_t)(EV_AUX_FLAP + phase + 1)); /* count <= 10000 */
+            n->sc_events_left++;
+        }
+        break;
+    }
+    case EV_LINK_BER:
+        for (int i = 0; i < 2; i++)
+            if (st->port[i] != NET_NONE) set_loss(n, st->port[i], ev->ber, -1);
         break;
     }
 }
@@ -82,7 +182,10 @@ static int build_events(struct model *m, struct diag *d) {
     const struct scenario *sc = m->sc;
     struct sc_ev_state *evs = fs_xcalloc(sc->nevents + 1, sizeof *evs);
     n->ev_state = evs;
-    n->cp_rows = fs_xcalloc(sc->nevents + 1, sizeof *n->cp_rows);
+    size_t rows = sc->nevents + 1;
+    for (size_t i = 0; i < sc->nevents; i++)
+        if (sc->events[i].kind == EV_LINK_FLAP) rows += sc->events[i].count;
+    n->cp_rows = fs_xcalloc(rows, sizeof *n->cp_rows);
     for (size_t i = 0; i < sc->nevents; i++) {
         const struct sc_event *ev = &sc->events[i];
         struct sc_ev_state *st = &evs[i];
@@ -109,13 +212,18 @@ static int build_events(struct model *m, struct diag *d) {
                             ev->target);
         st->port[0] = p;
         if (!directed) st->port[1] = n->ports[p].peer;
-        if (ev->kind == EV_LINK_DOWN) {
-            st->cp_row = n->ncp_rows++;
-            struct cp_row *r = &n->cp_rows[st->cp_row];
-            r->event = EV_LINK_DOWN;
+        /* Rows in time order of their events are filled when they happen;
+         * the row is reserved (and its link and time known) now. */
+        uint32_t nrows = ev->kind == EV_LINK_DOWN || ev->kind == EV_LINK_GRAY ? 1
+                         : ev->kind == EV_LINK_FLAP                           ? ev->count
+                                                                              : 0;
+        st->cp_row = n->ncp_rows;
+        for (uint32_t k = 0; k < nrows; k++) {
+            struct cp_row *r = &n->cp_rows[n->ncp_rows++];
+            r->event = (uint8_t)ev->kind;
             r->port = p;
-            r->at_ps = ev->at_ps;
-            r->rerouted_ps = r->local_rerouted_ps = SIM_TIME_NEVER;
+            r->at_ps = ev->at_ps + (uint64_t)k * (ev->down_ps + ev->up_ps);
+            r->rerouted_ps = r->local_rerouted_ps = r->up_ps = r->detected_ps = SIM_TIME_NEVER;
         }
         sim_at(&m->sim, ev->at_ps, 0, NET_EV_SCENARIO, (uint32_t)i, 0);
         n->sc_events_left++;
@@ -169,11 +277,14 @@ int model_build(struct model *m, const struct scenario *sc, struct diag *d) {
     n->switch_latency_ps = f->switch_latency_ps;
     n->buffer_bytes = f->buffer_bytes;
     n->rto_ps = f->transport.timeout_ps;
+    n->retry_cnt = f->transport.retry_cnt;
+    n->rto_fixed = f->transport.rto == RTO_FIXED;
     n->go_back_0 = f->transport.retransmit == RETX_GO_BACK_0;
 
     if (!(n->fc = flowctl_select(n, d)) || !(n->route = route_select(n, d)) ||
         !(n->cc = cc_select(n, d)))
         return FS_ENOTSUP;
+    n->port_fail = fs_xcalloc(n->nports + 1, sizeof *n->port_fail);
     nic_init(n);
     nic_reorder_init(n);
     route_fib_build(n);
@@ -184,6 +295,9 @@ int model_build(struct model *m, const struct scenario *sc, struct diag *d) {
     if (n->route->init && (rc = n->route->init(n, d))) return rc;
     if (n->cc->init && (rc = n->cc->init(n, d))) return rc;
     if ((rc = build_events(m, d))) return rc;
+    if (f->ber > 0) /* fabric.ber: every link; link_ber events override from their time */
+        for (uint32_t p = 0; p < n->nports; p++)
+            set_loss(n, p, f->ber, -1);
     if ((rc = workload_build(n, d))) return rc;
     sampler_init(&m->sampler, n, sc->output.sample_ps);
     n->sampler = &m->sampler;
@@ -191,6 +305,7 @@ int model_build(struct model *m, const struct scenario *sc, struct diag *d) {
 #ifdef FABSIM_DEBUG
     m->sim.after_event = check_conservation; /* a test may install its own */
 #endif
+    hoq_start(n); /* InfiniBand: HOQ lifetime discards (before the deadlock watch) */
     /* Only lossless fabrics can deadlock; a lossy one drops instead. */
     if (sc->fabric.flow_control != FLOWCTL_NONE)
         deadlock_start(n, f->deadlock_timeout_ps ? f->deadlock_timeout_ps : DEADLOCK_CHECK_PS);
@@ -232,7 +347,7 @@ void model_finish(struct model *m) {
     struct net *n = &m->net;
     /* A deadlock the PFC watchdog broke leaves the work done: completed, and
      * the deadlock stays reported (net/deadlock.c). */
-    m->completed = n->work_pending == 0;
+    m->completed = n->work_pending == 0 && n->nqp_errs == 0; /* an aborted job did not finish */
     workload_finish(n);
     for (uint32_t i = 0; i < n->ncp_rows; i++) {
         struct cp_row *r = &n->cp_rows[i];
@@ -250,6 +365,7 @@ void model_fini(struct model *m) {
     if (n->cc && n->cc->fini) n->cc->fini(n);
     workload_fini(n);
     deadlock_fini(n);
+    hoq_fini(n);
     stuck_fini(n);
     nic_reorder_fini(n);
     par_fini(n);

@@ -34,6 +34,12 @@ void net_msg_post_now(struct net *n, uint32_t id) {
     struct msg *m = &n->msgs[id];
     struct qp *q = &n->qps[m->qp];
     m->post_ps = n->sim->now_ps;
+    if (q->error) { /* posted to a QP in error: completes with a flush error */
+        if (m->flow >= 0 && n->flows[m->flow].start_ps > m->post_ps)
+            n->flows[m->flow].start_ps = m->post_ps;
+        nic_msg_failed(n, id);
+        return;
+    }
     m->first_psn = q->posted_pkts;
     q->posted_pkts += m->npkts;
     if (q->msg_tail != NET_NONE) n->msgs[q->msg_tail].next = id;

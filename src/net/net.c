@@ -38,6 +38,9 @@ void net_fini(struct net *n) {
     free(n->ooo_bits);
     free(n->coll_rows);
     free(n->cp_rows);
+    free(n->loss);
+    free(n->port_fail);
+    free(n->qp_errs);
     free(n->deadlock.cycle);
     free(n->warnings);
     memset(n, 0, sizeof *n);
@@ -73,6 +76,7 @@ static uint32_t add_port(struct net *n, uint32_t owner, uint64_t rate_bps, uint6
     p->rate_bps = rate_bps;
     p->prop_ps = prop_ps;
     p->up = 1;
+    p->down_ps = SIM_TIME_NEVER;
     p->wake_at_ps = SIM_TIME_NEVER;
     p->fly_head = p->fly_tail = PKT_NONE;
     p->ctrl.head = p->ctrl.tail = PKT_NONE;
@@ -239,6 +243,7 @@ uint32_t net_qp_new(struct net *n, uint32_t src_node, uint32_t dst_node, uint8_t
     q->cur_msg = q->una_msg = q->msg_tail = q->recv_msg = NET_NONE;
     q->rr_next = NET_NONE;
     q->rto_deadline_ps = SIM_TIME_NEVER;
+    q->stall_from_ps = SIM_TIME_NEVER;
     q->nic_next = NET_NONE;
     if (n->nics && n->nodes[src_node].kind == NODE_HOST) {
         struct nic *c = &n->nics[n->nodes[src_node].index];

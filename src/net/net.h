@@ -40,6 +40,7 @@ enum net_ev {
     NET_EV_GEN,         /* arg = generator id (open-loop workloads) */
     NET_EV_DEADLOCK,    /* periodic deadlock check */
     NET_EV_STUCK,       /* periodic no-progress check (net/stuck.c) */
+    NET_EV_HOQ,         /* IB head-of-queue lifetime scan (net/hoq.c) */
     NET_EV_FIRST_FREE,  /* modules (ctrl, coll, flowctl, cc) take kinds from here */
     NET_EV_CTRL = NET_EV_FIRST_FREE,
     NET_EV_FLOWCTL,
@@ -118,7 +119,14 @@ struct port {
     uint16_t parallel; /* index among parallel links between the same nodes (#1, ...) */
     uint8_t remote;    /* parallel runs: the far end is on another rank (par/par.h) */
     uint8_t pad8;
-    uint16_t pad16[6];
+    uint32_t pad32;
+    sim_time_ps down_ps; /* when the link last went down (NEVER while up): ECMP pruning */
+};
+
+/* Per-port failure counters (docs/model.md "Failures"), off the port's lines. */
+struct port_fail {
+    uint64_t corrupted;    /* packets lost to bit errors at the receiver */
+    uint64_t hoq_discards; /* IB head-of-queue lifetime and VL-stall discards (net/hoq.c) */
 };
 _Static_assert(sizeof(struct port) == 256, "a port is four cache lines");
 
@@ -130,6 +138,7 @@ struct msg {
     sim_time_ps post_ps, recv_ps, acked_ps; /* recv: last byte at the receiver */
     uint32_t owner; /* opaque id for the poster (collective op), NET_NONE if none */
     uint32_t next;  /* next message of the same QP, in PSN order */
+    uint8_t failed; /* its QP went to error before it was acknowledged */
 };
 
 struct flow_row {
@@ -137,7 +146,7 @@ struct flow_row {
     uint64_t size_bytes;
     sim_time_ps start_ps, end_ps;
     uint32_t msgs_left;
-    uint32_t pad;
+    uint32_t failed; /* messages lost to a QP error (the flow never completes) */
 };
 
 struct qp {
@@ -154,6 +163,15 @@ struct qp {
     uint8_t active;              /* in the host's active ring */
     uint8_t prio;
     uint16_t entropy; /* UDP source port (RoCEv2) / flow label */
+    /* RC retry state (domain.md A12): timeouts since the last forward progress;
+     * the QP errors after retry_cnt of them */
+    uint8_t retries;
+    uint8_t error;
+    uint16_t pad16;
+    uint32_t retries_total;    /* every timeout-driven resend */
+    sim_time_ps progress_ps;   /* last forward progress (first send or an ACK advancing) */
+    sim_time_ps stall_max_ps;  /* longest span without progress that needed a timeout */
+    sim_time_ps stall_from_ps; /* ...and when it began */
     /* receiver */
     uint32_t expect_psn;
     uint32_t since_ack; /* in-order packets since the last ACK */
@@ -177,6 +195,8 @@ struct net_counters {
     uint64_t bytes_delivered, retransmitted_packets;
     uint64_t pause_frames, ecn_marked, cnps;
     uint64_t reorder_max_bytes;
+    uint64_t corrupted, gray_dropped, timeouts, hoq_discards; /* failures (docs/model.md) */
+    sim_time_ps first_hoq_ps;                                 /* first HOQ discard (0 = none) */
     /* When the first PAUSE frame was sent / the first CE mark set (0 = not
      * yet; neither can happen at time 0): which of PFC and ECN acts first. */
     sim_time_ps first_pause_ps, first_mark_ps;
@@ -194,16 +214,35 @@ struct coll_row {
     sim_time_ps start_ps, end_ps;
 };
 
+/* One row of results.json "qp_errors": a QP that exhausted its retries. */
+struct qp_err_row {
+    uint32_t qp, src, dst; /* QP id, node ids */
+    uint32_t psn;          /* oldest unacknowledged */
+    uint32_t retries;
+    uint32_t msgs_failed;
+    sim_time_ps at_ps;
+};
+
 /* One row of results.json "control_plane". */
 struct cp_row {
-    uint8_t event; /* enum ev_kind */
-    uint8_t pad[3];
+    uint8_t event;     /* enum ev_kind */
+    uint8_t converged; /* every switch of the control plane converged (or nothing to do) */
+    uint8_t pad[2];
     uint32_t port;                 /* link (port on the named side) */
     sim_time_ps at_ps;             /* the event */
     sim_time_ps rerouted_ps;       /* new forwarding state everywhere, or SIM_TIME_NEVER */
     sim_time_ps local_rerouted_ps; /* switch-local fast reroute (SHIELD) done, or NEVER */
     uint64_t drops_at_start;       /* link drops when it went down */
     uint64_t packets_lost;
+    sim_time_ps up_ps;       /* link_up / end of a flap's down phase, or NEVER */
+    sim_time_ps detected_ps; /* gray failure: when the control plane noticed, or NEVER */
+};
+
+/* Per-link loss (bit errors, gray failure), allocated when any link has one. */
+struct link_loss {
+    struct rng rng; /* per-link stream: results do not depend on other links */
+    double ber;     /* bit error rate */
+    double drop;    /* gray failure: fraction of packets dropped */
 };
 
 struct deadlock_info {
@@ -297,14 +336,32 @@ struct net {
     void *stuck_state;
     uint32_t sc_events_left; /* scenario events not yet run (a link may come back) */
     void *reorder_state;     /* net/reorder.c: NIC reorder buffers (spray) */
+    void *hoq_state;         /* net/hoq.c: IB head-of-queue lifetimes */
+    /* route_fib_build keeps to valley-free (up*-down*) paths: BGP in a Clos
+     * (RFC 7938 AS-path loop prevention; ctrl/bgp.c sets it) */
+    bool fib_updown;
     const struct ctrl_ops *ctrl;
+    /* Why the control plane is told of a link change: the port went down
+     * (physical), or a gray link was detected (BFD, hold timer, SM sweep). */
+    uint8_t ctrl_cause;
+    uint32_t retry_cnt;          /* transport.retry_cnt */
+    bool rto_fixed;              /* transport.rto: fixed (retries without limit) */
+    struct link_loss *loss;      /* [nports], or NULL while no link has bit errors or is gray */
+    struct port_fail *port_fail; /* [nports], allocated by model_build */
+    struct qp_err_row *qp_errs;
+    uint32_t nqp_errs;
+    size_t qp_errs_cap;
     char (*warnings)[160]; /* for the summary and results.json */
     uint32_t nwarnings;
 
     /* hook: a message finished (delivered and acknowledged) */
     void (*on_msg_done)(struct net *n, uint32_t msg);
     void (*on_msg_recv)(struct net *n, uint32_t msg);
+    /* hook: a message's QP went to error (IBV_WC_RETRY_EXC_ERR / flush) */
+    void (*on_msg_failed)(struct net *n, uint32_t msg);
 };
+
+enum ctrl_cause { CTRL_CAUSE_PORT, CTRL_CAUSE_GRAY };
 
 /* Building */
 void net_init(struct net *n, struct sim *s);

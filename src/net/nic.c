@@ -115,7 +115,7 @@ uint32_t nic_pull(struct net *n, uint32_t node, uint32_t port) {
     uint32_t limit = UINT32_MAX;
     while ((qp = ring_pop(n, c)) != NET_NONE) {
         struct qp *q = &n->qps[qp];
-        if (q->next_psn >= q->posted_pkts) {
+        if (q->next_psn >= q->posted_pkts || q->error) {
             q->active = 0;
             continue;
         }
@@ -174,7 +174,10 @@ uint32_t nic_pull(struct net *n, uint32_t node, uint32_t port) {
             ring_push(n, c, qp);
         else
             q->active = 0;
-        if (q->rto_deadline_ps == SIM_TIME_NEVER) arm_timer(n, qp);
+        if (q->rto_deadline_ps == SIM_TIME_NEVER) {
+            arm_timer(n, qp);
+            if (q->una == p->psn) q->progress_ps = now; /* nothing was outstanding */
+        }
         n->c.packets_sent++;
         n->pkts_in_flight++;
         if (n->cc->on_sent) n->cc->on_sent(n, qp, p);
@@ -230,6 +233,17 @@ static void ack_upto(struct net *n, uint32_t qp, uint32_t a) {
     struct qp *q = &n->qps[qp];
     if (a <= q->una) return;
     q->una = a;
+    /* Forward progress resets the retry counter (IBA 9.7.6.1.3); a span
+     * without progress that needed a timeout is the QP's stall. */
+    if (q->retries) {
+        sim_time_ps span = n->sim->now_ps - q->progress_ps;
+        if (span > q->stall_max_ps) {
+            q->stall_max_ps = span;
+            q->stall_from_ps = q->progress_ps;
+        }
+        q->retries = 0;
+    }
+    q->progress_ps = n->sim->now_ps;
     while (q->una_msg != NET_NONE &&
            n->msgs[q->una_msg].first_psn + n->msgs[q->una_msg].npkts <= a) {
         uint32_t mid = q->una_msg;
@@ -439,9 +453,10 @@ static void nic_consume(struct net *n, uint32_t node, uint32_t port, uint32_t id
         rx_data(n, node, p);
         break;
     case PKT_ACK:
-        ack_upto(n, p->qp, p->aux);
+        if (!n->qps[p->qp].error) ack_upto(n, p->qp, p->aux);
         break;
     case PKT_NAK:
+        if (n->qps[p->qp].error) break;
         ack_upto(n, p->qp, p->aux);
         go_back(n, p->qp, p->aux);
         break;
@@ -459,6 +474,43 @@ static void nic_consume(struct net *n, uint32_t node, uint32_t port, uint32_t id
     if (n->work_pending == 0) net_check_idle(n);
 }
 
+/* A message that will never complete: its QP is in error. */
+void nic_msg_failed(struct net *n, uint32_t mid) {
+    struct msg *m = &n->msgs[mid];
+    if (m->failed) return;
+    m->failed = 1;
+    if (m->flow >= 0) n->flows[m->flow].failed++;
+    if (n->on_msg_failed) n->on_msg_failed(n, mid);
+    net_work_done(n);
+}
+
+void nic_qp_error(struct net *n, uint32_t qp) {
+    struct qp *q = &n->qps[qp];
+    if (q->error) return;
+    q->error = 1;
+    q->rto_deadline_ps = SIM_TIME_NEVER;
+    fs_grow((void **)&n->qp_errs, &n->qp_errs_cap, n->nqp_errs + 1, sizeof *n->qp_errs);
+    struct qp_err_row *r = &n->qp_errs[n->nqp_errs++];
+    memset(r, 0, sizeof *r);
+    r->qp = qp;
+    r->src = q->src;
+    r->dst = q->dst;
+    r->psn = q->una;
+    r->retries = q->retries;
+    r->at_ps = n->sim->now_ps;
+    /* Every posted message not yet acknowledged completes in error (the
+     * first with RETRY_EXC_ERR, the rest flushed); so does any posted later. */
+    uint32_t m = q->una_msg;
+    q->una_msg = q->cur_msg = NET_NONE;
+    q->una = q->next_psn = q->max_sent_psn = q->posted_pkts;
+    while (m != NET_NONE) {
+        uint32_t next = n->msgs[m].next;
+        r->msgs_failed++;
+        nic_msg_failed(n, m);
+        m = next;
+    }
+}
+
 void nic_on_msg_post(struct sim *s, const struct event *e) {
     net_msg_post_now(s->model, e->arg);
 }
@@ -472,8 +524,17 @@ void nic_on_qp_timer(struct sim *s, const struct event *e) {
         struct qp *q = &n->qps[qp];
         if (q->rto_deadline_ps == SIM_TIME_NEVER) continue;
         if (q->rto_deadline_ps <= s->now_ps) {
-            /* Timed out with packets outstanding: resend from the oldest
-             * unacknowledged. */
+            /* Timed out with packets outstanding: after retry_cnt retries
+             * without progress the QP goes to error (IBA 9.7.6.1.3,
+             * IBV_WC_RETRY_EXC_ERR); else resend from the oldest
+             * unacknowledged PSN, once per timeout. */
+            if (!n->rto_fixed && q->retries >= n->retry_cnt) {
+                nic_qp_error(n, qp);
+                continue;
+            }
+            q->retries = q->retries < UINT8_MAX ? q->retries + 1 : UINT8_MAX;
+            q->retries_total++;
+            n->c.timeouts++;
             q->rto_deadline_ps = s->now_ps + n->rto_ps;
             go_back(n, qp, q->una);
         }

@@ -3,7 +3,10 @@
  * The NIC and its reliable transport (an RDMA RC-like queue pair): messages
  * are cut into MTU packets with sequence numbers, the receiver ACKs in order
  * (every `ack_every` packets and on a message's last), NAKs a gap once, and
- * the sender goes back N on a NAK or a retransmission timeout. Active QPs of
+ * the sender goes back N on a NAK or a retransmission timeout. The timeout is
+ * the IBA local ACK timeout: after retry_cnt timeouts without progress the QP
+ * goes to error (transport.rto: iba), or, as NIC firmware fast retransmission
+ * does, it retries for ever (transport.rto: fixed). Active QPs of
  * a NIC share its port in round robin; congestion control may delay a QP.
  */
 #ifndef FABSIM_NET_NIC_H
@@ -34,6 +37,12 @@ int nic_has_work(const struct net *n, uint32_t node);
 uint32_t nic_port(const struct net *n, uint32_t node);
 /* The port NIC `node` uses towards node `dst` (NVLink or network on GPUs). */
 uint32_t nic_port_to(const struct net *n, uint32_t node, uint32_t dst);
+
+/* The QP exhausted its retries: it goes to error, its messages fail
+ * (results.json qp_errors; the job that owns it aborts). */
+void nic_qp_error(struct net *n, uint32_t qp);
+/* A message that can never complete (its QP is in error). */
+void nic_msg_failed(struct net *n, uint32_t msg);
 
 /* A host stall ended: deliver what a lossless NIC held, then resume sending. */
 void nic_unstall(struct net *n, uint32_t node);

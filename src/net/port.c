@@ -13,6 +13,8 @@
 #include "par/par.h"
 #include "stats/trace.h"
 
+#include <math.h>
+
 static inline void q_account(struct port *pt, sim_time_ps now) {
     pt->q_area += (unsigned __int128)pt->q_bytes * (now - pt->q_last_ps);
     pt->q_last_ps = now;
@@ -49,7 +51,8 @@ void port_enqueue(struct net *n, uint32_t port, uint32_t cls, uint32_t id) {
     struct packet *p = pkt(&n->pool, id);
     sim_time_ps now = n->sim->now_ps;
     q_account(pt, now);
-    pq_push(&n->pool, &pt->cls[cls], id, p->wire_bytes);
+    struct pq *q = &pt->cls[cls];
+    pq_push(&n->pool, q, id, p->wire_bytes);
     pt->cls_mask |= (uint8_t)(1u << cls);
     pt->q_bytes += p->wire_bytes;
     if (pt->q_bytes > pt->q_max) pt->q_max = pt->q_bytes;
@@ -142,6 +145,48 @@ void port_on_wake(struct sim *s, const struct event *e) {
     port_kick(n, e->arg);
 }
 
+/* Does link `port` lose packet `p` (docs/model.md "Failures")? A bit error
+ * anywhere in its wire bytes fails the receiver's CRC check: probability
+ * 1 - (1 - ber)^bits; a gray link drops a fixed fraction. Link-level frames
+ * are spared: IB flow-control packets carry absolute counts (a lost one is
+ * repaired by the next) and the model's credits are incremental. */
+static bool port_loses(struct net *n, uint32_t port, const struct packet *p) {
+    struct link_loss *l = &n->loss[port];
+    if (l->drop > 0 && (l->drop >= 1.0 || rng_uniform(&l->rng) < l->drop)) {
+        n->c.gray_dropped++;
+        return true;
+    }
+    if (l->ber > 0) {
+        double pr = -expm1(8.0 * p->wire_bytes * log1p(-l->ber));
+        if (rng_uniform(&l->rng) < pr) {
+            n->port_fail[port].corrupted++;
+            n->c.corrupted++;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Arrival over a link with bit errors or a gray failure: lost at the
+ * receiver (bad ICRC/FCS, or the gray link), or delivered as usual. */
+__attribute__((noinline)) static void arrive_lossy(struct net *n, uint32_t port, uint32_t id) {
+    const struct port *pt = &n->ports[port];
+    struct packet *p = pkt(&n->pool, id);
+    const struct link_loss *l = &n->loss[port];
+    if ((l->ber > 0 || l->drop > 0) && p->type != PKT_CREDIT && p->type != PKT_PAUSE &&
+        port_loses(n, port, p)) {
+        /* it held the transmitter's credits on its way in: give them back */
+        if (n->fc->on_discard) n->fc->on_discard(n, pt->peer, p);
+        port_drop(n, port, id);
+        return;
+    }
+    p->hops++;
+    if (pt->peer_is_switch)
+        switch_rx(n, pt->peer_node, pt->peer, id);
+    else
+        nic_rx(n, pt->peer_node, pt->peer, id);
+}
+
 void port_on_arrive(struct sim *s, const struct event *e) {
     struct net *n = s->model;
     uint32_t port = e->arg;
@@ -157,6 +202,10 @@ void port_on_arrive(struct sim *s, const struct event *e) {
         pt->fly_tail = PKT_NONE;
     else
         net_arrive_at(n, port, pkt(&n->pool, pt->fly_head)->t_ps);
+    if (__builtin_expect(n->loss != NULL, 0)) { /* bit errors or a gray link somewhere */
+        arrive_lossy(n, port, id);              /* a tail call: the common path keeps no frame */
+        return;
+    }
     p->hops++;
     if (pt->peer_is_switch)
         switch_rx(n, pt->peer_node, pt->peer, id);
@@ -193,6 +242,7 @@ void port_set_up(struct net *n, uint32_t port, bool up) {
     struct port *pt = &n->ports[port];
     if (pt->up == up) return;
     pt->up = up;
+    pt->down_ps = up ? SIM_TIME_NEVER : n->sim->now_ps;
     if (up) {
         port_kick(n, port);
         return;

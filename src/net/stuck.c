@@ -24,7 +24,10 @@ static uint64_t blocked(const struct port *p) {
 
 void stuck_start(struct net *n) {
     struct stuck_state *st = fs_xcalloc(1, sizeof *st);
-    st->after_ps = 4 * n->rto_ps > STUCK_AFTER_PS ? 4 * n->rto_ps : STUCK_AFTER_PS;
+    /* An RC QP with the IBA timer is not stuck before its last retry: it
+     * errors after retry_cnt + 1 timeouts (net/nic.c), which ends its job. */
+    uint64_t rtos = n->rto_fixed ? 4 : (uint64_t)n->retry_cnt + 2;
+    st->after_ps = rtos * n->rto_ps > STUCK_AFTER_PS ? rtos * n->rto_ps : STUCK_AFTER_PS;
     st->blocked_ps = fs_xcalloc(n->nports + 1, sizeof *st->blocked_ps);
     n->stuck_state = st;
     st->next_ps = n->sim->now_ps + STUCK_CHECK_PS;

@@ -30,12 +30,14 @@
 #include "net/deadlock.h"
 #include "net/model.h"
 #include "net/net.h"
+#include "net/hoq.h"
 #include "net/stuck.h"
 #include "par/part.h"
 #include "stats/jw.h"
 #include "stats/sampler.h"
 #include "stats/wall.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,6 +109,7 @@ static int event_rank(const struct net *n, const struct par *P, const struct eve
         case NET_EV_SAMPLE:
         case NET_EV_DEADLOCK:
         case NET_EV_STUCK:
+        case NET_EV_HOQ:
             return P->comm.rank; /* every rank: samples its ports, checks together */
         case NET_EV_MSG_POST:
             return P->owner[n->qps[n->msgs[e->arg].qp].src];
@@ -160,10 +163,14 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
                                 wl_name(k));
         }
         for (size_t i = 0; i < sc->nevents; i++)
-            if (sc->events[i].kind == EV_HOST_STALL)
+            if (sc->events[i].kind != EV_LINK_DOWN && sc->events[i].kind != EV_LINK_UP)
                 return diag_set(d, sc->file, sc->events[i].pos, FS_ENOTSUP,
-                                "not yet supported with N>1 ranks: host_stall events (run it "
-                                "on one process)");
+                                "not yet supported with N>1 ranks: %s events (link_down and "
+                                "link_up are; run it on one process)",
+                                sc->events[i].kind == EV_HOST_STALL  ? "host_stall"
+                                : sc->events[i].kind == EV_LINK_GRAY ? "link_gray"
+                                : sc->events[i].kind == EV_LINK_FLAP ? "link_flap"
+                                                                     : "link_ber");
         /* An out-of-order receiver (adaptive routing) finds message bounds
          * from the sender's posting (msg.first_psn, msg.next), which only the
          * sending rank does: one message per connection is all it can take. */
@@ -370,6 +377,31 @@ static void *gather0(struct par *P, const void *in, uint64_t bytes, uint64_t *si
     return out;
 }
 
+/* Counters are summed, but for the firsts (the earliest nonzero) and the
+ * reorder high-water mark (the largest): a new counter in struct
+ * net_counters is summed unless listed here. */
+static void merge_counters(struct net_counters *a, const struct net_counters *b) {
+    _Static_assert(sizeof *a % sizeof(uint64_t) == 0, "net_counters: 64-bit fields");
+    uint64_t *x = (uint64_t *)a;
+    const uint64_t *y = (const uint64_t *)b;
+    const size_t firsts[] = {offsetof(struct net_counters, first_pause_ps),
+                             offsetof(struct net_counters, first_mark_ps),
+                             offsetof(struct net_counters, first_hoq_ps)};
+    for (size_t i = 0; i < sizeof *a / sizeof *x; i++) {
+        size_t off = i * sizeof *x;
+        bool first = false;
+        for (size_t k = 0; k < sizeof firsts / sizeof firsts[0]; k++)
+            first = first || off == firsts[k];
+        if (first) {
+            if (y[i] && (!x[i] || y[i] < x[i])) x[i] = y[i];
+        } else if (off == offsetof(struct net_counters, reorder_max_bytes)) {
+            if (y[i] > x[i]) x[i] = y[i];
+        } else {
+            x[i] += y[i];
+        }
+    }
+}
+
 struct par_hdr {
     uint64_t events, done_ps, work, inflight;
     double sync_s;
@@ -387,7 +419,8 @@ static void merge(struct model *m) {
     size_t flows_b = (size_t)n->nflows * sizeof *n->flows;
     size_t rows_b = (size_t)sp->n * sp->nports * sizeof *sp->rows;
     size_t cc_b = sp->cc_rows ? (size_t)sp->n * SAMPLER_CC_QPS * sizeof *sp->cc_rows : 0;
-    size_t total = sizeof(struct par_hdr) + ports_b + msgs_b + flows_b + rows_b + cc_b;
+    size_t pf_b = (size_t)n->nports * sizeof *n->port_fail;
+    size_t total = sizeof(struct par_hdr) + ports_b + msgs_b + flows_b + rows_b + cc_b + pf_b;
     char *blob = fs_xmalloc(total), *w = blob;
     struct par_hdr h = {m->sim.events_run, n->done_ps,
                         n->work_pending,   n->pkts_in_flight + P->transit,
@@ -403,6 +436,8 @@ static void merge(struct model *m) {
     if (rows_b) memcpy(w, sp->rows, rows_b);
     w += rows_b;
     if (cc_b) memcpy(w, sp->cc_rows, cc_b);
+    w += cc_b;
+    if (pf_b) memcpy(w, n->port_fail, pf_b);
     uint64_t *sizes = fs_xcalloc((size_t)R, sizeof *sizes);
     char *all = gather0(P, blob, total, sizes);
     free(blob);
@@ -426,25 +461,21 @@ static void merge(struct model *m) {
             if (hr.done_ps > n->done_ps) n->done_ps = hr.done_ps;
             n->work_pending += hr.work;
             n->pkts_in_flight += hr.inflight;
-            struct net_counters *a = &n->c;
-            const struct net_counters *b = &hr.c;
-            a->packets_sent += b->packets_sent;
-            a->packets_delivered += b->packets_delivered;
-            a->packets_dropped += b->packets_dropped;
-            a->bytes_delivered += b->bytes_delivered;
-            a->retransmitted_packets += b->retransmitted_packets;
-            a->pause_frames += b->pause_frames;
-            a->ecn_marked += b->ecn_marked;
-            a->cnps += b->cnps;
-            if (b->reorder_max_bytes > a->reorder_max_bytes)
-                a->reorder_max_bytes = b->reorder_max_bytes;
-            if (b->first_pause_ps && (!a->first_pause_ps || b->first_pause_ps < a->first_pause_ps))
-                a->first_pause_ps = b->first_pause_ps;
-            if (b->first_mark_ps && (!a->first_mark_ps || b->first_mark_ps < a->first_mark_ps))
-                a->first_mark_ps = b->first_mark_ps;
+            merge_counters(&n->c, &hr.c);
         }
         size_t o_ports = sizeof(struct par_hdr), o_msgs = o_ports + ports_b;
         size_t o_flows = o_msgs + msgs_b, o_rows = o_flows + flows_b, o_cc = o_rows + rows_b;
+        size_t o_pf = o_cc + cc_b;
+        /* Failure counters of a link are counted where the packet was lost
+         * (the receiving rank for bit errors): summed, every copy began at 0. */
+        memset(n->port_fail, 0, pf_b);
+        for (int r = 0; r < R; r++)
+            for (uint32_t p = 0; p < n->nports; p++) {
+                struct port_fail pf;
+                memcpy(&pf, at[r] + o_pf + p * sizeof pf, sizeof pf);
+                n->port_fail[p].corrupted += pf.corrupted;
+                n->port_fail[p].hoq_discards += pf.hoq_discards;
+            }
         for (uint32_t p = 0; p < n->nports; p++) {
             /* A NIC counts a packet it drops on its link's sending port
              * (nic.c): drops are summed, every rank's copy started at 0. */
@@ -527,12 +558,14 @@ int par_run(struct model *m) {
         P->windows++;
         sim_time_ps wend = add_sat(tmin, P->ncut || P->forced ? P->lookahead_ps : SIM_TIME_NEVER);
         sim_time_ps dl = deadlock_next_ps(n), stk = stuck_next_ps(n), sce = next_sc_event(m, tmin);
+        sim_time_ps hq = hoq_next_ps(n);
+        if (hq > tmin && hq < wend) wend = hq;
         if (dl > tmin && dl < wend) wend = dl;
         if (stk > tmin && stk < wend) wend = stk;
         if (sce > tmin && sce < wend) wend = sce;
         if (wend > s->stop_ps) wend = s->stop_ps + 1;
         P->wend_ps = wend;
-        if ((dl == tmin || stk == tmin || sce == tmin) && run_prefix(s, tmin)) {
+        if ((dl == tmin || stk == tmin || sce == tmin || hq == tmin) && run_prefix(s, tmin)) {
             P->dl_stop = true;
             break;
         }
@@ -612,6 +645,10 @@ int par_run(struct model *m) {
     s->now_ps = now;
     free(nows);
     sampler_take(&m->sampler, n, now);
+    /* A QP that exhausted its retries is a row on its sender's rank; the rows
+     * are not gathered yet. */
+    if (R > 1 && !P->refused && par_sum_u64(n, n->nqp_errs))
+        P->refused = "QPs that exhaust their retries (results.json qp_errors)";
     if (P->refused) {
         free(st);
         free(all);
@@ -643,6 +680,17 @@ void par_or_bytes(struct net *n, uint8_t *b, size_t len) {
         for (size_t i = 0; i < len; i++)
             b[i] |= all[(size_t)r * len + i];
     free(all);
+}
+
+uint64_t par_min_u64(struct net *n, uint64_t v) {
+    struct par *P = n->par;
+    int R = P->comm.size;
+    uint64_t *all = fs_xcalloc((size_t)R, sizeof *all), min = v;
+    P->comm.ops->allgather(P->comm.ctx, &v, sizeof v, all);
+    for (int r = 0; r < R; r++)
+        if (all[r] < min) min = all[r];
+    free(all);
+    return min;
 }
 
 uint64_t par_sum_u64(struct net *n, uint64_t v) {

@@ -83,5 +83,6 @@ void par_write_json(const struct net *n, struct jw *w);
 void par_or_bytes(struct net *n, uint8_t *b, size_t len);
 uint32_t par_gather_edges(struct net *n, uint32_t **eu, uint32_t **eq, uint32_t nedges);
 uint64_t par_sum_u64(struct net *n, uint64_t v);
+uint64_t par_min_u64(struct net *n, uint64_t v);
 
 #endif /* FABSIM_PAR_PAR_H */

@@ -97,6 +97,55 @@ void route_fib_free(struct route_fib *f) {
     free(f);
 }
 
+/* Valley-free distances to host `src` (n->fib_updown, RFC 7938: a path goes
+ * up, then down, never down-up-down): dd[v] = hops from v to src going only
+ * down, ud[v] = hops of the shortest up*-down* path (returned in dist). */
+static void updown_dist(const struct net *n, uint32_t src, uint32_t *dist, uint32_t *dd,
+                        uint32_t *queue) {
+    uint32_t V = n->nnodes, maxlvl = 0, qh = 0, qt = 0;
+    for (uint32_t v = 0; v < V; v++) {
+        dist[v] = dd[v] = UINT32_MAX;
+        if (n->nodes[v].level > maxlvl) maxlvl = n->nodes[v].level;
+    }
+    dd[src] = dist[src] = 0;
+    queue[qt++] = src;
+    while (qh < qt) { /* upwards from src: who reaches it going only down */
+        uint32_t v = queue[qh++];
+        const struct node *nd = &n->nodes[v];
+        for (uint32_t i = 0; i < nd->nports; i++) {
+            const struct port *p = &n->ports[nd->first_port + i];
+            uint32_t w = n->ports[p->peer].node;
+            if (!live(n, p) || n->nodes[w].kind != NODE_SWITCH) continue;
+            if (n->nodes[w].level != nd->level + 1 || dd[w] != UINT32_MAX) continue;
+            dd[w] = dd[v] + 1;
+            queue[qt++] = w;
+        }
+    }
+    for (uint32_t lvl = maxlvl + 1; lvl-- > 1;) /* from the top tier down */
+        for (uint32_t v = 0; v < V; v++) {
+            const struct node *nd = &n->nodes[v];
+            if (nd->kind != NODE_SWITCH || nd->level != lvl) continue;
+            uint32_t best = dd[v];
+            for (uint32_t i = 0; i < nd->nports; i++) {
+                const struct port *p = &n->ports[nd->first_port + i];
+                uint32_t u = n->ports[p->peer].node;
+                if (live(n, p) && n->nodes[u].level == lvl + 1 && dist[u] != UINT32_MAX &&
+                    dist[u] + 1 < best)
+                    best = dist[u] + 1;
+            }
+            dist[v] = best;
+        }
+}
+
+/* Is the hop v -> w on a shortest (valley-free when updown) path? */
+static bool fib_hop(const struct net *n, uint32_t v, uint32_t w, const uint32_t *dist,
+                    const uint32_t *dd) {
+    if (!n->fib_updown) return dist[w] + 1 == dist[v];
+    uint32_t lv = n->nodes[v].level, lw = n->nodes[w].level;
+    if (lw + 1 == lv) return dd[w] != UINT32_MAX && dd[w] + 1 == dist[v]; /* down */
+    return lw == lv + 1 && dist[w] != UINT32_MAX && dist[w] + 1 == dist[v]; /* up */
+}
+
 void route_fib_build(struct net *n) {
     uint32_t S = n->nswitches, H = n->nhosts, V = n->nnodes;
     route_fib_free(n->fib);
@@ -168,14 +217,16 @@ void route_fib_build(struct net *n) {
     intern_rehash(&in, 64);
     uint32_t *dist = fs_xmalloc(((size_t)V + 1) * sizeof *dist);
     uint32_t *queue = fs_xmalloc(((size_t)V + 1) * sizeof *queue);
+    uint32_t *dd = n->fib_updown ? fs_xmalloc(((size_t)V + 1) * sizeof *dd) : NULL;
     uint32_t *cand = fs_xmalloc(((size_t)n->nports + 1) * sizeof *cand);
     for (uint32_t g = 0; g < G; g++) {
         uint32_t h = rep[g];
-        for (uint32_t v = 0; v < V; v++)
-            dist[v] = UINT32_MAX;
         uint32_t src = n->host_node[h], qh = 0, qt = 0;
+        if (n->fib_updown) updown_dist(n, src, dist, dd, queue);
+        for (uint32_t v = 0; v < V && !n->fib_updown; v++)
+            dist[v] = UINT32_MAX;
         dist[src] = 0;
-        queue[qt++] = src;
+        if (!n->fib_updown) queue[qt++] = src;
         while (qh < qt) {
             uint32_t v = queue[qh++];
             const struct node *nd = &n->nodes[v];
@@ -207,13 +258,14 @@ void route_fib_build(struct net *n) {
                 const struct port *p = &n->ports[nd->first_port + i];
                 if (!live(n, p)) continue;
                 uint32_t w = n->ports[p->peer].node;
-                if (dist[w] + 1 == dist[v] && n->nodes[w].kind == NODE_SWITCH)
+                if (n->nodes[w].kind == NODE_SWITCH && fib_hop(n, v, w, dist, dd))
                     cand[c++] = nd->first_port + i;
             }
             *e = intern_set(&in, cand, c);
         }
     }
     free(in.slot);
+    free(dd);
     free(cand);
     free(queue);
     free(dist);

@@ -71,6 +71,11 @@ uint32_t ecmp_hash(const struct net *n, uint32_t sw, const struct packet *p);
 struct route_live {
     struct route_fib *old; /* the FIB before the last change */
     uint8_t *stale;        /* per switch index: forwards with the old FIB */
+    /* A stale switch still drops its own ports from the old sets once they
+     * have been down this long (hardware ECMP pruning, ctrl/bgp.c); NEVER =
+     * not at all. */
+    uint64_t prune_ps;
+    uint32_t *scratch; /* the pruned set handed out (one node's degree) */
 };
 void route_live_init(struct route_live *lv, const struct net *n);
 void route_live_fini(struct route_live *lv);

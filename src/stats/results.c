@@ -64,6 +64,12 @@ static void write_summary(const struct model *m, struct jw *w) {
     jw_key(w, "summary");
     jw_obj(w);
     jw_kbool(w, "completed", m->completed);
+    char why[200];
+    jw_key(w, "incomplete_reason");
+    if (results_incomplete_reason(m, why, sizeof why))
+        jw_str(w, why);
+    else
+        jw_null(w);
     jw_kbool(w, "interrupted", m->interrupted != 0); /* SIGINT/SIGTERM (core/sig.h) */
     jw_knum(w, "sim_time_ns", time_ps_to_ns(m->sim.now_ps));
     jw_knum(w, "done_ns", m->net.work_pending ? -1.0 : time_ps_to_ns(n->done_ps));
@@ -101,6 +107,17 @@ static void write_summary(const struct model *m, struct jw *w) {
         jw_null(w);
     jw_knum(w, "credit_stall_ns_total", time_ps_to_ns(stall));
     jw_ku64(w, "reorder_max_bytes", n->c.reorder_max_bytes);
+    /* failures (docs/model.md "Failures") */
+    jw_ku64(w, "timeouts", n->c.timeouts);
+    jw_ku64(w, "qp_errors", n->nqp_errs);
+    jw_ku64(w, "corrupted", n->c.corrupted);
+    jw_ku64(w, "gray_dropped", n->c.gray_dropped);
+    jw_ku64(w, "hoq_discards", n->c.hoq_discards);
+    jw_key(w, "first_hoq_discard_ns");
+    if (n->c.first_hoq_ps)
+        jw_num(w, time_ps_to_ns(n->c.first_hoq_ps));
+    else
+        jw_null(w);
     jw_key(w, "deadlock");
     jw_obj_compact(w);
     jw_kbool(w, "detected", n->deadlock.detected);
@@ -149,6 +166,8 @@ static void write_links(const struct model *m, struct jw *w) {
         double u = T > 0 ? (double)pt->busy_ps / T : 0.0;
         jw_knum(w, "utilization", u > 1.0 ? 1.0 : u);
         jw_ku64(w, "drops", pt->drops);
+        jw_ku64(w, "corrupted", n->port_fail ? n->port_fail[p].corrupted : 0);
+        jw_ku64(w, "hoq_discards", n->port_fail ? n->port_fail[p].hoq_discards : 0);
         jw_knum(w, "paused_ns", time_ps_to_ns(pt->paused_ps));
         jw_knum(w, "credit_stall_ns", time_ps_to_ns(pt->credit_stall_ps));
         jw_knum(w, "mean_queue_bytes", T > 0 ? qarea / T : 0.0);
@@ -227,6 +246,66 @@ static void write_collectives(const struct model *m, struct jw *w) {
     jw_arr_end(w);
 }
 
+static const char *ev_name(int kind) {
+    switch (kind) {
+    case EV_LINK_GRAY:
+        return "link_gray";
+    case EV_LINK_FLAP:
+        return "link_flap";
+    default:
+        return "link_down";
+    }
+}
+
+static void knum_or_null(struct jw *w, const char *key, sim_time_ps t) {
+    jw_key(w, key);
+    if (t == SIM_TIME_NEVER)
+        jw_null(w);
+    else
+        jw_num(w, time_ps_to_ns(t));
+}
+
+static void write_qp_errors(const struct model *m, struct jw *w) {
+    const struct net *n = &m->net;
+    jw_key(w, "qp_errors");
+    jw_arr(w);
+    for (uint32_t i = 0; i < n->nqp_errs; i++) {
+        const struct qp_err_row *r = &n->qp_errs[i];
+        jw_obj_compact(w);
+        jw_ku64(w, "qp", r->qp);
+        jw_kstr(w, "src", n->names[r->src]);
+        jw_kstr(w, "dst", n->names[r->dst]);
+        jw_knum(w, "at_ns", time_ps_to_ns(r->at_ps));
+        jw_ku64(w, "psn", r->psn);
+        jw_ku64(w, "retries", r->retries);
+        jw_ku64(w, "messages_failed", r->msgs_failed);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+}
+
+/* Why the run did not complete, or false when it did. */
+bool results_incomplete_reason(const struct model *m, char *buf, size_t len) {
+    const struct net *n = &m->net;
+    char t[32], to[32];
+    if (n->nqp_errs) {
+        const struct qp_err_row *r = &n->qp_errs[0];
+        units_fmt_time(r->at_ps, t, sizeof t);
+        units_fmt_time(n->rto_ps, to, sizeof to);
+        snprintf(buf, len,
+                 "aborted: QP %s->%s exhausted its %u retries (timeout %s) at %s; %u QP(s) in "
+                 "error, their jobs aborted",
+                 n->names[r->src], n->names[r->dst], n->retry_cnt, to, t, n->nqp_errs);
+        return true;
+    }
+    if (!m->completed) {
+        units_fmt_time(m->sim.now_ps, t, sizeof t);
+        snprintf(buf, len, "stopped at %s with work left", t);
+        return true;
+    }
+    return false;
+}
+
 static void write_control_plane(const struct model *m, struct jw *w) {
     const struct net *n = &m->net;
     char name[64];
@@ -237,7 +316,7 @@ static void write_control_plane(const struct model *m, struct jw *w) {
         const struct port *pt = &n->ports[r->port];
         snprintf(name, sizeof name, "%s-%s", n->names[pt->node], n->names[n->ports[pt->peer].node]);
         jw_obj_compact(w);
-        jw_kstr(w, "event", "link_down");
+        jw_kstr(w, "event", ev_name(r->event));
         jw_kstr(w, "link", name);
         jw_knum(w, "at_ns", time_ps_to_ns(r->at_ps));
         jw_key(w, "rerouted_at_ns");
@@ -251,6 +330,11 @@ static void write_control_plane(const struct model *m, struct jw *w) {
         else
             jw_num(w, time_ps_to_ns(r->local_rerouted_ps));
         jw_ku64(w, "packets_lost", r->packets_lost);
+        /* converged: every switch has its new forwarding state (or had
+         * nothing to change); false when the run ended first */
+        jw_kbool(w, "converged", r->rerouted_ps != SIM_TIME_NEVER);
+        knum_or_null(w, "detected_at_ns", r->detected_ps); /* gray: found by BFD/hold/sweep */
+        knum_or_null(w, "up_at_ns", r->up_ps);
         jw_obj_end(w);
     }
     jw_arr_end(w);
@@ -273,6 +357,8 @@ void results_write_json(const struct model *m, FILE *f) {
     coll_write_nccl_tests(&m->net, &w); /* docs/inputs.md */
     coll_write_chakra(&m->net, &w);
     write_control_plane(m, &w);
+    write_qp_errors(m, &w);
+    coll_write_jobs(&m->net, &w);
     jw_key(&w, "cc_rates"); /* DCQCN rate per sender over time (stats/sampler.h) */
     sampler_write_cc_rates(&m->sampler, &m->net, &w);
     if (m->net.ctrl && m->net.ctrl->write_results) m->net.ctrl->write_results(&m->net, &w);
@@ -370,6 +456,15 @@ void results_print_summary(const struct model *m, FILE *f) {
     if (n->deadlock.detected)
         fprintf(f, "  DEADLOCK detected at %.1f us (cycle of %u ports)\n",
                 time_ps_to_ns(n->deadlock.at_ps) / 1000.0, n->deadlock.ncycle);
+    if (n->c.timeouts || n->c.corrupted || n->c.gray_dropped || n->c.hoq_discards)
+        fprintf(f,
+                "  failures: %llu timeouts, %llu corrupted, %llu dropped by gray links, %llu "
+                "HOQ discards\n",
+                (unsigned long long)n->c.timeouts, (unsigned long long)n->c.corrupted,
+                (unsigned long long)n->c.gray_dropped, (unsigned long long)n->c.hoq_discards);
+    char why[200];
+    if (n->nqp_errs && results_incomplete_reason(m, why, sizeof why))
+        fprintf(f, "  finding: %s\n", why);
     stuck_print(n, f);
     for (uint32_t i = 0; i < n->nwarnings; i++)
         fprintf(f, "  warning: %s\n", n->warnings[i]);

@@ -6,6 +6,8 @@
 #ifndef FABSIM_STATS_RESULTS_H
 #define FABSIM_STATS_RESULTS_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 struct model;
@@ -22,6 +24,9 @@ void results_print_summary(const struct model *m, FILE *f);
 /* Names of results.json "collectives" rows: enum wl_kind, enum coll_algo. */
 const char *results_op_name(int op);
 const char *results_algo_name(int algo);
+/* Why the run did not complete (a QP exhausted its retries; stopped with
+ * work left), or false when it completed. */
+bool results_incomplete_reason(const struct model *m, char *buf, size_t len);
 /* mkdir -p */
 int results_mkdirs(const char *dir);
 

@@ -25,6 +25,8 @@ static inline void sc_base(struct scenario *sc, struct wl_entry *w) {
     sc->fabric.routing = ROUTING_STATIC;
     sc->fabric.congestion_control = CC_NONE;
     sc->fabric.transport.timeout_ps = 100 * PS_PER_US * 10;
+    /* a fixed fast RTO, retried for ever: what these tests mean (docs/model.md) */
+    sc->fabric.transport.rto = RTO_FIXED;
     sc->fabric.transport.ack_every = 1;
     sc->topo.kind = TOPO_LEAF_SPINE;
     sc->topo.leaves = 4;

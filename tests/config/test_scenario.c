@@ -159,7 +159,11 @@ static void test_defaults_infiniband(void **state) {
     assert_int_equal(f->dcqcn.cnp_interval_ps, 4 * PS_US);
     assert_int_equal(f->dcqcn.min_rate_bps, 1000000);
     assert_int_equal(f->transport.retransmit, RETX_GO_BACK_N);
-    assert_int_equal(f->transport.timeout_ps, 100 * PS_US);
+    /* NCCL_IB_TIMEOUT 20: 4.096 us x 2^20 = 4.294967296 s; 7 retries (A12) */
+    assert_int_equal(f->transport.timeout_ps, 4096000ULL << 20);
+    assert_int_equal(f->transport.timeout_exp, 20);
+    assert_int_equal(f->transport.retry_cnt, 7);
+    assert_int_equal(f->transport.rto, RTO_IBA);
     assert_int_equal(f->transport.ack_every, 1);
     assert_int_equal(f->reorder_buffer_bytes, 256 * KIB);
     assert_false(f->sharp);

@@ -37,6 +37,7 @@ static inline void ib_scenario(struct scenario *sc) {
     f->routing = ROUTING_STATIC;
     f->routing_engine = ENGINE_MINHOP;
     f->transport.timeout_ps = 100000000000ULL; /* 100 ms: a lossless fabric never needs it */
+    f->transport.rto = RTO_FIXED;              /* fixed, retried for ever (docs/model.md) */
     f->transport.ack_every = 1;
     f->control_plane.kind = CP_SM;
     f->control_plane.detect_ps = 1000000000ULL; /* 1 ms */

@@ -223,8 +223,10 @@ claim([(M, "failure-roce-bgp-bfd")], "BGP+BFD reroutes after the 150 ms BFD dete
       lambda a: (150e6 <= reroute(a) <= 160e6, ms(reroute(a))))
 claim([(M, "failure-ib-sm"), (M, "failure-roce-bgp-bfd")], "the SM reroutes faster than BGP+BFD",
       lambda a, b: (reroute(a) < reroute(b), f"{ms(reroute(a))} vs {ms(reroute(b))}"))
-claim([(M, "failure-roce-bgp-bfd"), (M, "failure-roce-bgp-no-bfd")], "without BFD nothing reroutes within the run",
-      lambda a, b: (reroute(a) < reroute(b) == float("inf") and not s(b, "completed"),
+# A gray link without BFD waits for the 9 s hold timer; the run is held open
+# until BGP converged, and NCCL's 7 x 4.3 s retry budget outlasts it.
+claim([(M, "failure-roce-bgp-bfd"), (M, "failure-roce-bgp-no-bfd")], "without BFD the reroute waits for the 9 s hold timer",
+      lambda a, b: (reroute(a) < 1e9 and 9e9 <= reroute(b) < 10e9 and s(b, "completed"),
                     f"{ms(reroute(a))} vs {ms(reroute(b))}, completed={s(b, 'completed')}"))
 claim([(M, "failure-roce-bgp-bfd"), (M, "failure-roce-bgp-no-bfd")], "the hold timer loses more than BFD",
       lambda a, b: (b["control_plane"][0]["packets_lost"] > a["control_plane"][0]["packets_lost"],

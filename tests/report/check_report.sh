@@ -66,6 +66,41 @@ case "$B" in
     python3 tests/report/check_labs.py "$OUT/labs" >"$LOG" 2>&1
     cat "$LOG"
     sum
+    # Every "what to change next" command in the guides and lab.yaml files is
+    # a fabsim command whose --only names runs that exist.
+    if python3 - "$OUT/labs" <<'PY'
+import fnmatch, glob, os, re, shlex, sys
+out = sys.argv[1]
+runs = {(l, re.sub(r"^\d\d-", "", r)) for l in os.listdir(out) if os.path.isdir(os.path.join(out, l))
+        for r in os.listdir(os.path.join(out, l)) if os.path.isdir(os.path.join(out, l, r))}
+cmds = []
+for f in sorted(glob.glob("docs/labs/*.md")):
+    block = False
+    for line in open(f):
+        if line.startswith("```"):
+            block = not block
+        elif block and line.startswith("fabsim "):
+            cmds.append((f, line.strip()))
+for f in sorted(glob.glob("scenarios/labs/*/lab.yaml")):
+    for line in open(f):
+        if line.startswith("next:"):
+            cmds.append((f, line.split(":", 1)[1].strip().strip('"')))
+bad = []
+for f, c in cmds:
+    a = shlex.split(c)
+    if a[1] not in ("labs", "compare", "run"):
+        bad.append(f"{f}: {c}")
+    for i, w in enumerate(a):
+        if w == "--only":
+            lab, _, pat = a[i + 1].partition("/")
+            if not any(l == lab and (not pat or fnmatch.fnmatch(r, pat)) for l, r in runs):
+                bad.append(f"{f}: --only {a[i + 1]} matches no run")
+        if a[1] == "compare" and w.endswith(".yaml") and not os.path.exists(w):
+            bad.append(f"{f}: {w} does not exist")
+print(f"{len(cmds)} commands; " + ("; ".join(bad) if bad else "all name runs and files that exist"))
+sys.exit(1 if bad or len(cmds) < 12 else 0)
+PY
+    then ok "the guides' commands name runs and files that exist"; else fail "a guide's command names a run or file that does not exist"; fi
     # The course's pictures: each of these chart types rendered.
     export FABSIM_REQUIRE_CHARTS=spine_time,offered_load,topology_load,timelines_pair,dcqcn_rate,counters,deadlock,balls_into_bins
     browser "$OUT/labs/report.html"

@@ -189,9 +189,12 @@ check robust_limit_flows test "$rc" -eq 2 -a "$(grep -c 'workload.0: .*SC_MAX_FL
 # --- robust_stuck_*: a run that can never finish (the destination's only
 # link down, lossy RoCE retransmitting forever) ends within ~10 ms simulated
 # with the reason, instead of retransmitting until the 1 s cap.
+# (A fixed 100 us RTO retried for ever: lossy RoCE as NIC firmware fast
+# retransmission runs it; with the IBA timer the QPs would error after
+# 8 x 4.3 s instead, docs/model.md "Transport".)
 cat >down.yaml <<'Y'
 name: down
-fabric: {kind: roce, flow_control: none}
+fabric: {kind: roce, flow_control: none, transport: {timeout: 100us, rto: fixed}}
 topology: {kind: leaf_spine, leaves: 2, spines: 2, hosts_per_leaf: 2}
 workload:
   - {kind: incast, senders: 2, receiver: h3, size: 1MiB}

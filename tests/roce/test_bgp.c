@@ -1,10 +1,12 @@
 /* tests/roce/test_bgp.c
  *
- * Link failure under a BGP-style control plane (claim 3, Ethernet side): the
- * failed link's switches detect it after BFD (150 ms) and the withdrawal
- * reaches the other leaf one hop later; until each switch converged, what it
- * hashes onto the dead path is lost. rerouted_at - at = detect + processing
- * at the ends + one hop (propagation + processing) for the far leaf.
+ * Link failure under a BGP-style control plane (claim 3, Ethernet side): a
+ * gray link (up, dropping everything) is found by BFD (150 ms) at its
+ * switches and the withdrawal reaches the other leaf one hop later; until
+ * each switch converged, what it hashes onto the dead path is lost.
+ * rerouted_at - at = detect + processing at the ends + one hop (propagation
+ * + processing) for the far leaf. A port-down needs no detection (hardware
+ * prunes the ECMP member, fast-external-fallover withdraws at once).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -49,7 +51,8 @@ static struct fail fail_link(sim_time_ps detect) {
     w.nflows = 4;
     sc.workload = &w;
     sc.nworkload = 1;
-    struct sc_event ev = {10 * PS_PER_MS, EV_LINK_DOWN, "leaf0-spine1", 0, {0, 0}};
+    struct sc_event ev = {
+        .at_ps = 10 * PS_PER_MS, .kind = EV_LINK_GRAY, .target = "leaf0-spine1", .drop = 1.0};
     sc.events = &ev;
     sc.nevents = 1;
     struct model m;
@@ -100,7 +103,7 @@ static void test_faster_detection_loses_less(void **state) {
  * (5.4 M lost packets, 14 s of wall time, measured); real RC QPs wait seconds
  * per retry (domain.md A10: NCCL_IB_TIMEOUT 20 = 4.3 s). Measured: SM 41.9 ms
  * (32 packets lost), BGP 9002 ms (23,888 lost), BGP + BFD 152 ms (48 lost). */
-static struct fail fail_defaults(const char *fabric) {
+static struct fail fail_defaults(const char *fabric, const char *event) {
     char text[2048];
     int len = snprintf(text, sizeof text,
                        "name: failure\nseed: 1\nfabric: %s\n"
@@ -112,8 +115,8 @@ static struct fail fail_defaults(const char *fabric) {
                         "  - {kind: poisson, senders: [h%d], receiver: h%d, load: 0.001, "
                         "packet: 64KiB, duration: 9900ms}\n",
                         i, i == 7 ? 8 : 9 * (i + 1));
-    snprintf(text + len, sizeof text - (size_t)len,
-             "events:\n  - {at: 50ms, link_down: leaf0-spine0}\n");
+    snprintf(text + len, sizeof text - (size_t)len, "events:\n  - {at: 50ms, %s: leaf0-spine0}\n",
+             event);
     struct scenario sc;
     struct diag d = {0};
     if (scenario_load_string(&sc, text, "failure", NULL, 0, &d)) printf("%s\n%s\n", text, d.msg);
@@ -135,23 +138,34 @@ static struct fail fail_defaults(const char *fabric) {
     return f;
 }
 
+/* A fixed 1 s RTO retried for ever (transport.rto: fixed): these runs time
+ * the control planes, and a 9 s gray failure would exhaust 7 retries of 1 s. */
 static void test_sm_vs_bgp_defaults(void **state) {
     (void)state;
-    struct fail ib = fail_defaults("{kind: infiniband, link: 10Gbps, transport: {timeout: 1s}}");
-    struct fail bgp =
-        fail_defaults("{kind: roce, link: 10Gbps, routing: ecmp, transport: {timeout: 1s}}");
+    struct fail ib = fail_defaults(
+        "{kind: infiniband, link: 10Gbps, transport: {timeout: 1s, rto: fixed}}", "link_down");
+    struct fail pd = fail_defaults(
+        "{kind: roce, link: 10Gbps, routing: ecmp, transport: {timeout: 1s, rto: fixed}}",
+        "link_down");
+    struct fail bgp = fail_defaults(
+        "{kind: roce, link: 10Gbps, routing: ecmp, transport: {timeout: 1s, rto: fixed}}",
+        "link_gray");
     struct fail bfd = fail_defaults("{kind: roce, link: 10Gbps, routing: ecmp, transport: "
-                                    "{timeout: 1s}, control_plane: {detect: 150ms}}");
+                                    "{timeout: 1s, rto: fixed}, control_plane: {detect: 150ms}}",
+                                    "link_gray");
     /* SM: tens of ms (A10b). */
     assert_true(ib.reroute_ps > 10 * PS_PER_MS && ib.reroute_ps < 100 * PS_PER_MS);
-    /* BGP defaults: the 9 s hold timer, two orders of magnitude later. */
+    /* A port-down under BGP: hardware prune 100 us, fast fallover, proc 1 ms
+     * at the ends and one hop (25 ns + 1 ms) to the far leaves. */
+    assert_int_equal(pd.reroute_ps, 100 * PS_PER_US + 2 * PS_PER_MS + 25 * PS_PER_NS);
+    /* A gray failure: the 9 s hold timer, two orders of magnitude later. */
     assert_true(bgp.reroute_ps >= 9 * PS_PER_S && bgp.reroute_ps < 10 * PS_PER_S);
     assert_true(bgp.reroute_ps > 100 * ib.reroute_ps);
     assert_true(bfd.reroute_ps >= 150 * PS_PER_MS && bfd.reroute_ps < 200 * PS_PER_MS);
     /* Traffic on the dead path is lost until convergence, more the longer. */
     assert_true(bfd.lost > 0);
     assert_true(bgp.lost > 10 * bfd.lost);
-    assert_true(bgp.completed && bfd.completed && ib.completed);
+    assert_true(bgp.completed && bfd.completed && ib.completed && pd.completed);
 }
 
 int main(void) {

@@ -126,7 +126,8 @@ static struct storm storm(sim_time_ps watchdog) {
     w.nflows = 16;
     sc.workload = &w;
     sc.nworkload = 1;
-    struct sc_event ev = {20 * PS_PER_US, EV_HOST_STALL, "h0", 10 * PS_PER_MS, {0, 0}};
+    struct sc_event ev = {
+        .at_ps = 20 * PS_PER_US, .kind = EV_HOST_STALL, .target = "h0", .for_ps = 10 * PS_PER_MS};
     sc.events = &ev;
     sc.nevents = 1;
     struct model m;

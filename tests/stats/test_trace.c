@@ -32,7 +32,9 @@ static const char *const SCENARIO =
     "name: trace-test\n"
     "seed: 1\n"
     "fabric: {kind: roce, flow_control: pfc, routing: ecmp,\n"
-    "         control_plane: {kind: bgp, detect: 20us}}\n"
+    "         control_plane: {kind: bgp, detect: 20us},\n"
+    /* the failure's losses recover by a fixed fast RTO (docs/model.md) */
+    "         transport: {timeout: 100us, rto: fixed}}\n"
     "topology: {kind: leaf_spine, leaves: 2, spines: 2, hosts_per_leaf: 4}\n"
     "workload:\n"
     "  - {kind: incast, senders: 6, receiver: h0, size: 512KiB}\n"

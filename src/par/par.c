@@ -49,7 +49,7 @@ struct par_pkt {
 
 /* The status every rank gives at a window's end (u64 words), then one byte
  * count per destination rank. */
-enum { ST_CONTRIB, ST_TRANSIT, ST_ZT, ST_ZO, ST_NEXT, ST_OUTMIN, ST_HELD, ST_WORDS };
+enum { ST_CONTRIB, ST_TRANSIT, ST_ZT, ST_ZO, ST_NEXT, ST_OUTMIN, ST_HELD, ST_EVENTS, ST_WORDS };
 
 static bool counted(const struct packet *p) {
     return p->type != PKT_CREDIT && p->type != PKT_PAUSE;
@@ -198,6 +198,7 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
     P->out = fs_xcalloc((size_t)R, sizeof *P->out);
     P->events = fs_xcalloc((size_t)R, sizeof *P->events);
     P->sync = fs_xcalloc((size_t)R, sizeof *P->sync);
+    P->work_cpu = fs_xcalloc((size_t)R, sizeof *P->work_cpu);
     P->nodes = fs_xcalloc((size_t)R, sizeof *P->nodes);
     P->hosts = fs_xcalloc((size_t)R, sizeof *P->hosts);
     for (uint32_t v = 0; v < n->nnodes; v++) {
@@ -259,6 +260,7 @@ void par_fini(struct net *n) {
     free(P->owner);
     free(P->events);
     free(P->sync);
+    free(P->work_cpu);
     free(P->nodes);
     free(P->hosts);
     free(P);
@@ -404,12 +406,12 @@ static void merge_counters(struct net_counters *a, const struct net_counters *b)
 
 struct par_hdr {
     uint64_t events, done_ps, work, inflight;
-    double sync_s;
+    double sync_s, work_cpu_s;
     struct net_counters c;
 };
 
 /* Rank 0 takes every entity's state from the rank that owns it. */
-static void merge(struct model *m) {
+static void merge(struct model *m, double work_cpu_s) {
     struct net *n = &m->net;
     struct par *P = n->par;
     struct sampler *sp = &m->sampler;
@@ -422,9 +424,9 @@ static void merge(struct model *m) {
     size_t pf_b = (size_t)n->nports * sizeof *n->port_fail;
     size_t total = sizeof(struct par_hdr) + ports_b + msgs_b + flows_b + rows_b + cc_b + pf_b;
     char *blob = fs_xmalloc(total), *w = blob;
-    struct par_hdr h = {m->sim.events_run, n->done_ps,
-                        n->work_pending,   n->pkts_in_flight + P->transit,
-                        P->sync_s,         n->c};
+    struct par_hdr h = {
+        m->sim.events_run, n->done_ps, n->work_pending, n->pkts_in_flight + P->transit, P->sync_s,
+        work_cpu_s,        n->c};
     memcpy(w, &h, sizeof h);
     w += sizeof h;
     if (ports_b) memcpy(w, n->ports, ports_b);
@@ -457,6 +459,7 @@ static void merge(struct model *m) {
             memcpy(&hr, at[r], sizeof hr);
             P->events[r] = hr.events;
             P->sync[r] = hr.sync_s;
+            P->work_cpu[r] = hr.work_cpu_s;
             m->sim.events_run += hr.events;
             if (hr.done_ps > n->done_ps) n->done_ps = hr.done_ps;
             n->work_pending += hr.work;
@@ -546,6 +549,7 @@ int par_run(struct model *m) {
     struct par_pkt *sbuf = NULL, *rbuf = NULL;
     size_t scap = 0, rcap = 0;
     struct zero_key z = {0, 0};
+    double cpu0 = wall_cpu_s();
     P->out_min_ps = SIM_TIME_NEVER;
     sim_time_ps next = calq_peek_time(&s->q);
     uint64_t *nexts = fs_xcalloc((size_t)R, sizeof *nexts);
@@ -570,6 +574,7 @@ int par_run(struct model *m) {
             break;
         }
         bool cleared = false, final = false;
+        uint64_t ev0 = s->events_run, most = 0;
         for (;;) {
             int held = run_window(s, n, wend, cleared, &z);
             memset(st, 0, W * sizeof *st);
@@ -580,27 +585,34 @@ int par_run(struct model *m) {
             st[ST_NEXT] = calq_peek_time(&s->q);
             st[ST_OUTMIN] = P->out_min_ps;
             st[ST_HELD] = (uint64_t)held;
+            st[ST_EVENTS] = s->events_run - ev0;
             for (int r = 0; r < R; r++)
                 st[ST_WORDS + r] = P->out[r].len * sizeof(struct par_pkt);
-            double t0 = wall_now_s();
+            double t0 = wall_now_s(), c0 = wall_cpu_s();
             P->comm.ops->allgather(P->comm.ctx, st, W * sizeof *st, all);
             P->sync_s += wall_now_s() - t0;
+            P->sync_cpu_s += wall_cpu_s() - c0;
             uint64_t sum = 0, anyheld = 0, kt = 0, ko = 0;
             for (int r = 0; r < R; r++) {
                 const uint64_t *a = all + (size_t)r * W;
                 sum += a[ST_CONTRIB] + a[ST_TRANSIT];
                 anyheld += a[ST_HELD];
+                if (a[ST_EVENTS] > most) most = a[ST_EVENTS];
                 if (!key_le(a[ST_ZT], a[ST_ZO], kt, ko)) {
                     kt = a[ST_ZT];
                     ko = a[ST_ZO];
                 }
             }
             if (sum == 0) {
+                P->crit_events += most;
                 run_to_key(s, kt, ko);
                 final = true;
                 break;
             }
-            if (!anyheld) break;
+            if (!anyheld) {
+                P->crit_events += most;
+                break;
+            }
             cleared = true;
             P->rounds++;
         }
@@ -626,9 +638,10 @@ int par_run(struct model *m) {
                 k += P->out[r].len;
                 P->out[r].len = 0;
             }
-            double t0 = wall_now_s();
+            double t0 = wall_now_s(), c0 = wall_cpu_s();
             P->comm.ops->alltoallv(P->comm.ctx, sbuf, scount, rbuf, rcount);
             P->sync_s += wall_now_s() - t0;
+            P->sync_cpu_s += wall_cpu_s() - c0;
             for (size_t i = 0; i < nr; i++)
                 deliver(n, &rbuf[i]);
             P->msgs += ns;
@@ -658,7 +671,7 @@ int par_run(struct model *m) {
         free(rbuf);
         return FS_ENOTSUP;
     }
-    merge(m);
+    merge(m, wall_cpu_s() - cpu0 - P->sync_cpu_s);
     model_finish(m);
     free(st);
     free(all);
@@ -792,6 +805,7 @@ void par_write_json(const struct net *n, struct jw *w) {
     jw_ku64(w, "second_rounds", P->rounds);
     jw_ku64(w, "messages", P->msgs);
     jw_ku64(w, "message_bytes", P->msg_bytes);
+    jw_ku64(w, "critical_events", P->crit_events);
     jw_key(w, "ranks_detail");
     jw_arr(w);
     for (int r = 0; r < P->comm.size; r++) {
@@ -801,6 +815,7 @@ void par_write_json(const struct net *n, struct jw *w) {
         jw_ku64(w, "hosts", P->hosts[r]);
         jw_ku64(w, "events", P->events[r]);
         jw_knum(w, "sync_wall_s", P->sync[r]);
+        jw_knum(w, "work_cpu_s", P->work_cpu[r]);
         jw_obj_end(w);
     }
     jw_arr_end(w);

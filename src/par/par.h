@@ -49,9 +49,12 @@ struct par {
     const char *refused;    /* met at run time something several ranks cannot do yet */
     /* statistics (results.json `parallel`) */
     uint64_t windows, rounds, msgs, msg_bytes;
+    uint64_t crit_events;    /* sum over windows of the busiest rank's events */
     uint64_t *events;        /* per rank (rank 0 after the run) */
     double sync_s;           /* wall seconds this rank spent in the window collectives */
+    double sync_cpu_s;       /* CPU seconds it spent there (MPI polls while it waits) */
     double *sync;            /* per rank (rank 0 after the run) */
+    double *work_cpu;        /* per rank: CPU seconds of the run outside the collectives */
     uint32_t *nodes, *hosts; /* per rank */
 };
 

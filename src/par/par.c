@@ -90,7 +90,10 @@ static void deliver(struct net *n, const struct par_pkt *in) {
         pt->fly_head = id;
         net_arrive_at(n, port, p->t_ps);
     } else {
-        pkt(&n->pool, pt->fly_tail)->next = id;
+        struct packet *t = pkt(&n->pool, pt->fly_tail); /* as start_tx links it */
+        t->next = id;
+        uint64_t dt = p->t_ps - t->t_ps;
+        t->next_dt_ps = dt < PKT_DT_FAR ? (uint32_t)dt : PKT_DT_FAR;
     }
     pt->fly_tail = id;
     if (counted(p)) n->pkts_in_flight++;

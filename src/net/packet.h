@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #define PKT_NONE UINT32_MAX
+#define PKT_DT_FAR UINT32_MAX
 
 enum pkt_type {
     PKT_DATA,   /* RDMA WRITE segment */
@@ -53,7 +54,8 @@ struct packet {
     uint8_t prio;           /* VL (InfiniBand) or priority (Ethernet) */
     uint8_t hops;
     uint16_t pad;
-    uint32_t pad2;
+    uint32_t next_dt_ps; /* on a link: the next packet's arrival - this one's (PKT_DT_FAR: read
+                            it there); the arrival schedules the next without touching it */
 };
 
 _Static_assert(sizeof(struct packet) == 64, "a packet is one cache line");

@@ -81,7 +81,10 @@ static void start_tx(struct net *n, uint32_t port, uint32_t id) {
         pt->fly_head = id;
         sim_at(n->sim, p->t_ps, pt->node + 1, NET_EV_LINK_ARRIVE, port, pt->fly_gen);
     } else {
-        pkt(&n->pool, pt->fly_tail)->next = id;
+        struct packet *t = pkt(&n->pool, pt->fly_tail);
+        t->next = id;
+        uint64_t dt = p->t_ps - t->t_ps;
+        t->next_dt_ps = dt < PKT_DT_FAR ? (uint32_t)dt : PKT_DT_FAR;
     }
     pt->fly_tail = id;
 }
@@ -193,11 +196,16 @@ void port_on_arrive(struct sim *s, const struct event *e) {
     FS_DASSERT(p->t_ps == s->now_ps, "link head arrives at %llu, now %llu",
                (unsigned long long)p->t_ps, (unsigned long long)s->now_ps);
     pt->fly_head = p->next;
-    if (pt->fly_head == PKT_NONE)
+    if (pt->fly_head == PKT_NONE) {
         pt->fly_tail = PKT_NONE;
-    else
-        sim_at(s, pkt(&n->pool, pt->fly_head)->t_ps, pt->node + 1, NET_EV_LINK_ARRIVE, port,
-               pt->fly_gen);
+    } else {
+        /* the next packet's time from this one: no cache miss on it until it arrives */
+        sim_time_ps t = p->next_dt_ps != PKT_DT_FAR ? p->t_ps + p->next_dt_ps
+                                                    : pkt(&n->pool, pt->fly_head)->t_ps;
+        FS_DASSERT(t == pkt(&n->pool, pt->fly_head)->t_ps, "next arrival %llu",
+                   (unsigned long long)t);
+        sim_at(s, t, pt->node + 1, NET_EV_LINK_ARRIVE, port, pt->fly_gen);
+    }
     if (__builtin_expect(n->loss != NULL, 0)) { /* bit errors or a gray link somewhere */
         arrive_lossy(n, port, id);              /* a tail call: the common path keeps no frame */
         return;

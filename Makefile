@@ -18,7 +18,7 @@ CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) $(WARN) -
 LDLIBS  := -lfyaml -lm
 TEST_LDLIBS := -lcmocka
 
-SRCS    := $(filter-out src/cli/main.c,$(shell find src -name '*.c' | sort))
+SRCS    := $(filter-out src/cli/main.c src/par/mpi.c,$(shell find src -name '*.c' | sort))
 OBJS    := $(SRCS:%.c=$(BUILD)/%.o)
 TESTS_SRC := $(shell find tests -name 'test_*.c' | sort)
 TESTS   := $(TESTS_SRC:%.c=$(BUILD)/%)
@@ -44,7 +44,7 @@ NPM_CI := npm ci --no-audit --no-fund --loglevel=error
 PREFIX  ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps deps-test test check bench demo clean lint fmt fuzz install uninstall validate screenshot
+.PHONY: all deps deps-test test check bench demo clean lint fmt fuzz install uninstall validate screenshot mpi
 
 all: $(BUILD)/fabsim $(BUILD)/fabsim.1
 
@@ -97,6 +97,18 @@ $(BUILD)/libfabsim.a: $(OBJS)
 $(BUILD)/fabsim: $(BUILD)/src/cli/main.o $(BUILD)/libfabsim.a
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
+# One simulation on several processes (docs/parallel.md): build/fabsim-mpi,
+# the only binary that links MPI (src/par/mpi.c wraps it), built with mpicc
+# from Debian's Open MPI (`make deps-test` installs it). `make test` builds it
+# when mpicc is there; build/fabsim never needs MPI.
+MPICC ?= mpicc
+HAVE_MPICC := $(shell command -v $(MPICC) 2>/dev/null)
+MPI_BIN := $(if $(HAVE_MPICC),$(BUILD)/fabsim-mpi)
+mpi: $(BUILD)/fabsim-mpi
+
+$(BUILD)/fabsim-mpi: src/par/mpi.c $(BUILD)/libfabsim.a
+	$(MPICC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
 $(BUILD)/fabsim.1: $(BUILD)/fabsim
 	$(BUILD)/fabsim help --man > $@
 
@@ -108,7 +120,7 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libfabsim.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) $< -o $@ $(BUILD)/libfabsim.a $(LDLIBS)
 
-test: $(BUILD)/fabsim $(BUILD)/fabsim.1 $(TESTS) $(WEB_STAMP)
+test: $(BUILD)/fabsim $(BUILD)/fabsim.1 $(TESTS) $(MPI_BIN) $(WEB_STAMP)
 	@sh tests/run.sh $(BUILD)
 
 # ASan + UBSan build of everything, in its own folder.

@@ -11,7 +11,9 @@
 #                            tshark (pcap dissection), OpenSM and ibsim
 #                            (tests/ib/check_opensm.sh), valgrind (make bench
 #                            COUNT=1), cppcheck (make lint), clang (make fuzz),
-#                            python3-jsonschema + python3-yaml (fabsim schema)
+#                            python3-jsonschema + python3-yaml (fabsim schema),
+#                            Open MPI (make mpi: build/fabsim-mpi, and
+#                            tests/par/check_mpi.sh)
 #                            (`make deps-test`, run by `make test`)
 set -e
 mode=${1:-build}
@@ -37,6 +39,8 @@ test)
     [ -f /usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so ] || opt="$opt libumad2sim0"
     command -v valgrind >/dev/null 2>&1 || opt="$opt valgrind"
     command -v cppcheck >/dev/null 2>&1 || opt="$opt cppcheck"
+    command -v mpicc >/dev/null 2>&1 || opt="$opt libopenmpi-dev"
+    command -v mpirun >/dev/null 2>&1 || opt="$opt openmpi-bin"
     command -v clang >/dev/null 2>&1 || opt="$opt clang" # make fuzz, and its short run in make check
     python3 -c "import jsonschema, yaml" 2>/dev/null || opt="$opt python3-jsonschema python3-yaml"
     ;;

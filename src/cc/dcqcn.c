@@ -15,7 +15,12 @@
  *    and, when both counters are past F, hyper increase (R_T += R_HAI).
  *    The rate limiter spaces the QP's packets at R_C (cc->send_time).
  * Timers run only while a QP is below line rate, so uncongested QPs cost no
- * events. Defaults are ConnectX firmware values; dcqcn_preset_paper gives the
+ * events. The alpha timer costs none at all: its ticks (every alpha_period,
+ * 1 us on ConnectX) are applied when alpha is next read or written (a CNP, a
+ * decrease check, the stop at line rate), in the order the events would have
+ * run (alpha_ticks), with the same arithmetic, so the results are the same
+ * as with one event per tick (about half of a RoCE failure run's events).
+ * Defaults are ConnectX firmware values; dcqcn_preset_paper gives the
  * paper's (domain.md A6 table).
  */
 #include "cc/cc.h"
@@ -32,7 +37,7 @@
 
 #define DCQCN_RNG_STREAM 0x45434eu /* "ECN" */
 
-enum { TM_ALPHA = 0, TM_DECREASE = 1, TM_INCREASE = 2 };
+enum { TM_DECREASE = 1, TM_INCREASE = 2 }; /* 0 was the alpha timer, now virtual */
 
 struct dq {
     double rc_bps, rt_bps, alpha;
@@ -40,13 +45,16 @@ struct dq {
     sim_time_ps last_cnp_ps;    /* NP: last CNP sent for this QP (receiver side) */
     sim_time_ps alpha_at_ps;    /* last alpha update (decay while idle) */
     sim_time_ps inc_at_ps;      /* next timer-driven increase */
+    sim_time_ps alpha_next_ps;  /* next (virtual) alpha tick while active */
+    sim_time_ps inc_sched_ps;   /* when the pending TM_INCREASE event was scheduled */
     uint64_t bytes_since;       /* byte counter */
     uint32_t t_stage, b_stage;  /* increase events (timer, bytes) since the last decrease */
     uint16_t gen;               /* bumped when timers stop: stale events die */
     uint8_t cnp_alpha, cnp_dec; /* a CNP arrived since the last alpha / decrease step */
     uint8_t active;             /* below line rate or reacting: timers running */
     uint8_t seen_cnp;           /* a CNP ever arrived (rate_to_set_on_first_cnp applies once) */
-    uint8_t pad[2];
+    uint8_t inc_after_alpha;    /* ... after the alpha tick due at that instant (tie order) */
+    uint8_t pad[1];
 };
 
 struct dcqcn_state {
@@ -80,6 +88,46 @@ static struct dq *dq_of(struct net *n, uint32_t qp) {
 
 static double line_bps(const struct net *n, uint32_t qp) {
     return (double)n->ports[nic_port(n, n->qps[qp].src)].rate_bps;
+}
+
+/* The alpha timer's ticks at alpha_next_ps, alpha_next_ps + P, ... before
+ * `now` (and the one at `now` too when `incl`: that tick's event would have
+ * run before the event being handled). Each tick is the EWMA step the timer
+ * event made: alpha = (1 - g) alpha + g if a CNP came in the period. */
+static void alpha_ticks(const struct dcqcn_params *p, struct dq *d, sim_time_ps now, bool incl) {
+    sim_time_ps P = p->alpha_period_ps;
+    if (!d->active || !P) return;
+    while (d->alpha_next_ps < now || (incl && d->alpha_next_ps == now)) {
+        if (d->alpha == 0.0 && !d->cnp_alpha) { /* decayed to zero: it stays there */
+            sim_time_ps last = incl ? now : now - 1;
+            sim_time_ps k = (last - d->alpha_next_ps) / P;
+            d->alpha_at_ps = d->alpha_next_ps + k * P;
+            d->alpha_next_ps = d->alpha_at_ps + P;
+            break;
+        }
+        d->alpha = (1.0 - p->g) * d->alpha + (d->cnp_alpha ? p->g : 0.0);
+        d->cnp_alpha = 0;
+        d->alpha_at_ps = d->alpha_next_ps;
+        d->alpha_next_ps += P;
+    }
+}
+
+/* Whether the alpha tick due at `now` (its event scheduled at now - P)
+ * would run before an event of the same host scheduled at `sched`
+ * (`after_alpha`: scheduled at that same instant after the tick due then). */
+static bool tick_before(const struct dcqcn_params *p, const struct dq *d, sim_time_ps now,
+                        sim_time_ps sched, bool after_alpha) {
+    if (!d->active || d->alpha_next_ps != now) return false;
+    sim_time_ps tick_sched = now - p->alpha_period_ps;
+    return tick_sched < sched || (tick_sched == sched && after_alpha);
+}
+
+/* A CNP (or a send) handled in a packet arrival: the arrival event belongs to
+ * the node at the other end of the NIC's link, the alpha tick to the host;
+ * at equal times the lower entity runs first (core/evq.h). */
+static bool tick_before_arrival(const struct net *n, uint32_t qp) {
+    uint32_t src = n->qps[qp].src;
+    return src < n->ports[nic_port(n, src)].peer_node;
 }
 
 static void timer(struct net *n, uint32_t qp, uint32_t kind, sim_time_ps at) {
@@ -127,7 +175,7 @@ static void decrease(struct net *n, uint32_t qp, struct dq *d) {
  * recovery (R_T kept, R_C halfway to it), then additive (R_T += R_AI) while
  * either counter is at F or beyond, hyper (R_T += R_HAI) once both are past
  * F; ns3-rdma scales hyper steps by (stage - F + 1). */
-static void increase(struct net *n, uint32_t qp, struct dq *d, bool by_timer) {
+static void increase(struct net *n, uint32_t qp, struct dq *d, bool by_timer, bool tick_first) {
     const struct dcqcn_params *p = &n->sc->fabric.dcqcn;
     uint32_t t = d->t_stage, b = n->cc_state && ((struct dcqcn_state *)n->cc_state)->byte_reset
                                      ? d->b_stage
@@ -150,9 +198,18 @@ static void increase(struct net *n, uint32_t qp, struct dq *d, bool by_timer) {
         /* Back at line rate with no cut pending: stop the timers until the
          * next CNP (the firmware's keep running, at line rate: same rates). */
         d->rc_bps = d->rt_bps = line;
+        alpha_ticks(p, d, n->sim->now_ps, tick_first); /* the ticks that ran before the stop */
         d->active = 0;
         d->gen++;
     }
+}
+
+/* Schedules the increase timer at `at`, noting when (tick order: `after`,
+ * the alpha tick due now, if any, ran before this). */
+static void arm_increase(struct net *n, uint32_t qp, struct dq *d, sim_time_ps at, bool after) {
+    d->inc_sched_ps = n->sim->now_ps;
+    d->inc_after_alpha = after;
+    timer(n, qp, TM_INCREASE, at);
 }
 
 static void on_timer(struct sim *s, const struct event *e) {
@@ -161,28 +218,27 @@ static void on_timer(struct sim *s, const struct event *e) {
     struct dq *d = dq_of(n, qp);
     if (!d->active || (d->gen & 0x3fffu) != (e->aux >> 2)) return;
     const struct dcqcn_params *p = &n->sc->fabric.dcqcn;
-    double g = p->g;
     switch (kind) {
-    case TM_ALPHA:
-        d->alpha = (1.0 - g) * d->alpha + (d->cnp_alpha ? g : 0.0);
-        d->cnp_alpha = 0;
-        d->alpha_at_ps = s->now_ps;
-        timer(n, qp, TM_ALPHA, s->now_ps + p->alpha_period_ps);
-        break;
     case TM_DECREASE:
+        /* Scheduled at now - rate_reduce_period, the alpha tick at now -
+         * alpha_period (both from start_timers, alpha first): the tick at
+         * now runs first unless its period is the shorter. */
+        alpha_ticks(p, d, s->now_ps, p->alpha_period_ps >= p->rate_reduce_period_ps);
         if (d->cnp_dec) decrease(n, qp, d);
         d->cnp_dec = 0;
         timer(n, qp, TM_DECREASE, s->now_ps + p->rate_reduce_period_ps);
         break;
-    case TM_INCREASE:
+    case TM_INCREASE: {
+        bool first = tick_before(p, d, s->now_ps, d->inc_sched_ps, d->inc_after_alpha);
         if (s->now_ps < d->inc_at_ps) { /* reset by a decrease: lazy re-arm */
-            timer(n, qp, TM_INCREASE, d->inc_at_ps);
+            arm_increase(n, qp, d, d->inc_at_ps, first);
             break;
         }
-        increase(n, qp, d, true);
+        increase(n, qp, d, true, first);
         d->inc_at_ps = s->now_ps + timer_period(p, d);
-        if (d->active) timer(n, qp, TM_INCREASE, d->inc_at_ps);
+        if (d->active) arm_increase(n, qp, d, d->inc_at_ps, first);
         break;
+    }
     default:
         break;
     }
@@ -193,15 +249,16 @@ static void start_timers(struct net *n, uint32_t qp, struct dq *d, sim_time_ps n
     d->active = 1;
     d->alpha_at_ps = now;
     if (!d->inc_at_ps || d->inc_at_ps < now) d->inc_at_ps = now + p->timer_ps;
-    timer(n, qp, TM_ALPHA, now + p->alpha_period_ps);
+    d->alpha_next_ps = now + p->alpha_period_ps; /* scheduled first, then: */
     timer(n, qp, TM_DECREASE, now + p->rate_reduce_period_ps);
-    timer(n, qp, TM_INCREASE, d->inc_at_ps);
+    arm_increase(n, qp, d, d->inc_at_ps, true);
 }
 
 static void dcqcn_on_cnp(struct net *n, uint32_t qp) {
     struct dq *d = dq_of(n, qp);
     const struct dcqcn_params *p = &n->sc->fabric.dcqcn;
     sim_time_ps now = n->sim->now_ps;
+    alpha_ticks(p, d, now, tick_before_arrival(n, qp)); /* the periods before this CNP */
     d->cnp_alpha = d->cnp_dec = 1;
     if (d->active) return; /* the decrease check acts at its next period */
     if (!d->seen_cnp && !p->cut_on_first_cnp) {
@@ -263,7 +320,7 @@ static void dcqcn_on_sent(struct net *n, uint32_t qp, const struct packet *p) {
         d->bytes_since += p->wire_bytes;
         if (d->bytes_since >= B) {
             d->bytes_since -= B;
-            increase(n, qp, d, false);
+            increase(n, qp, d, false, tick_before_arrival(n, qp));
         }
     }
 }

@@ -908,7 +908,7 @@ static int explain_flat(const char *file, const char *const *sets, size_t nsets,
         int indent;
         char path[512];
         int items;
-    } st[32];
+    } st[32] = {{0}}; /* entries below `depth` are always set; zeroed for the reader */
     int depth = 0;
     char *save = NULL;
     for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {

@@ -13,6 +13,7 @@
 #include "core/mem.h"
 #include "net/estimate.h"
 #include "net/model.h"
+#include "par/par.h"
 #include "stats/ctrace.h"
 #include "stats/pcap.h"
 #include "stats/results.h"
@@ -33,6 +34,7 @@ enum {
     OPT_TRACE_MAX,
     OPT_EXPLAIN,
     OPT_PROGRESS,
+    OPT_VERBOSE,
     OPT_MAX_MEMORY,
 };
 
@@ -55,6 +57,7 @@ static const struct cli_opt RUN_OPTS[] = {
      "whole packets, or the first BYTES (at least 64) of each"},
     {"trace", OPT_TRACE, "FILE", "write a Chrome trace / Perfetto JSON timeline"},
     {"trace-max", OPT_TRACE_MAX, "N", "at most N trace events (default 1000000)"},
+    {"verbose", OPT_VERBOSE, NULL, "MPI runs (fabsim-mpi): print the partition, rank by rank"},
     {"max-memory", OPT_MAX_MEMORY, "SIZE",
      "refuse a model estimated larger than SIZE (default: MemAvailable;\n"
      "docs/outputs.md \"Limits\")"},
@@ -112,6 +115,9 @@ struct run_opts {
     uint32_t pcap_snaplen;          /* --pcap-snaplen (PCAP_SNAP_HEADERS by default) */
     const char *trace;              /* --trace FILE: Chrome trace / Perfetto JSON */
     uint64_t trace_max;             /* --trace-max N events (0 = the default) */
+    bool verbose;                   /* --verbose: the partition of an MPI run */
+    const struct comm *comm;        /* MPI runs (cli_run_par); NULL in one process */
+    uint64_t lookahead_ps;          /* MPI runs: forced window length (tests), 0 = computed */
     uint64_t max_memory;            /* --max-memory SIZE (0 = MemAvailable) */
 };
 
@@ -178,6 +184,9 @@ static int on_opt(void *ctx, int key, const char *arg) {
         return 0;
     case OPT_EXPLAIN:
         o->explain = true;
+        return 0;
+    case OPT_VERBOSE:
+        o->verbose = true;
         return 0;
     case OPT_MAX_MEMORY: {
         char why[160];
@@ -300,8 +309,44 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet, const
         model_fini(&m);
         return rc == FS_EINTERNAL ? 1 : 2;
     }
-    progress_phase(pr, "running", NULL);
-    model_run(&m, pr->mode != PROGRESS_OFF ? on_progress : NULL, pr);
+    if (o->comm) { /* one simulation on the ranks of o->comm (par/par.h) */
+        if (o->comm->size > 1 && (o->pcap || o->trace)) {
+            progress_done(pr);
+            if (o->comm->rank == 0)
+                fprintf(stderr, "fabsim: not yet supported with N>1 ranks: --pcap and --trace "
+                                "(run it on one process)\n");
+            model_fini(&m);
+            return 2;
+        }
+        if (par_setup(&m, o->comm, o->lookahead_ps, &d)) {
+            progress_done(pr);
+            if (o->comm->rank == 0) diag_print(&d, stderr);
+            model_fini(&m);
+            return 2;
+        }
+        if (!quiet) par_print(&m, stdout, o->verbose);
+        progress_phase(pr, "running", NULL);
+        double t0 = wall_now_s();
+        if (par_run(&m)) {
+            progress_done(pr);
+            if (o->comm->rank == 0)
+                fprintf(stderr,
+                        "fabsim: not yet supported with N>1 ranks: %s (run it on one "
+                        "process)\n",
+                        m.net.par->refused);
+            model_fini(&m);
+            return 2;
+        }
+        m.wall_s = wall_now_s() - t0;
+        if (o->comm->rank != 0) { /* rank 0 writes */
+            progress_done(pr);
+            model_fini(&m);
+            return 0;
+        }
+    } else {
+        progress_phase(pr, "running", NULL);
+        model_run(&m, pr->mode != PROGRESS_OFF ? on_progress : NULL, pr);
+    }
     progress_end_phase(pr, pr->mode == PROGRESS_LINES ? 0 : 1e30);
     progress_phase(pr, "writing", NULL);
     int status = 0;
@@ -379,7 +424,7 @@ static int load_one(int argc, char **argv, struct run_opts *o, const struct cli_
     return 0;
 }
 
-int cli_run(int argc, char **argv) {
+static int run_cmd(int argc, char **argv, const struct comm *c, uint64_t lookahead_ps) {
     struct run_opts o;
     struct scenario sc;
     struct progress pr;
@@ -388,10 +433,30 @@ int cli_run(int argc, char **argv) {
         free(o.sets);
         return rc == CLI_HELP ? 0 : rc;
     }
-    rc = run_one(&sc, o.out, o.quiet, &o, &pr);
+    o.comm = c;
+    o.lookahead_ps = lookahead_ps;
+    bool quiet = o.quiet || (c && c->rank != 0);
+    if (c && c->rank != 0) pr.mode = PROGRESS_OFF;
+    rc = run_one(&sc, o.out, quiet, &o, &pr);
     scenario_fini(&sc);
     free(o.sets);
     return rc;
+}
+
+int cli_run(int argc, char **argv) {
+    /* Started by mpirun: N copies of one process would each run the whole
+     * scenario and write the same files. */
+    const char *ws = getenv("OMPI_COMM_WORLD_SIZE");
+    if (!ws) ws = getenv("PMI_SIZE");
+    if (ws && atoi(ws) > 1)
+        return cli_usage_error("run: build/fabsim is the one-process binary; under mpirun use "
+                               "fabsim-mpi (make mpi): mpirun -n %s build/fabsim-mpi run ...",
+                               ws);
+    return run_cmd(argc, argv, NULL, 0);
+}
+
+int cli_run_par(int argc, char **argv, const struct comm *c, unsigned long long lookahead_ps) {
+    return run_cmd(argc, argv, c, lookahead_ps);
 }
 
 int cli_validate(int argc, char **argv) {

@@ -105,6 +105,15 @@ static struct chakra_state *ck_get(struct net *n) {
     return cs->chakra;
 }
 
+/* The entry of job `job` (every chakra job has one: chakra_add made it). */
+static struct ck_entry *ck_entry_of(struct chakra_state *ck, uint32_t job) {
+    struct ck_entry *e = NULL;
+    for (uint32_t i = 0; i < ck->ne; i++)
+        if (ck->e[i].job == job) e = &ck->e[i];
+    FS_ASSERT(e != NULL, "chakra: job %u has no entry", job);
+    return e;
+}
+
 /* ---- finding the files ---- */
 
 /* "PREFIX.<rank>.et": the rank, or -1. */
@@ -594,9 +603,7 @@ static uint32_t stamp(struct op *o, uint8_t what, uint32_t row) {
 void chakra_start(struct net *n, struct job *j) {
     struct coll_state *cs = n->coll_state;
     struct chakra_state *ck = ck_get(n);
-    struct ck_entry *e = NULL;
-    for (uint32_t i = 0; i < ck->ne; i++)
-        if (ck->e[i].job == j->id) e = &ck->e[i];
+    struct ck_entry *e = ck_entry_of(ck, j->id);
     uint32_t opi = coll_op_new(n, j->id);
     struct op *o = &cs->ops[opi];
     j->cur_op = opi;
@@ -676,9 +683,7 @@ void chakra_stamp(struct net *n, uint32_t row, uint8_t what) {
 void chakra_op_done(struct net *n, struct job *j, struct op *o) {
     (void)o;
     struct chakra_state *ck = ck_get(n);
-    struct ck_entry *e = NULL;
-    for (uint32_t i = 0; i < ck->ne; i++)
-        if (ck->e[i].job == j->id) e = &ck->e[i];
+    struct ck_entry *e = ck_entry_of(ck, j->id);
     fs_grow((void **)&ck->iters, &ck->iters_cap, ck->niters + 1, sizeof *ck->iters);
     ck->iters[ck->niters++] =
         (struct ck_iter){(uint32_t)(e - ck->e), e->iter, e->iter_start_ps, n->sim->now_ps};

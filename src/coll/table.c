@@ -167,7 +167,7 @@ static struct nt_row *nt_rows(const struct net *n, size_t wi, uint32_t *nrows, u
     for (uint32_t si = 0; si < ns; si++) {
         if (!rows[si].size_bytes) rows[si].size_bytes = w->sizes[w->warmup + si * 2 * it];
         rows[si].count = rows[si].size_bytes / 4 / (div ? div : 1);
-        for (int p = 0; p < 2; p++)
+        for (uint32_t p = 0; p < 2; p++)
             rows[si].t_us[p] = cnt[2 * si + p] ? sum[2 * si + p] / cnt[2 * si + p] : -1.0;
     }
     free(sum);

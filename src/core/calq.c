@@ -287,3 +287,42 @@ uint64_t calq_next_time(struct calq *q) {
     uint32_t b = seek(q);
     return b == CALQ_NONE ? UINT64_MAX : q->slab[q->bucket[b].head].ev.time_ps;
 }
+
+/* Parallel runs (par/par.c) push events received at a window boundary, all at
+ * or after the boundary: the window must not have moved past it. */
+int calq_pop_before(struct calq *q, uint64_t limit_ps, struct event *out) {
+    uint64_t lb = limit_ps >> q->width_log2;
+    for (;;) {
+        uint32_t b = (uint32_t)q->cur & q->nb_mask;
+        if (q->bucket[b].head != CALQ_NONE) {
+            if (q->bucket[b].tail & CALQ_UNSORTED) sort_bucket(q, b);
+            if (q->slab[q->bucket[b].head].ev.time_ps >= limit_ps) return FS_EEMPTY;
+            return calq_pop(q, out);
+        }
+        if (q->cur >= lb) return FS_EEMPTY;
+        if (q->in_window == 0) {
+            const struct event *top = evq_top(&q->far);
+            if (!top || top->time_ps >= limit_ps) return FS_EEMPTY;
+            q->cur = top->time_ps >> q->width_log2;
+            pull_far(q);
+            continue;
+        }
+        q->cur++;
+        q->scan_sum++;
+        if (q->far_bucket - q->cur <= q->nb_mask) pull_far(q);
+    }
+}
+
+uint64_t calq_peek_time(const struct calq *q) {
+    const struct event *top = evq_top(&q->far);
+    uint64_t far = top ? top->time_ps : UINT64_MAX;
+    if (q->in_window == 0) return far;
+    for (uint64_t c = q->cur;; c++) {
+        const struct calq_bucket *bk = &q->bucket[(uint32_t)c & q->nb_mask];
+        if (bk->head == CALQ_NONE) continue;
+        uint64_t t = UINT64_MAX;
+        for (uint32_t id = bk->head; id != CALQ_NONE; id = q->slab[id].next)
+            if (q->slab[id].ev.time_ps < t) t = q->slab[id].ev.time_ps;
+        return t < far ? t : far;
+    }
+}

@@ -68,6 +68,12 @@ void calq_push(struct calq *q, struct event e);
 int calq_pop(struct calq *q, struct event *out);
 /* Time of the next event, or UINT64_MAX when empty (may advance the window). */
 uint64_t calq_next_time(struct calq *q);
+/* Pops the next event only if it is earlier than limit_ps (0), else
+ * FS_EEMPTY; never moves the window past limit_ps, so that events at or after
+ * it may still be pushed (a parallel run's window boundary, par/par.c). */
+int calq_pop_before(struct calq *q, uint64_t limit_ps, struct event *out);
+/* Time of the next event, UINT64_MAX when empty; moves nothing. */
+uint64_t calq_peek_time(const struct calq *q);
 static inline size_t calq_len(const struct calq *q) {
     return q->in_window + q->far.len;
 }

@@ -13,7 +13,9 @@ void sig_install(void) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
-    sa.sa_flags = SA_RESETHAND; /* a second Ctrl-C kills */
+    /* a second Ctrl-C kills; glibc defines SA_RESETHAND as 0x80000000u for
+     * the int sa_flags: the bit pattern is meant */
+    sa.sa_flags = (int)SA_RESETHAND;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);

@@ -4,6 +4,7 @@
 #include "core/mem.h"
 #include "net/hoq.h"
 #include "net/net.h"
+#include "par/par.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@ struct dl_state {
     uint64_t *last_tx; /* tx_packets per port at the previous look */
     uint8_t *stuck, *color;
     uint32_t *adj_off, *adj, *parent, *stack;
+    sim_time_ps next_ps; /* the pending look (a window boundary in parallel runs) */
 };
 
 void deadlock_start(struct net *n, sim_time_ps interval_ps) {
@@ -34,7 +36,8 @@ void deadlock_start(struct net *n, sim_time_ps interval_ps) {
     st->parent = fs_xcalloc(n->nports + 1, sizeof *st->parent);
     st->stack = fs_xcalloc(n->nports + 1, sizeof *st->stack);
     n->deadlock_state = st;
-    sim_at(n->sim, n->sim->now_ps + interval_ps, 0, NET_EV_DEADLOCK, 0, 0);
+    st->next_ps = n->sim->now_ps + interval_ps;
+    sim_at(n->sim, st->next_ps, 0, NET_EV_DEADLOCK, 0, 0);
 }
 
 void deadlock_fini(struct net *n) {
@@ -77,6 +80,8 @@ int deadlock_check(struct net *n) {
                        n->nodes[pt->node].kind == NODE_SWITCH;
         st->last_tx[p] = pt->tx_packets;
     }
+    /* Several ranks: each knows its own ports; the look is global. */
+    if (n->par) par_or_bytes(n, st->stuck, P);
     /* Edges up -> q ("up waits for q"), both stuck. Stored as q's list of
      * waiters; the DFS walks from a port to the ports it waits on, so invert. */
     uint32_t *tmp = fs_xmalloc((P + 1) * sizeof *tmp);
@@ -95,6 +100,7 @@ int deadlock_check(struct net *n) {
                 nedges++;
             }
     }
+    if (n->par) nedges = par_gather_edges(n, &eu, &eq, nedges);
     memset(st->adj_off, 0, (P + 2) * sizeof *st->adj_off);
     for (uint32_t e = 0; e < nedges; e++)
         st->adj_off[eu[e] + 2]++;
@@ -173,5 +179,15 @@ void deadlock_on_event(struct sim *s, const struct event *e) {
     } else {
         st->cycle_since_ps = SIM_TIME_NEVER;
     }
-    if (n->work_pending > 0 || n->ctrl_pending > 0) sim_at(s, s->now_ps + st->interval_ps, 0, NET_EV_DEADLOCK, 0, 0);
+    st->next_ps = SIM_TIME_NEVER;
+    if ((n->par ? par_sum_u64(n, n->work_pending + n->ctrl_pending)
+                : n->work_pending + n->ctrl_pending) > 0) {
+        st->next_ps = s->now_ps + st->interval_ps;
+        sim_at(s, st->next_ps, 0, NET_EV_DEADLOCK, 0, 0);
+    }
+}
+
+sim_time_ps deadlock_next_ps(const struct net *n) {
+    const struct dl_state *st = n->deadlock_state;
+    return st ? st->next_ps : SIM_TIME_NEVER;
 }

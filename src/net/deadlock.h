@@ -27,5 +27,7 @@ void deadlock_fini(struct net *n);
 /* One check now; returns 1 if a deadlock was found (and recorded). */
 int deadlock_check(struct net *n);
 void deadlock_on_event(struct sim *s, const struct event *e);
+/* When the next look is due (SIM_TIME_NEVER: none). */
+sim_time_ps deadlock_next_ps(const struct net *n);
 
 #endif /* FABSIM_NET_DEADLOCK_H */

@@ -28,6 +28,7 @@
 #include "flowctl/flowctl.h"
 #include "net/net.h"
 #include "net/port.h"
+#include "par/par.h"
 
 #include <stdlib.h>
 
@@ -113,7 +114,10 @@ void hoq_on_event(struct sim *s, const struct event *e) {
         }
     }
     sim_time_ps idle = st->life_ca_ps < st->life_sw_ps ? st->life_ca_ps : st->life_sw_ps;
-    if (n->work_pending == 0) return;
+    /* Several ranks (par/): a window boundary on every rank; the earliest
+     * expiry and the work are the whole fabric's. */
+    if (n->par) next = par_min_u64(n, next);
+    if ((n->par ? par_sum_u64(n, n->work_pending) : n->work_pending) == 0) return;
     schedule(n, st, next < now + idle ? next : now + idle);
 }
 
@@ -136,6 +140,11 @@ void hoq_start(struct net *n) {
     sim_register(n->sim, NET_EV_HOQ, hoq_on_event);
     sim_time_ps idle = st->life_ca_ps < st->life_sw_ps ? st->life_ca_ps : st->life_sw_ps;
     schedule(n, st, n->sim->now_ps + idle);
+}
+
+sim_time_ps hoq_next_ps(const struct net *n) {
+    const struct hoq_state *st = n->hoq_state;
+    return st ? st->next_ps : SIM_TIME_NEVER;
 }
 
 sim_time_ps hoq_max_lifetime(const struct net *n) {

@@ -12,6 +12,7 @@
 #include "net/nic.h"
 #include "net/port.h"
 #include "net/reorder.h"
+#include "par/par.h"
 #include "route/route.h"
 #include "stats/trace.h"
 #include "stats/wall.h"
@@ -92,7 +93,8 @@ static void cp_row_open(struct net *n, uint32_t row, uint8_t kind, uint32_t port
 
 static void link_down_now(struct net *n, struct sc_ev_state *st, uint32_t row, uint8_t kind) {
     cp_row_open(n, row, kind, st->port[0]);
-    n->cp_rows[row].drops_at_start = link_drops(n, st);
+    /* Several ranks (par/): a window boundary; each holds some of the drops. */
+    n->cp_rows[row].drops_at_start = n->par ? par_sum_u64(n, link_drops(n, st)) : link_drops(n, st);
     set_link(n, st, false, CTRL_CAUSE_PORT);
 }
 
@@ -337,6 +339,12 @@ void model_run(struct model *m, model_progress_fn progress, void *arg) {
     struct net *n = &m->net;
     /* The time the model reached: the last event run. */
     sampler_take(&m->sampler, n, m->sim.now_ps);
+    model_finish(m);
+    m->wall_s = wall_now_s() - t0;
+}
+
+void model_finish(struct model *m) {
+    struct net *n = &m->net;
     /* A deadlock the PFC watchdog broke leaves the work done: completed, and
      * the deadlock stays reported (net/deadlock.c). */
     m->completed = n->work_pending == 0 && n->nqp_errs == 0; /* an aborted job did not finish */
@@ -348,7 +356,6 @@ void model_run(struct model *m, model_progress_fn progress, void *arg) {
         r->packets_lost = d - r->drops_at_start;
     }
     trace_end(n);
-    m->wall_s = wall_now_s() - t0;
 }
 
 void model_fini(struct model *m) {
@@ -361,6 +368,7 @@ void model_fini(struct model *m) {
     hoq_fini(n);
     stuck_fini(n);
     nic_reorder_fini(n);
+    par_fini(n);
     if (n->ctrl && n->ctrl->fini) n->ctrl->fini(n);
     free(n->ev_state);
     n->ev_state = NULL;

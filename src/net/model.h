@@ -33,6 +33,9 @@ int model_build(struct model *m, const struct scenario *sc, struct diag *d);
 /* Runs to completion (or stop). `progress` may be NULL. */
 void model_run(struct model *m, model_progress_fn progress, void *arg);
 void model_fini(struct model *m);
+/* After the last event (model_run, par_run): completion, the workload's and
+ * the control plane's rows, the trace's end. */
+void model_finish(struct model *m);
 
 /* Fraction of the workload done, for progress lines: delivered / posted bytes. */
 double model_progress(const struct model *m);

@@ -23,6 +23,7 @@ struct route_ops;
 struct cc_ops;
 struct ctrl_ops;
 struct route_fib;
+struct par;
 
 #define NET_NONE UINT32_MAX
 #define NET_NCLASS 4 /* egress classes per port: IB VLs / Ethernet priorities modelled */
@@ -116,7 +117,8 @@ struct port {
     uint64_t prop_ps;  /* propagation delay */
     uint64_t drops, paused_ps, credit_stall_ps;
     uint16_t parallel; /* index among parallel links between the same nodes (#1, ...) */
-    uint16_t pad16;
+    uint8_t remote;    /* parallel runs: the far end is on another rank (par/par.h) */
+    uint8_t pad8;
     uint32_t pad32;
     sim_time_ps down_ps; /* when the link last went down (NEVER while up): ECMP pruning */
 };
@@ -328,6 +330,8 @@ struct net {
     uint32_t ncp_rows;
     struct deadlock_info deadlock;
     void *deadlock_state;
+    struct par *par; /* parallel runs (par/par.h): the partition and the cut links; NULL in one
+                        process */
     struct stuck_info stuck; /* net/stuck.h: a run that cannot finish */
     void *stuck_state;
     uint32_t sc_events_left; /* scenario events not yet run (a link may come back) */
@@ -392,6 +396,20 @@ uint32_t net_msg_new(struct net *n, uint32_t qp, uint64_t size_bytes, sim_time_p
                      int32_t flow, uint32_t owner);
 void net_msg_post_now(struct net *n, uint32_t msg);
 uint32_t net_flow_new(struct net *n, uint32_t src_host, uint32_t dst_host);
+
+/* Schedules the arrival of a link's head packet. Its key is the sending
+ * node's (entity node + 1), with the port id in place of that node's own
+ * counter, top bit set: a link delivers one packet at a time, so (time, node,
+ * port) is unique, and whichever side schedules the arrival (the sender when
+ * the wire was empty, the receiver for the next in line) the key is the same.
+ * That lets a partitioned run (par/) schedule the arrivals of a cut link on
+ * the receiving rank and order ties exactly as one process does. */
+static inline void net_arrive_at(struct net *n, uint32_t port, sim_time_ps at_ps) {
+    const struct port *pt = &n->ports[port];
+    struct event e = {at_ps, ((uint64_t)(pt->node + 1) << 32) | 0x80000000u | port, port,
+                      NET_EV_LINK_ARRIVE, pt->fly_gen};
+    calq_push(&n->sim->q, e);
+}
 
 /* Accounting of outstanding work (messages, generators). */
 static inline void net_work_add(struct net *n) {

@@ -10,6 +10,7 @@
 #include "net/net.h"
 #include "net/nic.h"
 #include "net/switch.h"
+#include "par/par.h"
 #include "stats/trace.h"
 
 #include <math.h>
@@ -77,9 +78,13 @@ static void start_tx(struct net *n, uint32_t port, uint32_t id) {
     pt->tx_packets++;
     p->t_ps = now + (pt->cut_through ? 0 : ser) + pt->deliver_ps;
     p->next = PKT_NONE;
+    if (pt->remote) { /* a cut link of a parallel run: the packet leaves this rank */
+        par_out(n, port, id);
+        return;
+    }
     if (pt->fly_tail == PKT_NONE) {
         pt->fly_head = id;
-        sim_at(n->sim, p->t_ps, pt->node + 1, NET_EV_LINK_ARRIVE, port, pt->fly_gen);
+        net_arrive_at(n, port, p->t_ps);
     } else {
         struct packet *t = pkt(&n->pool, pt->fly_tail);
         t->next = id;
@@ -204,7 +209,7 @@ void port_on_arrive(struct sim *s, const struct event *e) {
                                                     : pkt(&n->pool, pt->fly_head)->t_ps;
         FS_DASSERT(t == pkt(&n->pool, pt->fly_head)->t_ps, "next arrival %llu",
                    (unsigned long long)t);
-        sim_at(s, t, pt->node + 1, NET_EV_LINK_ARRIVE, port, pt->fly_gen);
+        net_arrive_at(n, port, t);
     }
     if (__builtin_expect(n->loss != NULL, 0)) { /* bit errors or a gray link somewhere */
         arrive_lossy(n, port, id);              /* a tail call: the common path keeps no frame */

@@ -2,6 +2,7 @@
 
 #include "core/mem.h"
 #include "net/net.h"
+#include "par/par.h"
 #include "net/nic.h"
 #include "route/route.h"
 #include "stats/jw.h"
@@ -14,6 +15,7 @@ struct stuck_state {
     sim_time_ps since_ps; /* the last look that saw a delivery */
     sim_time_ps after_ps; /* how long without one is stuck */
     uint64_t *blocked_ps; /* per port: paused + credit-stall time at since_ps */
+    sim_time_ps next_ps;  /* the pending look (a window boundary in parallel runs) */
 };
 
 static uint64_t blocked(const struct port *p) {
@@ -28,7 +30,13 @@ void stuck_start(struct net *n) {
     st->after_ps = rtos * n->rto_ps > STUCK_AFTER_PS ? rtos * n->rto_ps : STUCK_AFTER_PS;
     st->blocked_ps = fs_xcalloc(n->nports + 1, sizeof *st->blocked_ps);
     n->stuck_state = st;
-    sim_at(n->sim, n->sim->now_ps + STUCK_CHECK_PS, 0, NET_EV_STUCK, 0, 0);
+    st->next_ps = n->sim->now_ps + STUCK_CHECK_PS;
+    sim_at(n->sim, st->next_ps, 0, NET_EV_STUCK, 0, 0);
+}
+
+sim_time_ps stuck_next_ps(const struct net *n) {
+    const struct stuck_state *st = n->stuck_state;
+    return st ? st->next_ps : SIM_TIME_NEVER;
 }
 
 void stuck_fini(struct net *n) {
@@ -130,7 +138,7 @@ static bool events_can_change(const struct net *n) {
 /* Diagnoses every waiting QP into n->stuck; true when the run is stuck:
  * the control plane is idle, or every waiting flow is cut off in a way no
  * control plane can route around. */
-static bool declare(struct net *n, const struct stuck_state *st) {
+static bool declare(struct net *n, const struct stuck_state *st, uint32_t *nwaiting) {
     bool ctrl = n->ctrl_pending || n->ctrl_busy_until_ps > n->sim->now_ps;
     struct stuck_info *si = &n->stuck;
     memset(si, 0, sizeof *si);
@@ -146,6 +154,7 @@ static bool declare(struct net *n, const struct stuck_state *st) {
         if (!si->nlisted) snprintf(si->reason, sizeof si->reason, "%s", on);
         si->nlisted++;
     }
+    *nwaiting = si->nwaiting;
     if (si->nwaiting && (!ctrl || all_hard)) return true;
     memset(si, 0, sizeof *si);
     return false;
@@ -155,23 +164,44 @@ void stuck_on_event(struct sim *s, const struct event *e) {
     (void)e;
     struct net *n = s->model;
     struct stuck_state *st = n->stuck_state;
-    if (n->work_pending == 0) return;
+    st->next_ps = SIM_TIME_NEVER;
+    /* Several ranks (par/): a window boundary on every rank; the sums are
+     * the whole network's. */
+    if ((n->par ? par_sum_u64(n, n->work_pending) : n->work_pending) == 0) return;
     sim_time_ps now = s->now_ps;
+    uint64_t delivered = n->par ? par_sum_u64(n, n->c.bytes_delivered) : n->c.bytes_delivered;
     /* New bytes in order at a receiver: duplicates (data whose ACKs are
      * lost) are delivered packets but no progress. */
-    if (n->c.bytes_delivered != st->delivered) {
-        st->delivered = n->c.bytes_delivered;
+    if (delivered != st->delivered) {
+        st->delivered = delivered;
         st->since_ps = now;
         for (uint32_t p = 0; p < n->nports; p++)
             st->blocked_ps[p] = blocked(&n->ports[p]);
-    } else if (now - st->since_ps >= st->after_ps && !events_can_change(n) && declare(n, st)) {
-        n->stuck.detected = true;
-        n->stuck.at_ps = now;
-        n->stuck.since_ps = st->since_ps;
-        sim_stop(s);
-        return;
+    } else if (now - st->since_ps >= st->after_ps && !events_can_change(n)) {
+        uint32_t nw = 0;
+        bool stuck = declare(n, st, &nw);
+        if (n->par) {
+            /* Several ranks: each diagnosed the QPs it sends from (the
+             * others' are idle copies); stuck when some QP waits and every
+             * rank with waiting QPs says so. The named flows are one rank's:
+             * on several ranks, not yet. */
+            uint64_t w = par_sum_u64(n, nw), against = par_sum_u64(n, nw && !stuck);
+            stuck = w > 0 && against == 0;
+            if (stuck && n->par->comm.size > 1) {
+                par_refuse(n, "diagnosing a run that cannot finish (summary.stuck)");
+                return;
+            }
+        }
+        if (stuck) {
+            n->stuck.detected = true;
+            n->stuck.at_ps = now;
+            n->stuck.since_ps = st->since_ps;
+            sim_stop(s);
+            return;
+        }
     }
-    sim_at(s, now + STUCK_CHECK_PS, 0, NET_EV_STUCK, 0, 0);
+    st->next_ps = now + STUCK_CHECK_PS;
+    sim_at(s, st->next_ps, 0, NET_EV_STUCK, 0, 0);
 }
 
 void stuck_write(const struct net *n, struct jw *w) {

@@ -44,6 +44,8 @@ struct stuck_info {
 void stuck_start(struct net *n);
 void stuck_fini(struct net *n);
 void stuck_on_event(struct sim *s, const struct event *e);
+/* When the next check is due (SIM_TIME_NEVER: none). */
+sim_time_ps stuck_next_ps(const struct net *n);
 /* summary.stuck: null, or {at_ns, since_ns, reason, waiting, flows: [...]} */
 void stuck_write(const struct net *n, struct jw *w);
 void stuck_print(const struct net *n, FILE *f);

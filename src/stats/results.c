@@ -8,6 +8,7 @@
 #include "core/units.h"
 #include "ctrl/ctrl.h"
 #include "net/model.h"
+#include "par/par.h"
 #include "stats/jw.h"
 #include "stats/sampler.h"
 
@@ -361,6 +362,7 @@ void results_write_json(const struct model *m, FILE *f) {
     jw_key(&w, "cc_rates"); /* DCQCN rate per sender over time (stats/sampler.h) */
     sampler_write_cc_rates(&m->sampler, &m->net, &w);
     if (m->net.ctrl && m->net.ctrl->write_results) m->net.ctrl->write_results(&m->net, &w);
+    par_write_json(&m->net, &w); /* MPI runs only (docs/outputs.md) */
     jw_obj_end(&w);
     jw_end(&w);
 }

@@ -100,7 +100,9 @@ void sampler_on_event(struct sim *s, const struct event *e) {
     /* Full in automatic mode: merge pairs so the next sample, one new
      * (doubled) interval from now, lines up with the merged ones. */
     if (sp->automatic && sp->n >= SAMPLER_AUTO_ROWS && sp->n % 2 == 0) merge_pairs(sp);
-    if (n->work_pending > 0 || n->ctrl_pending > 0 || n->pkts_in_flight > 0)
+    /* Several ranks (par/): each counts only its share; the run stops where
+     * one process would, before any sample the sum would have refused. */
+    if (n->par || n->work_pending > 0 || n->ctrl_pending > 0 || n->pkts_in_flight > 0)
         sim_at(s, s->now_ps + sp->interval_ps, 0, NET_EV_SAMPLE, 0, 0);
 }
 

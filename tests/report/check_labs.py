@@ -232,6 +232,36 @@ claim([(M, "failure-roce-bgp-bfd"), (M, "failure-roce-bgp-no-bfd")], "the hold t
       lambda a, b: (b["control_plane"][0]["packets_lost"] > a["control_plane"][0]["packets_lost"],
                     f"{b['control_plane'][0]['packets_lost']} vs {a['control_plane'][0]['packets_lost']}"))
 
+# The job across the failure (issue 10): an 8-rank allreduce in every run;
+# the RC transport at its default NCCL_IB_TIMEOUT 20 = 4.096 us x 2^20.
+ACK_NS = 4.096e3 * 2 ** 20
+
+
+def stall(res):
+    return res["jobs"][0]["stalled_ns"]
+
+
+claim([(M, "failure-ib-sm"), (M, "failure-roce-bgp-bfd")],
+      "a black hole costs the job about one ACK timeout on both fabrics, whatever the reroute time",
+      lambda a, b: (all(ACK_NS <= stall(x) < 1.05 * ACK_NS for x in (a, b)) and reroute(b) > 3 * reroute(a),
+                    f"SM {stall(a) / 1e9:.2f} s (reroute {ms(reroute(a))}), BFD {stall(b) / 1e9:.2f} s "
+                    f"(reroute {ms(reroute(b))}), ACK timeout {ACK_NS / 1e9:.2f} s"))
+claim([(M, "failure-ib-shield"), (M, "failure-roce-bgp-port-down")],
+      "a repair inside the in-flight window costs the job no timeout (SHIELD, BGP port-down)",
+      lambda a, b: (stall(a) == 0 and stall(b) == 0 and local_reroute(a) < 1e6 and reroute(b) < 10e6,
+                    f"SHIELD {stall(a)} ns after {local_reroute(a) / 1e3:.0f} us, port-down {stall(b)} ns "
+                    f"(converged {ms(reroute(b))})"))
+claim([(M, "failure-roce-bgp-no-bfd")],
+      "the 9 s hold timer stalls the job three ACK timeouts, and it would abort with timeout 18",
+      lambda a: (abs(stall(a) - 3 * ACK_NS) < 0.05 * ACK_NS and a["jobs"][0]["would_abort_timeout_18"]
+                 and a["jobs"][0]["aborted_at_ns"] is None and s(a, "qp_errors") == 0,
+                 f"{stall(a) / 1e9:.2f} s, would_abort_timeout_18={a['jobs'][0]['would_abort_timeout_18']}"))
+claim([(M, sid) for sid in ("failure-ib-sm", "failure-ib-shield", "failure-roce-bgp-bfd",
+                            "failure-roce-bgp-no-bfd", "failure-roce-bgp-port-down")],
+      "no QP exhausts NCCL's 7 retries, no job aborts",
+      lambda *rs: (all(s(x, "qp_errors") == 0 and x["jobs"][0]["aborted_at_ns"] is None and s(x, "completed")
+                       for x in rs), f"qp_errors {[s(x, 'qp_errors') for x in rs]}"))
+
 B = "load_balancing"
 claim([(B, "jobs-roce-ecmp"), (B, "jobs-ib-adaptive")], "adaptive routing balances the spines better than ECMP",
       lambda a, b: (spine_skew(b) < spine_skew(a), f"busiest/mean {spine_skew(b):.2f} vs {spine_skew(a):.2f}"))
@@ -317,7 +347,9 @@ def v_sharp(g):
 def v_sm(g):
     sm, bfd = reroute(g("failure-ib-sm")) / 1e3, reroute(g("failure-roce-bgp-bfd")) / 1e3
     sh = local_reroute(g("failure-ib-shield")) / 1e3
-    return verdict(min(sm, sh) < 1000 and sm < bfd, (sm >= 1000 and sh < 1000) or bfd < 1e6), f"SM {sm:.0f} us, SHIELD {sh:.0f} us, BFD {bfd:.0f} us"
+    st_sm, st_bfd = stall(g("failure-ib-sm")), stall(g("failure-roce-bgp-bfd"))
+    return (verdict(min(sm, sh) < 1000 and sm < bfd, (sm >= 1000 and sh < 1000) or bfd < 1e6 or st_sm > st_bfd / 2),
+            f"SM {sm:.0f} us, SHIELD {sh:.0f} us, BFD {bfd:.0f} us; job stall SM {st_sm / 1e9:.2f} s, BFD {st_bfd / 1e9:.2f} s")
 
 
 def v_lb(g):
@@ -365,6 +397,11 @@ for (lab, sid), res in sorted(runs.items()):
         continue
     drops = s(res, "packets_dropped")
     check(f"{drops} drops" in text, f"finding quotes {lab}/{sid}'s {drops} drops")
+for sid in ("failure-ib-sm", "failure-roce-bgp-bfd", "failure-roce-bgp-no-bfd"):
+    res = r(M, sid)
+    if res is not None and res.get("jobs"):
+        st = f"{stall(res) / 1e9:.1f} s"
+        check(f"stalled {st}" in text, f"finding quotes {M}/{sid}'s job stall {st}")
 for f in findings:
     if not f["available"]:
         check("not yet available" in f["text"], f"unavailable finding says so: {f['text'][:60]}")

@@ -1,0 +1,81 @@
+/* src/par/mpi.c
+ *
+ * The entry point of build/fabsim-mpi and the only file that includes mpi.h
+ * (STYLE.md: one file wraps each external library): struct comm_ops over
+ * MPI_COMM_WORLD, then the usual command line. `mpirun -n N fabsim-mpi run
+ * SCENARIO` runs one simulation on N ranks (par/par.h); every other command,
+ * and `run` on one rank, is the sequential fabsim. Built by `make mpi` only
+ * (mpicc, Open MPI from Debian), so that build/fabsim never needs MPI.
+ *
+ * FABSIM_PAR_LOOKAHEAD_PS (tests only) forces a window length: longer than
+ * the shortest cut link, it must be caught by the engine's causality check.
+ */
+#include "cli/cli.h"
+#include "par/comm.h"
+
+#include <limits.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void mpi_allgather(void *ctx, const void *in, size_t bytes, void *out) {
+    (void)ctx;
+    if (bytes > INT_MAX) {
+        fprintf(stderr, "fabsim-mpi: a %zu-byte allgather is over MPI's int count\n", bytes);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    MPI_Allgather(in, (int)bytes, MPI_BYTE, out, (int)bytes, MPI_BYTE, MPI_COMM_WORLD);
+}
+
+static void mpi_alltoallv(void *ctx, const void *in, const size_t *scount, void *out,
+                          const size_t *rcount) {
+    (void)ctx;
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int *sc = calloc((size_t)size * 4, sizeof *sc);
+    if (!sc) MPI_Abort(MPI_COMM_WORLD, 1);
+    int *sd = sc + size, *rc = sc + 2 * size, *rd = sc + 3 * size;
+    size_t so = 0, ro = 0;
+    for (int r = 0; r < size; r++) {
+        if (so + scount[r] > INT_MAX || ro + rcount[r] > INT_MAX) {
+            fprintf(stderr, "fabsim-mpi: an exchange over 2 GiB per window\n");
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        sc[r] = (int)scount[r];
+        sd[r] = (int)so;
+        rc[r] = (int)rcount[r];
+        rd[r] = (int)ro;
+        so += scount[r];
+        ro += rcount[r];
+    }
+    MPI_Alltoallv(in, sc, sd, MPI_BYTE, out, rc, rd, MPI_BYTE, MPI_COMM_WORLD);
+    free(sc);
+}
+
+static const struct comm_ops MPI_OPS = {mpi_allgather, mpi_alltoallv};
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    struct comm c = {0, 1, &MPI_OPS, NULL};
+    MPI_Comm_rank(MPI_COMM_WORLD, &c.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &c.size);
+    int rc;
+    if (argc >= 2 && strcmp(argv[1], "run") == 0) {
+        const char *la = getenv("FABSIM_PAR_LOOKAHEAD_PS");
+        rc = cli_run_par(argc - 1, argv + 1, &c, la ? strtoull(la, NULL, 10) : 0);
+    } else if (c.size > 1) {
+        if (c.rank == 0)
+            fprintf(stderr, "fabsim-mpi: only `run` runs on several ranks; run the other "
+                            "commands without mpirun (or with -n 1)\n");
+        rc = 2;
+    } else {
+        rc = cli_main(argc, argv);
+    }
+    /* Every rank agrees on the status (the model is replicated); the worst wins. */
+    int worst = rc;
+    MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return worst;
+}

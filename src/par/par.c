@@ -1,0 +1,849 @@
+/* src/par/par.c
+ *
+ * The conservative windowed engine (par/par.h). A window is [tmin, tmin + L)
+ * where tmin is the earliest pending event of all ranks and L the lookahead,
+ * the smallest delay of a cut link (a packet's arrival is at least the link's
+ * deliver_ps after its transmission starts): nothing sent inside a window can
+ * arrive inside it, so every rank runs its window alone, then one exchange
+ * (an allgather of a small status with the byte counts, and an alltoallv of
+ * the packets) starts the next window. A deadlock check, which looks at every
+ * port at one instant, is a window boundary: it runs first in its window on
+ * every rank, with its own collectives (par_or_bytes, par_gather_edges).
+ *
+ * Ending exactly where one process ends. One process stops at the event after
+ * which no work is pending and no packet is in flight (net_check_idle); the
+ * events after it (timers, credit flushes) must not run here either. Each
+ * rank's share of that sum (its messages not yet acknowledged, the packets
+ * inside its part; a packet on a cut link counts on the sender until the
+ * exchange) only falls to zero at its own events, and the whole sum, once
+ * zero, stays zero. So a rank whose share is zero holds before its next event
+ * in the window; the status allgather then says whether the sum is zero (the
+ * run ends at K*, the latest event at which some share fell to zero, and
+ * every rank runs its events up to K*) or not (the held ranks run on to the
+ * window's end, and the window has a second round).
+ */
+#include "par/par.h"
+
+#include "config/scenario.h"
+#include "core/diag.h"
+#include "core/mem.h"
+#include "net/deadlock.h"
+#include "net/model.h"
+#include "net/net.h"
+#include "net/hoq.h"
+#include "net/stuck.h"
+#include "par/part.h"
+#include "stats/jw.h"
+#include "stats/sampler.h"
+#include "stats/wall.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct par_pkt {
+    struct packet p;
+    uint32_t port;
+    uint32_t pad;
+};
+
+/* The status every rank gives at a window's end (u64 words), then one byte
+ * count per destination rank. */
+enum { ST_CONTRIB, ST_TRANSIT, ST_ZT, ST_ZO, ST_NEXT, ST_OUTMIN, ST_HELD, ST_EVENTS, ST_WORDS };
+
+static bool counted(const struct packet *p) {
+    return p->type != PKT_CREDIT && p->type != PKT_PAUSE;
+}
+
+void par_out(struct net *n, uint32_t port, uint32_t id) {
+    struct par *P = n->par;
+    struct packet *p = pkt(&n->pool, id);
+    struct par_box *b = &P->out[P->owner[n->ports[port].peer_node]];
+    if (b->len == b->cap) fs_grow((void **)&b->v, &b->cap, b->len + 1, sizeof *b->v);
+    b->v[b->len].p = *p;
+    b->v[b->len].port = port;
+    b->len++;
+    if (p->t_ps < P->out_min_ps) P->out_min_ps = p->t_ps;
+    if (counted(p)) {
+        n->pkts_in_flight--;
+        P->transit++;
+    }
+    pkt_free(&n->pool, id);
+}
+
+/* A packet from another rank joins its link's wire FIFO, as start_tx would
+ * have put it there. It must arrive after the window it was sent in. */
+static void deliver(struct net *n, const struct par_pkt *in) {
+    struct par *P = n->par;
+    uint32_t port = in->port;
+    struct port *pt = &n->ports[port];
+    FS_ASSERT(in->p.t_ps >= P->wend_ps,
+              "causality: a packet on cut link %u arrives at %llu ps, inside the window that "
+              "ended at %llu ps (lookahead %llu ps > the link's delay)",
+              port, (unsigned long long)in->p.t_ps, (unsigned long long)P->wend_ps,
+              (unsigned long long)P->lookahead_ps);
+    uint32_t id = pkt_alloc(&n->pool);
+    struct packet *p = pkt(&n->pool, id);
+    *p = in->p;
+    p->next = PKT_NONE;
+    if (pt->fly_tail == PKT_NONE) {
+        pt->fly_head = id;
+        net_arrive_at(n, port, p->t_ps);
+    } else {
+        struct packet *t = pkt(&n->pool, pt->fly_tail); /* as start_tx links it */
+        t->next = id;
+        uint64_t dt = p->t_ps - t->t_ps;
+        t->next_dt_ps = dt < PKT_DT_FAR ? (uint32_t)dt : PKT_DT_FAR;
+    }
+    pt->fly_tail = id;
+    if (counted(p)) n->pkts_in_flight++;
+}
+
+/* Which rank runs an event (events of the replicated build that belong to
+ * another rank are dropped); -1: a kind not supported on several ranks. */
+static int event_rank(const struct net *n, const struct par *P, const struct event *e) {
+    uint32_t ent = event_entity(e);
+    /* Control planes (SM sweeps and pushes, BGP updates) and scenario events
+     * are deterministic functions of the topology and the failure times:
+     * every rank runs them, on its replica of the routing state. */
+    if (e->kind == NET_EV_CTRL || e->kind == NET_EV_SCENARIO) return P->comm.rank;
+    if (ent == 0) {
+        switch (e->kind) {
+        case NET_EV_SAMPLE:
+        case NET_EV_DEADLOCK:
+        case NET_EV_STUCK:
+        case NET_EV_HOQ:
+            return P->comm.rank; /* every rank: samples its ports, checks together */
+        case NET_EV_MSG_POST:
+            return P->owner[n->qps[n->msgs[e->arg].qp].src];
+        default:
+            return -1;
+        }
+    }
+    if (e->kind == NET_EV_LINK_ARRIVE) return P->owner[n->ports[e->arg].peer_node];
+    return P->owner[ent - 1];
+}
+
+static const char *kind_name(uint16_t kind) {
+    switch (kind) {
+    case NET_EV_SCENARIO:
+        return "scenario events (link failures, host stalls)";
+    case NET_EV_CTRL:
+        return "control-plane events (subnet manager, BGP)";
+    case NET_EV_COLL:
+        return "collectives";
+    default:
+        return "this event kind";
+    }
+}
+
+static const char *wl_name(enum wl_kind k) {
+    switch (k) {
+    case WL_POISSON:
+        return "poisson workloads";
+    case WL_TRAINING:
+        return "training workloads";
+    case WL_NCCL_TESTS:
+        return "nccl_tests workloads";
+    case WL_CHAKRA:
+        return "chakra workloads";
+    default:
+        return "collectives";
+    }
+}
+
+int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, struct diag *d) {
+    struct net *n = &m->net;
+    const struct scenario *sc = m->sc;
+    struct sim *s = &m->sim;
+    int R = c->size;
+    if (R > 1) {
+        for (size_t i = 0; i < sc->nworkload; i++) {
+            enum wl_kind k = sc->workload[i].kind;
+            if (k != WL_FLOWS && k != WL_PERMUTATION && k != WL_INCAST && k != WL_ALLTOALL)
+                return diag_set(d, sc->file, sc->workload[i].pos, FS_ENOTSUP,
+                                "not yet supported with N>1 ranks: %s (run it on one process)",
+                                wl_name(k));
+        }
+        for (size_t i = 0; i < sc->nevents; i++)
+            if (sc->events[i].kind != EV_LINK_DOWN && sc->events[i].kind != EV_LINK_UP)
+                return diag_set(d, sc->file, sc->events[i].pos, FS_ENOTSUP,
+                                "not yet supported with N>1 ranks: %s events (link_down and "
+                                "link_up are; run it on one process)",
+                                sc->events[i].kind == EV_HOST_STALL  ? "host_stall"
+                                : sc->events[i].kind == EV_LINK_GRAY ? "link_gray"
+                                : sc->events[i].kind == EV_LINK_FLAP ? "link_flap"
+                                                                     : "link_ber");
+        /* An out-of-order receiver (adaptive routing) finds message bounds
+         * from the sender's posting (msg.first_psn, msg.next), which only the
+         * sending rank does: one message per connection is all it can take. */
+        if (n->ooo_window) {
+            uint8_t *seen = fs_xcalloc(n->nqps + 1, 1);
+            bool several = false;
+            for (uint32_t i = 0; i < n->nmsgs && !several; i++)
+                several = seen[n->msgs[i].qp]++ > 0;
+            free(seen);
+            if (several)
+                return diag_set(d, sc->file, (struct srcpos){0}, FS_ENOTSUP,
+                                "not yet supported with N>1 ranks: adaptive routing with "
+                                "several messages on one connection (run it on one process)");
+        }
+        if (n->work_pending != n->nmsgs)
+            return diag_set(d, sc->file, (struct srcpos){0}, FS_ENOTSUP,
+                            "not yet supported with N>1 ranks: work other than messages "
+                            "(run it on one process)");
+    }
+    struct par *P = fs_xcalloc(1, sizeof *P);
+    n->par = P;
+    P->comm = *c;
+    P->owner = fs_xcalloc(n->nnodes + 1, sizeof *P->owner);
+    part_build(n, (uint32_t)R, P->owner);
+    P->out = fs_xcalloc((size_t)R, sizeof *P->out);
+    P->events = fs_xcalloc((size_t)R, sizeof *P->events);
+    P->sync = fs_xcalloc((size_t)R, sizeof *P->sync);
+    P->work_cpu = fs_xcalloc((size_t)R, sizeof *P->work_cpu);
+    P->nodes = fs_xcalloc((size_t)R, sizeof *P->nodes);
+    P->hosts = fs_xcalloc((size_t)R, sizeof *P->hosts);
+    for (uint32_t v = 0; v < n->nnodes; v++) {
+        P->nodes[P->owner[v]]++;
+        if (n->nodes[v].kind == NODE_HOST) P->hosts[P->owner[v]]++;
+    }
+    P->min_cut_ps = SIM_TIME_NEVER;
+    for (uint32_t p = 0; p < n->nports; p++) {
+        struct port *pt = &n->ports[p];
+        pt->remote = P->owner[pt->node] != P->owner[pt->peer_node];
+        if (!pt->remote) continue;
+        P->ncut++;
+        if (pt->deliver_ps < P->min_cut_ps) P->min_cut_ps = pt->deliver_ps;
+    }
+    P->lookahead_ps = lookahead_ps ? lookahead_ps : P->min_cut_ps;
+    P->forced = lookahead_ps != 0;
+    if (P->ncut && P->lookahead_ps == 0)
+        return diag_set(d, sc->file, (struct srcpos){0}, FS_ENOTSUP,
+                        "not yet supported with N>1 ranks: a cut link with no delay");
+    /* Keep this rank's events: pop them all, re-queue ours in order. */
+    struct event *keep = NULL;
+    size_t nkeep = 0, cap = 0;
+    struct event e;
+    int bad = -1;
+    while (!calq_pop(&s->q, &e)) {
+        int r = event_rank(n, P, &e);
+        if (r < 0 && R > 1) bad = e.kind;
+        if (r != c->rank && R > 1) continue;
+        fs_grow((void **)&keep, &cap, nkeep + 1, sizeof *keep);
+        keep[nkeep++] = e;
+    }
+    calq_fini(&s->q);
+    calq_init(&s->q, 10, 14);
+    for (size_t i = 0; i < nkeep; i++)
+        calq_push(&s->q, keep[i]);
+    free(keep);
+    if (bad >= 0)
+        return diag_set(d, sc->file, (struct srcpos){0}, FS_ENOTSUP,
+                        "not yet supported with N>1 ranks: %s (run it on one process)",
+                        kind_name((uint16_t)bad));
+    /* This rank's share of the work: the messages its hosts send. */
+    uint64_t mine = 0;
+    for (uint32_t i = 0; i < n->nmsgs; i++)
+        if (P->owner[n->qps[n->msgs[i].qp].src] == c->rank) mine++;
+    if (R > 1) n->work_pending = mine;
+    /* The conservation check after every event (debug builds) sums over the
+     * whole network; one rank holds a part. The merged counters are checked
+     * at the end instead. */
+    s->after_event = NULL;
+    return 0;
+}
+
+void par_fini(struct net *n) {
+    struct par *P = n->par;
+    if (!P) return;
+    for (int r = 0; r < P->comm.size; r++)
+        free(P->out[r].v);
+    free(P->out);
+    free(P->owner);
+    free(P->events);
+    free(P->sync);
+    free(P->work_cpu);
+    free(P->nodes);
+    free(P->hosts);
+    free(P);
+    n->par = NULL;
+}
+
+static inline uint64_t share(const struct net *n) {
+    return n->work_pending + n->ctrl_pending + n->pkts_in_flight;
+}
+
+void par_refuse(struct net *n, const char *what) {
+    n->par->refused = what;
+    sim_stop(n->sim);
+}
+
+static inline bool key_le(uint64_t t, uint64_t o, uint64_t kt, uint64_t ko) {
+    return t < kt || (t == kt && o <= ko);
+}
+
+struct zero_key {
+    uint64_t t, o; /* the event after which this rank's share last fell to zero */
+};
+
+static void exec(struct sim *s, const struct event *e) {
+    s->now_ps = e->time_ps;
+    s->stopped = false;
+    s->handlers[e->kind](s, e);
+    /* Samples and deadlock checks run on every rank; one process ran them once. */
+    struct par *P = ((struct net *)s->model)->par;
+    bool replicated = e->kind == NET_EV_CTRL || e->kind == NET_EV_SCENARIO ||
+                      (event_entity(e) == 0 && e->kind != NET_EV_MSG_POST);
+    s->events_run += !replicated || P->comm.rank == 0;
+}
+
+/* Runs this rank's events before `wend`; unless `cleared`, holds (returns 1)
+ * before an event when the rank's share is zero. */
+static int run_window(struct sim *s, struct net *n, sim_time_ps wend, bool cleared,
+                      struct zero_key *z) {
+    struct event e;
+    uint64_t prev = share(n);
+    while (!calq_pop_before(&s->q, wend, &e)) {
+        if (!cleared && prev == 0) {
+            calq_push(&s->q, e);
+            return 1;
+        }
+        exec(s, &e);
+        uint64_t c = share(n);
+        if (c == 0 && prev != 0) {
+            z->t = e.time_ps;
+            z->o = e.order;
+        }
+        prev = c;
+    }
+    return 0;
+}
+
+static void run_to_key(struct sim *s, uint64_t kt, uint64_t ko) {
+    struct event e;
+    while (!calq_pop_before(&s->q, kt + 1, &e)) {
+        if (!key_le(e.time_ps, e.order, kt, ko)) {
+            calq_push(&s->q, e);
+            return;
+        }
+        exec(s, &e);
+    }
+}
+
+/* A deadlock or stuck check at tmin runs first in its window, on every rank
+ * (with the scenario-wide events before it at that instant): 1 if it stopped
+ * the run. */
+static int run_prefix(struct sim *s, sim_time_ps tmin) {
+    struct event e;
+    while (!calq_pop_before(&s->q, tmin + 1, &e)) {
+        if (event_entity(&e) != 0) {
+            calq_push(&s->q, e);
+            return 0;
+        }
+        exec(s, &e);
+        if ((e.kind == NET_EV_DEADLOCK || e.kind == NET_EV_STUCK) && s->stopped) return 1;
+    }
+    return 0;
+}
+
+/* The first scenario event (link down or up) at or after t: a window
+ * boundary, since it changes ports on two ranks at once. */
+static sim_time_ps next_sc_event(const struct model *m, sim_time_ps t) {
+    sim_time_ps best = SIM_TIME_NEVER;
+    for (size_t i = 0; i < m->sc->nevents; i++)
+        if (m->sc->events[i].at_ps >= t && m->sc->events[i].at_ps < best)
+            best = m->sc->events[i].at_ps;
+    return best;
+}
+
+static sim_time_ps add_sat(sim_time_ps a, sim_time_ps b) {
+    return a > SIM_TIME_NEVER - b ? SIM_TIME_NEVER : a + b;
+}
+
+/* Gathers `bytes` of `in` from every rank on rank 0: returns the blocks back
+ * to back (rank 0; NULL elsewhere) and their sizes in `sizes`. */
+static void *gather0(struct par *P, const void *in, uint64_t bytes, uint64_t *sizes) {
+    int R = P->comm.size;
+    P->comm.ops->allgather(P->comm.ctx, &bytes, sizeof bytes, sizes);
+    size_t *sc = fs_xcalloc((size_t)R, sizeof *sc), *rc = fs_xcalloc((size_t)R, sizeof *rc);
+    sc[0] = bytes;
+    uint64_t total = 0;
+    if (P->comm.rank == 0)
+        for (int r = 0; r < R; r++) {
+            rc[r] = sizes[r];
+            total += sizes[r];
+        }
+    void *out = P->comm.rank == 0 ? fs_xmalloc(total + 1) : NULL;
+    char dummy;
+    P->comm.ops->alltoallv(P->comm.ctx, in, sc, out ? out : &dummy, rc);
+    free(sc);
+    free(rc);
+    return out;
+}
+
+/* Counters are summed, but for the firsts (the earliest nonzero) and the
+ * reorder high-water mark (the largest): a new counter in struct
+ * net_counters is summed unless listed here. */
+static void merge_counters(struct net_counters *a, const struct net_counters *b) {
+    _Static_assert(sizeof *a % sizeof(uint64_t) == 0, "net_counters: 64-bit fields");
+    uint64_t *x = (uint64_t *)a;
+    const uint64_t *y = (const uint64_t *)b;
+    const size_t firsts[] = {offsetof(struct net_counters, first_pause_ps),
+                             offsetof(struct net_counters, first_mark_ps),
+                             offsetof(struct net_counters, first_hoq_ps)};
+    for (size_t i = 0; i < sizeof *a / sizeof *x; i++) {
+        size_t off = i * sizeof *x;
+        bool first = false;
+        for (size_t k = 0; k < sizeof firsts / sizeof firsts[0]; k++)
+            first = first || off == firsts[k];
+        if (first) {
+            if (y[i] && (!x[i] || y[i] < x[i])) x[i] = y[i];
+        } else if (off == offsetof(struct net_counters, reorder_max_bytes)) {
+            if (y[i] > x[i]) x[i] = y[i];
+        } else {
+            x[i] += y[i];
+        }
+    }
+}
+
+struct par_hdr {
+    uint64_t events, done_ps, work, inflight;
+    double sync_s, work_cpu_s;
+    struct net_counters c;
+};
+
+/* Rank 0 takes every entity's state from the rank that owns it. */
+static void merge(struct model *m, double work_cpu_s) {
+    struct net *n = &m->net;
+    struct par *P = n->par;
+    struct sampler *sp = &m->sampler;
+    int R = P->comm.size;
+    size_t ports_b = (size_t)n->nports * sizeof *n->ports;
+    size_t msgs_b = (size_t)n->nmsgs * sizeof *n->msgs;
+    size_t flows_b = (size_t)n->nflows * sizeof *n->flows;
+    size_t rows_b = (size_t)sp->n * sp->nports * sizeof *sp->rows;
+    size_t cc_b = sp->cc_rows ? (size_t)sp->n * SAMPLER_CC_QPS * sizeof *sp->cc_rows : 0;
+    size_t pf_b = (size_t)n->nports * sizeof *n->port_fail;
+    size_t total = sizeof(struct par_hdr) + ports_b + msgs_b + flows_b + rows_b + cc_b + pf_b;
+    char *blob = fs_xmalloc(total), *w = blob;
+    struct par_hdr h = {
+        m->sim.events_run, n->done_ps, n->work_pending, n->pkts_in_flight + P->transit, P->sync_s,
+        work_cpu_s,        n->c};
+    memcpy(w, &h, sizeof h);
+    w += sizeof h;
+    if (ports_b) memcpy(w, n->ports, ports_b);
+    w += ports_b;
+    if (msgs_b) memcpy(w, n->msgs, msgs_b);
+    w += msgs_b;
+    if (flows_b) memcpy(w, n->flows, flows_b);
+    w += flows_b;
+    if (rows_b) memcpy(w, sp->rows, rows_b);
+    w += rows_b;
+    if (cc_b) memcpy(w, sp->cc_rows, cc_b);
+    w += cc_b;
+    if (pf_b) memcpy(w, n->port_fail, pf_b);
+    uint64_t *sizes = fs_xcalloc((size_t)R, sizeof *sizes);
+    char *all = gather0(P, blob, total, sizes);
+    free(blob);
+    if (P->comm.rank == 0) {
+        char **at = fs_xcalloc((size_t)R, sizeof *at);
+        size_t off = 0;
+        for (int r = 0; r < R; r++) {
+            FS_ASSERT(sizes[r] == total, "rank %d gave %llu bytes of results, rank 0 %zu", r,
+                      (unsigned long long)sizes[r], total);
+            at[r] = all + off;
+            off += sizes[r];
+        }
+        memset(&n->c, 0, sizeof n->c);
+        m->sim.events_run = n->done_ps = n->work_pending = n->pkts_in_flight = 0;
+        for (int r = 0; r < R; r++) {
+            struct par_hdr hr;
+            memcpy(&hr, at[r], sizeof hr);
+            P->events[r] = hr.events;
+            P->sync[r] = hr.sync_s;
+            P->work_cpu[r] = hr.work_cpu_s;
+            m->sim.events_run += hr.events;
+            if (hr.done_ps > n->done_ps) n->done_ps = hr.done_ps;
+            n->work_pending += hr.work;
+            n->pkts_in_flight += hr.inflight;
+            merge_counters(&n->c, &hr.c);
+        }
+        size_t o_ports = sizeof(struct par_hdr), o_msgs = o_ports + ports_b;
+        size_t o_flows = o_msgs + msgs_b, o_rows = o_flows + flows_b, o_cc = o_rows + rows_b;
+        size_t o_pf = o_cc + cc_b;
+        /* Failure counters of a link are counted where the packet was lost
+         * (the receiving rank for bit errors): summed, every copy began at 0. */
+        memset(n->port_fail, 0, pf_b);
+        for (int r = 0; r < R; r++)
+            for (uint32_t p = 0; p < n->nports; p++) {
+                struct port_fail pf;
+                memcpy(&pf, at[r] + o_pf + p * sizeof pf, sizeof pf);
+                n->port_fail[p].corrupted += pf.corrupted;
+                n->port_fail[p].hoq_discards += pf.hoq_discards;
+            }
+        for (uint32_t p = 0; p < n->nports; p++) {
+            /* A NIC counts a packet it drops on its link's sending port
+             * (nic.c): drops are summed, every rank's copy started at 0. */
+            uint64_t drops = 0;
+            for (int r = 0; r < R; r++) {
+                struct port pr;
+                memcpy(&pr, at[r] + o_ports + p * sizeof pr, sizeof pr);
+                drops += pr.drops;
+            }
+            memcpy(&n->ports[p], at[P->owner[n->ports[p].node]] + o_ports + p * sizeof *n->ports,
+                   sizeof *n->ports);
+            n->ports[p].drops = drops;
+        }
+        for (uint32_t i = 0; i < n->nmsgs; i++) {
+            const struct qp *q = &n->qps[n->msgs[i].qp];
+            struct msg from_dst;
+            memcpy(&n->msgs[i], at[P->owner[q->src]] + o_msgs + i * sizeof *n->msgs,
+                   sizeof *n->msgs);
+            memcpy(&from_dst, at[P->owner[q->dst]] + o_msgs + i * sizeof *n->msgs, sizeof from_dst);
+            n->msgs[i].recv_ps = from_dst.recv_ps;
+        }
+        for (uint32_t f = 0; f < n->nflows; f++)
+            memcpy(&n->flows[f],
+                   at[P->owner[n->host_node[n->flows[f].src]]] + o_flows + f * sizeof *n->flows,
+                   sizeof *n->flows);
+        /* A flow's end is its acknowledged messages' last byte at the
+         * receiver (nic.c msg_acked), known on the receiving rank. */
+        for (uint32_t i = 0; i < n->nmsgs; i++) {
+            const struct msg *mm = &n->msgs[i];
+            if (mm->flow < 0 || !mm->acked_ps) continue;
+            struct flow_row *f = &n->flows[mm->flow];
+            if (mm->recv_ps > f->end_ps) f->end_ps = mm->recv_ps;
+        }
+        for (uint32_t row = 0; row < sp->n; row++)
+            for (uint32_t p = 0; p < sp->nports; p++) {
+                size_t k = (size_t)row * sp->nports + p;
+                memcpy(&sp->rows[k], at[P->owner[n->ports[p].node]] + o_rows + k * sizeof *sp->rows,
+                       sizeof *sp->rows);
+            }
+        /* DCQCN's rate of a QP is its sender's (results.json cc_rates). */
+        for (uint32_t row = 0; cc_b && row < sp->n; row++)
+            for (uint32_t q = 0; q < SAMPLER_CC_QPS && q < n->nqps; q++) {
+                size_t k = (size_t)row * SAMPLER_CC_QPS + q;
+                memcpy(&sp->cc_rows[k],
+                       at[P->owner[n->qps[q].src]] + o_cc + k * sizeof *sp->cc_rows,
+                       sizeof *sp->cc_rows);
+            }
+        FS_ASSERT(n->c.packets_sent ==
+                      n->c.packets_delivered + n->c.packets_dropped + n->pkts_in_flight,
+                  "merged: sent %llu != delivered %llu + dropped %llu + in flight %llu",
+                  (unsigned long long)n->c.packets_sent, (unsigned long long)n->c.packets_delivered,
+                  (unsigned long long)n->c.packets_dropped, (unsigned long long)n->pkts_in_flight);
+        free(at);
+    }
+    free(all);
+    free(sizes);
+}
+
+int par_run(struct model *m) {
+    struct sim *s = &m->sim;
+    struct net *n = &m->net;
+    struct par *P = n->par;
+    int R = P->comm.size, me = P->comm.rank;
+    size_t W = ST_WORDS + (size_t)R;
+    uint64_t *st = fs_xcalloc(W, sizeof *st), *all = fs_xcalloc(W * (size_t)R, sizeof *all);
+    size_t *scount = fs_xcalloc((size_t)R, sizeof *scount);
+    size_t *rcount = fs_xcalloc((size_t)R, sizeof *rcount);
+    struct par_pkt *sbuf = NULL, *rbuf = NULL;
+    size_t scap = 0, rcap = 0;
+    struct zero_key z = {0, 0};
+    double cpu0 = wall_cpu_s();
+    P->out_min_ps = SIM_TIME_NEVER;
+    sim_time_ps next = calq_peek_time(&s->q);
+    uint64_t *nexts = fs_xcalloc((size_t)R, sizeof *nexts);
+    P->comm.ops->allgather(P->comm.ctx, &next, sizeof next, nexts);
+    sim_time_ps tmin = SIM_TIME_NEVER;
+    for (int r = 0; r < R; r++)
+        if (nexts[r] < tmin) tmin = nexts[r];
+    free(nexts);
+    while (tmin != SIM_TIME_NEVER && tmin <= s->stop_ps) {
+        P->windows++;
+        sim_time_ps wend = add_sat(tmin, P->ncut || P->forced ? P->lookahead_ps : SIM_TIME_NEVER);
+        sim_time_ps dl = deadlock_next_ps(n), stk = stuck_next_ps(n), sce = next_sc_event(m, tmin);
+        sim_time_ps hq = hoq_next_ps(n);
+        if (hq > tmin && hq < wend) wend = hq;
+        if (dl > tmin && dl < wend) wend = dl;
+        if (stk > tmin && stk < wend) wend = stk;
+        if (sce > tmin && sce < wend) wend = sce;
+        if (wend > s->stop_ps) wend = s->stop_ps + 1;
+        P->wend_ps = wend;
+        if ((dl == tmin || stk == tmin || sce == tmin || hq == tmin) && run_prefix(s, tmin)) {
+            P->dl_stop = true;
+            break;
+        }
+        bool cleared = false, final = false;
+        uint64_t ev0 = s->events_run, most = 0;
+        for (;;) {
+            int held = run_window(s, n, wend, cleared, &z);
+            memset(st, 0, W * sizeof *st);
+            st[ST_CONTRIB] = share(n);
+            st[ST_TRANSIT] = P->transit;
+            st[ST_ZT] = z.t;
+            st[ST_ZO] = z.o;
+            st[ST_NEXT] = calq_peek_time(&s->q);
+            st[ST_OUTMIN] = P->out_min_ps;
+            st[ST_HELD] = (uint64_t)held;
+            st[ST_EVENTS] = s->events_run - ev0;
+            for (int r = 0; r < R; r++)
+                st[ST_WORDS + r] = P->out[r].len * sizeof(struct par_pkt);
+            double t0 = wall_now_s(), c0 = wall_cpu_s();
+            P->comm.ops->allgather(P->comm.ctx, st, W * sizeof *st, all);
+            P->sync_s += wall_now_s() - t0;
+            P->sync_cpu_s += wall_cpu_s() - c0;
+            uint64_t sum = 0, anyheld = 0, kt = 0, ko = 0;
+            for (int r = 0; r < R; r++) {
+                const uint64_t *a = all + (size_t)r * W;
+                sum += a[ST_CONTRIB] + a[ST_TRANSIT];
+                anyheld += a[ST_HELD];
+                if (a[ST_EVENTS] > most) most = a[ST_EVENTS];
+                if (!key_le(a[ST_ZT], a[ST_ZO], kt, ko)) {
+                    kt = a[ST_ZT];
+                    ko = a[ST_ZO];
+                }
+            }
+            if (sum == 0) {
+                P->crit_events += most;
+                run_to_key(s, kt, ko);
+                final = true;
+                break;
+            }
+            if (!anyheld) {
+                P->crit_events += most;
+                break;
+            }
+            cleared = true;
+            P->rounds++;
+        }
+        if (final) break;
+        /* Exchange the packets of the cut links. */
+        size_t ns = 0, nr = 0;
+        tmin = SIM_TIME_NEVER;
+        for (int r = 0; r < R; r++) {
+            const uint64_t *a = all + (size_t)r * W;
+            scount[r] = P->out[r].len * sizeof(struct par_pkt);
+            rcount[r] = a[ST_WORDS + me];
+            ns += P->out[r].len;
+            nr += rcount[r] / sizeof(struct par_pkt);
+            if (a[ST_NEXT] < tmin) tmin = a[ST_NEXT];
+            if (a[ST_OUTMIN] < tmin) tmin = a[ST_OUTMIN];
+        }
+        if (R > 1) {
+            fs_grow((void **)&sbuf, &scap, ns + 1, sizeof *sbuf);
+            fs_grow((void **)&rbuf, &rcap, nr + 1, sizeof *rbuf);
+            size_t k = 0;
+            for (int r = 0; r < R; r++) {
+                if (P->out[r].len) memcpy(sbuf + k, P->out[r].v, P->out[r].len * sizeof *sbuf);
+                k += P->out[r].len;
+                P->out[r].len = 0;
+            }
+            double t0 = wall_now_s(), c0 = wall_cpu_s();
+            P->comm.ops->alltoallv(P->comm.ctx, sbuf, scount, rbuf, rcount);
+            P->sync_s += wall_now_s() - t0;
+            P->sync_cpu_s += wall_cpu_s() - c0;
+            for (size_t i = 0; i < nr; i++)
+                deliver(n, &rbuf[i]);
+            P->msgs += ns;
+            P->msg_bytes += ns * sizeof *sbuf;
+        }
+        P->transit = 0;
+        P->out_min_ps = SIM_TIME_NEVER;
+    }
+    /* The time reached: the last event any rank ran. */
+    sim_time_ps now = s->now_ps, *nows = fs_xcalloc((size_t)R, sizeof *nows);
+    P->comm.ops->allgather(P->comm.ctx, &now, sizeof now, nows);
+    for (int r = 0; r < R; r++)
+        if (nows[r] > now) now = nows[r];
+    s->now_ps = now;
+    free(nows);
+    sampler_take(&m->sampler, n, now);
+    /* A QP that exhausted its retries is a row on its sender's rank; the rows
+     * are not gathered yet. */
+    if (R > 1 && !P->refused && par_sum_u64(n, n->nqp_errs))
+        P->refused = "QPs that exhaust their retries (results.json qp_errors)";
+    if (P->refused) {
+        free(st);
+        free(all);
+        free(scount);
+        free(rcount);
+        free(sbuf);
+        free(rbuf);
+        return FS_ENOTSUP;
+    }
+    merge(m, wall_cpu_s() - cpu0 - P->sync_cpu_s);
+    model_finish(m);
+    free(st);
+    free(all);
+    free(scount);
+    free(rcount);
+    free(sbuf);
+    free(rbuf);
+    return 0;
+}
+
+/* ---- deadlock checks across ranks ---- */
+
+void par_or_bytes(struct net *n, uint8_t *b, size_t len) {
+    struct par *P = n->par;
+    int R = P->comm.size;
+    uint8_t *all = fs_xmalloc(len * (size_t)R + 1);
+    P->comm.ops->allgather(P->comm.ctx, b, len, all);
+    for (int r = 0; r < R; r++)
+        for (size_t i = 0; i < len; i++)
+            b[i] |= all[(size_t)r * len + i];
+    free(all);
+}
+
+uint64_t par_min_u64(struct net *n, uint64_t v) {
+    struct par *P = n->par;
+    int R = P->comm.size;
+    uint64_t *all = fs_xcalloc((size_t)R, sizeof *all), min = v;
+    P->comm.ops->allgather(P->comm.ctx, &v, sizeof v, all);
+    for (int r = 0; r < R; r++)
+        if (all[r] < min) min = all[r];
+    free(all);
+    return min;
+}
+
+uint64_t par_sum_u64(struct net *n, uint64_t v) {
+    struct par *P = n->par;
+    int R = P->comm.size;
+    uint64_t *all = fs_xcalloc((size_t)R, sizeof *all), sum = 0;
+    P->comm.ops->allgather(P->comm.ctx, &v, sizeof v, all);
+    for (int r = 0; r < R; r++)
+        sum += all[r];
+    free(all);
+    return sum;
+}
+
+struct edge {
+    uint32_t q, up, rank, idx;
+};
+
+static int edge_cmp(const void *a, const void *b) {
+    const struct edge *x = a, *y = b;
+    if (x->q != y->q) return x->q < y->q ? -1 : 1;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+uint32_t par_gather_edges(struct net *n, uint32_t **eu, uint32_t **eq, uint32_t nedges) {
+    struct par *P = n->par;
+    int R = P->comm.size;
+    uint64_t *counts = fs_xcalloc((size_t)R, sizeof *counts), mine = nedges;
+    P->comm.ops->allgather(P->comm.ctx, &mine, sizeof mine, counts);
+    size_t total = 0;
+    for (int r = 0; r < R; r++)
+        total += counts[r];
+    struct edge *send = fs_xcalloc(nedges + 1, sizeof *send);
+    for (uint32_t i = 0; i < nedges; i++)
+        send[i] = (struct edge){(*eq)[i], (*eu)[i], (uint32_t)P->comm.rank, i};
+    struct edge *recv = fs_xcalloc(total + 1, sizeof *recv);
+    size_t *sc = fs_xcalloc((size_t)R, sizeof *sc), *rc = fs_xcalloc((size_t)R, sizeof *rc);
+    for (int r = 0; r < R; r++) {
+        sc[r] = nedges * sizeof *send;
+        rc[r] = counts[r] * sizeof *recv;
+    }
+    /* Everyone sends its list to everyone: alltoallv wants one block per
+     * destination, back to back. */
+    struct edge *rep = fs_xcalloc((size_t)nedges * (size_t)R + 1, sizeof *rep);
+    for (int r = 0; r < R; r++)
+        if (nedges) memcpy(rep + (size_t)r * nedges, send, nedges * sizeof *send);
+    P->comm.ops->alltoallv(P->comm.ctx, rep, sc, recv, rc);
+    /* One process lists edges by stuck port q, then in q's queue order: q's
+     * owner listed them in that order. */
+    qsort(recv, total, sizeof *recv, edge_cmp);
+    *eu = fs_xrealloc(*eu, (total + 1) * sizeof **eu);
+    *eq = fs_xrealloc(*eq, (total + 1) * sizeof **eq);
+    for (size_t i = 0; i < total; i++) {
+        (*eu)[i] = recv[i].up;
+        (*eq)[i] = recv[i].q;
+    }
+    free(rep);
+    free(send);
+    free(recv);
+    free(sc);
+    free(rc);
+    free(counts);
+    return (uint32_t)total;
+}
+
+/* ---- reporting ---- */
+
+void par_print(const struct model *m, FILE *f, bool verbose) {
+    const struct net *n = &m->net;
+    const struct par *P = n->par;
+    if (!P) return;
+    fprintf(f, "  parallel: %d ranks, %u cut links (directed), lookahead %.3f ns\n", P->comm.size,
+            P->ncut, P->ncut ? (double)P->lookahead_ps / 1000.0 : 0.0);
+    for (int r = 0; r < P->comm.size; r++) {
+        fprintf(f, "    rank %d: %u nodes (%u hosts)", r, P->nodes[r], P->hosts[r]);
+        if (verbose) {
+            fprintf(f, ":");
+            uint32_t shown = 0;
+            for (uint32_t v = 0; v < n->nnodes; v++)
+                if (P->owner[v] == r && n->nodes[v].kind == NODE_SWITCH) {
+                    fprintf(f, " %s", n->names[v]);
+                    shown++;
+                }
+            if (!shown) fprintf(f, " (no switches)");
+        }
+        fprintf(f, "\n");
+    }
+}
+
+void par_write_json(const struct net *n, struct jw *w) {
+    const struct par *P = n->par;
+    if (!P) return;
+    jw_key(w, "parallel");
+    jw_obj(w);
+    jw_ku64(w, "ranks", (uint64_t)P->comm.size);
+    jw_ku64(w, "cut_links", P->ncut);
+    jw_knum(w, "lookahead_ns", P->ncut ? (double)P->lookahead_ps / 1000.0 : 0.0);
+    jw_ku64(w, "windows", P->windows);
+    jw_ku64(w, "second_rounds", P->rounds);
+    jw_ku64(w, "messages", P->msgs);
+    jw_ku64(w, "message_bytes", P->msg_bytes);
+    jw_ku64(w, "critical_events", P->crit_events);
+    jw_key(w, "ranks_detail");
+    jw_arr(w);
+    for (int r = 0; r < P->comm.size; r++) {
+        jw_obj_compact(w);
+        jw_ku64(w, "rank", (uint64_t)r);
+        jw_ku64(w, "nodes", P->nodes[r]);
+        jw_ku64(w, "hosts", P->hosts[r]);
+        jw_ku64(w, "events", P->events[r]);
+        jw_knum(w, "sync_wall_s", P->sync[r]);
+        jw_knum(w, "work_cpu_s", P->work_cpu[r]);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+    jw_obj_end(w);
+}
+
+/* ---- one rank, no library ---- */
+
+static void self_allgather(void *ctx, const void *in, size_t bytes, void *out) {
+    (void)ctx;
+    if (bytes) memmove(out, in, bytes);
+}
+
+static void self_alltoallv(void *ctx, const void *in, const size_t *scount, void *out,
+                           const size_t *rcount) {
+    (void)ctx;
+    (void)rcount;
+    if (scount[0]) memmove(out, in, scount[0]);
+}
+
+static const struct comm_ops SELF_OPS = {self_allgather, self_alltoallv};
+
+void par_comm_self(struct comm *c) {
+    c->rank = 0;
+    c->size = 1;
+    c->ops = &SELF_OPS;
+    c->ctx = NULL;
+}

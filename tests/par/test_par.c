@@ -1,0 +1,140 @@
+/* tests/par/test_par.c
+ *
+ * The parallel engine without MPI: the partition keeps a fat tree's pods and
+ * a host with its switch on one rank and cuts only the top tier; the engine on
+ * one rank (par_comm_self) gives exactly the sequential run (counters, every
+ * link's counters, flow times); the keys of link arrivals are the sending
+ * node's with the port in the low bits. The N = 2..4 runs against the
+ * sequential one are tests/par/check_mpi.sh (mpirun).
+ */
+#include "config/scenario.h"
+#include "core/diag.h"
+#include "net/model.h"
+#include "net/net.h"
+#include "par/comm.h"
+#include "par/par.h"
+#include "par/part.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+static const char *FT =
+    "name: t\nseed: 7\n"
+    "fabric: {kind: roce, flow_control: pfc, routing: ecmp, buffer: 64KiB}\n"
+    "topology: {kind: fat_tree, fat_tree: {k: 4}}\n"
+    "workload:\n"
+    "  - {kind: permutation, pattern: random, size: 128KiB}\n"
+    "  - {kind: incast, senders: [h4, h5, h8, h9, h12, h13], receiver: h0, size: 512KiB}\n";
+
+static void load(struct scenario *sc, struct model *m, const char *text) {
+    struct diag d = {0};
+    assert_int_equal(scenario_load_string(sc, text, "test", NULL, 0, &d), 0);
+    assert_int_equal(model_build(m, sc, &d), 0);
+}
+
+static void test_partition_fat_tree(void **state) {
+    (void)state;
+    struct scenario sc;
+    struct model m;
+    load(&sc, &m, FT);
+    const struct net *n = &m.net;
+    for (uint32_t R = 2; R <= 4; R++) {
+        uint16_t *own = calloc(n->nnodes, sizeof *own);
+        part_build(n, R, own);
+        uint32_t per[4] = {0}, cut = 0;
+        for (uint32_t v = 0; v < n->nnodes; v++) {
+            assert_true(own[v] < R);
+            per[own[v]]++;
+        }
+        for (uint32_t p = 0; p < n->nports; p++) {
+            const struct port *pt = &n->ports[p];
+            if (own[pt->node] == own[pt->peer_node]) continue;
+            cut++;
+            /* Only links to the core tier are cut: hosts stay with their
+             * edge switch, edges with their pod's aggregations. */
+            const struct node *a = &n->nodes[pt->node], *b = &n->nodes[pt->peer_node];
+            assert_true(a->role == ROLE_CORE || b->role == ROLE_CORE);
+        }
+        assert_true(cut > 0);
+        /* 36 nodes (16 hosts, 8 edge, 8 aggregation, 4 core) in 4 pods of
+         * 8 and the cores: every rank has some; pods split evenly on 2 and
+         * 4 ranks (9 or 18 nodes each). */
+        for (uint32_t r = 0; r < R; r++) {
+            assert_true(per[r] > 0);
+            if (R != 3) assert_int_equal(per[r], 36 / R);
+        }
+        free(own);
+    }
+    model_fini(&m);
+    scenario_fini(&sc);
+}
+
+static void test_one_rank_is_sequential(void **state) {
+    (void)state;
+    struct scenario sc;
+    struct model a, b;
+    load(&sc, &a, FT);
+    model_run(&a, NULL, NULL);
+    struct diag d = {0};
+    assert_int_equal(model_build(&b, &sc, &d), 0);
+    struct comm c;
+    par_comm_self(&c);
+    assert_int_equal(par_setup(&b, &c, 0, &d), 0);
+    assert_int_equal(par_run(&b), 0);
+    assert_true(a.completed && b.completed);
+    assert_int_equal(a.sim.now_ps, b.sim.now_ps);
+    assert_int_equal(a.sim.events_run, b.sim.events_run);
+    assert_int_equal(a.net.done_ps, b.net.done_ps);
+    assert_memory_equal(&a.net.c, &b.net.c, sizeof a.net.c);
+    assert_true(a.net.c.pause_frames > 0); /* the incast pauses */
+    for (uint32_t p = 0; p < a.net.nports; p++) {
+        assert_int_equal(a.net.ports[p].tx_packets, b.net.ports[p].tx_packets);
+        assert_int_equal(a.net.ports[p].paused_ps, b.net.ports[p].paused_ps);
+        assert_true(a.net.ports[p].q_area == b.net.ports[p].q_area);
+    }
+    for (uint32_t f = 0; f < a.net.nflows; f++)
+        assert_int_equal(a.net.flows[f].end_ps, b.net.flows[f].end_ps);
+    assert_int_equal(b.net.par->ncut, 0);
+    assert_true(b.net.par->windows >= 1);
+    model_fini(&a);
+    model_fini(&b);
+    scenario_fini(&sc);
+}
+
+/* A lookahead-free run on one rank: whatever the window, the same results
+ * (the windows only bound when ranks talk). */
+static void test_one_rank_windows(void **state) {
+    (void)state;
+    struct scenario sc;
+    struct model a, b;
+    load(&sc, &a, FT);
+    model_run(&a, NULL, NULL);
+    struct diag d = {0};
+    assert_int_equal(model_build(&b, &sc, &d), 0);
+    struct comm c;
+    par_comm_self(&c);
+    assert_int_equal(par_setup(&b, &c, 100000, &d), 0); /* 100 ns windows */
+    assert_int_equal(par_run(&b), 0);
+    assert_int_equal(a.sim.now_ps, b.sim.now_ps);
+    assert_int_equal(a.sim.events_run, b.sim.events_run);
+    assert_memory_equal(&a.net.c, &b.net.c, sizeof a.net.c);
+    assert_true(b.net.par->windows > 100);
+    model_fini(&a);
+    model_fini(&b);
+    scenario_fini(&sc);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_partition_fat_tree),
+        cmocka_unit_test(test_one_rank_is_sequential),
+        cmocka_unit_test(test_one_rank_windows),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

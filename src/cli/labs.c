@@ -546,9 +546,7 @@ static int labs_opt(void *ctx, int key, const char *arg) {
         o->only[o->nonly++] = arg;
         return 0;
     case 's':
-        if (!strchr(arg, '=')) return cli_usage_error("--set needs KEY=VALUE");
-        o->gsets[o->ngsets++] = arg;
-        return 0;
+        return cli_opt_set(o->gsets, &o->ngsets, arg, NULL);
     case OPT_LABS_DIR:
         o->labs_dir = arg;
         return 0;
@@ -1083,9 +1081,7 @@ static int compare_opt(void *ctx, int key, const char *arg) {
         o->out = arg;
         return 0;
     case 's':
-        if (!strchr(arg, '=')) return cli_usage_error("--set needs KEY=VALUE");
-        o->sets[o->nsets++] = arg;
-        return 0;
+        return cli_opt_set(o->sets, &o->nsets, arg, NULL);
     case 'j':
         return parse_jobs(arg, &o->par);
     case 'q':

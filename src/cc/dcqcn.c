@@ -59,7 +59,7 @@ struct dq {
 
 struct dcqcn_state {
     struct dq *q;
-    uint32_t nq;
+    size_t nq;
     uint64_t byte_reset; /* byte counter in bytes (byte_counter x its unit); 0 = off */
     struct rng *sw_rng;  /* per switch index */
 };
@@ -68,17 +68,13 @@ static struct dq *dq_of(struct net *n, uint32_t qp) {
     struct dcqcn_state *st = n->cc_state;
     if (qp >= st->nq) {
         /* QPs are made by the workload after init: grow (amortised, not per packet). */
-        uint32_t nq = st->nq ? st->nq : 16;
-        while (nq <= qp)
-            nq *= 2;
-        st->q = fs_xrealloc(st->q, nq * sizeof *st->q);
-        for (uint32_t i = st->nq; i < nq; i++) {
-            memset(&st->q[i], 0, sizeof st->q[i]);
+        size_t old = st->nq;
+        fs_grow((void **)&st->q, &st->nq, (size_t)qp + 1, sizeof *st->q); /* zeroed */
+        for (size_t i = old; i < st->nq; i++) {
             st->q[i].rc_bps = st->q[i].rt_bps = -1; /* line rate, set on first use */
             st->q[i].alpha = n->sc->fabric.dcqcn.initial_alpha;
             st->q[i].last_cnp_ps = SIM_TIME_NEVER;
         }
-        st->nq = nq;
     }
     struct dq *d = &st->q[qp];
     if (d->rc_bps < 0)

@@ -41,8 +41,7 @@ struct iq {
 
 struct ibcc_state {
     struct iq *q;
-    uint32_t nq;
-    uint32_t pad;
+    size_t nq;
     sim_time_ps timer_ps, step_ps; /* ccti_timer and cct_step, `auto` resolved */
     uint16_t *mark_cnt;            /* per (port, VL): eligible packets since the last mark */
     uint64_t *stall_seen;          /* per port: credit_stall_ps when last looked at */
@@ -52,15 +51,8 @@ struct ibcc_state {
 
 static struct iq *iq_of(struct net *n, uint32_t qp) {
     struct ibcc_state *st = n->cc_state;
-    if (qp >= st->nq) {
-        /* QPs are made by the workload after init: grow (amortised). */
-        uint32_t nq = st->nq ? st->nq : 16;
-        while (nq <= qp)
-            nq *= 2;
-        st->q = fs_xrealloc(st->q, nq * sizeof *st->q);
-        memset(st->q + st->nq, 0, (nq - st->nq) * sizeof *st->q);
-        st->nq = nq;
-    }
+    if (qp >= st->nq) /* QPs are made by the workload after init: grow (amortised) */
+        fs_grow((void **)&st->q, &st->nq, (size_t)qp + 1, sizeof *st->q);
     return &st->q[qp];
 }
 

@@ -546,9 +546,7 @@ static int labs_opt(void *ctx, int key, const char *arg) {
         o->only[o->nonly++] = arg;
         return 0;
     case 's':
-        if (!strchr(arg, '=')) return cli_usage_error("--set needs KEY=VALUE");
-        o->gsets[o->ngsets++] = arg;
-        return 0;
+        return cli_opt_set(o->gsets, &o->ngsets, arg, NULL);
     case OPT_LABS_DIR:
         o->labs_dir = arg;
         return 0;
@@ -813,6 +811,28 @@ static void sanitize(char *s) {
         if (*s == '/' || *s == ' ' || *s == '+' || *s == '*' || *s == '?') *s = '_';
 }
 
+/* The summary metrics of results.json that compare prints (name) and
+ * sweep.csv holds (col): the path and its scale, -1 for a boolean (1 or 0). */
+static const struct {
+    const char *name, *col, *path;
+    double scale;
+} SUMMARY_COLS[] = {
+    {"completed (1 = yes)", "completed", "summary.completed", -1},
+    {"done (us)", "done_us", "summary.done_ns", 1e-3},
+    {"simulated (us)", "sim_time_us", "summary.sim_time_ns", 1e-3},
+    {"packets delivered", "packets_delivered", "summary.packets_delivered", 1},
+    {"packets dropped", "packets_dropped", "summary.packets_dropped", 1},
+    {"retransmitted", "retransmitted_packets", "summary.retransmitted_packets", 1},
+    {"pause frames", "pause_frames", "summary.pause_frames", 1},
+    {"paused, all links (us)", "paused_us_total", "summary.paused_ns_total", 1e-3},
+    {"ECN marked", "ecn_marked", "summary.ecn_marked", 1},
+    {"CNPs", "cnps", "summary.cnps", 1},
+    {"credit stalls (us)", "credit_stall_us_total", "summary.credit_stall_ns_total", 1e-3},
+    {"reorder max (B)", "reorder_max_bytes", "summary.reorder_max_bytes", 1},
+    {"deadlock (1 = yes)", "deadlock", "summary.deadlock.detected", -1},
+};
+#define NSUMMARY_COLS (sizeof SUMMARY_COLS / sizeof SUMMARY_COLS[0])
+
 static void print_compare_table(const struct jobs *js) {
     struct jv *res[16] = {0};
     size_t n = js->n < 16 ? js->n : 16;
@@ -821,24 +841,6 @@ static void print_compare_table(const struct jobs *js) {
         snprintf(path, sizeof path, "%s/results.json", js->v[i].outdir);
         res[i] = jread_file(path, err, sizeof err);
     }
-    static const struct {
-        const char *name, *path;
-        double scale;
-    } rows[] = {
-        {"completed (1 = yes)", NULL, 0},
-        {"done (us)", "summary.done_ns", 1e-3},
-        {"simulated (us)", "summary.sim_time_ns", 1e-3},
-        {"packets delivered", "summary.packets_delivered", 1},
-        {"packets dropped", "summary.packets_dropped", 1},
-        {"retransmitted", "summary.retransmitted_packets", 1},
-        {"pause frames", "summary.pause_frames", 1},
-        {"paused, all links (us)", "summary.paused_ns_total", 1e-3},
-        {"ECN marked", "summary.ecn_marked", 1},
-        {"CNPs", "summary.cnps", 1},
-        {"credit stalls (us)", "summary.credit_stall_ns_total", 1e-3},
-        {"reorder max (B)", "summary.reorder_max_bytes", 1},
-        {"deadlock (1 = yes)", NULL, 1},
-    };
     /* Columns as wide as the widest variant's name (a --set list can be long). */
     int w = 12;
     for (size_t i = 0; i < n; i++) {
@@ -850,19 +852,16 @@ static void print_compare_table(const struct jobs *js) {
     for (size_t i = 0; i < n; i++)
         printf(" %*.*s", w, w, js->v[i].label ? js->v[i].label : js->v[i].id);
     printf("\n");
-    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
-        printf("%-24s", rows[r].name);
+    for (size_t r = 0; r < NSUMMARY_COLS; r++) {
+        const char *p = SUMMARY_COLS[r].path;
+        printf("%-24s", SUMMARY_COLS[r].name);
         for (size_t i = 0; i < n; i++) {
             if (!res[i]) {
                 printf(" %*s", w, js->v[i].status == 1 ? "not yet available" : "failed");
                 continue;
             }
-            double v;
-            if (!rows[r].path)
-                v = rows[r].scale == 0 ? jv_bool_at(res[i], "summary.completed", false)
-                                       : jv_bool_at(res[i], "summary.deadlock.detected", false);
-            else
-                v = jv_num_at(res[i], rows[r].path, 0) * rows[r].scale;
+            double v = SUMMARY_COLS[r].scale < 0 ? jv_bool_at(res[i], p, false)
+                                                 : jv_num_at(res[i], p, 0) * SUMMARY_COLS[r].scale;
             printf(" %*.6g", w, v);
         }
         printf("\n");
@@ -1083,9 +1082,7 @@ static int compare_opt(void *ctx, int key, const char *arg) {
         o->out = arg;
         return 0;
     case 's':
-        if (!strchr(arg, '=')) return cli_usage_error("--set needs KEY=VALUE");
-        o->sets[o->nsets++] = arg;
-        return 0;
+        return cli_opt_set(o->sets, &o->nsets, arg, NULL);
     case 'j':
         return parse_jobs(arg, &o->par);
     case 'q':
@@ -1125,6 +1122,8 @@ int cli_compare(int argc, char **argv) {
     }
     struct jobs js = {0};
     char path[PATH_MAX];
+    size_t counts[3] = {0, 0, 0};
+    int rc = 2;
     /* Variant sets live in this buffer: split_variant writes NULs into copies. */
     char **copies = fs_xcalloc(nsets + 1, sizeof *copies);
     size_t nvariants = nfiles > 1 ? nfiles : nsets;
@@ -1163,14 +1162,7 @@ int cli_compare(int argc, char **argv) {
     /* A folder that cannot be created fails before any variant runs. */
     if (results_mkdirs(out) || write_text(path, "compare\n")) {
         fprintf(stderr, "fabsim: %s: cannot write: %s\n", out, strerror(errno));
-        for (size_t i = 0; i < js.n; i++)
-            if (nfiles == 1) free((void *)js.v[i].sets);
-        for (size_t i = 0; i < nsets; i++)
-            free(copies[i]);
-        free(copies);
-        free(sets);
-        free_jobs(&js);
-        return 2;
+        goto done;
     }
     snprintf(path, sizeof path, "%s/compare/lab.md", out);
     results_mkdirs(path); /* creates .../lab.md as a folder: removed below */
@@ -1198,11 +1190,11 @@ int cli_compare(int argc, char **argv) {
         fclose(tf);
     }
     config_diff(&js, out, !quiet);
-    size_t counts[3];
     run_jobs(&js, par, show_mode(quiet, false), counts);
     if (!quiet) print_compare_table(&js);
-    int rc = build_report(out, true);
+    rc = build_report(out, true);
     if (!rc && !quiet) printf("Report: %s/report.html\n", out);
+done:
     for (size_t i = 0; i < js.n; i++)
         if (nfiles == 1) free((void *)js.v[i].sets);
     for (size_t i = 0; i < nsets; i++)
@@ -1214,26 +1206,6 @@ int cli_compare(int argc, char **argv) {
 }
 
 /* ---- sweep ------------------------------------------------------------ */
-
-/* The summary columns of sweep.csv: results.json paths and their scale. */
-static const struct {
-    const char *col, *path;
-    double scale;
-} SWEEP_COLS[] = {
-    {"completed", "summary.completed", -1},
-    {"done_us", "summary.done_ns", 1e-3},
-    {"sim_time_us", "summary.sim_time_ns", 1e-3},
-    {"packets_delivered", "summary.packets_delivered", 1},
-    {"packets_dropped", "summary.packets_dropped", 1},
-    {"retransmitted_packets", "summary.retransmitted_packets", 1},
-    {"pause_frames", "summary.pause_frames", 1},
-    {"paused_us_total", "summary.paused_ns_total", 1e-3},
-    {"ecn_marked", "summary.ecn_marked", 1},
-    {"cnps", "summary.cnps", 1},
-    {"credit_stall_us_total", "summary.credit_stall_ns_total", 1e-3},
-    {"reorder_max_bytes", "summary.reorder_max_bytes", 1},
-    {"deadlock", "summary.deadlock.detected", -1},
-};
 
 /* Splits "a,b,[1,2]" at the commas outside brackets and quotes. */
 static size_t split_values(char *s, char **out, size_t max) {
@@ -1354,8 +1326,8 @@ static void write_sweep_csv(const char *path, const struct jobs *js, const struc
     for (size_t a = 0; a < nax; a++)
         fputc(',', f), csv_field(f, ax[a].key);
     fputs(",status", f);
-    for (size_t c = 0; c < sizeof SWEEP_COLS / sizeof SWEEP_COLS[0]; c++)
-        fprintf(f, ",%s", SWEEP_COLS[c].col);
+    for (size_t c = 0; c < NSUMMARY_COLS; c++)
+        fprintf(f, ",%s", SUMMARY_COLS[c].col);
     fputc('\n', f);
     static const char *const st[] = {"ok", "not_available", "error"};
     for (size_t i = 0; i < js->n; i++) {
@@ -1367,15 +1339,15 @@ static void write_sweep_csv(const char *path, const struct jobs *js, const struc
         for (size_t a = 0; a < nax; a++)
             fputc(',', f), csv_field(f, ax[a].vals[pick[i][a]]);
         fprintf(f, ",%s", st[j->status]);
-        for (size_t c = 0; c < sizeof SWEEP_COLS / sizeof SWEEP_COLS[0]; c++) {
+        for (size_t c = 0; c < NSUMMARY_COLS; c++) {
             if (!res) {
                 fputc(',', f);
-            } else if (SWEEP_COLS[c].scale < 0) {
-                fprintf(f, ",%d", jv_bool_at(res, SWEEP_COLS[c].path, false) ? 1 : 0);
+            } else if (SUMMARY_COLS[c].scale < 0) {
+                fprintf(f, ",%d", jv_bool_at(res, SUMMARY_COLS[c].path, false) ? 1 : 0);
             } else {
                 char num[64];
                 snprintf(num, sizeof num, "%.10g",
-                         jv_num_at(res, SWEEP_COLS[c].path, 0) * SWEEP_COLS[c].scale);
+                         jv_num_at(res, SUMMARY_COLS[c].path, 0) * SUMMARY_COLS[c].scale);
                 fprintf(f, ",%s", num);
             }
         }

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* One option. `key` is its short letter ('o' for -o) or, for a long-only
@@ -73,5 +74,33 @@ const char *cli_closest(const char *word, const char *const *cands, size_t n);
 /* Number parsers for option values: 0, or 2 after a usage error naming `opt`. */
 int cli_parse_u64(const char *opt, const char *v, unsigned long long min, unsigned long long max,
                   unsigned long long *out);
+
+/* ---- commands that take one SCENARIO.yaml (cli/load.c) ------------------ */
+
+struct scenario;
+struct model;
+struct progress;
+
+/* The scenario file and its --set overrides, in order. */
+struct cli_load {
+    const char *file;
+    const char **sets;
+    size_t nsets;
+};
+
+/* The --set option: appends `arg` to sets[*nsets], or returns 2 after
+ * "--set needs KEY=VALUE" (", e.g. --set EXAMPLE" when `example` is given). */
+int cli_opt_set(const char **sets, size_t *nsets, const char *arg, const char *example);
+/* Loads l->file with l->sets; when check_memory, refuses a model estimated
+ * larger than max_memory (0 = MemAvailable; net/estimate.h) before it is
+ * built. `pr` (NULL = none) shows the "loading" phase. 0, or 2 after the
+ * message (sc then needs no scenario_fini). */
+int cli_load_scenario(struct scenario *sc, const struct cli_load *l, bool check_memory,
+                      uint64_t max_memory, struct progress *pr);
+/* The start of a command taking one SCENARIO.yaml and `fn`'s options (which
+ * fill `l` through ctx): parses, loads (cli_load_scenario) and builds the
+ * model. 0 (finish m and sc), CLI_HELP, or the exit status after the message. */
+int cli_load_model(const struct cli_cmd *c, int argc, char **argv, cli_opt_fn fn, void *ctx,
+                   struct cli_load *l, bool check_memory, struct scenario *sc, struct model *m);
 
 #endif /* FABSIM_CLI_OPTS_H */

@@ -10,16 +10,12 @@
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "config/scenario.h"
-#include "core/diag.h"
 #include "core/file.h"
-#include "core/mem.h"
 #include "ctrl/sm.h"
-#include "net/estimate.h"
 #include "net/model.h"
 
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 enum { OPT_IBSIM = CLI_LONG };
@@ -44,9 +40,8 @@ const struct cli_cmd CLI_CMD_ROUTES = {
 };
 
 struct routes_opts {
+    struct cli_load l;
     const char *out, *ibsim;
-    const char **sets;
-    size_t nsets;
 };
 
 static int on_opt(void *ctx, int key, const char *arg) {
@@ -56,10 +51,7 @@ static int on_opt(void *ctx, int key, const char *arg) {
         o->out = arg;
         return 0;
     case 's':
-        if (!strchr(arg, '='))
-            return cli_usage_error("--set needs KEY=VALUE, e.g. --set fabric.routing_engine=ftree");
-        o->sets[o->nsets++] = arg;
-        return 0;
+        return cli_opt_set(o->l.sets, &o->l.nsets, arg, "fabric.routing_engine=ftree");
     case OPT_IBSIM:
         o->ibsim = arg;
         return 0;
@@ -69,43 +61,15 @@ static int on_opt(void *ctx, int key, const char *arg) {
 
 int cli_routes(int argc, char **argv) {
     struct routes_opts o = {0};
-    o.sets = fs_xcalloc((size_t)argc + 1, sizeof *o.sets);
-    char **pos = fs_xcalloc((size_t)argc + 1, sizeof *pos);
-    int npos = 0;
-    int rc = cli_parse(&CLI_CMD_ROUTES, argc, argv, on_opt, &o, pos, &npos);
-    if (!rc && npos != 1)
-        rc = cli_usage_error(npos ? "routes: one scenario file at a time"
-                                  : "routes: missing SCENARIO.yaml (fabsim routes --help)");
-    const char *file = npos ? pos[0] : NULL, *out = o.out, *ibsim = o.ibsim;
-    const char **sets = o.sets;
-    size_t nsets = o.nsets;
-    free(pos);
-    if (rc) {
-        free(sets);
-        return rc == CLI_HELP ? 0 : rc;
-    }
     struct scenario sc;
-    struct diag d = {0};
-    rc = scenario_load(&sc, file, sets, nsets, &d);
-    free(sets);
-    if (rc) {
-        diag_print(&d, stderr);
-        return 2;
-    }
-    if (model_check_memory(&sc, 0, &d)) { /* net/estimate.h: before building */
-        diag_print(&d, stderr);
-        scenario_fini(&sc);
-        return 2;
-    }
     struct model m;
-    rc = model_build(&m, &sc, &d);
-    struct sm *sm = rc ? NULL : sm_of(&m.net);
-    if (rc || !sm) {
-        if (!rc)
-            fprintf(stderr, "fabsim: routes needs control_plane.kind: sm (an InfiniBand "
-                            "subnet manager)\n");
-        else
-            diag_print(&d, stderr);
+    int rc = cli_load_model(&CLI_CMD_ROUTES, argc, argv, on_opt, &o, &o.l, true, &sc, &m);
+    if (rc) return rc == CLI_HELP ? 0 : rc;
+    const char *out = o.out, *ibsim = o.ibsim;
+    struct sm *sm = sm_of(&m.net);
+    if (!sm) {
+        fprintf(stderr, "fabsim: routes needs control_plane.kind: sm (an InfiniBand "
+                        "subnet manager)\n");
         model_fini(&m);
         scenario_fini(&sc);
         return 2;

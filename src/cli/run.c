@@ -102,11 +102,8 @@ const struct cli_cmd CLI_CMD_VALIDATE = {
 };
 
 struct run_opts {
-    const char *files[2];
-    int nfiles;
+    struct cli_load l; /* the one SCENARIO.yaml, its --set and --seed overrides */
     const char *out;
-    const char **sets;
-    size_t nsets;
     char seed_set[64];
     bool quiet, explain, progress;
     double progress_s;
@@ -129,10 +126,7 @@ static int on_opt(void *ctx, int key, const char *arg) {
         o->out = arg;
         return 0;
     case 's':
-        if (!strchr(arg, '='))
-            return cli_usage_error("--set needs KEY=VALUE, e.g. --set fabric.routing=ecmp");
-        o->sets[o->nsets++] = arg;
-        return 0;
+        return cli_opt_set(o->l.sets, &o->l.nsets, arg, "fabric.routing=ecmp");
     case OPT_SEED: {
         char *end;
         if (!*arg || *arg == '-' || (strtoull(arg, &end, 10), *end))
@@ -200,21 +194,22 @@ static int on_opt(void *ctx, int key, const char *arg) {
 
 static int parse_opts(int argc, char **argv, struct run_opts *o, const struct cli_cmd *c) {
     memset(o, 0, sizeof *o);
-    o->sets = fs_xcalloc((size_t)argc + 2, sizeof *o->sets);
+    o->l.sets = fs_xcalloc((size_t)argc + 2, sizeof *o->l.sets);
     char **pos = fs_xcalloc((size_t)argc + 1, sizeof *pos);
     int npos = 0;
     int rc = cli_parse(c, argc, argv, on_opt, o, pos, &npos);
     for (int i = 0; !rc && i < npos; i++) {
-        if (o->nfiles >= 1)
+        if (o->l.file)
             rc = cli_usage_error("%s: one scenario file at a time ('%s' is a second one)", c->name,
                                  pos[i]);
         else
-            o->files[o->nfiles++] = pos[i];
+            o->l.file = pos[i];
     }
     free(pos);
     if (rc) return rc;
-    if (o->seed_set[0]) o->sets[o->nsets++] = o->seed_set; /* last, so it wins over a --set seed= */
-    if (o->nfiles == 0)
+    if (o->seed_set[0])
+        o->l.sets[o->l.nsets++] = o->seed_set; /* last, so it wins over a --set seed= */
+    if (!o->l.file)
         return cli_usage_error("%s: missing SCENARIO.yaml (fabsim %s --help)", c->name, c->name);
     return 0;
 }
@@ -402,26 +397,9 @@ static int load_one(int argc, char **argv, struct run_opts *o, const struct cli_
                     struct scenario *sc, struct progress *pr) {
     int rc = parse_opts(argc, argv, o, c);
     if (rc) return rc;
-    if (pr) {
-        progress_init(pr, o->quiet, o->progress, o->progress_s);
-        progress_phase(pr, "loading", o->files[0]);
-    }
-    struct diag d = {0};
-    rc = scenario_load(sc, o->files[0], o->sets, o->nsets, &d);
-    if (pr) progress_end_phase(pr, pr->mode == PROGRESS_LINES ? 0 : 1e30);
-    if (rc) {
-        if (pr) progress_done(pr);
-        diag_print(&d, stderr);
-        return 2;
-    }
+    if (pr) progress_init(pr, o->quiet, o->progress, o->progress_s);
     /* Before building: a fabric too large for the machine fails now. */
-    if (model_check_memory(sc, o->max_memory, &d)) {
-        if (pr) progress_done(pr);
-        diag_print(&d, stderr);
-        scenario_fini(sc);
-        return 2;
-    }
-    return 0;
+    return cli_load_scenario(sc, &o->l, true, o->max_memory, pr);
 }
 
 static int run_cmd(int argc, char **argv, const struct comm *c, uint64_t lookahead_ps) {
@@ -430,7 +408,7 @@ static int run_cmd(int argc, char **argv, const struct comm *c, uint64_t lookahe
     struct progress pr;
     int rc = load_one(argc, argv, &o, &CLI_CMD_RUN, &sc, &pr);
     if (rc) {
-        free(o.sets);
+        free(o.l.sets);
         return rc == CLI_HELP ? 0 : rc;
     }
     o.comm = c;
@@ -439,7 +417,7 @@ static int run_cmd(int argc, char **argv, const struct comm *c, uint64_t lookahe
     if (c && c->rank != 0) pr.mode = PROGRESS_OFF;
     rc = run_one(&sc, o.out, quiet, &o, &pr);
     scenario_fini(&sc);
-    free(o.sets);
+    free(o.l.sets);
     return rc;
 }
 
@@ -464,7 +442,7 @@ int cli_validate(int argc, char **argv) {
     struct scenario sc;
     struct diag d = {0};
     int rc = load_one(argc, argv, &o, &CLI_CMD_VALIDATE, &sc, NULL);
-    free(o.sets);
+    free(o.l.sets);
     if (rc) return rc == CLI_HELP ? 0 : rc;
     /* Names that only the built topology can check (links in events). */
     struct model m;
@@ -478,7 +456,7 @@ int cli_validate(int argc, char **argv) {
     if (o.explain)
         scenario_explain(&sc, stdout);
     else if (!o.quiet)
-        printf("%s: ok\n", o.files[0]);
+        printf("%s: ok\n", o.l.file);
     if (rc == FS_ENOTSUP) {
         fprintf(stderr, "fabsim: note: ");
         diag_print(&d, stderr);

@@ -8,14 +8,11 @@
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "config/scenario.h"
-#include "core/diag.h"
 #include "core/file.h"
-#include "core/mem.h"
 #include "net/model.h"
 #include "topo/tfile.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <errno.h>
 #include <string.h>
 
@@ -39,9 +36,8 @@ const struct cli_cmd CLI_CMD_TOPOLOGY = {
 };
 
 struct topology_opts {
+    struct cli_load l;
     const char *out;
-    const char **sets;
-    size_t nsets;
 };
 
 static int on_opt(void *ctx, int key, const char *arg) {
@@ -51,47 +47,18 @@ static int on_opt(void *ctx, int key, const char *arg) {
         o->out = arg;
         return 0;
     case 's':
-        if (!strchr(arg, '='))
-            return cli_usage_error("--set needs KEY=VALUE, e.g. --set topology.leaves=8");
-        o->sets[o->nsets++] = arg;
-        return 0;
+        return cli_opt_set(o->l.sets, &o->l.nsets, arg, "topology.leaves=8");
     }
     return cli_usage_error("internal: unhandled option %d", key);
 }
 
 int cli_topology(int argc, char **argv) {
     struct topology_opts o = {0};
-    o.sets = fs_xcalloc((size_t)argc + 1, sizeof *o.sets);
-    char **pos = fs_xcalloc((size_t)argc + 1, sizeof *pos);
-    int npos = 0;
-    int rc = cli_parse(&CLI_CMD_TOPOLOGY, argc, argv, on_opt, &o, pos, &npos);
-    if (!rc && npos != 1)
-        rc = cli_usage_error(npos ? "topology: one scenario file at a time"
-                                  : "topology: missing SCENARIO.yaml (fabsim topology --help)");
-    const char *file = npos ? pos[0] : NULL, *out = o.out;
-    const char **sets = o.sets;
-    size_t nsets = o.nsets;
-    free(pos);
-    if (rc) {
-        free(sets);
-        return rc == CLI_HELP ? 0 : rc;
-    }
     struct scenario sc;
-    struct diag d = {0};
-    rc = scenario_load(&sc, file, sets, nsets, &d);
-    free(sets);
-    if (rc) {
-        diag_print(&d, stderr);
-        return 2;
-    }
     struct model m;
-    rc = model_build(&m, &sc, &d);
-    if (rc) {
-        diag_print(&d, stderr);
-        model_fini(&m);
-        scenario_fini(&sc);
-        return 2;
-    }
+    int rc = cli_load_model(&CLI_CMD_TOPOLOGY, argc, argv, on_opt, &o, &o.l, false, &sc, &m);
+    if (rc) return rc == CLI_HELP ? 0 : rc;
+    const char *out = o.out;
     struct fs_out fo = {0}; /* core/file.h: atomic, never through a symlink */
     if (out && fs_out_open(&fo, out)) {
         fprintf(stderr, "fabsim: %s: cannot write: %s\n", out, strerror(errno));

@@ -119,9 +119,14 @@ void net_finish_ports(struct net *n) {
     free(n->ports);
     n->ports = np;
     n->ports_cap = n->nports;
-    /* parallel-link index: k-th link between the same two nodes */
+    net_number_parallel(n);
+    free(newid);
+    free(count);
+}
+
+void net_number_parallel(struct net *n) {
     for (uint32_t v = 0; v < n->nnodes; v++) {
-        struct node *nd = &n->nodes[v];
+        const struct node *nd = &n->nodes[v];
         for (uint32_t i = 0; i < nd->nports; i++) {
             struct port *p = &n->ports[nd->first_port + i];
             uint32_t other = n->ports[p->peer].node;
@@ -130,8 +135,6 @@ void net_finish_ports(struct net *n) {
                 if (n->ports[n->ports[nd->first_port + j].peer].node == other) p->parallel++;
         }
     }
-    free(newid);
-    free(count);
 }
 
 static uint32_t node_exact(const struct net *n, const char *name) {

@@ -375,6 +375,9 @@ uint32_t net_add_node(struct net *n, enum node_kind kind, enum node_role role, c
 uint32_t net_add_link(struct net *n, uint32_t a, uint32_t b, uint64_t rate_bps, uint64_t prop_ps);
 /* Sorts ports by owner so that every node's ports are contiguous; fixes peers. */
 void net_finish_ports(struct net *n);
+/* Each port's parallel-link index: it is the k-th link between the same two
+ * nodes, in port order (net_finish_ports; again after ports are reordered). */
+void net_number_parallel(struct net *n);
 
 /* A node by name; on multi-GPU hosts the NIC name h3.n5 gives the GPU node
  * h3.g5 (its NIC is part of it: SPEC.md Names). NET_NONE if none. */

@@ -31,7 +31,7 @@ struct ro_qp {
 
 struct ro_state {
     struct ro_qp *q;
-    uint32_t nq;
+    size_t nq;
     uint64_t *held_bytes; /* per host */
     uint64_t limit_bytes;
     uint32_t window; /* slots per QP: the most packets the buffer can hold + 1 */
@@ -59,14 +59,7 @@ void nic_reorder_fini(struct net *n) {
 }
 
 static struct ro_qp *ro_qp_of(struct ro_state *st, uint32_t qp) {
-    if (qp >= st->nq) {
-        uint32_t nq = st->nq ? st->nq : 16;
-        while (nq <= qp)
-            nq *= 2;
-        st->q = fs_xrealloc(st->q, nq * sizeof *st->q);
-        memset(st->q + st->nq, 0, (nq - st->nq) * sizeof *st->q);
-        st->nq = nq;
-    }
+    if (qp >= st->nq) fs_grow((void **)&st->q, &st->nq, (size_t)qp + 1, sizeof *st->q);
     struct ro_qp *r = &st->q[qp];
     if (!r->slot) {
         r->cap = st->window;

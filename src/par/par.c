@@ -665,24 +665,18 @@ int par_run(struct model *m) {
      * are not gathered yet. */
     if (R > 1 && !P->refused && par_sum_u64(n, n->nqp_errs))
         P->refused = "QPs that exhaust their retries (results.json qp_errors)";
-    if (P->refused) {
-        free(st);
-        free(all);
-        free(scount);
-        free(rcount);
-        free(sbuf);
-        free(rbuf);
-        return FS_ENOTSUP;
+    int rc = P->refused ? FS_ENOTSUP : 0;
+    if (!rc) {
+        merge(m, wall_cpu_s() - cpu0 - P->sync_cpu_s);
+        model_finish(m);
     }
-    merge(m, wall_cpu_s() - cpu0 - P->sync_cpu_s);
-    model_finish(m);
     free(st);
     free(all);
     free(scount);
     free(rcount);
     free(sbuf);
     free(rbuf);
-    return 0;
+    return rc;
 }
 
 /* ---- deadlock checks across ranks ---- */

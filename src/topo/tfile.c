@@ -635,16 +635,7 @@ void tfile_order_ports(struct net *n, const struct topo_file *tf) {
         np[newid[i]].peer = newid[n->ports[i].peer];
     }
     memcpy(n->ports, np, P * sizeof *np);
-    for (uint32_t v = 0; v < n->nnodes; v++) { /* parallel-link index, as net_finish_ports */
-        const struct node *nd = &n->nodes[v];
-        for (uint32_t i = 0; i < nd->nports; i++) {
-            struct port *p = &n->ports[nd->first_port + i];
-            uint32_t other = n->ports[p->peer].node;
-            p->parallel = 0;
-            for (uint32_t j = 0; j < i; j++)
-                if (n->ports[n->ports[nd->first_port + j].peer].node == other) p->parallel++;
-        }
-    }
+    net_number_parallel(n);
     free(np);
     free(idx);
     free(newid);

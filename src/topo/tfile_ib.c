@@ -97,6 +97,14 @@ static uint32_t rec_find(const struct rec *r, uint32_t nr, const char *id) {
     return TFILE_NONE;
 }
 
+/* Copies the line at *p into buf (cut to fit) and moves *p past it. */
+static void next_line(const char **p, char *buf, size_t size) {
+    const char *eol = strchr(*p, '\n');
+    size_t len = eol ? (size_t)(eol - *p) : strlen(*p);
+    snprintf(buf, size, "%.*s", (int)(len < size ? len : size - 1), *p);
+    *p = eol ? eol + 1 : *p + len;
+}
+
 int tfile_parse_ib(struct topo_file *tf, const char *path, const char *text, enum tfile_format fmt,
                    struct diag *d) {
     (void)fmt;
@@ -106,12 +114,9 @@ int tfile_parse_ib(struct topo_file *tf, const char *path, const char *text, enu
     /* pass 1: the records (nodes) */
     uint32_t line = 0;
     for (const char *p = text; *p && !rc;) {
-        const char *eol = strchr(p, '\n');
-        size_t len = eol ? (size_t)(eol - p) : strlen(p);
         line++;
         char buf[1024];
-        snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), p);
-        p = eol ? eol + 1 : p + len;
+        next_line(&p, buf, sizeof buf);
         bool sw = !strncmp(buf, "Switch", 6) && (buf[6] == ' ' || buf[6] == '\t');
         bool ca = (!strncmp(buf, "Ca", 2) && (buf[2] == ' ' || buf[2] == '\t')) ||
                   (!strncmp(buf, "Hca", 3) && (buf[3] == ' ' || buf[3] == '\t'));
@@ -156,12 +161,9 @@ int tfile_parse_ib(struct topo_file *tf, const char *path, const char *text, enu
     line = 0;
     uint32_t cur = TFILE_NONE;
     for (const char *p = text; *p && !rc;) {
-        const char *eol = strchr(p, '\n');
-        size_t len = eol ? (size_t)(eol - p) : strlen(p);
         line++;
         char buf[1024];
-        snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), p);
-        p = eol ? eol + 1 : p + len;
+        next_line(&p, buf, sizeof buf);
         if (!strncmp(buf, "Switch", 6) || !strncmp(buf, "Ca", 2) || !strncmp(buf, "Hca", 3)) {
             cur = TFILE_NONE;
             for (uint32_t i = 0; i < nr; i++)

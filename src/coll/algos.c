@@ -37,7 +37,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NCCL_STEPS 8u /* slots per connection (domain.md B) */
 /* Open MPI coll/tuned: recursive doubling below 10000 B (see above). */
 #define HD_RD_BELOW_BYTES 10000u
 

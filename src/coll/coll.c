@@ -159,7 +159,7 @@ static bool seg_ready(const struct ring_seg *r, uint32_t seq, uint32_t i) {
     uint32_t m = r->m;
     if (r->pre_wait[i]) return false;
     if (seq >= r->ns && !seg_bit(r, (uint64_t)(seq - r->ns) * m + (i + m - 1) % m)) return false;
-    if (seq >= 8 && !seg_bit(r, (uint64_t)(seq - 8) * m + i)) return false;
+    if (seq >= NCCL_STEPS && !seg_bit(r, (uint64_t)(seq - NCCL_STEPS) * m + i)) return false;
     return true;
 }
 
@@ -396,13 +396,14 @@ static void ring_done(struct net *n, uint32_t opi, uint32_t v, size_t *sp) {
     uint32_t m = r->m, l = v - r->vbase, seq = l / m, i = l % m, T = r->nsteps * r->ns;
     r->done[l / 64] |= 1ull << (l % 64);
     uint32_t t[2][2], nt = 0; /* (seq, member) in id order */
-    bool a = seq + r->ns < T, b = seq + 8 < T;
-    uint64_t ida = (uint64_t)(seq + r->ns) * m + (i + 1) % m, idb = (uint64_t)(seq + 8) * m + i;
+    bool a = seq + r->ns < T, b = seq + NCCL_STEPS < T;
+    uint64_t ida = (uint64_t)(seq + r->ns) * m + (i + 1) % m,
+             idb = (uint64_t)(seq + NCCL_STEPS) * m + i;
     if (a && (!b || ida < idb)) {
         t[nt][0] = seq + r->ns, t[nt++][1] = (i + 1) % m;
         a = false;
     }
-    if (b) t[nt][0] = seq + 8, t[nt++][1] = i;
+    if (b) t[nt][0] = seq + NCCL_STEPS, t[nt++][1] = i;
     if (a) t[nt][0] = seq + r->ns, t[nt++][1] = (i + 1) % m;
     uint32_t vbase = r->vbase, post = r->post[(i + 1) % m];
     for (uint32_t k = 0; k < nt; k++) {
@@ -430,7 +431,7 @@ static void ring_pre_done(struct net *n, uint32_t opi, uint32_t from, uint32_t c
     struct ring_seg *r = &o->segs[si];
     for (uint32_t k = 0; k < cnt; k++)
         r->pre_wait[o->pe[o->out[from + k] & ~XF_RING_BIT].member] = 0;
-    uint32_t T = r->nsteps * r->ns, lim = T < 8 ? T : 8;
+    uint32_t T = r->nsteps * r->ns, lim = T < NCCL_STEPS ? T : NCCL_STEPS;
     for (uint32_t seq = 0; seq < lim; seq++)
         for (uint32_t k = 0; k < cnt; k++) {
             o = &cs->ops[opi];
@@ -559,14 +560,14 @@ void coll_op_launch(struct net *n, uint32_t opi) {
     size_t nr = o->nx;
     for (uint32_t s = 0; s < o->nsegs; s++) {
         const struct ring_seg *r = &o->segs[s];
-        nr += (size_t)(r->ns < 8 ? r->ns : 8) * r->m;
+        nr += (size_t)(r->ns < NCCL_STEPS ? r->ns : NCCL_STEPS) * r->m;
     }
     uint32_t nroots = 0, si = 0;
     uint32_t *roots = fs_xmalloc(nr * sizeof *roots);
     for (uint32_t i = 0; i <= o->nx; i++) {
         for (; si < o->nsegs && o->segs[si].pos <= i; si++) {
             const struct ring_seg *r = &o->segs[si];
-            uint32_t lim = r->ns < 8 ? r->ns : 8;
+            uint32_t lim = r->ns < NCCL_STEPS ? r->ns : NCCL_STEPS;
             for (uint32_t seq = 0; seq < lim; seq++)
                 for (uint32_t k = 0; k < r->m; k++)
                     if (!r->pre_wait[k])

@@ -142,6 +142,13 @@ static void ring_steps(struct ctx *c, const uint32_t *mem, uint32_t m, uint32_t 
     uint32_t *qp = fs_xmalloc(m * sizeof *qp);
     for (uint32_t i = 0; i < m; i++)
         qp[i] = job_qp(c->n, c->j, ch, mem[i], mem[(i + 1) % m]);
+    if (!((const struct coll_state *)c->n->coll_state)
+             ->stored_rings) { /* generated as they run (coll.c) */
+        op_ring(o, m, ns, nsteps, nreduce, seg, qp, pre, post);
+        free(qp);
+        return;
+    }
+    /* tests only: the same schedule as stored transfers and edges */
     uint32_t base = o->nx;
     for (uint32_t k = 0; k < nsteps; k++)
         for (uint32_t s = 0; s < ns; s++)
@@ -435,7 +442,7 @@ void algo_build(struct net *n, struct job *j, struct op *o, int opkind, enum col
     uint64_t slice = j->slice_bytes;
     if (proto == PROTO_LL && slice > PROTO_LL_SLICE) slice = PROTO_LL_SLICE;
     struct ctx c = {n, j, o, slice};
-    uint32_t m = j->nranks, first = o->nx;
+    uint32_t m = j->nranks, first = o->nx, firstseg = o->nsegs;
     if ((a == ALGO_SHARP && !j->rail_sess) || a == ALGO_NVLS) {
         for (uint32_t i = 0; i < m; i++) {
             uint32_t x = op_xfer(o, XF_INNET, i, bytes);
@@ -478,6 +485,8 @@ void algo_build(struct net *n, struct job *j, struct op *o, int opkind, enum col
     }
     for (uint32_t i = first; i < o->nx; i++)
         if (o->x[i].kind == XF_MSG) o->x[i].proto = proto;
+    for (uint32_t i = firstseg; i < o->nsegs; i++)
+        o->segs[i].proto = proto;
     free(mem);
     free(pc);
 }

@@ -64,7 +64,122 @@ void op_dep(struct op *o, uint32_t before, uint32_t after) {
     o->ef[o->ne] = before;
     o->et[o->ne] = after;
     o->ne++;
-    o->x[after].ndeps++;
+    if (!(after & XF_RING_BIT)) o->x[after].ndeps++; /* a ring segment counts its own */
+}
+
+void op_ring(struct op *o, uint32_t m, uint32_t ns, uint32_t nsteps, uint32_t nreduce, uint64_t seg,
+             const uint32_t *qp, const uint32_t *pre, uint32_t *post) {
+    uint64_t total = (uint64_t)nsteps * ns * m;
+    FS_ASSERT(m >= 2 && total > 0 && (uint64_t)o->nvx + total < XF_RING_BIT,
+              "ring segment of %llu transfers", (unsigned long long)total);
+    size_t cap = o->capsegs;
+    fs_grow((void **)&o->segs, &cap, o->nsegs + 1, sizeof *o->segs);
+    o->capsegs = (uint32_t)cap;
+    uint32_t si = o->nsegs++;
+    struct ring_seg *r = &o->segs[si];
+    memset(r, 0, sizeof *r);
+    r->pos = o->nx;
+    r->vbase = o->nvx;
+    r->m = m;
+    r->ns = ns;
+    r->nsteps = nsteps;
+    r->nreduce = nreduce;
+    r->seg = seg;
+    r->qp = fs_xmalloc(m * sizeof *r->qp);
+    memcpy(r->qp, qp, m * sizeof *r->qp);
+    r->post = fs_xmalloc(m * sizeof *r->post);
+    r->pre_wait = fs_xcalloc(m, sizeof *r->pre_wait);
+    r->done = fs_xcalloc((size_t)((total + 63) / 64), sizeof *r->done);
+    o->nvx += (uint32_t)total;
+    /* the stored graph's edges pre[i] -> member i's transfers, one each */
+    for (uint32_t i = 0; pre && i < m; i++) {
+        if (pre[i] == NET_NONE) continue;
+        o->segs[si].pre_wait[i] = 1;
+        cap = o->cappe;
+        fs_grow((void **)&o->pe, &cap, o->npe + 1, sizeof *o->pe);
+        o->cappe = (uint32_t)cap;
+        o->pe[o->npe].seg = si;
+        o->pe[o->npe].member = i;
+        op_dep(o, pre[i], XF_RING_BIT | o->npe++);
+    }
+    /* member i's join point waits for its pre and all it receives */
+    for (uint32_t i = 0; i < m; i++) {
+        uint32_t v = op_xfer(o, XF_VIRTUAL, NET_NONE, 0);
+        if (pre) op_dep(o, pre[i], v);
+        o->x[v].ndeps += nsteps * ns;
+        o->segs[si].post[i] = v;
+        post[i] = v;
+    }
+}
+
+void op_free(struct op *o) {
+    free(o->x);
+    free(o->out);
+    free(o->ef);
+    free(o->et);
+    for (uint32_t i = 0; i < o->nsegs; i++) {
+        free(o->segs[i].qp);
+        free(o->segs[i].post);
+        free(o->segs[i].pre_wait);
+        free(o->segs[i].done);
+    }
+    free(o->segs);
+    free(o->pe);
+    o->x = NULL;
+    o->out = o->ef = o->et = NULL;
+    o->segs = NULL;
+    o->pe = NULL;
+    o->nsegs = o->npe = 0;
+}
+
+void coll_test_stored_rings(struct net *n, bool on) {
+    cs_get(n)->stored_rings = on;
+}
+
+/* The ring segment of ring transfer v (without XF_RING_BIT). */
+static struct ring_seg *seg_of(const struct op *o, uint32_t v) {
+    uint32_t lo = 0, hi = o->nsegs; /* last segment with vbase <= v */
+    while (hi - lo > 1) {
+        uint32_t mid = (lo + hi) / 2;
+        if (o->segs[mid].vbase <= v)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return &o->segs[lo];
+}
+
+static bool seg_bit(const struct ring_seg *r, uint64_t l) {
+    return (r->done[l / 64] >> (l % 64)) & 1;
+}
+
+/* Ring transfer (seq, i) may go: its member's pre, its previous step from
+ * the member before, and the slot NCCL_STEPS sends back are done. */
+static bool seg_ready(const struct ring_seg *r, uint32_t seq, uint32_t i) {
+    uint32_t m = r->m;
+    if (r->pre_wait[i]) return false;
+    if (seq >= r->ns && !seg_bit(r, (uint64_t)(seq - r->ns) * m + (i + m - 1) % m)) return false;
+    if (seq >= 8 && !seg_bit(r, (uint64_t)(seq - 8) * m + i)) return false;
+    return true;
+}
+
+static uint64_t part64(uint64_t total, uint64_t i, uint64_t k) {
+    return total * (i + 1) / k - total * i / k;
+}
+
+/* Transfer xi of o: stored, or a ring transfer written into *tmp. */
+static const struct xfer *xfer_at(const struct op *o, uint32_t xi, struct xfer *tmp) {
+    if (!(xi & XF_RING_BIT)) return &o->x[xi];
+    uint32_t v = xi & ~XF_RING_BIT;
+    const struct ring_seg *r = seg_of(o, v);
+    uint32_t l = v - r->vbase, seq = l / r->m, i = l % r->m;
+    memset(tmp, 0, sizeof *tmp);
+    tmp->kind = XF_MSG;
+    tmp->qp = r->qp[i];
+    tmp->bytes = part64(r->seg, seq % r->ns, r->ns);
+    tmp->reduce = seq / r->ns < r->nreduce;
+    tmp->proto = r->proto;
+    return tmp;
 }
 
 static void op_finish_graph(struct op *o) {
@@ -84,7 +199,7 @@ static void op_finish_graph(struct op *o) {
     free(o->ef);
     free(o->et);
     o->ef = o->et = NULL;
-    o->left = o->nx;
+    o->left = o->nx + o->nvx;
 }
 
 static uint64_t mix64(uint64_t k) {
@@ -180,7 +295,8 @@ static void launch(struct net *n, uint32_t opi, uint32_t xi) {
     struct op *o = &cs->ops[opi];
     struct job *j = &cs->jobs[o->job];
     if (j->aborted_ps != SIM_TIME_NEVER) return; /* the communicator is gone */
-    struct xfer *x = &o->x[xi];
+    struct xfer tmp;
+    const struct xfer *x = xfer_at(o, xi, &tmp);
     switch (x->kind) {
     case XF_MSG: {
         sim_time_ps now = n->sim->now_ps;
@@ -259,16 +375,69 @@ static void op_done(struct net *n, uint32_t opi) {
     struct job *j = &cs->jobs[o->job];
     o->done = true;
     if (o->row != NET_NONE) n->coll_rows[o->row].end_ps = n->sim->now_ps;
-    free(o->x);
-    free(o->out);
-    o->x = NULL;
-    o->out = NULL;
+    op_free(o);
     if (j->w->kind == WL_TRAINING)
         training_op_done(n, j, o);
     else if (j->w->kind == WL_CHAKRA)
         chakra_op_done(n, j, o);
     else
         job_next(n, j);
+}
+
+/* Ring transfer v (without XF_RING_BIT) of op opi is done: launches what
+ * it unblocks in the stored graph's order (its next step at the next
+ * member, its slot NCCL_STEPS on, by id) and pushes its receiver's join
+ * point when that is ready. */
+static void ring_done(struct net *n, uint32_t opi, uint32_t v, size_t *sp) {
+    struct coll_state *cs = n->coll_state;
+    struct op *o = &cs->ops[opi];
+    uint32_t si = (uint32_t)(seg_of(o, v) - o->segs);
+    struct ring_seg *r = &o->segs[si];
+    uint32_t m = r->m, l = v - r->vbase, seq = l / m, i = l % m, T = r->nsteps * r->ns;
+    r->done[l / 64] |= 1ull << (l % 64);
+    uint32_t t[2][2], nt = 0; /* (seq, member) in id order */
+    bool a = seq + r->ns < T, b = seq + 8 < T;
+    uint64_t ida = (uint64_t)(seq + r->ns) * m + (i + 1) % m, idb = (uint64_t)(seq + 8) * m + i;
+    if (a && (!b || ida < idb)) {
+        t[nt][0] = seq + r->ns, t[nt++][1] = (i + 1) % m;
+        a = false;
+    }
+    if (b) t[nt][0] = seq + 8, t[nt++][1] = i;
+    if (a) t[nt][0] = seq + r->ns, t[nt++][1] = (i + 1) % m;
+    uint32_t vbase = r->vbase, post = r->post[(i + 1) % m];
+    for (uint32_t k = 0; k < nt; k++) {
+        r = &cs->ops[opi].segs[si];
+        if (seg_ready(r, t[k][0], t[k][1]))
+            launch(n, opi, XF_RING_BIT | (vbase + t[k][0] * m + t[k][1]));
+    }
+    o = &cs->ops[opi];
+    if (--o->x[post].ndeps) return;
+    if (o->x[post].kind == XF_VIRTUAL) {
+        fs_grow((void **)&cs->stack, &cs->stack_cap, *sp + 1, sizeof *cs->stack);
+        cs->stack[(*sp)++] = post;
+    } else {
+        launch(n, opi, post);
+    }
+}
+
+/* Pre transfers done: edges out[from .. from + cnt) into one ring segment
+ * (members in increasing order); launches the members' first slots that
+ * are now ready, in id order. */
+static void ring_pre_done(struct net *n, uint32_t opi, uint32_t from, uint32_t cnt) {
+    struct coll_state *cs = n->coll_state;
+    struct op *o = &cs->ops[opi];
+    uint32_t si = o->pe[o->out[from] & ~XF_RING_BIT].seg;
+    struct ring_seg *r = &o->segs[si];
+    for (uint32_t k = 0; k < cnt; k++)
+        r->pre_wait[o->pe[o->out[from + k] & ~XF_RING_BIT].member] = 0;
+    uint32_t T = r->nsteps * r->ns, lim = T < 8 ? T : 8;
+    for (uint32_t seq = 0; seq < lim; seq++)
+        for (uint32_t k = 0; k < cnt; k++) {
+            o = &cs->ops[opi];
+            r = &o->segs[si];
+            uint32_t i = o->pe[o->out[from + k] & ~XF_RING_BIT].member;
+            if (seg_ready(r, seq, i)) launch(n, opi, XF_RING_BIT | (r->vbase + seq * r->m + i));
+        }
 }
 
 /* Marks xi done and launches what it unblocks (iteratively: chains of
@@ -283,10 +452,25 @@ static void xfer_done(struct net *n, uint32_t opi, uint32_t xi) {
         struct op *o = &cs->ops[opi];
         uint32_t v = cs->stack[--sp];
         o->left--;
+        if (v & XF_RING_BIT) {
+            ring_done(n, opi, v & ~XF_RING_BIT, &sp);
+            continue;
+        }
         struct xfer *x = &o->x[v];
         if (x->stamp) chakra_stamp(n, x->qp, x->stamp);
         for (uint32_t k = 0; k < x->nout; k++) {
             uint32_t d = o->out[x->out_off + k];
+            if (d & XF_RING_BIT) { /* the run of edges into one ring segment */
+                uint32_t c = 1, sg = o->pe[d & ~XF_RING_BIT].seg;
+                while (k + c < x->nout && (o->out[x->out_off + k + c] & XF_RING_BIT) &&
+                       o->pe[o->out[x->out_off + k + c] & ~XF_RING_BIT].seg == sg)
+                    c++;
+                ring_pre_done(n, opi, x->out_off + k, c);
+                o = &cs->ops[opi];
+                x = &o->x[v];
+                k += c - 1;
+                continue;
+            }
             if (--o->x[d].ndeps) continue;
             if (o->x[d].kind == XF_VIRTUAL) {
                 fs_grow((void **)&cs->stack, &cs->stack_cap, sp + 1, sizeof *cs->stack);
@@ -315,7 +499,8 @@ static void on_recv(struct net *n, uint32_t mid) {
         uint32_t xi = cs->msg_x[mid];
         cs->msg_x[mid] = NET_NONE;
         uint32_t opi = n->msgs[mid].owner;
-        const struct xfer *x = &cs->ops[opi].x[xi];
+        struct xfer tmp;
+        const struct xfer *x = xfer_at(&cs->ops[opi], xi, &tmp);
         sim_time_ps dt = x->reduce ? host_ps(&cs->jobs[cs->ops[opi].job], x->bytes) : 0;
         if (dt) /* the receiver reduces the block before anything uses it */
             timer_at(n, opi, xi, dt, true);
@@ -364,17 +549,34 @@ void coll_op_launch(struct net *n, uint32_t opi) {
     struct coll_state *cs = n->coll_state;
     struct op *o = &cs->ops[opi];
     op_finish_graph(o);
-    if (o->nx == 0) {
+    cs->xfers_stored += o->nx;
+    if (o->nx + o->nvx == 0) {
         op_done(n, opi);
         return;
     }
-    uint32_t nroots = 0;
-    uint32_t *roots = fs_xmalloc(o->nx * sizeof *roots);
-    for (uint32_t i = 0; i < o->nx; i++)
-        if (o->x[i].ndeps == 0) roots[nroots++] = i;
+    /* roots in the stored graph's id order: a ring segment's transfers
+     * came before the transfers created after it */
+    size_t nr = o->nx;
+    for (uint32_t s = 0; s < o->nsegs; s++) {
+        const struct ring_seg *r = &o->segs[s];
+        nr += (size_t)(r->ns < 8 ? r->ns : 8) * r->m;
+    }
+    uint32_t nroots = 0, si = 0;
+    uint32_t *roots = fs_xmalloc(nr * sizeof *roots);
+    for (uint32_t i = 0; i <= o->nx; i++) {
+        for (; si < o->nsegs && o->segs[si].pos <= i; si++) {
+            const struct ring_seg *r = &o->segs[si];
+            uint32_t lim = r->ns < 8 ? r->ns : 8;
+            for (uint32_t seq = 0; seq < lim; seq++)
+                for (uint32_t k = 0; k < r->m; k++)
+                    if (!r->pre_wait[k])
+                        roots[nroots++] = XF_RING_BIT | (r->vbase + seq * r->m + k);
+        }
+        if (i < o->nx && o->x[i].ndeps == 0) roots[nroots++] = i;
+    }
     for (uint32_t i = 0; i < nroots; i++) {
         if (cs->ops[opi].done) break;
-        if (cs->ops[opi].x[roots[i]].kind == XF_VIRTUAL)
+        if (!(roots[i] & XF_RING_BIT) && cs->ops[opi].x[roots[i]].kind == XF_VIRTUAL)
             xfer_done(n, opi, roots[i]);
         else
             launch(n, opi, roots[i]);
@@ -694,12 +896,8 @@ void coll_fini(struct net *n) {
         free(cs->jobs[i].qkey);
         free(cs->jobs[i].qval);
     }
-    for (uint32_t i = 0; i < cs->nops; i++) {
-        free(cs->ops[i].x);
-        free(cs->ops[i].out);
-        free(cs->ops[i].ef);
-        free(cs->ops[i].et);
-    }
+    for (uint32_t i = 0; i < cs->nops; i++)
+        op_free(&cs->ops[i]);
     free(cs->jobs);
     free(cs->ops);
     free(cs->msg_x);

@@ -36,16 +36,44 @@ struct xfer {
     uint64_t bytes;         /* XF_DELAY: picoseconds */
 };
 
+/* Ring transfers are not stored: a ring segment (ring_steps in algos.c)
+ * describes nsteps x ns x m of them, and each one's dependencies and
+ * dependents are computed when a neighbour completes (issue 13: schedules
+ * generated as they run). A ring transfer's id is XF_RING_BIT | (vbase +
+ * (seq * m + i)), seq = step * ns + slice, i the sending member. The
+ * schedule, and so the run, is the one the stored graph gave (same launch
+ * order: tests/coll/test_sched.c compares them). */
+#define XF_RING_BIT 0x80000000u
+
+struct ring_seg {
+    uint32_t pos;   /* explicit transfers created before it (root order) */
+    uint32_t vbase; /* its first id, without XF_RING_BIT */
+    uint32_t m, ns, nsteps, nreduce;
+    uint8_t proto;
+    uint64_t seg;      /* bytes per member and step */
+    uint32_t *qp;      /* [m]: member i sends to member i + 1 */
+    uint32_t *post;    /* [m]: join point of member i (its receives) */
+    uint8_t *pre_wait; /* [m]: 1 while member i's `pre` is not done */
+    uint64_t *done;    /* one bit per transfer */
+};
+
 struct op { /* one collective call (or one training iteration) */
     uint32_t job;
     uint32_t row; /* coll_row, NET_NONE for training iterations */
     struct xfer *x;
     uint32_t nx, capx;
-    uint32_t *ef, *et; /* edges before the CSR: from -> to */
+    uint32_t *ef, *et; /* edges before the CSR: from -> to (XF_RING_BIT | pe index) */
     uint32_t ne, cape;
     uint32_t *out;
     uint32_t left; /* transfers not done */
     bool done;
+    struct ring_seg *segs;
+    uint32_t nsegs, capsegs;
+    uint32_t nvx; /* ring transfers (ids XF_RING_BIT | [0, nvx)) */
+    struct {
+        uint32_t seg, member;
+    } * pe; /* edges from a member's `pre` into a ring segment */
+    uint32_t npe, cappe;
 };
 
 struct job {
@@ -111,11 +139,21 @@ struct coll_state {
     void (*prev_failed)(struct net *n, uint32_t msg);
     struct innet_state *innet;
     struct chakra_state *chakra; /* chakra.c */
+    bool stored_rings;           /* tests only: ring transfers stored (the pre-issue-13 schedule) */
+    uint64_t xfers_stored;       /* transfers held in ops' graphs, summed over the calls */
 };
+
+/* Tests only: build rings as stored transfers again (before the run starts). */
+void coll_test_stored_rings(struct net *n, bool on);
 
 /* Schedule building (coll.c) */
 uint32_t op_xfer(struct op *o, uint8_t kind, uint32_t qp, uint64_t bytes);
 void op_dep(struct op *o, uint32_t before, uint32_t after);
+/* A ring segment (see struct ring_seg); qp, post, pre are [m], copied;
+ * pre may be NULL or hold NET_NONE. Fills post. */
+void op_ring(struct op *o, uint32_t m, uint32_t ns, uint32_t nsteps, uint32_t nreduce, uint64_t seg,
+             const uint32_t *qp, const uint32_t *pre, uint32_t *post);
+void op_free(struct op *o);
 uint32_t job_qp(struct net *n, struct job *j, uint32_t ch, uint32_t src_rank, uint32_t dst_rank);
 
 /* Algorithms (algos.c): fill op `o` for job `j`. pre[i]/post[i]: per rank,

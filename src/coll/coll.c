@@ -238,7 +238,7 @@ uint32_t job_qp(struct net *n, struct job *j, uint32_t ch, uint32_t src, uint32_
     uint32_t nq = qps_per_conn(n), qp = NET_NONE;
     for (uint32_t k = 0; k < nq; k++) {
         uint32_t q = net_qp_new(n, j->ranks[src], j->ranks[dst], (uint8_t)j->w->priority);
-        n->qps[q].entropy = (uint16_t)(49152 + rng_below(&j->ent, 16384));
+        net_qp_set_entropy(n, q, (uint16_t)(49152 + rng_below(&j->ent, 16384)));
         if (k == 0) qp = q;
     }
     j->qkey[h] = key;

@@ -38,6 +38,8 @@
 
 enum { EV_EXPIRE = 0, EV_REFRESH = 1, EV_WATCHDOG = 2 };
 
+#define PFC_NIC UINT32_MAX /* sw_of[] of a NIC's port */
+
 /* Ingress side: one priority group per (port, class). */
 struct pg {
     uint64_t bytes;       /* admitted through this port, not yet left the node */
@@ -63,8 +65,11 @@ struct pfc_state {
     struct eg *eg;
     uint64_t *shared_used; /* per switch index: bytes outside headroom */
     uint64_t *sw_buffer;   /* per switch index: shared pool (dynamic mode) */
+    uint32_t *sw_of;       /* per port: its switch's index, PFC_NIC on a NIC (one load per
+                              hop instead of port -> node -> kind, index) */
     uint64_t headroom, xoff, xon;
     bool dynamic; /* shared buffer: XOFF = alpha x the switch's free pool */
+    uint32_t alpha_shift;
     sim_time_ps watchdog_ps;
     uint8_t *wd_warned; /* per port */
 };
@@ -75,6 +80,15 @@ static struct pfc_state *st_of(struct net *n) {
 
 static sim_time_ps quanta_ps(const struct port *pt, uint32_t quanta) {
     return time_serialise_ps((uint64_t)quanta * PFC_QUANTUM_BITS / 8u, pt->rate_bps);
+}
+
+/* XOFF of an ingress port of switch index `s`: static, or in dynamic mode
+ * alpha x the switch's free pool. */
+static inline uint64_t xoff_sw(const struct pfc_state *st, uint32_t s) {
+    if (!st->dynamic) return st->xoff;
+    uint64_t used = st->shared_used[s];
+    uint64_t free_b = st->sw_buffer[s] > used ? st->sw_buffer[s] - used : 0;
+    return free_b >> st->alpha_shift;
 }
 
 /* The ingress threshold above which a priority group asserts XOFF. */
@@ -145,10 +159,10 @@ static bool pfc_admit(struct net *n, uint32_t in_port, uint32_t out_port, struct
     struct pfc_state *st = st_of(n);
     uint32_t cls = p->prio;
     struct pg *g = &st->pg[in_port * NET_NCLASS + cls];
-    uint32_t node = n->ports[in_port].node;
     if (out_port == NET_NONE) {
         /* A NIC drains at once unless its host is stalled: then its receive
          * buffer fills and it pauses the switch like any ingress. */
+        uint32_t node = n->ports[in_port].node;
         if (!n->nodes[node].stalled) {
             g->wd_off = 0;
             return true;
@@ -161,7 +175,7 @@ static bool pfc_admit(struct net *n, uint32_t in_port, uint32_t out_port, struct
         if (!g->paused && g->bytes > st->xoff) assert_pause(n, in_port, cls);
         return true;
     }
-    uint32_t s = n->nodes[node].index;
+    uint32_t s = st->sw_of[in_port];
     if (g->paused) {
         if (g->hdrm + p->wire_bytes > st->headroom)
             return false; /* headroom overflow: the lossless promise is broken */
@@ -171,7 +185,7 @@ static bool pfc_admit(struct net *n, uint32_t in_port, uint32_t out_port, struct
     }
     g->bytes += p->wire_bytes;
     st->shared_used[s] += p->wire_bytes;
-    if (g->bytes > xoff_of(n, st, in_port)) assert_pause(n, in_port, cls);
+    if (g->bytes > xoff_sw(st, s)) assert_pause(n, in_port, cls);
     return true;
 }
 
@@ -184,9 +198,8 @@ static bool pfc_can_send(struct net *n, uint32_t port, uint32_t cls, uint32_t wi
 static void pfc_on_release(struct net *n, uint32_t in_port, const struct packet *p) {
     if (in_port == NET_NONE) return;
     struct pfc_state *st = st_of(n);
-    uint32_t node = n->ports[in_port].node;
-    if (n->nodes[node].kind != NODE_SWITCH)
-        return; /* NIC: consumed at once (stall bytes are reset on resume) */
+    uint32_t s = st->sw_of[in_port];
+    if (s == PFC_NIC) return; /* NIC: consumed at once (stall bytes are reset on resume) */
     uint32_t cls = p->prio;
     struct pg *g = &st->pg[in_port * NET_NCLASS + cls];
     uint32_t w = p->wire_bytes;
@@ -197,7 +210,7 @@ static void pfc_on_release(struct net *n, uint32_t in_port, const struct packet 
         g->hdrm -= h;
         w -= (uint32_t)h;
     }
-    st->shared_used[n->nodes[node].index] -= w;
+    st->shared_used[s] -= w;
     if (g->paused && below_xon(n, st, in_port, g)) release_pause(n, in_port, cls);
 }
 
@@ -336,6 +349,12 @@ static int pfc_init(struct net *n, struct diag *d) {
     st->wd_warned = fs_xcalloc(n->nports + 1, 1);
     st->shared_used = fs_xcalloc(n->nswitches + 1, sizeof *st->shared_used);
     st->sw_buffer = fs_xcalloc(n->nswitches + 1, sizeof *st->sw_buffer);
+    st->sw_of = fs_xmalloc(((size_t)n->nports + 1) * sizeof *st->sw_of);
+    for (uint32_t pt = 0; pt < n->nports; pt++) {
+        const struct node *nd = &n->nodes[n->ports[pt].node];
+        st->sw_of[pt] = nd->kind == NODE_SWITCH ? nd->index : PFC_NIC;
+    }
+    st->alpha_shift = f->pfc.alpha_shift;
     st->dynamic = f->pfc.dynamic || f->buffer_sharing == BUFFER_SHARED;
     st->xoff = f->pfc.xoff_bytes;
     st->xon = f->pfc.xon_bytes;
@@ -367,6 +386,7 @@ static void pfc_fini(struct net *n) {
     free(st->wd_warned);
     free(st->shared_used);
     free(st->sw_buffer);
+    free(st->sw_of);
     free(st);
     n->fc_state = NULL;
 }

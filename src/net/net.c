@@ -248,12 +248,20 @@ uint32_t net_qp_new(struct net *n, uint32_t src_node, uint32_t dst_node, uint8_t
     q->rto_deadline_ps = SIM_TIME_NEVER;
     q->stall_from_ps = SIM_TIME_NEVER;
     q->nic_next = NET_NONE;
+    net_qp_set_entropy(n, id, 0);
     if (n->nics && n->nodes[src_node].kind == NODE_HOST) {
         struct nic *c = &n->nics[n->nodes[src_node].index];
         q->nic_next = c->qp_head;
         c->qp_head = id;
     }
     return id;
+}
+
+void net_qp_set_entropy(struct net *n, uint32_t qp, uint16_t entropy) {
+    struct qp *q = &n->qps[qp];
+    q->entropy = entropy;
+    q->flow_hash[0] = flow_digest(q->src, q->dst, entropy);
+    q->flow_hash[1] = flow_digest(q->dst, q->src, entropy);
 }
 
 uint32_t net_flow_new(struct net *n, uint32_t src_host, uint32_t dst_host) {

@@ -162,7 +162,7 @@ struct qp {
     uint32_t rr_next;            /* link in the host's active ring */
     uint8_t active;              /* in the host's active ring */
     uint8_t prio;
-    uint16_t entropy; /* UDP source port (RoCEv2) / flow label */
+    uint16_t entropy; /* UDP source port (RoCEv2) / flow label: set with net_qp_set_entropy */
     /* RC retry state (domain.md A12): timeouts since the last forward progress;
      * the QP errors after retry_cnt of them */
     uint8_t retries;
@@ -178,6 +178,9 @@ struct qp {
     uint32_t recv_msg;  /* message being received */
     uint8_t nak_sent;
     uint8_t pad[3];
+    /* flow_digest of the 5-tuple, once per QP: [0] src -> dst (data), [1]
+     * dst -> src (ACK, NAK, CNP); packets carry it for ECMP */
+    uint32_t flow_hash[2];
 };
 
 struct nic {
@@ -393,6 +396,8 @@ uint32_t net_link_by_name(const struct net *n, const char *name, bool *directed)
 
 /* Queue pairs and messages */
 uint32_t net_qp_new(struct net *n, uint32_t src_node, uint32_t dst_node, uint8_t prio);
+/* Sets the QP's UDP source port and its flow digests (qp.flow_hash). */
+void net_qp_set_entropy(struct net *n, uint32_t qp, uint16_t entropy);
 /* Creates a message of `size_bytes` on `qp`, posted at `at_ps` (an event), or
  * at once when at_ps <= now and `now_ok`. flow: row in flows[] or -1. */
 uint32_t net_msg_new(struct net *n, uint32_t qp, uint64_t size_bytes, sim_time_ps at_ps,

@@ -158,7 +158,7 @@ uint32_t nic_pull(struct net *n, uint32_t node, uint32_t port) {
         p->payload_bytes = payload;
         p->wire_bytes = wire;
         p->aux = q->cur_msg;
-        p->entropy = q->entropy;
+        p->flow_hash = q->flow_hash[0];
         p->prio = n->sl2vl[q->prio & 15];
         p->sent_ps = now;
         p->in_port = NET_NONE;
@@ -197,7 +197,7 @@ void nic_send_ctrl(struct net *n, uint32_t node, uint32_t qp, uint8_t type, uint
     p->src = node;
     p->dst = node == q->dst ? q->src : q->dst;
     p->aux = aux;
-    p->entropy = q->entropy;
+    p->flow_hash = q->flow_hash[node == q->dst ? 1 : 0];
     p->prio = n->sl2vl[q->prio & 15];
     p->wire_bytes = net_ctrl_wire_bytes(n, (enum pkt_type)type);
     p->sent_ps = n->sim->now_ps;

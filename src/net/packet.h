@@ -48,17 +48,39 @@ struct packet {
     uint64_t t_ps;          /* in flight: arrival time; queued: ready time */
     uint64_t sent_ps;       /* when the NIC put it on the wire */
     uint32_t aux;           /* type-specific (see enum pkt_type); DATA: message id */
-    uint16_t entropy;       /* UDP source port / flow label: what ECMP hashes */
+    uint32_t flow_hash;     /* digest of the 5-tuple with the QP's UDP source port (flow_digest):
+                               what ECMP mixes with each switch's seed */
     uint8_t type;           /* enum pkt_type */
     uint8_t flags;          /* PKT_F_* */
     uint8_t prio;           /* VL (InfiniBand) or priority (Ethernet) */
     uint8_t hops;
-    uint16_t pad;
     uint32_t next_dt_ps; /* on a link: the next packet's arrival - this one's (PKT_DT_FAR: read
                             it there); the arrival schedules the next without touching it */
 };
 
 _Static_assert(sizeof(struct packet) == 64, "a packet is one cache line");
+
+/* 64-bit finaliser of MurmurHash3 (Appleby, public domain): a bijection whose
+ * output bits each depend on every input bit. */
+static inline uint64_t flow_fmix64(uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
+/* Digest of a RoCEv2 packet's 5-tuple: source and destination IP (node ids),
+ * UDP source port (the QP's entropy), UDP destination port 4791 and protocol
+ * 17 (the last two constant, so left out). Computed once per QP and
+ * direction (net_qp_set_entropy); ECMP mixes it with each switch's seed
+ * (route/ecmp.c). */
+static inline uint32_t flow_digest(uint32_t src, uint32_t dst, uint16_t sport) {
+    uint64_t h = flow_fmix64((((uint64_t)src << 32) | dst) ^
+                             flow_fmix64((uint64_t)sport + 0x9e3779b97f4a7c15ull));
+    return (uint32_t)(h >> 32) ^ (uint32_t)h;
+}
 
 #define PKT_POOL_CHUNK_SHIFT 12
 #define PKT_POOL_CHUNK (1u << PKT_POOL_CHUNK_SHIFT)

@@ -63,7 +63,7 @@ static int walk(struct net *n, uint32_t q, uint32_t from, uint32_t to, const cha
     p.qp = q;
     p.src = from;
     p.dst = to;
-    p.entropy = qp->entropy;
+    p.flow_hash = qp->flow_hash[from == qp->src ? 0 : 1];
     p.prio = qp->prio;
     p.type = from == qp->src ? PKT_DATA : PKT_ACK;
     uint32_t hops = 0, sp = nic_port(n, from);

@@ -62,7 +62,7 @@ extern const struct route_ops route_adaptive_ops; /* route/adaptive.c */
 extern const struct route_ops route_ecmp_ops;
 extern const struct route_ops route_spray_ops;
 
-/* The 32-bit Toeplitz hash of `p`'s 5-tuple at switch `sw` (route/ecmp.c). */
+/* `p`'s flow digest mixed with switch `sw`'s seed (route/ecmp.c). */
 uint32_t ecmp_hash(const struct net *n, uint32_t sw, const struct packet *p);
 
 /* Per-switch forwarding views during control-plane convergence (route/live.c).

@@ -250,7 +250,8 @@ static void roce_pkt(struct pcap_sink *s, const struct net *n, uint32_t port,
     put32(ip + 12, 0x0a000000u | (p->src & 0xffff));
     put32(ip + 16, 0x0a000000u | (p->dst & 0xffff));
     put16(ip + 10, ip_csum(ip));
-    put16(udp, p->entropy ? p->entropy : 49152);
+    uint16_t sport = p->qp < n->nqps ? n->qps[p->qp].entropy : 0;
+    put16(udp, sport ? sport : 49152);
     put16(udp + 2, ROCE_UDP_PORT);
     put16(udp + 4, (ip_total - 20) > 0xffff ? 0xffff : ip_total - 20);
     put16(udp + 6, 0); /* no UDP checksum (allowed for RoCEv2 over IPv4) */

@@ -45,7 +45,7 @@ static uint32_t new_qp(struct net *n, uint32_t src_host, uint32_t dst_host, uint
                        struct rng *ent) {
     uint32_t qp = net_qp_new(n, n->host_node[src_host], n->host_node[dst_host], prio);
     /* RoCEv2 UDP source port: per-QP entropy in the dynamic range 49152..65535 */
-    n->qps[qp].entropy = (uint16_t)(49152 + rng_below(ent, 16384));
+    net_qp_set_entropy(n, qp, (uint16_t)(49152 + rng_below(ent, 16384)));
     return qp;
 }
 

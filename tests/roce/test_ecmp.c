@@ -18,6 +18,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #define STOP_PS (100 * PS_PER_US)
 
@@ -146,7 +147,7 @@ static void test_hash_is_balls_into_bins(void **state) {
             memset(&p, 0, sizeof p);
             p.src = n->qps[q].src;
             p.dst = n->qps[q].dst;
-            p.entropy = n->qps[q].entropy;
+            p.flow_hash = n->qps[q].flow_hash[0];
             uint32_t port = n->route->select(n, leaf0, &p) - n->nodes[leaf0].first_port;
             c += !used[port];
             used[port] = 1;
@@ -158,6 +159,106 @@ static void test_hash_is_balls_into_bins(void **state) {
     printf("  hash only, n = k = 8, %u seeds: non-empty %.4f, balls-into-bins %.4f\n", seeds,
            sum / seeds, expect);
     assert_true(fabs(sum / seeds - expect) < 0.015);
+}
+
+/* Upper (z > 0) or lower (z < 0) quantile of chi-square with k degrees of
+ * freedom, Wilson-Hilferty: k (1 - 2/(9k) + z sqrt(2/(9k)))^3. */
+static double chi2_q(double k, double z) {
+    double a = 2.0 / (9.0 * k);
+    return k * pow(1.0 - a + z * sqrt(a), 3);
+}
+
+#define MIX_FLOWS 8192u
+#define MIX_BUCKETS 8u
+
+/* The per-QP digest mixed with each switch's seed (issue 13): over every
+ * switch of a k = 8 fat tree (80 seeds), 8 192 flows fall into 8 ECMP
+ * buckets uniformly (chi-square per switch and summed over switches) and
+ * independently at two switches (64-cell joint chi-square over disjoint
+ * pairs of switches). Two flow sets: all-pairs traffic with random UDP
+ * source ports, and one host pair whose QPs differ only in consecutive
+ * source ports (the structured input a weak mix would betray). With one seed
+ * on every switch the choice is the same at every switch (polarisation). */
+static void mixed_hash_check(bool same_seed, uint32_t set) {
+    struct scenario sc;
+    roce_scenario(&sc);
+    sc.seed = 7;
+    sc.fabric.routing = ROUTING_ECMP;
+    sc.fabric.ecmp_same_seed = same_seed;
+    sc.topo.kind = TOPO_FAT_TREE;
+    sc.topo.k = 8;
+    struct wl_entry w;
+    roce_permutation(&sc, &w, PERM_SHIFT, 64, 4096);
+    struct model m;
+    struct diag d = {0};
+    assert_int_equal(model_build(&m, &sc, &d), 0);
+    struct net *n = &m.net;
+    static uint8_t bucket[128][MIX_FLOWS];
+    struct packet *fl = calloc(MIX_FLOWS, sizeof *fl);
+    assert_non_null(fl);
+    struct rng r;
+    rng_seed(&r, 11, set, 0);
+    for (uint32_t i = 0; i < MIX_FLOWS; i++) {
+        uint32_t a = i % n->nhosts, b = (a + 1 + (i / n->nhosts) % (n->nhosts - 1)) % n->nhosts;
+        uint16_t sport = (uint16_t)(49152 + rng_below(&r, 16384));
+        if (set == 1) a = 0, b = 1, sport = (uint16_t)(49152 + i);
+        fl[i].flow_hash = flow_digest(n->host_node[a], n->host_node[b], sport);
+    }
+    uint32_t ns = 0;
+    double sum = 0, worst = 0;
+    for (uint32_t sw = 0; sw < n->nnodes; sw++) {
+        if (n->nodes[sw].kind != NODE_SWITCH) continue;
+        assert_true(ns < 128);
+        uint32_t cnt[MIX_BUCKETS] = {0};
+        for (uint32_t i = 0; i < MIX_FLOWS; i++) {
+            uint32_t b = (uint32_t)(((uint64_t)ecmp_hash(n, sw, &fl[i]) * MIX_BUCKETS) >> 32);
+            bucket[ns][i] = (uint8_t)b;
+            cnt[b]++;
+        }
+        double e = (double)MIX_FLOWS / MIX_BUCKETS, x = 0;
+        for (uint32_t b = 0; b < MIX_BUCKETS; b++)
+            x += ((double)cnt[b] - e) * ((double)cnt[b] - e) / e;
+        sum += x;
+        if (x > worst) worst = x;
+        ns++;
+    }
+    assert_int_equal(ns, 80);
+    if (same_seed) {
+        for (uint32_t s = 1; s < ns; s++)
+            assert_memory_equal(bucket[s], bucket[0], MIX_FLOWS);
+    } else {
+        /* disjoint pairs of switches: joint buckets against 1/64 each */
+        double joint = 0;
+        for (uint32_t s = 0; s + 1 < ns; s += 2) {
+            uint32_t c2[MIX_BUCKETS * MIX_BUCKETS] = {0};
+            for (uint32_t i = 0; i < MIX_FLOWS; i++)
+                c2[bucket[s][i] * MIX_BUCKETS + bucket[s + 1][i]]++;
+            double e = (double)MIX_FLOWS / (MIX_BUCKETS * MIX_BUCKETS);
+            for (uint32_t c = 0; c < MIX_BUCKETS * MIX_BUCKETS; c++)
+                joint += ((double)c2[c] - e) * ((double)c2[c] - e) / e;
+        }
+        double k2 = (double)(ns / 2) * (MIX_BUCKETS * MIX_BUCKETS - 1);
+        printf("  set %u, %u switches: joint chi-square over %u pairs %.0f (dof %.0f, "
+               "0.1%%..99.9%%: %.0f..%.0f)\n",
+               set, ns, ns / 2, joint, k2, chi2_q(k2, -3.09), chi2_q(k2, 3.09));
+        assert_true(joint > chi2_q(k2, -3.09) && joint < chi2_q(k2, 3.09));
+    }
+    double k1 = (double)(MIX_BUCKETS - 1), kall = k1 * ns;
+    printf("  set %u%s: chi-square summed over %u switches %.0f (dof %.0f, 0.1%%..99.9%%: "
+           "%.0f..%.0f), worst switch %.1f (1e-5 level %.1f)\n",
+           set, same_seed ? ", one seed" : "", ns, sum, kall, chi2_q(kall, -3.09),
+           chi2_q(kall, 3.09), worst, chi2_q(k1, 4.265));
+    assert_true(worst < chi2_q(k1, 4.265));
+    if (!same_seed) assert_true(sum > chi2_q(kall, -3.09) && sum < chi2_q(kall, 3.09));
+    free(fl);
+    model_fini(&m);
+}
+
+static void test_mixed_hash_uniform(void **state) {
+    (void)state;
+    mixed_hash_check(false, 0);
+    mixed_hash_check(false, 1);
+    mixed_hash_check(true, 0);
 }
 
 static void test_balls_into_bins_4(void **state) {
@@ -313,6 +414,7 @@ static void test_qp_scaling(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hash_is_balls_into_bins),
+        cmocka_unit_test(test_mixed_hash_uniform),
         cmocka_unit_test(test_balls_into_bins_4),
         cmocka_unit_test(test_balls_into_bins_8),
         cmocka_unit_test(test_spray_adaptive_none_idle),

@@ -13,7 +13,7 @@
 #define PS_US 1000000.0
 
 static const char YAML[] =
-    "seed: 1\n"
+    "seed: 3\n" /* ECMP puts A and B on the same spines (seed 1 before issue 13's hash) */
     "topology: {kind: leaf_spine, leaves: 2, spines: 2, hosts_per_leaf: 4}\n"
     "workload:\n"
     "  - {kind: flows, flows: [{src: h6, dst: h1, size: 2MiB}, {src: h7, dst: h2, size: 2MiB}]}\n"

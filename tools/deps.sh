@@ -42,6 +42,10 @@ test)
     command -v mpicc >/dev/null 2>&1 || opt="$opt libopenmpi-dev"
     command -v mpirun >/dev/null 2>&1 || opt="$opt openmpi-bin"
     command -v clang >/dev/null 2>&1 || opt="$opt clang" # make fuzz, and its short run in make check
+    # libFuzzer's runtime is a Recommends of clang's packages, not a Depends:
+    # ask for it by name so that -fsanitize=fuzzer links where recommends are off.
+    ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
+        opt="$opt libclang-rt-14-dev"
     python3 -c "import jsonschema, yaml" 2>/dev/null || opt="$opt python3-jsonschema python3-yaml"
     ;;
 *)

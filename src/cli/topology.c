@@ -56,7 +56,7 @@ int cli_topology(int argc, char **argv) {
     struct topology_opts o = {0};
     struct scenario sc;
     struct model m;
-    int rc = cli_load_model(&CLI_CMD_TOPOLOGY, argc, argv, on_opt, &o, &o.l, false, &sc, &m);
+    int rc = cli_load_model(&CLI_CMD_TOPOLOGY, argc, argv, on_opt, &o, &o.l, true, &sc, &m);
     if (rc) return rc == CLI_HELP ? 0 : rc;
     const char *out = o.out;
     struct fs_out fo = {0}; /* core/file.h: atomic, never through a symlink */

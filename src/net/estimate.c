@@ -82,10 +82,16 @@ void model_estimate(const struct scenario *sc, struct mem_estimate *e) {
     if (flows > SC_MAX_FLOWS) flows = SC_MAX_FLOWS;
     e->part[0].what = "topology (nodes and ports)";
     e->part[0].bytes = nodes * (sizeof(struct node) + 24 + 8) + ports * sizeof(struct port);
-    /* route/fib.c: an offset and a count per (switch, host), and per minimal
-     * port 4 bytes kept plus 8 while building; the static LFT one more. */
-    e->part[1].what = "forwarding tables (switches x hosts)";
-    e->part[1].bytes = cells * (4 + 4 + 4 + 12 * c.fanout);
+    /* route/fib.c: one 4-byte entry per (switch, host group) — hosts with the
+     * same attachment switches form a group, so there are at most as many
+     * groups as switches — plus each host's group and own links, and the
+     * interned candidate sets (about one per switch and fan-out). Static
+     * routing adds route/static.c's LFT: 4 bytes per (switch, host). */
+    uint64_t groups = c.endpoints < c.switches ? c.endpoints : c.switches;
+    e->part[1].what = "forwarding tables (switches x host groups, static LFTs)";
+    e->part[1].bytes = c.switches * (groups ? groups : 1) * 4 + c.endpoints * 12 +
+                       c.switches * c.fanout * 8;
+    if (sc->fabric.routing == ROUTING_STATIC) e->part[1].bytes += cells * 4;
     e->part[2].what = "subnet manager tables (switches x LIDs)";
     if (sc->fabric.control_plane.kind == CP_SM && sc->fabric.kind == FABRIC_INFINIBAND)
         e->part[2].bytes = 2 * c.switches * (c.endpoints + c.switches + 1) * 4;

@@ -155,7 +155,7 @@ t0=$(date +%s%N)
 rc=$?
 ms=$((($(date +%s%N) - t0) / 1000000))
 cat err.txt
-check robust_memory_estimate test "$rc" -eq 2 -a "$ms" -lt 2000 -a "$(grep -c 'forwarding tables' err.txt)" -eq 1
+check robust_memory_estimate test "$rc" -eq 2 -a "$ms" -lt 2000 -a "$(grep -c 'largest part' err.txt)" -eq 1
 "$FAB" run small.yaml -o omem --max-memory 16KiB -q >/dev/null 2>err.txt
 check robust_max_memory test $? -eq 2 -a "$(lines err.txt)" -eq 1 -a "$(grep -c 'largest part' err.txt)" -eq 1 -a ! -e omem
 case "$B" in

@@ -158,6 +158,13 @@ cat err.txt
 check robust_memory_estimate test "$rc" -eq 2 -a "$ms" -lt 2000 -a "$(grep -c 'largest part' err.txt)" -eq 1
 "$FAB" run small.yaml -o omem --max-memory 16KiB -q >/dev/null 2>err.txt
 check robust_max_memory test $? -eq 2 -a "$(lines err.txt)" -eq 1 -a "$(grep -c 'largest part' err.txt)" -eq 1 -a ! -e omem
+# routes and topology take --max-memory too (the message tells users to raise it)
+"$FAB" topology small.yaml -o otopo.yaml --max-memory 16KiB >/dev/null 2>err.txt
+check robust_max_memory_topology test $? -eq 2 -a "$(grep -c 'raise --max-memory' err.txt)" -eq 1 -a ! -e otopo.yaml
+"$FAB" topology small.yaml -o otopo.yaml --max-memory 1GiB >/dev/null 2>err.txt
+check robust_max_memory_topology_ok test $? -eq 0 -a -s otopo.yaml
+"$FAB" routes small.yaml --max-memory 2x >/dev/null 2>err.txt
+check robust_max_memory_routes_bad test $? -eq 2 -a "$(grep -c 'use a size such as' err.txt)" -eq 1
 case "$B" in
 *check*) echo "skip: robust_oom_exit_1 (ulimit -v and the sanitizers' shadow memory do not mix)" ;;
 *)

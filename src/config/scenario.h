@@ -31,7 +31,7 @@ struct scenario {
 };
 
 /* Default stop cap when `stop` is not given (SPEC.md). */
-#define SCENARIO_STOP_CAP_PS 1000000000000ULL
+#define SCENARIO_STOP_CAP_PS MODEL_STOP_CAP_PS
 
 /* Number of hosts the topology parameters describe. */
 uint32_t scenario_host_count(const struct topo_params *t);
@@ -51,5 +51,15 @@ void scenario_explain(const struct scenario *sc, FILE *f);
 /* The scenario language as a JSON Schema (draft-07) from the same tables
  * (`fabsim schema`; config/jsonschema.c). */
 void scenario_json_schema(FILE *f);
+
+/* config -> model (config/scenario_model.c): the parameters the model reads,
+ * from `sc` (which must outlive whatever uses them). */
+void scenario_model_params(const struct scenario *sc, struct model_params *p);
+/* Builds the model of `sc`: scenario_model_params, then net/model.h
+ * model_build_params. 0, or a negative FS_E* with `d` filled. */
+struct model;
+int model_build(struct model *m, const struct scenario *sc, struct diag *d);
+/* net/estimate.h model_check_memory for `sc`. */
+int scenario_check_memory(const struct scenario *sc, uint64_t limit_bytes, struct diag *d);
 
 #endif /* FABSIM_CONFIG_SCENARIO_H */

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct scenario;
+struct model_params;
 struct flowctl_ops;
 struct route_ops;
 struct cc_ops;
@@ -260,7 +260,7 @@ struct trace_sink_ops;
 
 struct net {
     struct sim *sim;
-    const struct scenario *sc;
+    const struct model_params *sc; /* what the run reads (net/params.h) */
     struct pkt_pool pool;
 
     struct node *nodes;

@@ -35,7 +35,7 @@
 #include "flowctl/credit.h"
 #include "flowctl/flowctl.h"
 
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/diag.h"
 #include "core/mem.h"
 #include "net/net.h"

@@ -23,7 +23,7 @@
  */
 #include "route/route.h"
 
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/mem.h"
 #include "core/rng.h"
 #include "net/net.h"

@@ -34,7 +34,7 @@
  */
 #include "ctrl/sm.h"
 
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/diag.h"
 #include "core/mem.h"
 #include "core/units.h"

@@ -11,7 +11,7 @@
 #include "coll/coll.h"
 
 #include "coll/coll_int.h"
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/diag.h"
 #include "core/mem.h"
 #include "innet/innet.h"

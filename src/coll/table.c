@@ -12,7 +12,7 @@
 #include "coll/coll.h"
 
 #include "coll/coll_int.h"
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/mem.h"
 #include "net/net.h"
 #include "stats/jw.h"

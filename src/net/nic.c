@@ -1,7 +1,7 @@
 #include "net/nic.h"
 
 #include "cc/cc.h"
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/diag.h"
 #include "core/mem.h"
 #include "flowctl/flowctl.h"

@@ -218,8 +218,10 @@ static void finish_job(struct job *j, int wstatus) {
 static int batch_status(const char *cmd, int rc, const size_t counts[3]) {
     int sig = sig_pending();
     if (sig) {
-        fprintf(stderr, "fabsim %s: stopped by signal %d (%s); the report shows the runs that "
-                        "finished\n", cmd, sig, strsignal(sig));
+        fprintf(stderr,
+                "fabsim %s: stopped by signal %d (%s); the report shows the runs that "
+                "finished\n",
+                cmd, sig, strsignal(sig));
         return 128 + sig;
     }
     return rc ? rc : counts[2] ? 1 : 0;

@@ -53,6 +53,12 @@ struct flowctl_ops {
     void (*on_discard)(struct net *n, uint32_t in_port, const struct packet *p);
     /* Optional: the class `port` should try first (VL arbitration). */
     uint32_t (*arbitrate)(struct net *n, uint32_t port);
+    /* Optional, read-only: blocked time of `port` (pauses summed over its
+     * classes, or a credit stall) that is running now and not yet added to
+     * paused_ps / credit_stall_ps (those grow when a pause ends or is
+     * refreshed). The sampler adds it so each interval gets its share; it must
+     * not change the model (IB CC and the stuck check read the counters). */
+    uint64_t (*ongoing_ps)(const struct net *n, uint32_t port);
     /* Lossless: a stalled host holds what it receives instead of dropping it. */
     bool lossless;
 };

@@ -7,6 +7,7 @@
 
 #include "core/diag.h"
 #include "flowctl/flowctl.h"
+#include "flowctl/pfc.h"
 #include "net/net.h"
 #include "net/nic.h"
 #include "net/switch.h"
@@ -69,11 +70,15 @@ static void start_tx(struct net *n, uint32_t port, uint32_t id) {
     struct port *pt = &n->ports[port];
     struct packet *p = pkt(&n->pool, id);
     sim_time_ps now = n->sim->now_ps;
-    sim_time_ps ser = pt->ps_per_byte ? (sim_time_ps)p->wire_bytes * pt->ps_per_byte
-                                      : time_serialise_ps(p->wire_bytes, pt->rate_bps);
+    sim_time_ps ser;
+    if (pt->ps_per_byte) { /* port_busy_ps() derives the busy time from tx_bytes */
+        ser = (sim_time_ps)p->wire_bytes * pt->ps_per_byte;
+    } else {
+        ser = time_serialise_ps(p->wire_bytes, pt->rate_bps);
+        pt->busy_frac_ps += ser;
+    }
     trace_tx(n, port, p, now);
     pt->busy_until_ps = now + ser;
-    pt->busy_ps += ser;
     pt->tx_bytes += p->wire_bytes;
     pt->tx_packets++;
     p->t_ps = now + (pt->cut_through ? 0 : ser) + pt->deliver_ps;
@@ -118,7 +123,8 @@ void port_kick(struct net *n, uint32_t port) {
         uint32_t c = single ? (uint32_t)__builtin_ctz(pt->cls_mask) : (first + k) % NET_NCLASS;
         if (!(pt->cls_mask & (1u << c))) continue;
         struct pq *q = &pt->cls[c];
-        if (!fc->can_send(n, port, c, pkt(&n->pool, q->head)->wire_bytes)) {
+        if ((pt->fc_hold >> c & 1u) &&
+            !fc->can_send(n, port, c, pkt(&n->pool, q->head)->wire_bytes)) {
             if (single) break;
             continue;
         }
@@ -128,8 +134,12 @@ void port_kick(struct net *n, uint32_t port) {
         if (q->head == PKT_NONE) pt->cls_mask &= (uint8_t) ~(1u << c);
         struct packet *p = pkt(&n->pool, id);
         pt->q_bytes -= p->wire_bytes;
-        if (!pt->is_host && fc->on_release && p->in_port != NET_NONE) /* innet makes some */
-            fc->on_release(n, p->in_port, p);
+        if (!pt->is_host && p->in_port != NET_NONE) { /* innet makes some */
+            if (fc == &flowctl_pfc_ops)
+                pfc_release_fast(n, p->in_port, p);
+            else if (fc->on_release)
+                fc->on_release(n, p->in_port, p);
+        }
         break;
     }
     if (id == PKT_NONE && pt->is_host) id = nic_pull(n, pt->node, port);

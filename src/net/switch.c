@@ -2,6 +2,7 @@
 
 #include "cc/cc.h"
 #include "flowctl/flowctl.h"
+#include "flowctl/pfc.h"
 #include "innet/innet.h"
 #include "net/net.h"
 #include "net/port.h"
@@ -33,7 +34,8 @@ void switch_rx(struct net *n, uint32_t sw, uint32_t in_port, uint32_t id) {
         port_enqueue_ctrl(n, out, id);
         return;
     }
-    if (!n->fc->admit(n, in_port, out, p)) {
+    if (!(n->fc == &flowctl_pfc_ops ? pfc_admit_fast(n, in_port, out, p)
+                                    : n->fc->admit(n, in_port, out, p))) {
         port_drop(n, out, id);
         return;
     }

@@ -321,6 +321,8 @@ static int pfc_init(struct net *n, struct diag *d) {
     for (uint32_t pt = 0; pt < n->nports; pt++) {
         const struct node *nd = &n->nodes[n->ports[pt].node];
         st->sw_of[pt] = nd->kind == NODE_SWITCH ? nd->index : PFC_NIC;
+        for (uint32_t c = 0; c < NET_NCLASS; c++)
+            pfc_pg(st, pt, c)->sw = st->sw_of[pt];
     }
     st->alpha_shift = f->pfc.alpha_shift;
     st->dynamic = f->pfc.dynamic || f->buffer_sharing == BUFFER_SHARED;

@@ -21,7 +21,7 @@
 
 #define PFC_NIC UINT32_MAX /* sw_of[] of a NIC's port */
 
-/* Ingress side: one priority group per (port, class). */
+/* Ingress side: one priority group per (port, class): 32 bytes. */
 struct pg {
     uint64_t bytes;       /* admitted through this port, not yet left the node */
     uint64_t hdrm;        /* of which arrived while paused (headroom) */
@@ -29,7 +29,9 @@ struct pg {
     uint16_t gen;         /* bumped on XON: stale refresh events die */
     uint8_t paused;       /* XOFF sent, XON not yet */
     uint8_t wd_off;       /* NIC watchdog fired: no pause until the stall ends */
+    uint32_t sw;          /* sw_of[port], on the line the hop reads anyway */
 };
+_Static_assert(sizeof(struct pg) == 32, "two groups per cache line");
 
 /* Egress side: the pause this port obeys, per class. */
 struct eg {
@@ -71,7 +73,7 @@ static inline bool pfc_admit_fast(struct net *n, uint32_t in_port, uint32_t out_
     if (__builtin_expect(g->paused || st->dynamic || g->bytes + p->wire_bytes > st->xoff, 0))
         return flowctl_pfc_ops.admit(n, in_port, out_port, p);
     g->bytes += p->wire_bytes;
-    st->shared_used[st->sw_of[in_port]] += p->wire_bytes;
+    st->shared_used[g->sw] += p->wire_bytes;
     return true;
 }
 
@@ -79,8 +81,8 @@ static inline bool pfc_admit_fast(struct net *n, uint32_t in_port, uint32_t out_
  * not paused and holds no headroom bytes. */
 static inline void pfc_release_fast(struct net *n, uint32_t in_port, const struct packet *p) {
     struct pfc_state *st = n->fc_state;
-    uint32_t s = st->sw_of[in_port];
     struct pg *g = pfc_pg(st, in_port, p->prio);
+    uint32_t s = g->sw;
     if (__builtin_expect(s == PFC_NIC || g->paused || g->hdrm, 0)) {
         flowctl_pfc_ops.on_release(n, in_port, p);
         return;

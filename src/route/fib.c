@@ -284,16 +284,3 @@ void route_fib_build(struct net *n) {
 uint32_t route_fib_get(const struct net *n, uint32_t sw, uint32_t host, const uint32_t **ports) {
     return route_fib_lookup(n->fib, n, sw, host, ports);
 }
-
-uint32_t route_fib_direct(const struct route_fib *f, const struct net *n, uint32_t sw,
-                          uint32_t host, const uint32_t **ports) {
-    uint32_t a = f->direct_off[host], b = f->direct_off[host + 1];
-    (void)n;
-    while (a < b && f->direct_sw[a] != sw)
-        a++;
-    uint32_t e = a;
-    while (e < b && f->direct_sw[e] == sw)
-        e++;
-    *ports = f->direct + a;
-    return e - a;
-}

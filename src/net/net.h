@@ -154,6 +154,7 @@ struct msg {
     uint32_t owner; /* opaque id for the poster (collective op), NET_NONE if none */
     uint32_t next;  /* next message of the same QP, in PSN order */
     uint8_t failed; /* its QP went to error before it was acknowledged */
+    uint8_t freed;  /* the slot is on the free list (net_msg_release) */
 };
 
 struct flow_row {
@@ -294,9 +295,17 @@ struct net {
     struct qp *qps;
     uint32_t nqps;
     size_t qps_cap;
+    /* Messages by id. A slot returns to a free list (linked by msg.next)
+     * once its message is acknowledged (net_msg_release), so nmsgs is the
+     * most messages alive at once, not every message of the run (issue 13);
+     * msg_keep keeps every record to the end instead (a Chrome trace lists
+     * every transfer, a parallel run merges them, tests compare them). */
     struct msg *msgs;
-    uint32_t nmsgs;
+    uint32_t nmsgs; /* slots in use or free: [0, nmsgs) */
     size_t msgs_cap;
+    uint32_t msg_free;   /* first free slot, NET_NONE if none */
+    bool msg_keep;       /* never recycle: ids are unique over the run */
+    uint64_t msgs_total; /* messages created */
     struct flow_row *flows;
     uint32_t nflows;
     size_t flows_cap;
@@ -418,6 +427,10 @@ void net_qp_set_entropy(struct net *n, uint32_t qp, uint16_t entropy);
 uint32_t net_msg_new(struct net *n, uint32_t qp, uint64_t size_bytes, sim_time_ps at_ps,
                      int32_t flow, uint32_t owner);
 void net_msg_post_now(struct net *n, uint32_t msg);
+/* The message is acknowledged and its completion consumed: its slot may be
+ * reused (kept as it is while n->msg_keep). Its record stays readable until
+ * the next net_msg_new. */
+void net_msg_release(struct net *n, uint32_t msg);
 uint32_t net_flow_new(struct net *n, uint32_t src_host, uint32_t dst_host);
 
 /* Schedules the arrival of a link's head packet. Its key is the sending

@@ -226,6 +226,9 @@ static void msg_acked(struct net *n, uint32_t mid) {
         f->msgs_left--;
     }
     if (n->on_msg_done) n->on_msg_done(n, mid);
+    /* received before it was acknowledged (RC: the receiver ACKs what it
+     * took), so every hook has seen it: the slot can go */
+    net_msg_release(n, mid);
     net_work_done(n);
 }
 
@@ -360,6 +363,7 @@ void nic_deliver(struct net *n, uint32_t node, uint32_t qp, uint32_t payload_byt
     bool last = flags & PKT_F_LAST;
     if (last) {
         struct msg *m = &n->msgs[msg];
+        FS_ASSERT(!m->freed, "message %u received after its slot was released", msg);
         m->recv_ps = n->sim->now_ps;
         if (n->on_msg_recv) n->on_msg_recv(n, msg);
     }

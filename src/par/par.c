@@ -24,7 +24,7 @@
  */
 #include "par/par.h"
 
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/diag.h"
 #include "core/mem.h"
 #include "net/deadlock.h"

@@ -132,6 +132,7 @@ struct coll_state {
         bool done; /* the timer ends the transfer (host reduce / copy out) */
     } * timers;
     uint32_t ntimers, captimers;
+    uint32_t timer_free; /* 1 + first free timer slot (linked by .op), 0 if none */
     uint32_t *stack;
     size_t stack_cap;
     struct train_row *train;

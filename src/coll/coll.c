@@ -11,7 +11,7 @@
 #include "coll/coll.h"
 
 #include "coll/coll_int.h"
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/diag.h"
 #include "core/mem.h"
 #include "innet/innet.h"
@@ -708,7 +708,7 @@ static const char *op_str(int k) {
 
 /* Resolves `auto` with NCCL's model, and checks what the algorithm needs. */
 static int resolve_algo(struct net *n, struct job *j, struct diag *d) {
-    const struct scenario *sc = n->sc;
+    const struct model_params *sc = n->sc;
     const struct wl_entry *w = j->w;
     enum coll_algo a = w->algorithm;
     int kind = w->kind == WL_TRAINING || w->kind == WL_CHAKRA ? WL_ALLREDUCE : coll_kind(w);
@@ -807,7 +807,7 @@ static int resolve_algo(struct net *n, struct job *j, struct diag *d) {
 
 int coll_add(struct net *n, const struct wl_entry *w, size_t idx, struct diag *d) {
     struct coll_state *cs = cs_get(n);
-    const struct scenario *sc = n->sc;
+    const struct model_params *sc = n->sc;
     if (n->on_msg_recv != on_recv) {
         cs->prev_recv = n->on_msg_recv;
         n->on_msg_recv = on_recv;

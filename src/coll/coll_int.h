@@ -6,7 +6,7 @@
 #ifndef FABSIM_COLL_COLL_INT_H
 #define FABSIM_COLL_COLL_INT_H
 
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/rng.h"
 #include "core/time.h"
 

@@ -5,7 +5,7 @@
  */
 #include "net/net.h"
 
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/diag.h"
 #include "core/mem.h"
 #include "route/route.h"

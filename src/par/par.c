@@ -154,7 +154,7 @@ static const char *wl_name(enum wl_kind k) {
 
 int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, struct diag *d) {
     struct net *n = &m->net;
-    const struct scenario *sc = m->sc;
+    const struct model_params *sc = m->sc;
     struct sim *s = &m->sim;
     int R = c->size;
     if (R > 1) {

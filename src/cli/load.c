@@ -9,6 +9,7 @@
 #include "config/scenario.h"
 #include "core/diag.h"
 #include "core/mem.h"
+#include "core/units.h"
 #include "net/estimate.h"
 #include "net/model.h"
 
@@ -23,13 +24,20 @@ int cli_opt_set(const char **sets, size_t *nsets, const char *arg, const char *e
     return 0;
 }
 
+int cli_opt_max_memory(uint64_t *bytes, const char *arg) {
+    char why[160];
+    if (units_parse_size(arg, bytes, why, sizeof why) || !*bytes)
+        return cli_usage_error("--max-memory '%s': use a size such as 8GiB or 512MB", arg);
+    return 0;
+}
+
 int cli_load_scenario(struct scenario *sc, const struct cli_load *l, bool check_memory,
                       uint64_t max_memory, struct progress *pr) {
     struct diag d = {0};
     if (pr) progress_phase(pr, "loading", l->file);
     int rc = scenario_load(sc, l->file, l->sets, l->nsets, &d);
     if (pr) progress_end_phase(pr, pr->mode == PROGRESS_LINES ? 0 : 1e30);
-    if (rc || (check_memory && model_check_memory(sc, max_memory, &d))) {
+    if (rc || (check_memory && scenario_check_memory(sc, max_memory, &d))) {
         if (pr) progress_done(pr);
         diag_print(&d, stderr);
         if (!rc) scenario_fini(sc);
@@ -50,7 +58,7 @@ int cli_load_model(const struct cli_cmd *c, int argc, char **argv, cli_opt_fn fn
                                     c->name);
     l->file = npos ? pos[0] : NULL;
     free(pos);
-    if (!rc) rc = cli_load_scenario(sc, l, check_memory, 0, NULL);
+    if (!rc) rc = cli_load_scenario(sc, l, check_memory, l->max_memory_bytes, NULL);
     free(l->sets);
     l->sets = NULL;
     if (rc) return rc;

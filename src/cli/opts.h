@@ -86,11 +86,15 @@ struct cli_load {
     const char *file;
     const char **sets;
     size_t nsets;
+    uint64_t max_memory_bytes; /* --max-memory SIZE (0 = MemAvailable) */
 };
 
 /* The --set option: appends `arg` to sets[*nsets], or returns 2 after
  * "--set needs KEY=VALUE" (", e.g. --set EXAMPLE" when `example` is given). */
 int cli_opt_set(const char **sets, size_t *nsets, const char *arg, const char *example);
+/* The --max-memory option: parses SIZE into *bytes, or returns 2 after a
+ * usage message naming what is allowed. */
+int cli_opt_max_memory(uint64_t *bytes, const char *arg);
 /* Loads l->file with l->sets; when check_memory, refuses a model estimated
  * larger than max_memory (0 = MemAvailable; net/estimate.h) before it is
  * built. `pr` (NULL = none) shows the "loading" phase. 0, or 2 after the

@@ -18,11 +18,13 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { OPT_IBSIM = CLI_LONG };
+enum { OPT_IBSIM = CLI_LONG, OPT_MAX_MEMORY };
 
 static const struct cli_opt ROUTES_OPTS[] = {
     {"out", 'o', "FILE", "write the LFTs to FILE (default: standard output)"},
     {"set", 's', "KEY=VALUE", "override a scenario key by its dotted path (repeatable)"},
+    {"max-memory", OPT_MAX_MEMORY, "SIZE",
+     "refuse a model estimated larger than SIZE (default: MemAvailable)"},
     {"ibsim-topology", OPT_IBSIM, "FILE", "also write the fabric as an ibsim net file"},
     {0},
 };
@@ -55,6 +57,8 @@ static int on_opt(void *ctx, int key, const char *arg) {
     case OPT_IBSIM:
         o->ibsim = arg;
         return 0;
+    case OPT_MAX_MEMORY:
+        return cli_opt_max_memory(&o->l.max_memory_bytes, arg);
     }
     return cli_usage_error("internal: unhandled option %d", key);
 }

@@ -182,12 +182,8 @@ static int on_opt(void *ctx, int key, const char *arg) {
     case OPT_VERBOSE:
         o->verbose = true;
         return 0;
-    case OPT_MAX_MEMORY: {
-        char why[160];
-        if (units_parse_size(arg, &o->max_memory, why, sizeof why) || !o->max_memory)
-            return cli_usage_error("--max-memory '%s': use a size such as 8GiB or 512MB", arg);
-        return 0;
-    }
+    case OPT_MAX_MEMORY:
+        return cli_opt_max_memory(&o->max_memory, arg);
     }
     return cli_usage_error("internal: unhandled option %d", key);
 }

@@ -16,9 +16,13 @@
 #include <errno.h>
 #include <string.h>
 
+enum { OPT_MAX_MEMORY = CLI_LONG };
+
 static const struct cli_opt TOPOLOGY_OPTS[] = {
     {"out", 'o', "FILE", "write the topology file to FILE (default: standard output)"},
     {"set", 's', "KEY=VALUE", "override a scenario key by its dotted path (repeatable)"},
+    {"max-memory", OPT_MAX_MEMORY, "SIZE",
+     "refuse a model estimated larger than SIZE (default: MemAvailable)"},
     {0},
 };
 
@@ -48,6 +52,8 @@ static int on_opt(void *ctx, int key, const char *arg) {
         return 0;
     case 's':
         return cli_opt_set(o->l.sets, &o->l.nsets, arg, "topology.leaves=8");
+    case OPT_MAX_MEMORY:
+        return cli_opt_max_memory(&o->l.max_memory_bytes, arg);
     }
     return cli_usage_error("internal: unhandled option %d", key);
 }

@@ -154,7 +154,7 @@ static const char *wl_name(enum wl_kind k) {
 
 int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, struct diag *d) {
     struct net *n = &m->net;
-    const struct scenario *sc = m->sc;
+    const struct model_params *sc = m->sc;
     struct sim *s = &m->sim;
     int R = c->size;
     if (R > 1) {
@@ -193,6 +193,9 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
                             "not yet supported with N>1 ranks: work other than messages "
                             "(run it on one process)");
     }
+    /* merge() takes each message from its sender's rank and its receive
+     * time from the receiver's, by id: ids must not be reused */
+    if (R > 1) n->msg_keep = true;
     struct par *P = fs_xcalloc(1, sizeof *P);
     n->par = P;
     P->comm = *c;

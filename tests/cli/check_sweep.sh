@@ -65,6 +65,14 @@ fi
     fail "run cap"
 "$FAB" sweep "$I" --set seed=1,,2 -o "$OUT/c" 2>/dev/null
 [ $? -eq 2 ] && ok "an empty value: exit 2" || fail "empty value"
+# a value fabsim does not take is bad input before anything runs, not a
+# column of "not yet available"
+"$FAB" sweep "$I" --set fabric.link=1x,2x -o "$OUT/e" -q 2>"$OUT/e.log"
+[ $? -eq 2 ] && [ "$(wc -l <"$OUT/e.log")" -eq 1 ] && grep -q "^fabsim: --set:1:.*unknown unit 'x'" "$OUT/e.log" &&
+    [ ! -e "$OUT/e/sweep" ] && ok "sweep: a bad --set value is exit 2 with its message" || fail "sweep bad value"
+"$FAB" compare "$I" -s fabric.kind=infiniband -s fabric.kind=bogus -o "$OUT/f" -q 2>"$OUT/f.log"
+[ $? -eq 2 ] && grep -q "unknown value 'bogus'; allowed: infiniband, roce" "$OUT/f.log" && [ ! -e "$OUT/f" ] &&
+    ok "compare: a bad --set value is exit 2 with its message" || fail "compare bad value"
 "$FAB" swep "$I" 2>"$OUT/d.log"
 [ $? -eq 2 ] && grep -q "did you mean 'sweep'" "$OUT/d.log" && ok "did you mean 'sweep'" || fail "typo"
 

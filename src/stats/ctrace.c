@@ -455,3 +455,11 @@ int ctrace_sink_close(struct ctrace_sink *s, struct net *n) {
     s->named = NULL;
     return rc;
 }
+
+void ctrace_sink_abort(struct ctrace_sink *s, struct net *n) {
+    if (s->f) {
+        fs_out_abort(&s->out);
+        s->f = NULL;
+    }
+    ctrace_sink_close(s, n); /* detaches, frees; no file left */
+}

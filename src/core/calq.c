@@ -8,6 +8,7 @@
 #include <string.h>
 
 _Static_assert(sizeof(struct calq_slot) == 128, "a slot is two cache lines");
+_Static_assert(CALQ_NB % 8 == 0, "the full flags are scanned 8 at a time");
 #define CALQ_INSERTION_MAX 16 /* buckets up to this many events: insertion sort */
 
 /* (time, order) as one 128-bit comparison. */
@@ -31,18 +32,13 @@ static void buf_reserve(struct calq *q, uint32_t need) {
     q->buf_cap = cap;
 }
 
-void calq_init(struct calq *q, unsigned width_log2, unsigned nb_log2) {
-    FS_ASSERT(nb_log2 >= 1 && nb_log2 <= 24, "2^%u calendar buckets", nb_log2);
+void calq_init(struct calq *q) {
     memset(q, 0, sizeof *q);
-    q->width_log2 = width_log2;
-    q->nb_log2 = nb_log2;
-    q->nb_mask = (1u << nb_log2) - 1;
     q->cur = UINT64_MAX; /* before bucket 0: the window starts at 0 */
-    size_t nb = (size_t)1 << nb_log2;
-    q->meta = fs_xcalloc(nb, sizeof *q->meta);
-    q->slot = fs_xaligned(64, nb * sizeof *q->slot);
-    q->nwords = (uint32_t)((nb + 63) / 64);
-    q->bits = fs_xcalloc(q->nwords, sizeof *q->bits);
+    q->meta = fs_xcalloc(CALQ_NB, sizeof *q->meta);
+    q->slot = fs_xaligned(64, CALQ_NB * sizeof *q->slot);
+    q->full = fs_xaligned(64, CALQ_NB);
+    memset(q->full, 0, CALQ_NB);
     q->chunk_cap = 16;
     q->chunk = fs_xaligned(64, q->chunk_cap * sizeof *q->chunk);
     q->chunk_len = 1;
@@ -62,7 +58,7 @@ void calq_fini(struct calq *q) {
     free(q->runs);
     free(q->meta);
     free(q->slot);
-    free(q->bits);
+    free(q->full);
     free(q->chunk);
     evq_fini(&q->hot);
     evq_fini(&q->far);
@@ -94,7 +90,7 @@ static void put(struct calq *q, const struct event *e, uint32_t i) {
     q->queued++;
     if (n < CALQ_SLOT_EVENTS) {
         q->slot[i].ev[n] = *e;
-        q->bits[i >> 6] |= 1ull << (i & 63);
+        q->full[i] = 1;
         return;
     }
     uint32_t k = (n - CALQ_SLOT_EVENTS) % CALQ_SLOT_EVENTS;
@@ -110,15 +106,16 @@ static void put(struct calq *q, const struct event *e, uint32_t i) {
 }
 
 void calq_push_slow(struct calq *q, const struct event *e) {
-    uint64_t b = e->time_ps >> q->width_log2, d = b - q->cur;
+    uint64_t b = e->time_ps >> CALQ_WIDTH_LOG2, d = b - q->cur;
     FS_DASSERT(q->cur == UINT64_MAX || b >= q->cur, "event in the past of the calendar window");
     if (d == 0) { /* into the bucket being popped: merged at pop time */
         evq_push(&q->hot, *e);
-    } else if (d > q->nb_mask) {
+        q->lim = 0;
+    } else if (d > CALQ_MASK) {
         evq_push(&q->far, *e);
         if (b < q->far_bucket) q->far_bucket = b;
     } else {
-        put(q, e, (uint32_t)b & q->nb_mask);
+        put(q, e, (uint32_t)b & CALQ_MASK);
     }
 }
 
@@ -126,12 +123,12 @@ void calq_push_slow(struct calq *q, const struct event *e) {
  * cur's included: called before it is sorted). */
 static void pull_far(struct calq *q) {
     const struct event *top;
-    while ((top = evq_top(&q->far)) && (top->time_ps >> q->width_log2) - q->cur <= q->nb_mask) {
+    while ((top = evq_top(&q->far)) && (top->time_ps >> CALQ_WIDTH_LOG2) - q->cur <= CALQ_MASK) {
         struct event e;
         evq_pop(&q->far, &e);
-        put(q, &e, (uint32_t)(e.time_ps >> q->width_log2) & q->nb_mask);
+        put(q, &e, (uint32_t)(e.time_ps >> CALQ_WIDTH_LOG2) & CALQ_MASK);
     }
-    q->far_bucket = top ? top->time_ps >> q->width_log2 : UINT64_MAX;
+    q->far_bucket = top ? top->time_ps >> CALQ_WIDTH_LOG2 : UINT64_MAX;
 }
 
 /* Insertion sort: short buckets, mostly nearly in order. */
@@ -225,62 +222,88 @@ static void gather(struct calq *q, const struct calq_slot *s, uint32_t m) {
 /* Makes bucket c (absolute, in the window) the one being popped: far events
  * the window now covers join their buckets, then c's events are sorted (in
  * its slot when they fit, else gathered into buf) and now points at them.
- * now[] and hot are empty. The slot is free for the bucket nb_mask + 1
- * later, which cannot be pushed before the window moves on: its events stay
- * in place until then. */
-static inline void move_to(struct calq *q, uint64_t c) {
+ * now[] and hot are empty. The slot is free for the bucket CALQ_NB later,
+ * which cannot be pushed before the window moves on: its events stay in
+ * place until then. */
+static void move_to(struct calq *q, uint64_t c) {
     q->cur = c;
-    if (__builtin_expect(q->far_bucket - c <= q->nb_mask, 0)) pull_far(q);
-    uint32_t i = (uint32_t)c & q->nb_mask, m = q->meta[i].n;
-    struct calq_slot *s = &q->slot[i];
-    q->bits[i >> 6] &= ~(1ull << (i & 63));
+    if (q->far_bucket - c <= CALQ_MASK) pull_far(q);
+    uint32_t i = (uint32_t)c & CALQ_MASK, m = q->meta[i].n;
+    q->full[i] = 0;
     q->meta[i].n = 0;
     q->queued -= m;
     q->pos = 0;
-    q->len = m;
-    if (__builtin_expect(m > CALQ_SLOT_EVENTS, 0)) {
-        gather(q, s, m);
-        return;
+    q->len = q->lim = m;
+    if (m > CALQ_SLOT_EVENTS) {
+        gather(q, &q->slot[i], m);
+    } else {
+        q->now = q->slot[i].ev;
+        q->sorted_buckets += sort_short(q->slot[i].ev, m);
     }
-    q->now = s->ev;
-    if (m > 1) q->sorted_buckets += sort_short(s->ev, m);
 }
 
-/* The first non-empty bucket after cur (absolute); queued must be > 0. */
+/* The first non-empty bucket after cur (absolute); queued must be > 0. The
+ * flags are read 8 at a time, little-endian: the lowest set byte first. */
 static inline uint64_t next_bucket(const struct calq *q) {
-    uint32_t i = (uint32_t)(q->cur + 1) & q->nb_mask, w = i >> 6;
-    uint64_t m = q->bits[w] & (~0ull << (i & 63));
+    uint32_t i = (uint32_t)(q->cur + 1) & CALQ_MASK, w = i >> 3;
+    uint64_t m;
+    memcpy(&m, q->full + 8 * w, 8);
+    m &= ~0ull << (8 * (i & 7));
     while (!m) {
-        w = w + 1 == q->nwords ? 0 : w + 1;
-        m = q->bits[w];
+        w = (w + 1) & (CALQ_NB / 8 - 1);
+        memcpy(&m, q->full + 8 * w, 8);
     }
-    uint32_t s = w * 64 + (uint32_t)__builtin_ctzll(m);
-    return q->cur + 1 + ((s - i) & q->nb_mask);
+    uint32_t s = 8 * w + (uint32_t)__builtin_ctzll(m) / 8;
+    return q->cur + 1 + ((s - i) & CALQ_MASK);
 }
 
 /* The bucket the next event is in once now[] and hot are exhausted, or
  * UINT64_MAX when the queue is empty. */
-static inline uint64_t upcoming(const struct calq *q) {
-    if (__builtin_expect(q->queued != 0, 1)) return next_bucket(q);
+static uint64_t upcoming(const struct calq *q) {
+    if (q->queued) return next_bucket(q);
     const struct event *top = evq_top(&q->far);
-    return top ? top->time_ps >> q->width_log2 : UINT64_MAX;
+    return top ? top->time_ps >> CALQ_WIDTH_LOG2 : UINT64_MAX;
 }
 
-static const struct event *take_hot(struct calq *q) {
+/* hot holds events: the earlier of its top and now[pos]. */
+static __attribute__((noinline)) const struct event *take_hot(struct calq *q) {
     if (q->pos < q->len && before(&q->now[q->pos], evq_top(&q->hot))) return &q->now[q->pos++];
     evq_pop(&q->hot, &q->popped);
+    if (!q->hot.len) q->lim = q->len;
     return &q->popped;
 }
 
-/* now[] is exhausted or hot holds something. */
-const struct event *calq_take_slow(struct calq *q) {
-    if (q->hot.len) return take_hot(q);
-    if (q->pos < q->len) return &q->now[q->pos++];
+static __attribute__((noinline)) const struct event *take_far(struct calq *q) {
     uint64_t c = upcoming(q);
     if (c == UINT64_MAX) return NULL;
-    move_to(q, c); /* pulled far events may land in bucket c: never in hot */
+    move_to(q, c); /* far events pulled into bucket c are sorted with it: never in hot */
     q->pos = 1;
     return &q->now[0];
+}
+
+/* now[] is exhausted, or hot holds events. The common case (the next
+ * bucket holds at most a slot of events and no far event joins the window)
+ * stays in this function; the rest is out of line. */
+const struct event *calq_take_slow(struct calq *q) {
+    if (q->hot.len) return take_hot(q);
+    if (!q->queued) return take_far(q);
+    uint64_t c = next_bucket(q);
+    uint32_t i = (uint32_t)c & CALQ_MASK, m = q->meta[i].n;
+    if (m > CALQ_SLOT_EVENTS || q->far_bucket - c <= CALQ_MASK) {
+        move_to(q, c);
+        q->pos = 1;
+        return &q->now[0];
+    }
+    struct event *ev = q->slot[i].ev;
+    q->cur = c;
+    q->full[i] = 0;
+    q->meta[i].n = 0;
+    q->queued -= m;
+    q->now = ev;
+    q->pos = 1;
+    q->len = q->lim = m;
+    if (m > 1) q->sorted_buckets += sort_short(ev, m);
+    return &ev[0];
 }
 
 /* The earliest of now[] and hot, or NULL when both are empty. */
@@ -303,7 +326,7 @@ int calq_pop_before(struct calq *q, uint64_t limit_ps, struct event *out) {
     const struct event *e;
     while (!(e = head(q))) {
         uint64_t c = upcoming(q);
-        if (c == UINT64_MAX || c > limit_ps >> q->width_log2) return FS_EEMPTY;
+        if (c == UINT64_MAX || c > limit_ps >> CALQ_WIDTH_LOG2) return FS_EEMPTY;
         move_to(q, c);
     }
     if (e->time_ps >= limit_ps) return FS_EEMPTY;
@@ -323,7 +346,7 @@ uint64_t calq_peek_time(const struct calq *q) {
         const struct event *top = evq_top(&q->far);
         return top ? top->time_ps : UINT64_MAX;
     }
-    uint32_t i = (uint32_t)next_bucket(q) & q->nb_mask, m = q->meta[i].n;
+    uint32_t i = (uint32_t)next_bucket(q) & CALQ_MASK, m = q->meta[i].n;
     const struct calq_slot *s = &q->slot[i];
     uint64_t t = min_time(s->ev, m < CALQ_SLOT_EVENTS ? m : CALQ_SLOT_EVENTS, UINT64_MAX);
     uint32_t k = CALQ_SLOT_EVENTS;

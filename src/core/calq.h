@@ -1,7 +1,7 @@
 /* src/core/calq.h
  *
  * The simulator's event queue: a calendar queue (Brown, CACM 1988) over a
- * fixed window of 2^nb_log2 buckets of 2^width_log2 ps each, for the near
+ * fixed window of CALQ_NB buckets of 2^CALQ_WIDTH_LOG2 ps each, for the near
  * future where almost every event falls (packet arrivals and transmitter
  * wakes, nanoseconds to microseconds ahead), with the 4-ary heap of
  * core/evq.c holding what lies beyond the window (timers, samples).
@@ -52,23 +52,29 @@ struct calq_meta {
     uint32_t tail; /* its last overflow chunk, when n > CALQ_SLOT_EVENTS */
 };
 
+/* The window: 2^10 ps (~1 ns) buckets, 2^12 of them (~4.2 us; 512 KiB of
+ * slots): packet events fall inside it, timers mostly past it. Fixed at
+ * compile time: the push below is inlined wherever an event is scheduled. */
+#define CALQ_WIDTH_LOG2 10
+#define CALQ_NB_LOG2 12
+#define CALQ_NB (1u << CALQ_NB_LOG2)
+#define CALQ_MASK (CALQ_NB - 1)
+
 struct calq {
     /* The bucket being popped (absolute index cur), sorted: now[pos..len),
-     * in its own slot or in buf. */
+     * in its own slot or in buf; lim is len, or 0 while hot holds events
+     * (pops then take the slow path, which merges them). */
     const struct event *now;
-    uint32_t pos, len;
+    uint32_t pos, lim, len;
     uint64_t cur;
-    uint32_t nb_mask;
-    unsigned width_log2, nb_log2;
-    struct calq_meta *meta;  /* 2^nb_log2 buckets, a ring over the window */
+    struct calq_meta *meta;  /* CALQ_NB buckets, a ring over the window */
     struct calq_slot *slot;  /* their first events */
-    uint64_t *bits;          /* non-empty buckets, one bit each */
-    uint32_t nwords;         /* of bits */
+    uint8_t *full;           /* 1 for a non-empty bucket, scanned 8 at a time */
     struct calq_slot *chunk; /* overflow chunks (0 unused) */
     uint32_t chunk_len, chunk_cap, free_chunk;
     size_t queued;           /* events in the buckets after cur */
     struct evq hot;          /* pushed into bucket cur after it was sorted */
-    struct evq far;          /* events past the window: bucket > cur + nb_mask */
+    struct evq far;          /* events past the window: bucket > cur + CALQ_MASK */
     uint64_t far_bucket;     /* bucket of far's earliest event, UINT64_MAX if none */
     struct event *buf, *aux; /* an overflowed bucket gathered, and the merge buffer */
     uint32_t *runs;          /* run starts while sorting, buf_cap + 1 */
@@ -77,27 +83,22 @@ struct calq {
     struct event popped;     /* what calq_take returned from the heaps */
 };
 
-/* width_log2: log2 of the bucket width in ps; nb_log2: log2 of the number
- * of buckets (>= 1). The simulator's: 2^10 ps (~1 ns) x 2^12 (~4.2 us, 512 KiB
- * of slots; packet events fall inside it, timers mostly past it). */
-#define CALQ_WIDTH_LOG2 10
-#define CALQ_NB_LOG2 12
-void calq_init(struct calq *q, unsigned width_log2, unsigned nb_log2);
+void calq_init(struct calq *q);
 void calq_fini(struct calq *q);
 void calq_push_slow(struct calq *q, const struct event *e);
 const struct event *calq_take_slow(struct calq *q);
 
 /* `e.time_ps` must not be earlier than the last popped event's. The common
  * case, a bucket ahead of the one being popped with room in its slot, is a
- * store, a bit set and two increments. */
+ * store of the event, two of flags and two increments. */
 static inline void calq_push(struct calq *q, struct event e) {
-    uint64_t b = e.time_ps >> q->width_log2;
-    if (b - q->cur - 1 < q->nb_mask) { /* 1 .. nb_mask buckets ahead */
-        uint32_t i = (uint32_t)b & q->nb_mask, n = q->meta[i].n;
+    uint64_t b = e.time_ps >> CALQ_WIDTH_LOG2;
+    if (b - q->cur - 1 < CALQ_MASK) { /* 1 .. CALQ_MASK buckets ahead */
+        uint32_t i = (uint32_t)b & CALQ_MASK, n = q->meta[i].n;
         if (n < CALQ_SLOT_EVENTS) {
             q->slot[i].ev[n] = e;
             q->meta[i].n = n + 1;
-            q->bits[i >> 6] |= 1ull << (i & 63);
+            q->full[i] = 1;
             q->queued++;
             return;
         }
@@ -108,7 +109,7 @@ static inline void calq_push(struct calq *q, struct event e) {
 /* The next event, removed from the queue, or NULL when empty. The pointer
  * stays valid until the next take or pop (pushes do not move it). */
 static inline const struct event *calq_take(struct calq *q) {
-    if (__builtin_expect(q->pos < q->len && q->hot.len == 0, 1)) return &q->now[q->pos++];
+    if (__builtin_expect(q->pos < q->lim, 1)) return &q->now[q->pos++];
     return calq_take_slow(q);
 }
 

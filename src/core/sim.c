@@ -8,7 +8,7 @@
 void sim_init(struct sim *s, uint32_t nentities) {
     memset(s, 0, sizeof *s);
     /* ~1 ns buckets over a ~4.2 us window: packet events fall inside it. */
-    calq_init(&s->q, CALQ_WIDTH_LOG2, CALQ_NB_LOG2);
+    calq_init(&s->q);
     s->nentities = nentities;
     s->entity_seq = fs_xcalloc(nentities ? nentities : 1, sizeof *s->entity_seq);
     s->stop_ps = SIM_TIME_NEVER;

@@ -231,7 +231,7 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
         keep[nkeep++] = e;
     }
     calq_fini(&s->q);
-    calq_init(&s->q, CALQ_WIDTH_LOG2, CALQ_NB_LOG2);
+    calq_init(&s->q);
     for (size_t i = 0; i < nkeep; i++)
         calq_push(&s->q, keep[i]);
     free(keep);

@@ -48,14 +48,15 @@ static void test_calq_matches_heap(void **state) {
     (void)state;
     struct calq c;
     struct evq h;
-    calq_init(&c, 4, 6); /* 16 ps buckets, 64 of them: forces far events */
+    calq_init(&c); /* 1 ns buckets over ~4.2 us: the spreads below force far events */
     evq_init(&h, 16);
     struct rng r;
     rng_seed(&r, 3, 0, 0);
     uint64_t now = 0;
     uint32_t seq = 0;
     for (int i = 0; i < 200; i++) {
-        struct event e = {rng_below(&r, 5000), ((uint64_t)rng_below(&r, 3) << 32) | seq++, 0, 0, 0};
+        struct event e = {rng_below(&r, 5000) * 1024, ((uint64_t)rng_below(&r, 3) << 32) | seq++, 0,
+                          0, 0};
         calq_push(&c, e);
         evq_push(&h, e);
     }
@@ -70,7 +71,8 @@ static void test_calq_matches_heap(void **state) {
         int k = (int)rng_below(&r, 3);             /* 0..2 new events: the queue drifts */
         if (i > 150000) k = (int)rng_below(&r, 2); /* then drains */
         for (int j = 0; j < k; j++) {
-            uint64_t dt = rng_below(&r, 4) == 0 ? rng_below(&r, 100000) : rng_below(&r, 300);
+            uint64_t dt =
+                rng_below(&r, 4) == 0 ? rng_below(&r, 100000) * 4096 : rng_below(&r, 300) * 64;
             if (rng_below(&r, 8) == 0) dt = 0; /* ties at the same time stamp */
             struct event e = {now + dt, ((uint64_t)rng_below(&r, 3) << 32) | seq++, 0, 0, 0};
             calq_push(&c, e);
@@ -91,7 +93,7 @@ static void test_calq_dense_sparse(void **state) {
     (void)state;
     struct calq c;
     struct evq h;
-    calq_init(&c, 10, 14);
+    calq_init(&c);
     evq_init(&h, 16);
     struct rng r;
     rng_seed(&r, 4, 0, 0);
@@ -133,7 +135,7 @@ static void test_calq_same_time(void **state) {
     (void)state;
     struct calq c;
     struct evq h;
-    calq_init(&c, 10, 14);
+    calq_init(&c);
     evq_init(&h, 16);
     struct rng r;
     rng_seed(&r, 5, 0, 0);

@@ -98,7 +98,7 @@ static inline void release_in(struct net *n, const struct port *pt, const struct
 }
 
 /* Starts `id` on the wire; wakes at its end only if something will want the wire. */
-static inline void send(struct net *n, uint32_t port, uint32_t id) {
+static inline __attribute__((always_inline)) void send(struct net *n, uint32_t port, uint32_t id) {
     struct port *pt = &n->ports[port];
     if (n->fc->on_send) n->fc->on_send(n, port, pkt(&n->pool, id));
     start_tx(n, port, id);

@@ -11,7 +11,7 @@
 #include "coll/coll.h"
 
 #include "coll/coll_int.h"
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/diag.h"
 #include "core/mem.h"
 #include "innet/innet.h"
@@ -281,13 +281,20 @@ static sim_time_ps host_ps(const struct job *j, uint64_t bytes) {
 /* Transfer xi of op opi: after dt, done (done) or started (in-network). */
 static void timer_at(struct net *n, uint32_t opi, uint32_t xi, sim_time_ps dt, bool done) {
     struct coll_state *cs = n->coll_state;
-    size_t cap = cs->captimers;
-    fs_grow((void **)&cs->timers, &cap, cs->ntimers + 1, sizeof *cs->timers);
-    cs->captimers = (uint32_t)cap;
-    cs->timers[cs->ntimers].op = opi;
-    cs->timers[cs->ntimers].x = xi;
-    cs->timers[cs->ntimers].done = done;
-    sim_at(n->sim, n->sim->now_ps + dt, 0, NET_EV_COLL, cs->ntimers++, COLL_EV_TIMER);
+    uint32_t t;
+    if (cs->timer_free) { /* a slot whose timer has run (coll_on_event) */
+        t = cs->timer_free - 1;
+        cs->timer_free = cs->timers[t].op;
+    } else {
+        size_t cap = cs->captimers;
+        fs_grow((void **)&cs->timers, &cap, cs->ntimers + 1, sizeof *cs->timers);
+        cs->captimers = (uint32_t)cap;
+        t = cs->ntimers++;
+    }
+    cs->timers[t].op = opi;
+    cs->timers[t].x = xi;
+    cs->timers[t].done = done;
+    sim_at(n->sim, n->sim->now_ps + dt, 0, NET_EV_COLL, t, COLL_EV_TIMER);
 }
 
 static void launch(struct net *n, uint32_t opi, uint32_t xi) {
@@ -638,9 +645,12 @@ void coll_on_event(struct sim *s, const struct event *e) {
     struct coll_state *cs = n->coll_state;
     if (e->aux == COLL_EV_TIMER) {
         uint32_t opi = cs->timers[e->arg].op, xi = cs->timers[e->arg].x;
+        bool done = cs->timers[e->arg].done;
+        cs->timers[e->arg].op = cs->timer_free; /* the slot is free again */
+        cs->timer_free = e->arg + 1;
         struct op *o = &cs->ops[opi];
         if (cs->jobs[o->job].aborted_ps != SIM_TIME_NEVER) return;
-        if (!cs->timers[e->arg].done) {
+        if (!done) {
             uint32_t member, sess = coll_xfer_sess(&cs->jobs[o->job], o->x[xi].qp, &member);
             innet_start(n, sess, member, o->x[xi].bytes, opi, xi);
         } else {
@@ -698,7 +708,7 @@ static const char *op_str(int k) {
 
 /* Resolves `auto` with NCCL's model, and checks what the algorithm needs. */
 static int resolve_algo(struct net *n, struct job *j, struct diag *d) {
-    const struct scenario *sc = n->sc;
+    const struct model_params *sc = n->sc;
     const struct wl_entry *w = j->w;
     enum coll_algo a = w->algorithm;
     int kind = w->kind == WL_TRAINING || w->kind == WL_CHAKRA ? WL_ALLREDUCE : coll_kind(w);
@@ -797,7 +807,7 @@ static int resolve_algo(struct net *n, struct job *j, struct diag *d) {
 
 int coll_add(struct net *n, const struct wl_entry *w, size_t idx, struct diag *d) {
     struct coll_state *cs = cs_get(n);
-    const struct scenario *sc = n->sc;
+    const struct model_params *sc = n->sc;
     if (n->on_msg_recv != on_recv) {
         cs->prev_recv = n->on_msg_recv;
         n->on_msg_recv = on_recv;

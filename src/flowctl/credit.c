@@ -35,7 +35,7 @@
 #include "flowctl/credit.h"
 #include "flowctl/flowctl.h"
 
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/diag.h"
 #include "core/mem.h"
 #include "net/net.h"
@@ -271,6 +271,8 @@ static int credit_init(struct net *n, struct diag *d) {
     const struct ib_params *ib = &f->ib;
     struct credit_state *st = fs_xcalloc(1, sizeof *st);
     n->fc_state = st;
+    for (uint32_t p = 0; p < n->nports; p++) /* every send asks credit_can_send */
+        n->ports[p].fc_hold = (uint8_t)((1u << NET_NCLASS) - 1);
     /* 4 data VLs: ConnectX default NUM_OF_VL (domain.md A2). */
     st->vls = ib->vls ? ib->vls : NV;
     if (st->vls > NV)
@@ -345,6 +347,12 @@ static void credit_fini(struct net *n) {
     n->fc_state = NULL;
 }
 
+static uint64_t credit_ongoing_ps(const struct net *n, uint32_t port) {
+    const struct credit_state *st = n->fc_state;
+    sim_time_ps since = st->stall_since[port];
+    return since == SIM_TIME_NEVER || since >= n->sim->now_ps ? 0 : n->sim->now_ps - since;
+}
+
 const struct flowctl_ops flowctl_credit_ops = {
     .name = "credit",
     .init = credit_init,
@@ -356,6 +364,7 @@ const struct flowctl_ops flowctl_credit_ops = {
     .on_ctrl = credit_on_ctrl,
     .on_discard = credit_on_discard,
     .arbitrate = credit_arbitrate,
+    .ongoing_ps = credit_ongoing_ps,
     .lossless = true,
 };
 

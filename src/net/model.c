@@ -1,7 +1,6 @@
 #include "net/model.h"
 
 #include "cc/cc.h"
-#include "config/scenario.h"
 #include "core/diag.h"
 #include "core/mem.h"
 #include "core/sig.h"
@@ -10,6 +9,7 @@
 #include "net/hoq.h"
 #include "flowctl/flowctl.h"
 #include "net/nic.h"
+#include "net/params.h"
 #include "net/port.h"
 #include "net/reorder.h"
 #include "par/par.h"
@@ -185,7 +185,7 @@ static void on_scenario_event(struct sim *s, const struct event *e) {
 
 static int build_events(struct model *m, struct diag *d) {
     struct net *n = &m->net;
-    const struct scenario *sc = m->sc;
+    const struct model_params *sc = m->sc;
     struct sc_ev_state *evs = fs_xcalloc(sc->nevents + 1, sizeof *evs);
     n->ev_state = evs;
     size_t rows = sc->nevents + 1;
@@ -254,9 +254,10 @@ static void check_conservation(struct sim *s, void *arg) {
 }
 #endif
 
-int model_build(struct model *m, const struct scenario *sc, struct diag *d) {
+int model_build_params(struct model *m, const struct model_params *params, struct diag *d) {
     memset(m, 0, sizeof *m);
-    m->sc = sc;
+    m->params = *params;
+    const struct model_params *sc = m->sc = &m->params;
     struct net *n = &m->net;
     net_init(n, &m->sim);
     n->sc = sc;
@@ -264,7 +265,7 @@ int model_build(struct model *m, const struct scenario *sc, struct diag *d) {
     if (rc) return rc;
     sim_init(&m->sim, n->nnodes + 1);
     m->sim.model = n;
-    m->sim.stop_ps = sc->stop_ps ? sc->stop_ps : SCENARIO_STOP_CAP_PS;
+    m->sim.stop_ps = sc->stop_ps ? sc->stop_ps : MODEL_STOP_CAP_PS;
     sim_register(&m->sim, NET_EV_LINK_ARRIVE, port_on_arrive);
     sim_register(&m->sim, NET_EV_PORT_WAKE, port_on_wake);
     sim_register(&m->sim, NET_EV_MSG_POST, nic_on_msg_post);

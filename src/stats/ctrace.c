@@ -391,6 +391,9 @@ int ctrace_sink_open(struct ctrace_sink *s, struct net *n, const char *path, uin
     s->f = s->out.f;
     s->max_events = max_events ? max_events : CTRACE_MAX_EVENTS_DEFAULT;
     s->nnodes = n->nnodes;
+    /* write_xfers lists every transfer at the end, by message id: keep every
+     * message's record (64 B each) instead of recycling slots */
+    n->msg_keep = true;
     s->nslots = n->nports * NSLOT;
     s->open_ps = fs_xmalloc((s->nslots + 1) * sizeof *s->open_ps);
     for (uint32_t i = 0; i < s->nslots; i++)

@@ -25,7 +25,7 @@ STYLE = {
 }
 OTHER = {"color": "#555555", "dash": "2,3", "marker": "circle"}
 
-W, H = 960, 400  # whole picture
+W, H = 960, 430  # whole picture
 PW, PH = 360, 250  # one panel's plot area
 TOP, LEFT = 60, 80  # first panel's origin
 GAP = 100  # between the panels
@@ -182,7 +182,7 @@ def draw(rows, source):
     panel(out, p2, "Max RSS per host", "KB per host", hosts, pts, 1, missing,
           hosts, nice_ticks(min(kb) / 1.6, max(kb) * 1.6, True))
     # legend
-    lx, ly = LEFT, H - 22
+    lx, ly = LEFT, H - 58
     for t in pts:
         st = STYLE.get(t, OTHER)
         dash = f' stroke-dasharray="{st["dash"]}"' if st["dash"] else ""
@@ -195,17 +195,15 @@ def draw(rows, source):
         if r.get("message_bytes"):
             msg.setdefault(int(r["message_bytes"]), []).append(r["hosts"])
     sizes = ", ".join(
-        f"{b / 1e6:g} MB" if b >= 1e6 else f"{b / 1e3:g} KB"
-        for b in sorted(msg, reverse=True)
+        (f"{b / 1e6:g} MB" if b >= 1e6 else f"{b / 1e3:g} KB")
+        + " (" + ", ".join(fmt(h) for h in sorted(set(msg[b]))) + (" hosts)" if i == 0 else ")")
+        for i, b in enumerate(sorted(msg, reverse=True))
     )
-    sizes += " at " + ", ".join(
-        "/".join(fmt(h) for h in sorted(set(msg[b]))) for b in sorted(msg, reverse=True)
-    ) + " hosts"
     out.append(
-        f'<text x="{lx + 10}" y="{ly - 4}" fill="#555">RoCEv2 + PFC + ECMP fat tree, 100 Gb/s, random permutation of '
-        f'{esc(sizes)}</text>'
+        f'<text x="{LEFT}" y="{ly + 26}" fill="#555">RoCEv2 + PFC + ECMP fat tree, 100 Gb/s, random permutation of '
+        f'{esc(sizes.replace(" (", " per host (", 1))}</text>'
     )
-    out.append(f'<text x="{lx + 10}" y="{ly + 12}" fill="#555">data: {esc(source)}</text>')
+    out.append(f'<text x="{LEFT}" y="{ly + 42}" fill="#555">whole process (user + sys, max RSS); best run per size; data: {esc(source)}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
 

@@ -98,7 +98,7 @@ static inline void release_in(struct net *n, const struct port *pt, const struct
 }
 
 /* Starts `id` on the wire; wakes at its end only if something will want the wire. */
-static inline void send(struct net *n, uint32_t port, uint32_t id) {
+static inline __attribute__((always_inline)) void send(struct net *n, uint32_t port, uint32_t id) {
     struct port *pt = &n->ports[port];
     if (n->fc->on_send) n->fc->on_send(n, port, pkt(&n->pool, id));
     start_tx(n, port, id);
@@ -106,7 +106,7 @@ static inline void send(struct net *n, uint32_t port, uint32_t id) {
         schedule_wake(n, port, pt->busy_until_ps);
 }
 
-void port_kick(struct net *n, uint32_t port) {
+static inline __attribute__((always_inline)) void kick(struct net *n, uint32_t port) {
     struct port *pt = &n->ports[port];
     sim_time_ps now = n->sim->now_ps;
     if (!pt->up) return;
@@ -157,6 +157,10 @@ void port_kick(struct net *n, uint32_t port) {
     send(n, port, id);
 }
 
+void port_kick(struct net *n, uint32_t port) {
+    kick(n, port);
+}
+
 void port_enqueue(struct net *n, uint32_t port, uint32_t cls, uint32_t id) {
     struct port *pt = &n->ports[port];
     struct packet *p = pkt(&n->pool, id);
@@ -193,7 +197,7 @@ void port_on_wake(struct sim *s, const struct event *e) {
     struct net *n = s->model;
     struct port *pt = &n->ports[e->arg];
     if (pt->wake_at_ps == e->time_ps) pt->wake_at_ps = SIM_TIME_NEVER;
-    port_kick(n, e->arg);
+    kick(n, e->arg);
 }
 
 /* Does link `port` lose packet `p` (docs/model.md "Failures")? A bit error

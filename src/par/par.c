@@ -450,6 +450,28 @@ static void merge(struct model *m, double work_cpu_s) {
     int R = P->comm.size, me = P->comm.rank;
     uint32_t ncc = sp->cc_rows ? (n->nqps < SAMPLER_CC_QPS ? n->nqps : SAMPLER_CC_QPS) : 0;
     struct blob b = {0};
+    /* Its exact size first: the blob is the largest thing rank 0 holds. */
+    size_t need = sizeof(struct par_hdr) +
+                  (size_t)n->nports * (sizeof n->ports->drops + sizeof *n->port_fail),
+           slots = 0;
+    for (uint32_t p = 0; p < n->nports; p++)
+        if (P->owner[n->ports[p].node] == me) {
+            need += sizeof *n->ports;
+            slots += sp->port_of == NULL;
+        }
+    if (sp->port_of) slots = sp->nports;
+    for (uint32_t i = 0; i < n->nmsgs; i++) {
+        const struct qp *q = &n->qps[n->msgs[i].qp];
+        need += (P->owner[q->src] == me ? sizeof *n->msgs : 0) +
+                (P->owner[q->dst] == me ? sizeof n->msgs->recv_ps : 0);
+    }
+    for (uint32_t f = 0; f < n->nflows; f++)
+        if (P->owner[n->host_node[n->flows[f].src]] == me) need += sizeof *n->flows;
+    for (uint32_t q = 0; q < ncc; q++)
+        if (P->owner[n->qps[q].src] == me) need += (size_t)sp->n * sizeof *sp->cc_rows;
+    need += (size_t)sp->n * slots * sizeof *sp->rows;
+    b.v = fs_xmalloc(need + 1);
+    b.cap = need + 1;
     struct par_hdr h = {
         m->sim.events_run, n->done_ps, n->work_pending, n->pkts_in_flight + P->transit, P->sync_s,
         work_cpu_s,        n->c};
@@ -478,6 +500,7 @@ static void merge(struct model *m, double work_cpu_s) {
             if (P->owner[n->qps[q].src] == me)
                 put(&b, &sp->cc_rows[(size_t)row * SAMPLER_CC_QPS + q], sizeof *sp->cc_rows);
     }
+    FS_ASSERT(b.len == need, "results blob %zu bytes, counted %zu", b.len, need);
     uint64_t *sizes = fs_xcalloc((size_t)R, sizeof *sizes);
     char *all = gather0(P, b.v, b.len, sizes);
     free(b.v);

@@ -108,9 +108,9 @@ void sampler_take(struct sampler *sp, struct net *n, sim_time_ps now) {
     struct sample *row = &sp->rows[(size_t)sp->n * sp->nports];
     uint64_t (*ongoing)(const struct net *, uint32_t) = n->fc ? n->fc->ongoing_ps : NULL;
     for (uint32_t p = 0; p < sp->nports; p++) {
-        uint32_t pid = sp->port_of ? sp->port_of[p] : p;
-        const struct port *pt = &n->ports[pid];
-        uint64_t paused = pt->paused_ps + pt->credit_stall_ps + (ongoing ? ongoing(n, pid) : 0);
+        uint32_t port = sp->port_of ? sp->port_of[p] : p;
+        const struct port *pt = &n->ports[port];
+        uint64_t paused = pt->paused_ps + pt->credit_stall_ps + (ongoing ? ongoing(n, port) : 0);
         row[p].bytes = clamp32(pt->tx_bytes - sp->last_bytes[p]);
         row[p].busy_ns = clamp32((port_busy_ps(pt) - sp->last_busy[p]) / 1000);
         /* whole ns of the running total, differenced: the rows of a link sum

@@ -507,9 +507,13 @@ static void on_recv(struct net *n, uint32_t mid) {
         uint32_t xi = cs->msg_x[mid];
         cs->msg_x[mid] = NET_NONE;
         uint32_t opi = n->msgs[mid].owner;
-        struct xfer tmp;
-        const struct xfer *x = xfer_at(&cs->ops[opi], xi, &tmp);
-        sim_time_ps dt = x->reduce ? host_ps(&cs->jobs[cs->ops[opi].job], x->bytes) : 0;
+        const struct job *j = &cs->jobs[cs->ops[opi].job];
+        sim_time_ps dt = 0;
+        if (j->host_rate_bps) { /* (a ring transfer is rebuilt: only when needed) */
+            struct xfer tmp;
+            const struct xfer *x = xfer_at(&cs->ops[opi], xi, &tmp);
+            dt = x->reduce ? host_ps(j, x->bytes) : 0;
+        }
         if (dt) /* the receiver reduces the block before anything uses it */
             timer_at(n, opi, xi, dt, true);
         else

@@ -24,7 +24,7 @@
  */
 #include "par/par.h"
 
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/diag.h"
 #include "core/mem.h"
 #include "net/deadlock.h"
@@ -231,7 +231,7 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
         keep[nkeep++] = e;
     }
     calq_fini(&s->q);
-    calq_init(&s->q, 10, 14);
+    calq_init(&s->q);
     for (size_t i = 0; i < nkeep; i++)
         calq_push(&s->q, keep[i]);
     free(keep);

@@ -19,7 +19,7 @@
  */
 #include "stats/ctrace.h"
 
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/diag.h"
 #include "core/file.h"
 #include "core/mem.h"

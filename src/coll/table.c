@@ -134,7 +134,7 @@ struct nt_row {
 };
 
 /* The rows of entry wi: its jobs' calls in order are `warmup` calls, then
- * per size `iters` out-of-place and `iters` in-place ones (config/scenario.c). */
+ * per size `iters` out-of-place and `iters` in-place ones (config/scenario_workload.c). */
 static struct nt_row *nt_rows(const struct net *n, size_t wi, uint32_t *nrows, uint32_t *ranks) {
     const struct coll_state *cs = n->coll_state;
     const struct wl_entry *w = &n->sc->workload[wi];

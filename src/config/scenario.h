@@ -2,9 +2,12 @@
  *
  * The validated scenario: plain structs with every unit converted (bytes, ps,
  * bit/s), every default resolved from fabric.kind (domain.md), and every name
- * that the topology can check already checked. Built by config/scenario.c from
- * a YAML file; read (never written) by the model. Strings kept here are only
- * those the model resolves against the built topology (link names in events).
+ * that the topology can check already checked. Built by config/scenario*.c
+ * from a YAML file (one file per section). It embeds the model's own parameter
+ * structs (net/params.h and the modules' headers); the model reads them
+ * through struct model_params, which config/scenario_model.c fills (config ->
+ * model, never the reverse). Strings kept here are only those the model
+ * resolves against the built topology (link names in events).
  */
 #ifndef FABSIM_CONFIG_SCENARIO_H
 #define FABSIM_CONFIG_SCENARIO_H

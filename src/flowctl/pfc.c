@@ -313,6 +313,8 @@ static int pfc_init(struct net *n, struct diag *d) {
     n->fc_state = st;
     st->nports = n->nports;
     st->pg = fs_xcalloc((size_t)n->nports * NET_NCLASS + 1, sizeof *st->pg);
+    for (uint32_t c = 0; c < NET_NCLASS; c++)
+        st->pg_cls[c] = st->pg + (size_t)c * n->nports;
     st->eg = fs_xcalloc((size_t)n->nports * NET_NCLASS + 1, sizeof *st->eg);
     st->wd_warned = fs_xcalloc(n->nports + 1, 1);
     st->shared_used = fs_xcalloc(n->nswitches + 1, sizeof *st->shared_used);
@@ -328,6 +330,7 @@ static int pfc_init(struct net *n, struct diag *d) {
     st->dynamic = f->pfc.dynamic || f->buffer_sharing == BUFFER_SHARED;
     st->xoff = f->pfc.xoff_bytes;
     st->xon = f->pfc.xon_bytes;
+    st->xoff_fast = st->dynamic ? 0 : st->xoff;
     st->watchdog_ps = f->pfc.watchdog_ps;
     st->headroom = f->pfc.headroom_auto
                        ? pfc_headroom_auto(f->link_bps, f->propagation_ps, f->switch_latency_ps,

@@ -47,7 +47,9 @@ struct eg {
 struct pfc_state {
     struct pg *pg; /* class-major: [class * nports + port] (pfc_pg), so the class in use
                       packs two ports' groups per cache line */
-    struct eg *eg; /* port * NET_NCLASS + class */
+    struct pg *pg_cls[NET_NCLASS]; /* pg + class * nports */
+    uint64_t xoff_fast;            /* xoff, or 0 with the dynamic threshold (always the ops) */
+    struct eg *eg;                 /* port * NET_NCLASS + class */
     uint32_t nports;
     uint64_t *shared_used; /* per switch index: bytes outside headroom */
     uint64_t *sw_buffer;   /* per switch index: shared pool (dynamic mode) */
@@ -61,7 +63,7 @@ struct pfc_state {
 };
 
 static inline struct pg *pfc_pg(const struct pfc_state *st, uint32_t port, uint32_t cls) {
-    return &st->pg[(size_t)cls * st->nports + port];
+    return st->pg_cls[cls] + port;
 }
 
 /* flowctl_pfc_ops.admit at a switch (out_port != NET_NONE) when the group
@@ -70,7 +72,7 @@ static inline bool pfc_admit_fast(struct net *n, uint32_t in_port, uint32_t out_
                                   struct packet *p) {
     struct pfc_state *st = n->fc_state;
     struct pg *g = pfc_pg(st, in_port, p->prio);
-    if (__builtin_expect(g->paused || st->dynamic || g->bytes + p->wire_bytes > st->xoff, 0))
+    if (__builtin_expect(g->paused || g->bytes + p->wire_bytes > st->xoff_fast, 0))
         return flowctl_pfc_ops.admit(n, in_port, out_port, p);
     g->bytes += p->wire_bytes;
     st->shared_used[g->sw] += p->wire_bytes;

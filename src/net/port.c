@@ -47,23 +47,6 @@ static inline void schedule_wake(struct net *n, uint32_t port, sim_time_ps at) {
     sim_at(n->sim, at, pt->node + 1, NET_EV_PORT_WAKE, port, 0);
 }
 
-void port_enqueue(struct net *n, uint32_t port, uint32_t cls, uint32_t id) {
-    struct port *pt = &n->ports[port];
-    struct packet *p = pkt(&n->pool, id);
-    sim_time_ps now = n->sim->now_ps;
-    q_account(pt, now);
-    struct pq *q = &pt->cls[cls];
-    pq_push(&n->pool, q, id, p->wire_bytes);
-    pt->cls_mask |= (uint8_t)(1u << cls);
-    pt->q_bytes += p->wire_bytes;
-    if (pt->q_bytes > pt->q_max) pt->q_max = pt->q_bytes;
-    if (pt->busy_until_ps > now && pt->up) { /* port_kick's first step, without the call */
-        schedule_wake(n, port, pt->busy_until_ps);
-        return;
-    }
-    port_kick(n, port);
-}
-
 void port_enqueue_ctrl(struct net *n, uint32_t port, uint32_t id) {
     struct port *pt = &n->ports[port];
     pq_push(&n->pool, &pt->ctrl, id, pkt(&n->pool, id)->wire_bytes);
@@ -104,7 +87,26 @@ static inline __attribute__((always_inline)) void start_tx(struct net *n, uint32
     pt->fly_tail = id;
 }
 
-void port_kick(struct net *n, uint32_t port) {
+/* `p` leaves the node's buffer: the flow-control policy frees its space at
+ * the ingress port it came through. */
+static inline void release_in(struct net *n, const struct port *pt, const struct packet *p) {
+    if (pt->is_host || p->in_port == NET_NONE) return; /* innet makes some */
+    if (n->fc == &flowctl_pfc_ops)
+        pfc_release_fast(n, p->in_port, p);
+    else if (n->fc->on_release)
+        n->fc->on_release(n, p->in_port, p);
+}
+
+/* Starts `id` on the wire; wakes at its end only if something will want the wire. */
+static inline __attribute__((always_inline)) void send(struct net *n, uint32_t port, uint32_t id) {
+    struct port *pt = &n->ports[port];
+    if (n->fc->on_send) n->fc->on_send(n, port, pkt(&n->pool, id));
+    start_tx(n, port, id);
+    if (pt->q_bytes || pt->ctrl.head != PKT_NONE || (pt->is_host && nic_has_work(n, pt->node)))
+        schedule_wake(n, port, pt->busy_until_ps);
+}
+
+static inline __attribute__((always_inline)) void kick(struct net *n, uint32_t port) {
     struct port *pt = &n->ports[port];
     sim_time_ps now = n->sim->now_ps;
     if (!pt->up) return;
@@ -148,27 +150,54 @@ void port_kick(struct net *n, uint32_t port) {
         if (q->head == PKT_NONE) pt->cls_mask = (uint8_t)(mask & ~(1u << c));
         struct packet *p = pkt(&n->pool, id);
         pt->q_bytes -= p->wire_bytes;
-        if (!pt->is_host && p->in_port != NET_NONE) { /* innet makes some */
-            if (fc == &flowctl_pfc_ops)
-                pfc_release_fast(n, p->in_port, p);
-            else if (fc->on_release)
-                fc->on_release(n, p->in_port, p);
-        }
+        release_in(n, pt, p);
     }
     if (id == PKT_NONE && pt->is_host) id = nic_pull(n, pt->node, port);
     if (id == PKT_NONE) return;
-    if (fc->on_send) fc->on_send(n, port, pkt(&n->pool, id));
-    start_tx(n, port, id);
-    /* Wake at the end of this packet only if something will want the wire. */
-    if (pt->q_bytes || pt->ctrl.head != PKT_NONE || (pt->is_host && nic_has_work(n, pt->node)))
+    send(n, port, id);
+}
+
+void port_kick(struct net *n, uint32_t port) {
+    kick(n, port);
+}
+
+void port_enqueue(struct net *n, uint32_t port, uint32_t cls, uint32_t id) {
+    struct port *pt = &n->ports[port];
+    struct packet *p = pkt(&n->pool, id);
+    sim_time_ps now = n->sim->now_ps;
+    if (pt->cls_mask == 0 && pt->busy_until_ps <= now && pt->up && pt->ctrl.head == PKT_NONE &&
+        !(pt->fc_hold >> cls & 1u)) {
+        /* Nothing waits and the transmitter is free: the packet would be
+         * queued and taken at once (port_kick). Do what that does to the
+         * port without the queue: the integral (q_bytes is 0: adds nothing),
+         * the maximum with this packet counted, the round robin. */
+        FS_DASSERT(pt->q_bytes == 0, "port %u: empty classes hold %llu bytes", port,
+                   (unsigned long long)pt->q_bytes);
+        pt->q_last_ps = now;
+        if (p->wire_bytes > pt->q_max) pt->q_max = p->wire_bytes;
+        pt->rr = (uint8_t)((cls + 1) % NET_NCLASS);
+        release_in(n, pt, p);
+        send(n, port, id);
+        return;
+    }
+    q_account(pt, now);
+    struct pq *q = &pt->cls[cls];
+    pq_push(&n->pool, q, id, p->wire_bytes);
+    pt->cls_mask |= (uint8_t)(1u << cls);
+    pt->q_bytes += p->wire_bytes;
+    if (pt->q_bytes > pt->q_max) pt->q_max = pt->q_bytes;
+    if (pt->busy_until_ps > now && pt->up) { /* port_kick's first step, without the call */
         schedule_wake(n, port, pt->busy_until_ps);
+        return;
+    }
+    port_kick(n, port);
 }
 
 void port_on_wake(struct sim *s, const struct event *e) {
     struct net *n = s->model;
     struct port *pt = &n->ports[e->arg];
     if (pt->wake_at_ps == e->time_ps) pt->wake_at_ps = SIM_TIME_NEVER;
-    port_kick(n, e->arg);
+    kick(n, e->arg);
 }
 
 /* Does link `port` lose packet `p` (docs/model.md "Failures")? A bit error

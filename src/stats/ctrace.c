@@ -19,7 +19,7 @@
  */
 #include "stats/ctrace.h"
 
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/diag.h"
 #include "core/file.h"
 #include "core/mem.h"
@@ -454,4 +454,12 @@ int ctrace_sink_close(struct ctrace_sink *s, struct net *n) {
     s->open_ps = NULL;
     s->named = NULL;
     return rc;
+}
+
+void ctrace_sink_abort(struct ctrace_sink *s, struct net *n) {
+    if (s->f) {
+        fs_out_abort(&s->out);
+        s->f = NULL;
+    }
+    ctrace_sink_close(s, n); /* detaches, frees; no file left */
 }

@@ -2,7 +2,7 @@
 
 #include "coll/coll.h"
 
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/diag.h"
 #include "core/file.h"
 #include "core/units.h"

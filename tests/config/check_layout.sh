@@ -3,7 +3,8 @@
 #
 # The layout rule of docs/model.md "Layout": config -> model, never the
 # reverse. The model's modules own their parameter structs in their own
-# headers (net/params.h gathers them) and no file of theirs includes a
+# headers (net/params.h gathers them) and no file of theirs (nor of par/
+# and stats/, which run the model and write its results) includes a
 # config/ header or names config's struct scenario; config/ fills the
 # model's structs (config/scenario_model.c). Also checks that the check
 # itself catches a violation (a planted include), and that every header
@@ -14,7 +15,7 @@ F=0
 ok() { echo "ok: $1"; P=$((P + 1)); }
 fail() { echo "FAIL: $1"; F=$((F + 1)); }
 
-MODEL="net flowctl route cc coll innet ctrl workload"
+MODEL="net flowctl route cc coll innet ctrl workload par stats"
 
 # Lines of the model that include config/ or name struct scenario.
 violations() { # DIR...

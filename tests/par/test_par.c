@@ -14,6 +14,7 @@
 #include "par/comm.h"
 #include "par/par.h"
 #include "par/part.h"
+#include "par/pevents.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -130,11 +131,68 @@ static void test_one_rank_windows(void **state) {
     scenario_fini(&sc);
 }
 
+/* Scenario events' times, a window boundary each, come out in order
+ * whatever order they are scheduled in (par/pevents.c). */
+static void test_scenario_times(void **state) {
+    (void)state;
+    struct par P;
+    memset(&P, 0, sizeof P);
+    assert_true(pev_next(&P) == SIM_TIME_NEVER);
+    pev_add(&P, 500);
+    pev_add(&P, 100);
+    pev_add(&P, 300);
+    pev_add(&P, 300);
+    assert_int_equal(pev_next(&P), 100);
+    pev_pop(&P, 100);
+    pev_add(&P, 200); /* scheduled at run time, before the pending ones */
+    assert_int_equal(pev_next(&P), 200);
+    pev_pop(&P, 200);
+    pev_pop(&P, 300);
+    pev_pop(&P, 300);
+    assert_int_equal(pev_next(&P), 500);
+    pev_pop(&P, 500);
+    assert_true(pev_next(&P) == SIM_TIME_NEVER);
+    free(P.sc.t);
+}
+
+/* One rank, no cut link, so no lookahead bounds the windows: the stuck
+ * check that starts a window must bound it by its next look (it once ran
+ * this run to its 200 ms stop instead of ending it stuck at 11 ms). */
+static void test_one_rank_stuck(void **state) {
+    (void)state;
+    static const char *ST =
+        "name: t\nseed: 1\n"
+        "fabric: {kind: roce, link: 10Gbps, flow_control: pfc, routing: ecmp, "
+        "transport: {timeout: 50us, rto: fixed}}\n"
+        "topology: {kind: leaf_spine, leaves: 4, spines: 4, hosts_per_leaf: 2}\n"
+        "stop: 200ms\n"
+        "workload:\n  - {kind: permutation, pattern: shift, shift: 3, size: 1MiB}\n"
+        "events:\n  - {at: 100us, link_down: h0-leaf0}\n  - {at: 100us, link_down: h5-leaf2}\n";
+    struct scenario sc;
+    struct model a, b;
+    load(&sc, &a, ST);
+    model_run(&a, NULL, NULL);
+    struct diag d = {0};
+    assert_int_equal(model_build(&b, &sc, &d), 0);
+    struct comm c;
+    par_comm_self(&c);
+    assert_int_equal(par_setup(&b, &c, 0, &d), 0);
+    assert_int_equal(par_run(&b), 0);
+    assert_true(a.net.stuck.detected && b.net.stuck.detected);
+    assert_int_equal(a.net.stuck.at_ps, 11 * PS_PER_MS);
+    assert_int_equal(b.net.stuck.at_ps, a.net.stuck.at_ps);
+    assert_int_equal(b.net.stuck.nwaiting, 3);
+    assert_int_equal(a.sim.events_run, b.sim.events_run);
+    model_fini(&a);
+    model_fini(&b);
+    scenario_fini(&sc);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_partition_fat_tree),
-        cmocka_unit_test(test_one_rank_is_sequential),
-        cmocka_unit_test(test_one_rank_windows),
+        cmocka_unit_test(test_partition_fat_tree), cmocka_unit_test(test_one_rank_is_sequential),
+        cmocka_unit_test(test_one_rank_windows),   cmocka_unit_test(test_scenario_times),
+        cmocka_unit_test(test_one_rank_stuck),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

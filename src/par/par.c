@@ -33,6 +33,7 @@
 #include "net/hoq.h"
 #include "net/stuck.h"
 #include "par/part.h"
+#include "par/pcoll.h"
 #include "stats/jw.h"
 #include "stats/sampler.h"
 #include "stats/wall.h"
@@ -49,7 +50,18 @@ struct par_pkt {
 
 /* The status every rank gives at a window's end (u64 words), then one byte
  * count per destination rank. */
-enum { ST_CONTRIB, ST_TRANSIT, ST_ZT, ST_ZO, ST_NEXT, ST_OUTMIN, ST_HELD, ST_EVENTS, ST_WORDS };
+enum {
+    ST_CONTRIB,
+    ST_TRANSIT,
+    ST_ZT,
+    ST_ZO,
+    ST_NEXT,
+    ST_OUTMIN,
+    ST_HELD,
+    ST_EVENTS,
+    ST_NREC, /* bytes of collective records (par/pcoll.c) */
+    ST_WORDS
+};
 
 static bool counted(const struct packet *p) {
     return p->type != PKT_CREDIT && p->type != PKT_PAUSE;
@@ -160,7 +172,10 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
     if (R > 1) {
         for (size_t i = 0; i < sc->nworkload; i++) {
             enum wl_kind k = sc->workload[i].kind;
-            if (k != WL_FLOWS && k != WL_PERMUTATION && k != WL_INCAST && k != WL_ALLTOALL)
+            bool coll = k == WL_ALLREDUCE || k == WL_ALLGATHER || k == WL_REDUCESCATTER ||
+                        k == WL_BROADCAST || k == WL_TRAINING || k == WL_NCCL_TESTS ||
+                        k == WL_CHAKRA; /* par/pcoll.c */
+            if (k != WL_FLOWS && k != WL_PERMUTATION && k != WL_INCAST && k != WL_ALLTOALL && !coll)
                 return diag_set(d, sc->file, sc->workload[i].pos, FS_ENOTSUP,
                                 "not yet supported with N>1 ranks: %s (run it on one process)",
                                 wl_name(k));
@@ -188,7 +203,7 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
                                 "not yet supported with N>1 ranks: adaptive routing with "
                                 "several messages on one connection (run it on one process)");
         }
-        if (n->work_pending != n->nmsgs)
+        if (n->work_pending != n->nmsgs + pcoll_held(n))
             return diag_set(d, sc->file, (struct srcpos){0}, FS_ENOTSUP,
                             "not yet supported with N>1 ranks: work other than messages "
                             "(run it on one process)");
@@ -218,6 +233,15 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
     }
     P->lookahead_ps = lookahead_ps ? lookahead_ps : P->min_cut_ps;
     P->forced = lookahead_ps != 0;
+    if (pcoll_held(n)) { /* collectives: windows no longer than their post overhead */
+        sim_time_ps la;
+        int rc = pcoll_setup(n, &la, d);
+        if (rc) return rc;
+        if (!lookahead_ps && la < P->lookahead_ps) P->lookahead_ps = la;
+        if (P->lookahead_ps == 0)
+            return diag_set(d, sc->file, (struct srcpos){0}, FS_ENOTSUP,
+                            "not yet supported with N>1 ranks: collectives with no post overhead");
+    }
     if (P->ncut && P->lookahead_ps == 0)
         return diag_set(d, sc->file, (struct srcpos){0}, FS_ENOTSUP,
                         "not yet supported with N>1 ranks: a cut link with no delay");
@@ -227,6 +251,10 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
     struct event e;
     int bad = -1;
     while (!calq_pop(&s->q, &e)) {
+        if (P->coll && e.kind == NET_EV_COLL && event_entity(&e) == 0) {
+            pcoll_sched(n, e, NET_NONE); /* a job's start: every rank's */
+            continue;
+        }
         int r = event_rank(n, P, &e);
         if (r < 0 && R > 1) bad = e.kind;
         if (r != c->rank && R > 1) continue;
@@ -246,7 +274,7 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
     uint64_t mine = 0;
     for (uint32_t i = 0; i < n->nmsgs; i++)
         if (P->owner[n->qps[n->msgs[i].qp].src] == c->rank) mine++;
-    if (R > 1) n->work_pending = mine;
+    if (R > 1) n->work_pending = mine + pcoll_held(n); /* jobs' holds: every rank's */
     /* The conservation check after every event (debug builds) sums over the
      * whole network; one rank holds a part. The merged counters are checked
      * at the end instead. */
@@ -266,12 +294,15 @@ void par_fini(struct net *n) {
     free(P->work_cpu);
     free(P->nodes);
     free(P->hosts);
+    pcoll_fini(n);
     free(P);
     n->par = NULL;
 }
 
+/* This rank's own share (the collectives' job holds are every rank's: counted
+ * once, in par_run). */
 static inline uint64_t share(const struct net *n) {
-    return n->work_pending + n->ctrl_pending + n->pkts_in_flight;
+    return n->work_pending + n->ctrl_pending + n->pkts_in_flight - pcoll_held(n);
 }
 
 void par_refuse(struct net *n, const char *what) {
@@ -290,11 +321,13 @@ struct zero_key {
 static void exec(struct sim *s, const struct event *e) {
     s->now_ps = e->time_ps;
     s->stopped = false;
+    struct par *P = ((struct net *)s->model)->par;
+    P->cur_order = e->order;
     s->handlers[e->kind](s, e);
     /* Samples and deadlock checks run on every rank; one process ran them once. */
-    struct par *P = ((struct net *)s->model)->par;
-    bool replicated = e->kind == NET_EV_CTRL || e->kind == NET_EV_SCENARIO ||
-                      (event_entity(e) == 0 && e->kind != NET_EV_MSG_POST);
+    bool replicated =
+        e->kind == NET_EV_CTRL || e->kind == NET_EV_SCENARIO ||
+        (event_entity(e) == 0 && e->kind != NET_EV_MSG_POST && e->kind != NET_EV_COLL);
     s->events_run += !replicated || P->comm.rank == 0;
 }
 
@@ -555,6 +588,8 @@ int par_run(struct model *m) {
     double cpu0 = wall_cpu_s();
     P->out_min_ps = SIM_TIME_NEVER;
     sim_time_ps next = calq_peek_time(&s->q);
+    sim_time_ps cn = P->coll ? pcoll_next_ps(n) : SIM_TIME_NEVER;
+    if (cn < next) next = cn;
     uint64_t *nexts = fs_xcalloc((size_t)R, sizeof *nexts);
     P->comm.ops->allgather(P->comm.ctx, &next, sizeof next, nexts);
     sim_time_ps tmin = SIM_TIME_NEVER;
@@ -563,7 +598,8 @@ int par_run(struct model *m) {
     free(nexts);
     while (tmin != SIM_TIME_NEVER && tmin <= s->stop_ps) {
         P->windows++;
-        sim_time_ps wend = add_sat(tmin, P->ncut || P->forced ? P->lookahead_ps : SIM_TIME_NEVER);
+        sim_time_ps wend =
+            add_sat(tmin, P->ncut || P->forced || P->coll ? P->lookahead_ps : SIM_TIME_NEVER);
         sim_time_ps dl = deadlock_next_ps(n), stk = stuck_next_ps(n), sce = next_sc_event(m, tmin);
         sim_time_ps hq = hoq_next_ps(n);
         if (hq > tmin && hq < wend) wend = hq;
@@ -589,6 +625,7 @@ int par_run(struct model *m) {
             st[ST_OUTMIN] = P->out_min_ps;
             st[ST_HELD] = (uint64_t)held;
             st[ST_EVENTS] = s->events_run - ev0;
+            st[ST_NREC] = P->coll ? pcoll_rec_bytes(n) : 0;
             for (int r = 0; r < R; r++)
                 st[ST_WORDS + r] = P->out[r].len * sizeof(struct par_pkt);
             double t0 = wall_now_s(), c0 = wall_cpu_s();
@@ -596,6 +633,17 @@ int par_run(struct model *m) {
             P->sync_s += wall_now_s() - t0;
             P->sync_cpu_s += wall_cpu_s() - c0;
             uint64_t sum = 0, anyheld = 0, kt = 0, ko = 0;
+            if (P->coll) {
+                /* every record of the window is known after its first round
+                 * (pcoll.c): every rank applies them, then the jobs' holds
+                 * and the messages they made count in the sum */
+                uint64_t zt = 0, zo = 0;
+                sum += pcoll_replay(n, all + ST_NREC, W, wend, &zt, &zo) + pcoll_held(n);
+                if (!key_le(zt, zo, kt, ko)) {
+                    kt = zt;
+                    ko = zo;
+                }
+            }
             for (int r = 0; r < R; r++) {
                 const uint64_t *a = all + (size_t)r * W;
                 sum += a[ST_CONTRIB] + a[ST_TRANSIT];
@@ -632,6 +680,8 @@ int par_run(struct model *m) {
             if (a[ST_NEXT] < tmin) tmin = a[ST_NEXT];
             if (a[ST_OUTMIN] < tmin) tmin = a[ST_OUTMIN];
         }
+        sim_time_ps cnext = P->coll ? pcoll_next_ps(n) : SIM_TIME_NEVER;
+        if (cnext < tmin) tmin = cnext;
         if (R > 1) {
             fs_grow((void **)&sbuf, &scap, ns + 1, sizeof *sbuf);
             fs_grow((void **)&rbuf, &rcap, nr + 1, sizeof *rbuf);
@@ -658,6 +708,7 @@ int par_run(struct model *m) {
     P->comm.ops->allgather(P->comm.ctx, &now, sizeof now, nows);
     for (int r = 0; r < R; r++)
         if (nows[r] > now) now = nows[r];
+    if (P->coll && pcoll_last_ps(n) > now) now = pcoll_last_ps(n);
     s->now_ps = now;
     free(nows);
     sampler_take(&m->sampler, n, now);

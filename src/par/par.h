@@ -29,6 +29,7 @@ struct net;
 struct diag;
 struct jw;
 struct par_pkt;
+struct pcoll;
 
 struct par_box {
     struct par_pkt *v;
@@ -56,6 +57,9 @@ struct par {
     double *sync;            /* per rank (rank 0 after the run) */
     double *work_cpu;        /* per rank: CPU seconds of the run outside the collectives */
     uint32_t *nodes, *hosts; /* per rank */
+    /* collectives (par/pcoll.c): NULL without them */
+    struct pcoll *coll;
+    uint64_t cur_order; /* key of the event running (pcoll_record) */
 };
 
 /* Checks that the scenario's features work on comm->size ranks (exit-2

@@ -7,6 +7,7 @@
 #ifndef FABSIM_CC_CC_H
 #define FABSIM_CC_CC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core/time.h"
@@ -14,6 +15,61 @@
 struct net;
 struct packet;
 struct diag;
+
+/* Parameters: config/ fills them from the scenario (docs/scenario.md); the
+ * module reads them and never includes config/. */
+enum cc_kind { CC_NONE, CC_DCQCN, CC_IBCC };
+enum dcqcn_preset { DCQCN_PRESET_CONNECTX, DCQCN_PRESET_PAPER };
+/* What one unit of dcqcn.byte_counter (ConnectX rpg_byte_reset) is: disputed,
+ * bytes per mstflint, 64-byte units per Google's isekai (domain.md A12). */
+enum dcqcn_byte_unit { DCQCN_BYTES, DCQCN_64B };
+enum dcqcn_cnp_class { DCQCN_CNP_STRICT, DCQCN_CNP_DATA };
+
+struct ecn_params {
+    uint64_t kmin_bytes, kmax_bytes;
+    double pmax;
+};
+
+struct dcqcn_params {
+    enum dcqcn_preset preset; /* which defaults the other keys take (config/ only) */
+    double g;
+    uint64_t alpha_period_ps;
+    uint64_t rate_reduce_period_ps;
+    uint64_t timer_ps;
+    uint64_t byte_counter_bytes; /* rpg_byte_reset as given, in byte_counter_unit; 0 = off */
+    enum dcqcn_byte_unit byte_counter_unit;
+    uint32_t fast_recovery_steps;
+    uint64_t rai_bps, rhai_bps;
+    uint64_t cnp_interval_ps; /* NP: min_time_between_cnps */
+    uint64_t min_rate_bps;
+    /* ConnectX RP semantics (domain.md A6, A12) */
+    uint64_t rate_on_first_cnp_bps; /* rate_to_set_on_first_cnp; 0 = line rate */
+    double initial_alpha;           /* initial_alpha_value / 1024 */
+    uint32_t min_dec_fac_pct;       /* rpg_min_dec_fac: a cut keeps at least this % of R_C */
+    uint32_t rpg_gd;                /* cut = R_C * alpha * 2^10 / 2^rpg_gd (11: alpha/2) */
+    bool clamp_tgt_rate;            /* every cut sets R_T = R_C */
+    bool clamp_after_time_inc;      /* ...also after a timer-driven increase */
+    bool hyper_stage_scaling;       /* ns3-rdma: R_HAI x (stage - F + 1), T/2 and B/2 */
+    bool cut_on_first_cnp;          /* the paper's RP: the first CNP cuts like any other */
+    /* NP: the class CNPs travel in (domain.md A12): their own strict-priority,
+     * non-PFC class (cnp_802p_prio / cnp_dscp), or the data's class. */
+    enum dcqcn_cnp_class cnp_class;
+    uint32_t cnp_802p_prio, cnp_dscp;
+};
+
+/* InfiniBand congestion control (IBA vol. 1 Annex A10; cc/ibcc.c): what
+ * OpenSM's congestion-control manager writes into the switches' and HCAs'
+ * CC attributes (domain.md A12, docs/model.md). */
+struct ibcc_params {
+    uint32_t threshold;    /* 0 = no marking .. 15 = most aggressive (SwitchCongestionSetting) */
+    uint32_t marking_rate; /* mean number of packets between FECN marks */
+    uint64_t packet_size_bytes; /* smaller packets are never marked */
+    uint32_t ccti_increase;     /* CCTI += this per BECN */
+    uint32_t ccti_limit;        /* last CCT index */
+    uint32_t ccti_min;          /* CCTI floor */
+    uint64_t ccti_timer_ps;     /* CCTI -= 1 per period */
+    uint64_t cct_step_ps;       /* CCT entry i = i x this of injection delay per packet */
+};
 
 struct cc_ops {
     const char *name;
@@ -37,8 +93,6 @@ extern const struct cc_ops cc_none_ops;
 extern const struct cc_ops cc_dcqcn_ops;
 extern const struct cc_ops cc_ibcc_ops;
 
-struct dcqcn_params;
-struct ecn_params;
 /* The DCQCN paper's parameters (Zhu et al. SIGCOMM'15, 40 G; domain.md A5,
  * A6, V3) for `dcqcn: {preset: paper}`; defaults are ConnectX values. */
 void dcqcn_preset_paper(struct dcqcn_params *dp, struct ecn_params *ep);

@@ -145,6 +145,14 @@ static int child_run(const struct job *j) {
     if (rc) {
         diag_format(&d, msg, sizeof msg);
         write_status(j->outdir, REPORT_ERROR, msg, j->label, wall_now_s() - t0);
+    } else if (m.interrupted) {
+        /* Ctrl-C reaches the whole process group: the run ended early and
+         * its results are partial, so the report must not read them as the
+         * scenario's (`fabsim run` exits 128 + signal for the same reason). */
+        snprintf(msg, sizeof msg, "stopped by signal %d (%s) before the end: results partial",
+                 m.interrupted, strsignal(m.interrupted));
+        write_status(j->outdir, REPORT_ERROR, msg, j->label, wall_now_s() - t0);
+        rc = 1;
     } else {
         write_status(j->outdir, REPORT_OK, "", j->label, wall_now_s() - t0);
     }
@@ -202,6 +210,21 @@ static void finish_job(struct job *j, int wstatus) {
                  strsignal(sig), j->file);
     write_status(j->outdir, REPORT_ERROR, msg, j->label, wall_now_s() - j->t0);
     j->status = 2;
+}
+
+/* After run_jobs: a batch stopped by SIGINT/SIGTERM (no new run started,
+ * the running ones ended early and say so in their status) ends with 128 +
+ * the signal, as `fabsim run` does, after its report of what finished. */
+static int batch_status(const char *cmd, int rc, const size_t counts[3]) {
+    int sig = sig_pending();
+    if (sig) {
+        fprintf(stderr,
+                "fabsim %s: stopped by signal %d (%s); the report shows the runs that "
+                "finished\n",
+                cmd, sig, strsignal(sig));
+        return 128 + sig;
+    }
+    return rc ? rc : counts[2] ? 1 : 0;
 }
 
 /* Progress of a batch: PROGRESS_TTY redraws a bar with elapsed time and
@@ -746,8 +769,7 @@ int cli_labs(int argc, char **argv) {
         free(labs[i]);
     }
     free(labs), free(defs), free(has_def), free(gsets);
-    if (rc) return rc;
-    return counts[2] ? 1 : 0;
+    return batch_status("labs", rc, counts);
 }
 
 static const struct cli_opt REPORT_OPTS[] = {
@@ -1223,7 +1245,7 @@ done:
     free(copies);
     free(sets);
     free_jobs(&js);
-    return rc ? rc : counts[2] ? 1 : 0;
+    return batch_status("compare", rc, counts);
 }
 
 /* ---- sweep ------------------------------------------------------------ */
@@ -1522,6 +1544,5 @@ int cli_sweep(int argc, char **argv) {
     free(ax);
     free(o.sets);
     free_jobs(&js);
-    if (rc) return rc;
-    return counts[2] ? 1 : 0;
+    return batch_status("sweep", rc, counts);
 }

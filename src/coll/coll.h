@@ -21,6 +21,21 @@ struct sim;
 struct event;
 struct wl_entry;
 
+/* Parameters: config/ fills them from the scenario (docs/scenario.md); the
+ * module reads them and never includes config/. */
+enum coll_algo {
+    ALGO_RING,
+    ALGO_TREE,
+    ALGO_HALVING_DOUBLING,
+    ALGO_SHARP,
+    ALGO_NVLS,
+    ALGO_AUTO,
+    ALGO_HIERARCHICAL, /* multi-GPU hosts: NVLink RS, per-rail AllReduce, NVLink AG */
+};
+/* NCCL protocols (domain.md B); PROTO_AUTO: the fastest by fabsim's own
+ * per-step cost and wire overhead (coll/algos.c proto_pick) */
+enum coll_proto { PROTO_SIMPLE, PROTO_LL, PROTO_LL128, PROTO_AUTO };
+
 /* Adds the collective (or training) workload entry `idx` (called by workload/). */
 int coll_add(struct net *n, const struct wl_entry *w, size_t idx, struct diag *d);
 void coll_on_event(struct sim *s, const struct event *e);

@@ -82,26 +82,7 @@ static const char *const PROTO_NAMES[] = {"simple", "ll", "ll128", "auto", NULL}
 #define WL_ENGINE (WL_COLL | M(WL_TRAINING) | WL_INPUTS)
 
 uint32_t scenario_host_count(const struct topo_params *t) {
-    uint64_t n = 0;
-    switch (t->kind) {
-    case TOPO_SINGLE_SWITCH:
-    case TOPO_RAIL_OPTIMIZED:
-        n = t->hosts;
-        break;
-    case TOPO_LEAF_SPINE:
-        n = (uint64_t)t->leaves * t->hosts_per_leaf;
-        break;
-    case TOPO_FAT_TREE: /* k pods of k/2 edge switches with k/2 hosts each */
-        n = t->k > 1u << 16 ? UINT64_MAX : (uint64_t)t->k * t->k * t->k / 4;
-        break;
-    case TOPO_RING:
-        n = (uint64_t)t->ring_switches * t->ring_hosts_per_switch;
-        break;
-    case TOPO_FILE:
-        n = t->file ? (uint64_t)t->file->nhosts * t->file->gpus : 0;
-        break;
-    }
-    return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+    return topo_host_count(t);
 }
 
 /* The value under `key`, or the mapping itself (or `here`) to blame. */

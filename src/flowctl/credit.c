@@ -345,6 +345,12 @@ static void credit_fini(struct net *n) {
     n->fc_state = NULL;
 }
 
+static uint64_t credit_ongoing_ps(const struct net *n, uint32_t port) {
+    const struct credit_state *st = n->fc_state;
+    sim_time_ps since = st->stall_since[port];
+    return since == SIM_TIME_NEVER || since >= n->sim->now_ps ? 0 : n->sim->now_ps - since;
+}
+
 const struct flowctl_ops flowctl_credit_ops = {
     .name = "credit",
     .init = credit_init,
@@ -356,6 +362,7 @@ const struct flowctl_ops flowctl_credit_ops = {
     .on_ctrl = credit_on_ctrl,
     .on_discard = credit_on_discard,
     .arbitrate = credit_arbitrate,
+    .ongoing_ps = credit_ongoing_ps,
     .lossless = true,
 };
 

@@ -14,6 +14,23 @@ struct net;
 struct packet;
 struct diag;
 
+/* Parameters: config/ fills them from the scenario (docs/scenario.md); the
+ * module reads them and never includes config/. */
+enum flowctl_kind { FLOWCTL_CREDIT, FLOWCTL_PFC, FLOWCTL_NONE };
+
+struct pfc_params {
+    uint64_t xoff_bytes, xon_bytes;
+    uint64_t headroom_bytes; /* valid when !headroom_auto */
+    bool headroom_auto;      /* domain.md A4 formula */
+    uint64_t watchdog_ps;    /* 0 = off */
+    /* Shared-buffer dynamic threshold (domain.md A3) instead of static xoff/xon:
+     * XOFF when an ingress queue holds more than (B - headroom - shared used) >>
+     * alpha_shift, XON when resume_offset below that again. */
+    bool dynamic;
+    uint32_t alpha_shift;         /* 3 = alpha 1/8 (ConWeave, domain.md A3) */
+    uint64_t resume_offset_bytes; /* 3 KB (HPCC switch-mmu.cc, domain.md A3) */
+};
+
 struct flowctl_ops {
     const char *name;
     /* Sets up per-port state once the topology is built. */
@@ -36,6 +53,12 @@ struct flowctl_ops {
     void (*on_discard)(struct net *n, uint32_t in_port, const struct packet *p);
     /* Optional: the class `port` should try first (VL arbitration). */
     uint32_t (*arbitrate)(struct net *n, uint32_t port);
+    /* Optional, read-only: blocked time of `port` (pauses summed over its
+     * classes, or a credit stall) that is running now and not yet added to
+     * paused_ps / credit_stall_ps (those grow when a pause ends or is
+     * refreshed). The sampler adds it so each interval gets its share; it must
+     * not change the model (IB CC and the stuck check read the counters). */
+    uint64_t (*ongoing_ps)(const struct net *n, uint32_t port);
     /* Lossless: a stalled host holds what it receives instead of dropping it. */
     bool lossless;
 };

@@ -401,6 +401,19 @@ uint64_t pfc_headroom_bytes(const struct net *n) {
     return st ? st->headroom : 0;
 }
 
+static uint64_t pfc_ongoing_ps(const struct net *n, uint32_t port) {
+    const struct pfc_state *st = n->fc_state;
+    sim_time_ps now = n->sim->now_ps;
+    uint64_t sum = 0;
+    for (uint32_t c = 0; c < NET_NCLASS; c++) {
+        const struct eg *e = &st->eg[port * NET_NCLASS + c];
+        if (!e->until_ps) continue;
+        sim_time_ps end = e->until_ps < now ? e->until_ps : now; /* expiry not yet handled */
+        if (end > e->from_ps) sum += end - e->from_ps;
+    }
+    return sum;
+}
+
 const struct flowctl_ops flowctl_pfc_ops = {
     .name = "pfc",
     .init = pfc_init,
@@ -409,5 +422,6 @@ const struct flowctl_ops flowctl_pfc_ops = {
     .can_send = pfc_can_send,
     .on_release = pfc_on_release,
     .on_ctrl = pfc_on_ctrl,
+    .ongoing_ps = pfc_ongoing_ps,
     .lossless = true,
 };

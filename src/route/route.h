@@ -16,6 +16,11 @@
 struct packet;
 struct diag;
 
+/* Parameters: config/ fills them from the scenario (docs/scenario.md); the
+ * module reads them and never includes config/. */
+enum routing_kind { ROUTING_STATIC, ROUTING_ADAPTIVE, ROUTING_ECMP, ROUTING_SPRAY };
+enum routing_engine { ENGINE_MINHOP, ENGINE_UPDN, ENGINE_FTREE, ENGINE_FILE };
+
 struct route_ops {
     const char *name;
     /* Fills the policy's tables once the topology and the FIB are built. */

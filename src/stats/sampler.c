@@ -2,6 +2,7 @@
 
 #include "cc/cc.h"
 #include "core/mem.h"
+#include "flowctl/flowctl.h"
 #include "net/net.h"
 #include "stats/jw.h"
 
@@ -77,12 +78,15 @@ void sampler_take(struct sampler *sp, struct net *n, sim_time_ps now) {
         if (nq > sp->cc_nqps) sp->cc_nqps = nq;
     }
     struct sample *row = &sp->rows[(size_t)sp->n * sp->nports];
+    uint64_t (*ongoing)(const struct net *, uint32_t) = n->fc ? n->fc->ongoing_ps : NULL;
     for (uint32_t p = 0; p < sp->nports; p++) {
         const struct port *pt = &n->ports[p];
-        uint64_t paused = pt->paused_ps + pt->credit_stall_ps;
+        uint64_t paused = pt->paused_ps + pt->credit_stall_ps + (ongoing ? ongoing(n, p) : 0);
         row[p].bytes = clamp32(pt->tx_bytes - sp->last_bytes[p]);
         row[p].busy_ns = clamp32((pt->busy_ps - sp->last_busy[p]) / 1000);
-        row[p].paused_ns = clamp32((paused - sp->last_paused[p]) / 1000);
+        /* whole ns of the running total, differenced: the rows of a link sum
+         * to its results.json paused_ns + credit_stall_ns (floored once) */
+        row[p].paused_ns = clamp32(paused / 1000 - sp->last_paused[p] / 1000);
         row[p].q_bytes = clamp32(pt->q_bytes);
         sp->last_bytes[p] = pt->tx_bytes;
         sp->last_busy[p] = pt->busy_ps;

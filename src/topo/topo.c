@@ -161,6 +161,29 @@ static void ring(struct builder *b, const struct topo_params *t) {
         link(b, sw0 + s, sw0 + (s + 1) % S);
 }
 
+uint32_t topo_host_count(const struct topo_params *t) {
+    uint64_t n = 0;
+    switch (t->kind) {
+    case TOPO_SINGLE_SWITCH:
+    case TOPO_RAIL_OPTIMIZED:
+        n = t->hosts;
+        break;
+    case TOPO_LEAF_SPINE:
+        n = (uint64_t)t->leaves * t->hosts_per_leaf;
+        break;
+    case TOPO_FAT_TREE: /* k pods of k/2 edge switches with k/2 hosts each */
+        n = t->k > 1u << 16 ? UINT64_MAX : (uint64_t)t->k * t->k * t->k / 4;
+        break;
+    case TOPO_RING:
+        n = (uint64_t)t->ring_switches * t->ring_hosts_per_switch;
+        break;
+    case TOPO_FILE:
+        n = t->file ? (uint64_t)t->file->nhosts * t->file->gpus : 0;
+        break;
+    }
+    return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
 int topo_build(struct net *n, const struct scenario *sc, struct diag *d) {
     const struct topo_params *t = &sc->topo;
     struct builder b = {n, sc->fabric.link_bps, sc->fabric.propagation_ps};

@@ -100,6 +100,18 @@ d=json.load(open('o4/results.json'))['summary']
 json.load(open('o4.trace.json'))
 sys.exit(0 if d['interrupted'] and not d['completed'] else 1)"
 
+# --- robust_batch_signal: SIGTERM to a batch's process group (as Ctrl-C
+# would): the runs stop, each says it was stopped (not "ok"), and the batch
+# ends with 128 + the signal.
+setsid "$FAB" compare big.yaml -s seed=1 -s seed=2 -o o5 -q >/dev/null 2>err5.txt &
+pid=$!
+sleep 1
+python3 -c "import os, signal; os.killpg($pid, signal.SIGTERM)" # dash's kill takes no -PGID
+wait $pid
+rc=$?
+check robust_batch_signal test "$rc" -eq 143 -a "$(grep -c 'stopped by signal 15' err5.txt)" -eq 1 \
+    -a "$(cat o5/compare/*/status.json | grep -c 'stopped by signal 15 (Terminated) before the end')" -eq 2
+
 # --- robust_lft_*: lft_file bounded, regular files only, complete, and a
 # relative path resolved against the scenario file's folder.
 mkdir -p lft/sub

@@ -1,0 +1,103 @@
+/* src/net/params.h
+ *
+ * What one run of the model reads: the fabric's own parameters (each
+ * mechanism's struct comes from its module's header), the scheduled events
+ * and the output interval. config/ fills them from a scenario file (config ->
+ * model, never the reverse: no file of the model includes config/).
+ */
+#ifndef FABSIM_NET_PARAMS_H
+#define FABSIM_NET_PARAMS_H
+
+#include "cc/cc.h"
+#include "core/diag.h"
+#include "ctrl/ctrl.h"
+#include "flowctl/credit.h"
+#include "flowctl/flowctl.h"
+#include "route/route.h"
+#include "topo/topo.h"
+#include "workload/workload.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum fabric_kind { FABRIC_INFINIBAND, FABRIC_ROCE };
+/* Ethernet switch buffers: per-port partitions, or one pool per switch with
+ * dynamic thresholds (domain.md A3; docs/model.md "Switch buffers"). */
+enum buffer_sharing { BUFFER_STATIC, BUFFER_SHARED };
+enum retransmit_kind { RETX_GO_BACK_N, RETX_GO_BACK_0 };
+/* iba: `timeout` per retry, `retry_cnt` retries, then the QP errors (IBA
+ * 9.7.6); fixed: resend every `timeout`, forever (firmware fast retransmit). */
+enum rto_mode { RTO_IBA, RTO_FIXED };
+
+struct transport_params {
+    enum retransmit_kind retransmit;
+    uint64_t timeout_ps;
+    uint32_t timeout_exp; /* IBA exponent the timeout was given as (4.096 us x 2^N); 0 = a time */
+    uint32_t retry_cnt;   /* IBA retry_cnt, 0..7 (domain.md A12) */
+    enum rto_mode rto;
+    uint32_t ack_every; /* ACK after this many in-order packets (and on a message's last) */
+    uint32_t qps_per_connection; /* messages striped over this many QPs (domain.md A11, B); 0 = 1 */
+};
+
+struct fabric_params {
+    enum fabric_kind kind;
+    uint64_t link_bps;
+    uint32_t mtu_bytes;         /* payload bytes per packet */
+    uint32_t overhead_bytes;    /* per-packet wire overhead: IB 26, RoCEv2 82 (domain.md A1) */
+    uint64_t cable_mm;          /* cable length; propagation = 5 ns/m */
+    uint64_t propagation_ps;    /* resolved: from `propagation:` or cable */
+    uint64_t switch_latency_ps; /* port to port, unloaded */
+    bool cut_through;           /* switches forward a packet once its header is in */
+    uint64_t buffer_bytes;      /* per switch port */
+    enum buffer_sharing buffer_sharing;
+    uint64_t switch_buffer_bytes; /* shared pool per switch; 0 = buffer x ports */
+    enum flowctl_kind flow_control;
+    enum routing_kind routing;
+    enum routing_engine routing_engine;
+    char *lft_file; /* routing_engine: file */
+    enum cc_kind congestion_control;
+    struct pfc_params pfc;
+    struct ecn_params ecn;
+    struct dcqcn_params dcqcn;
+    struct ibcc_params ibcc;
+    struct transport_params transport;
+    uint64_t reorder_buffer_bytes;
+    bool ecmp_same_seed; /* every switch hashes with the same seed (polarisation) */
+    bool sharp;
+    struct srcpos sharp_pos;        /* of `sharp:`, for the RoCE error */
+    uint32_t sharp_jobs_per_switch; /* concurrently active streaming trees; 0 = 2 (A9) */
+    uint64_t sharp_buffer_bytes;    /* aggregation buffer per tree per switch; 0 = default */
+    uint64_t sharp_latency_ps;      /* per tree switch, to aggregate a chunk; 0 = none */
+    struct control_plane_params control_plane;
+    struct ib_params ib;
+    uint64_t deadlock_timeout_ps; /* deadlock detector interval; 0 = default 100 us */
+    double ber; /* bit error rate of every link, 0 = none (docs/model.md "Failures") */
+    /* InfiniBand head-of-queue lifetime of switch ports towards switches and
+     * towards CAs (SIM_TIME_NEVER = infinite; 0 = not set: off), and the VL
+     * stall count (domain.md A12, net/hoq.c). */
+    uint64_t hoq_lifetime_ps, leaf_hoq_lifetime_ps;
+    uint32_t hoq_exp, leaf_hoq_exp; /* the exponents they were given as; 0 = a time */
+    uint32_t vl_stall_count;
+    uint32_t reorder_window_pkts; /* adaptive routing: NIC out-of-order window; 0 = default */
+};
+
+enum ev_kind { EV_LINK_DOWN, EV_LINK_UP, EV_HOST_STALL, EV_LINK_GRAY, EV_LINK_FLAP, EV_LINK_BER };
+
+struct sc_event {
+    uint64_t at_ps;
+    enum ev_kind kind;
+    char *target; /* link name (link_down/up/gray/flap/ber) or host name (host_stall) */
+    uint64_t for_ps;
+    struct srcpos pos;
+    double drop;             /* link_gray: fraction of packets dropped (1 = all) */
+    double ber;              /* link_ber: the link's bit error rate from `at` on */
+    uint64_t down_ps, up_ps; /* link_flap: each cycle down this long, then up this long */
+    uint32_t count;          /* link_flap: cycles */
+};
+
+struct output_params {
+    uint64_t sample_ps; /* links.csv interval; 0 = automatic (32-64 rows per link) */
+};
+
+#endif /* FABSIM_NET_PARAMS_H */

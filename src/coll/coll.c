@@ -680,6 +680,10 @@ static void job_next(struct net *n, struct job *j) {
 void coll_on_event(struct sim *s, const struct event *e) {
     struct net *n = s->model;
     struct coll_state *cs = n->coll_state;
+    /* several ranks: a SHARP start or aggregation of this rank is done */
+    if (n->par &&
+        (e->aux == COLL_EV_INNET || (e->aux == COLL_EV_TIMER && !cs->timers[e->arg].done)))
+        pcoll_local_done(n);
     if (e->aux == COLL_EV_TIMER) {
         uint32_t opi = cs->timers[e->arg].op, xi = cs->timers[e->arg].x;
         struct op *o = &cs->ops[opi];

@@ -229,6 +229,7 @@ void innet_switch_rx(struct net *n, uint32_t sw, uint32_t in_port, uint32_t id) 
             }
             st->pend[slot] = (struct innet_pending){sess, run, chunk, t};
             sim_at(n->sim, ready + s->agg_ps, sw + 1, NET_EV_COLL, slot, COLL_EV_INNET);
+            if (n->par) pcoll_local_add(n); /* the rank's work until it fires */
             return;
         }
         aggregated(n, sess, run, chunk, t);

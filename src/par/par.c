@@ -302,7 +302,7 @@ void par_fini(struct net *n) {
 /* This rank's own share (the collectives' job holds are every rank's: counted
  * once, in par_run). */
 static inline uint64_t share(const struct net *n) {
-    return n->work_pending + n->ctrl_pending + n->pkts_in_flight - pcoll_held(n);
+    return n->work_pending + n->ctrl_pending + n->pkts_in_flight + pcoll_local(n) - pcoll_held(n);
 }
 
 void par_refuse(struct net *n, const char *what) {

@@ -24,9 +24,11 @@
  * rank's (work_pending counts it on each), so the engine (par.c) counts it
  * once and keeps it out of a rank's own share, and the key at which the last
  * hold ends is a candidate for the run's last event like a rank's own zero.
- * A rank whose own share is zero has no packet inside its part, so it makes no
- * record in the window's second round: every record of a window is known
- * after its first round.
+ * A rank whose own share is zero has no packet inside its part, no message
+ * unacknowledged and no SHARP start or aggregation pending (those count in its
+ * share, pcoll_local: they send packets without a message), so nothing it runs
+ * in the window's second round can make a record: every record of a window is
+ * known after its first round (checked when applied).
  */
 #include "par/pcoll.h"
 
@@ -54,8 +56,10 @@ struct pcoll {
     size_t nrec, caprec;
     uint64_t last_t, last_o;
     uint32_t sub;
-    sim_time_ps last_ps; /* the latest replayed item */
-    sim_time_ps act_min; /* the earliest action scheduled since the last window began */
+    sim_time_ps last_ps;     /* the latest replayed item */
+    sim_time_ps act_min;     /* the earliest action scheduled since the last window began */
+    uint64_t local;          /* SHARP starts and aggregations pending on this rank */
+    uint64_t done_t, done_o; /* the last record or timer applied */
 };
 
 static bool ev_lt(const struct event *a, const struct event *b) {
@@ -112,6 +116,7 @@ void pcoll_sched(struct net *n, struct event e, uint32_t node) {
         if (e.kind == NET_EV_MSG_POST) n->work_pending--;
         return;
     }
+    if (e.kind == NET_EV_COLL) C->local++; /* a SHARP member's start */
     FS_ASSERT(e.time_ps >= P->wend_ps,
               "causality: a collective acts at %llu ps, inside the window that ends at %llu ps "
               "(lookahead %llu ps > the post overhead)",
@@ -148,6 +153,19 @@ void pcoll_fini(struct net *n) {
     free(C->rec);
     free(C);
     n->par->coll = NULL;
+}
+
+void pcoll_local_add(struct net *n) {
+    n->par->coll->local++;
+}
+
+void pcoll_local_done(struct net *n) {
+    n->par->coll->local--;
+}
+
+uint64_t pcoll_local(const struct net *n) {
+    const struct pcoll *C = n->par->coll;
+    return C ? C->local : 0;
 }
 
 uint32_t pcoll_held(const struct net *n) {
@@ -238,6 +256,14 @@ uint64_t pcoll_replay(struct net *n, const uint64_t *rec_bytes, size_t stride, s
             s->handlers[e.kind](s, &e);
             s->events_run += P->comm.rank == 0; /* one event of one process */
         }
+        /* a record made after later ones were applied (a second round's)
+         * would be applied out of order: every record of a window must be
+         * known after its first round (see the top of this file) */
+        FS_ASSERT(t > C->done_t || (t == C->done_t && o >= C->done_o),
+                  "collective record at %llu ps applied after one at %llu ps",
+                  (unsigned long long)t, (unsigned long long)C->done_t);
+        C->done_t = t;
+        C->done_o = o;
         if (t > C->last_ps) C->last_ps = t;
         if (held && !pcoll_held(n)) {
             *zt = t;

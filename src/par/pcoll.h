@@ -35,7 +35,14 @@ void pcoll_record(struct net *n, uint32_t kind, uint32_t a, uint32_t b, uint32_t
  * (kept on its rank only; a message posted elsewhere is not this rank's work). */
 void pcoll_sched(struct net *n, struct event e, uint32_t node);
 
+/* A SHARP start or aggregation pending on this rank (it will send packets):
+ * this rank's work until its event runs (coll.c, innet.c). */
+void pcoll_local_add(struct net *n);
+void pcoll_local_done(struct net *n);
+
 /* par.c */
+/* This rank's pending SHARP starts and aggregations. */
+uint64_t pcoll_local(const struct net *n);
 /* Takes the collectives' start events out of the queue (they are every
  * rank's), checks what runs and gives the lookahead the collectives allow
  * (the least post overhead); 0 or FS_ENOTSUP. */

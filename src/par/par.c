@@ -192,6 +192,10 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
         /* An out-of-order receiver (adaptive routing) finds message bounds
          * from the sender's posting (msg.first_psn, msg.next), which only the
          * sending rank does: one message per connection is all it can take. */
+        if (n->ooo_window && pcoll_held(n))
+            return diag_set(d, sc->file, (struct srcpos){0}, FS_ENOTSUP,
+                            "not yet supported with N>1 ranks: adaptive routing with "
+                            "collectives (run it on one process)");
         if (n->ooo_window) {
             uint8_t *seen = fs_xcalloc(n->nqps + 1, 1);
             bool several = false;
@@ -302,7 +306,8 @@ void par_fini(struct net *n) {
 /* This rank's own share (the collectives' job holds are every rank's: counted
  * once, in par_run). */
 static inline uint64_t share(const struct net *n) {
-    return n->work_pending + n->ctrl_pending + n->pkts_in_flight + pcoll_local(n) - pcoll_held(n);
+    return (uint64_t)((int64_t)(n->work_pending + n->ctrl_pending + n->pkts_in_flight) +
+                      n->par->coll_adj); /* + pcoll_local - pcoll_held */
 }
 
 void par_refuse(struct net *n, const char *what) {

@@ -26,7 +26,7 @@
  * hold ends is a candidate for the run's last event like a rank's own zero.
  * A rank whose own share is zero has no packet inside its part, no message
  * unacknowledged and no SHARP start or aggregation pending (those count in its
- * share, pcoll_local: they send packets without a message), so nothing it runs
+ * share, P->coll_adj: they send packets without a message), so nothing it runs
  * in the window's second round can make a record: every record of a window is
  * known after its first round (checked when applied).
  */
@@ -61,6 +61,8 @@ struct pcoll {
     uint64_t local;          /* SHARP starts and aggregations pending on this rank */
     uint64_t done_t, done_o; /* the last record or timer applied */
 };
+
+static void adj(struct net *n);
 
 static bool ev_lt(const struct event *a, const struct event *b) {
     return a->time_ps < b->time_ps || (a->time_ps == b->time_ps && a->order < b->order);
@@ -116,7 +118,10 @@ void pcoll_sched(struct net *n, struct event e, uint32_t node) {
         if (e.kind == NET_EV_MSG_POST) n->work_pending--;
         return;
     }
-    if (e.kind == NET_EV_COLL) C->local++; /* a SHARP member's start */
+    if (e.kind == NET_EV_COLL) { /* a SHARP member's start */
+        C->local++;
+        adj(n);
+    }
     FS_ASSERT(e.time_ps >= P->wend_ps,
               "causality: a collective acts at %llu ps, inside the window that ends at %llu ps "
               "(lookahead %llu ps > the post overhead)",
@@ -143,6 +148,7 @@ int pcoll_setup(struct net *n, sim_time_ps *lookahead_ps, struct diag *d) {
         }
     }
     *lookahead_ps = la;
+    adj(n);
     return 0;
 }
 
@@ -155,17 +161,19 @@ void pcoll_fini(struct net *n) {
     n->par->coll = NULL;
 }
 
+/* par.c's share() adds P->coll_adj: kept here, where local and held change. */
+static void adj(struct net *n) {
+    n->par->coll_adj = (int64_t)n->par->coll->local - (int64_t)pcoll_held(n);
+}
+
 void pcoll_local_add(struct net *n) {
     n->par->coll->local++;
+    adj(n);
 }
 
 void pcoll_local_done(struct net *n) {
     n->par->coll->local--;
-}
-
-uint64_t pcoll_local(const struct net *n) {
-    const struct pcoll *C = n->par->coll;
-    return C ? C->local : 0;
+    adj(n);
 }
 
 uint32_t pcoll_held(const struct net *n) {
@@ -272,6 +280,7 @@ uint64_t pcoll_replay(struct net *n, const uint64_t *rec_bytes, size_t stride, s
     }
     s->now_ps = now;
     s->stopped = false;
+    adj(n);
     free(all);
     return n->nmsgs - before;
 }

@@ -41,8 +41,6 @@ void pcoll_local_add(struct net *n);
 void pcoll_local_done(struct net *n);
 
 /* par.c */
-/* This rank's pending SHARP starts and aggregations. */
-uint64_t pcoll_local(const struct net *n);
 /* Takes the collectives' start events out of the queue (they are every
  * rank's), checks what runs and gives the lookahead the collectives allow
  * (the least post overhead); 0 or FS_ENOTSUP. */

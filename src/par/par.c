@@ -303,11 +303,12 @@ void par_fini(struct net *n) {
     n->par = NULL;
 }
 
-/* This rank's own share (the collectives' job holds are every rank's: counted
+/* This rank's own share: with collectives (par/pcoll.c), plus its pending
+ * SHARP starts and aggregations, minus the jobs' holds (every rank's: counted
  * once, in par_run). */
 static inline uint64_t share(const struct net *n) {
     return (uint64_t)((int64_t)(n->work_pending + n->ctrl_pending + n->pkts_in_flight) +
-                      n->par->coll_adj); /* + pcoll_local - pcoll_held */
+                      n->par->coll_adj);
 }
 
 void par_refuse(struct net *n, const char *what) {

@@ -60,7 +60,7 @@ struct par {
     /* collectives (par/pcoll.c): NULL without them */
     struct pcoll *coll;
     uint64_t cur_order; /* key of the event running (pcoll_record) */
-    int64_t coll_adj;   /* this rank's share minus its work_pending...: pcoll_local - pcoll_held */
+    int64_t coll_adj;   /* added to this rank's share: SHARP starts pending - jobs' holds */
 };
 
 /* Checks that the scenario's features work on comm->size ranks (exit-2

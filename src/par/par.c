@@ -446,6 +446,10 @@ static void merge_counters(struct net_counters *a, const struct net_counters *b)
     }
 }
 
+struct qp_retry {
+    uint64_t retries, max_ps, from_ps;
+};
+
 struct par_hdr {
     uint64_t events, done_ps, work, inflight;
     double sync_s, work_cpu_s;
@@ -464,7 +468,9 @@ static void merge(struct model *m, double work_cpu_s) {
     size_t rows_b = (size_t)sp->n * sp->nports * sizeof *sp->rows;
     size_t cc_b = sp->cc_rows ? (size_t)sp->n * SAMPLER_CC_QPS * sizeof *sp->cc_rows : 0;
     size_t pf_b = (size_t)n->nports * sizeof *n->port_fail;
-    size_t total = sizeof(struct par_hdr) + ports_b + msgs_b + flows_b + rows_b + cc_b + pf_b;
+    size_t qr_b = (size_t)n->nqps * sizeof(struct qp_retry);
+    size_t total =
+        sizeof(struct par_hdr) + ports_b + msgs_b + flows_b + rows_b + cc_b + pf_b + qr_b;
     char *blob = fs_xmalloc(total), *w = blob;
     struct par_hdr h = {
         m->sim.events_run, n->done_ps, n->work_pending, n->pkts_in_flight + P->transit, P->sync_s,
@@ -482,6 +488,12 @@ static void merge(struct model *m, double work_cpu_s) {
     if (cc_b) memcpy(w, sp->cc_rows, cc_b);
     w += cc_b;
     if (pf_b) memcpy(w, n->port_fail, pf_b);
+    w += pf_b;
+    for (uint32_t q = 0; q < n->nqps; q++) { /* results.json jobs[]: retries, stalls */
+        struct qp_retry qr = {n->qps[q].retries_total, n->qps[q].stall_max_ps,
+                              n->qps[q].stall_from_ps};
+        memcpy(w + q * sizeof qr, &qr, sizeof qr);
+    }
     uint64_t *sizes = fs_xcalloc((size_t)R, sizeof *sizes);
     char *all = gather0(P, blob, total, sizes);
     free(blob);
@@ -568,6 +580,15 @@ static void merge(struct model *m, double work_cpu_s) {
                        at[P->owner[n->qps[q].src]] + o_cc + k * sizeof *sp->cc_rows,
                        sizeof *sp->cc_rows);
             }
+        /* A QP's retries and stalls are its sender's. */
+        size_t o_qr = o_pf + pf_b;
+        for (uint32_t q = 0; q < n->nqps; q++) {
+            struct qp_retry qr;
+            memcpy(&qr, at[P->owner[n->qps[q].src]] + o_qr + q * sizeof qr, sizeof qr);
+            n->qps[q].retries_total = (uint32_t)qr.retries;
+            n->qps[q].stall_max_ps = qr.max_ps;
+            n->qps[q].stall_from_ps = qr.from_ps;
+        }
         FS_ASSERT(n->c.packets_sent ==
                       n->c.packets_delivered + n->c.packets_dropped + n->pkts_in_flight,
                   "merged: sent %llu != delivered %llu + dropped %llu + in flight %llu",

@@ -9,7 +9,8 @@
 # across ranks, and a failure of a cut link rerouted by the subnet manager, by
 # BGP, and by SHIELD then the SM; ring, tree and SHARP collectives (SHARP's
 # aggregation switches on several ranks), training, nccl_tests and Chakra
-# traces; what is not supported yet on several ranks
+# traces, a ring AllReduce across a rerouted failure (its QPs' retries merged
+# from their senders' ranks); what is not supported yet on several ranks
 # (poisson workloads) exits 2 with "not yet supported with N>1 ranks",
 # and runs unchanged on one rank; a lookahead longer than the shortest cut
 # link is caught by the causality check. Skipped (one line saying so) when
@@ -72,7 +73,8 @@ for s in tests/par/ib-fattree-perm.yaml tests/par/ib-fattree-adaptive.yaml \
     tests/par/roce-failure-bgp.yaml tests/par/ib-failure-shield.yaml \
     tests/par/ib-allreduce-sharp.yaml tests/par/ib-allreduce-ring.yaml \
     tests/par/roce-allreduce-tree.yaml scenarios/labs/sharp/03-allreduce-sharp-8.yaml \
-    tests/par/ib-training-nccl.yaml scenarios/examples/chakra.yaml; do
+    tests/par/ib-training-nccl.yaml scenarios/examples/chakra.yaml \
+    tests/par/ib-failure-allreduce.yaml; do
     name=$(basename "$s" .yaml)
     "$FAB" run -q "$s" -o "$OUT/$name-seq" || fail "$name: sequential run"
     for n in 1 2 3 4; do
@@ -164,11 +166,13 @@ for line in open(f"{o}/ib-allreduce-sharp-4.log"):
 assert len(set(owner.values())) == 4, owner
 j = json.load(open(f"{o}/ib-training-nccl-3/results.json"))
 assert len(j["training"]) == 2 and len(j["nccl_tests"]) == 3, (j["training"], j["nccl_tests"])
+j = json.load(open(f"{o}/ib-failure-allreduce-4/results.json"))
+assert j["jobs"][0]["retries"] > 0 and j["jobs"][0]["stalled_ns"] > 0, j["jobs"]
 j = json.load(open(f"{o}/chakra-4/results.json"))
 assert j["chakra"] and j["collectives"], j["chakra"]
 print("sharp on 4 ranks:", json.load(open(f"{o}/ib-allreduce-sharp-4/results.json"))["collectives"][1]["time_ns"], "ns")
 PY
-    ok "collectives cross ranks: SHARP tree over 4 ranks, ring and tree steps exchanged, training, nccl_tests and chakra rows"
+    ok "collectives cross ranks: SHARP tree over 4 ranks, ring and tree steps exchanged, training, nccl_tests and chakra rows, a call's retries across a failure"
 else
     fail "collectives across ranks"
 fi

@@ -88,7 +88,7 @@ int main(void) {
         double t2 = (wall_cpu_s() - t0) / ops * 1e9;
         free(b.h);
         struct calq c;
-        calq_init(&c, 10, 14);
+        calq_init(&c);
         rng_seed(&r, 1, 0, 0);
         for (size_t i = 0; i < n; i++)
             calq_push(&c, (struct event){rng_below(&r, 1000000), ((uint64_t)(i % 64) << 32) | i, 0,

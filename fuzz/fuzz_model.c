@@ -36,7 +36,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (size_t i = 0; i < sc.nworkload; i++)
         flows += scenario_entry_flows(&sc, &sc.workload[i]);
     struct mem_estimate e;
-    model_estimate(&sc, &e);
+    struct model_params mp;
+    scenario_model_params(&sc, &mp);
+    model_estimate(&mp, &e);
     if (scenario_host_count(&sc.topo) > 16 || flows > 64 || e.total_bytes > (4u << 20)) {
         scenario_fini(&sc);
         return 0;

@@ -25,7 +25,7 @@
  */
 #include "cc/cc.h"
 
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/mem.h"
 #include "core/rng.h"
 #include "net/net.h"

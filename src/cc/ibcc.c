@@ -18,7 +18,7 @@
  */
 #include "cc/cc.h"
 
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/mem.h"
 #include "core/time.h"
 #include "flowctl/flowctl.h"

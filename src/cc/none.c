@@ -5,7 +5,7 @@
  */
 #include "cc/cc.h"
 
-#include "config/scenario.h"
+#include "net/params.h"
 #include "net/net.h"
 
 static sim_time_ps none_send_time(struct net *n, uint32_t qp) {

@@ -124,7 +124,7 @@ static int child_run(const struct job *j) {
         return notyet ? 3 : 2;
     }
     struct model m;
-    rc = model_check_memory(&sc, 0, &d); /* net/estimate.h: before building */
+    rc = scenario_check_memory(&sc, 0, &d); /* net/estimate.h: before building */
     if (rc) {
         diag_format(&d, msg, sizeof msg);
         scenario_fini(&sc);

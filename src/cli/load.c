@@ -37,7 +37,7 @@ int cli_load_scenario(struct scenario *sc, const struct cli_load *l, bool check_
     if (pr) progress_phase(pr, "loading", l->file);
     int rc = scenario_load(sc, l->file, l->sets, l->nsets, &d);
     if (pr) progress_end_phase(pr, pr->mode == PROGRESS_LINES ? 0 : 1e30);
-    if (rc || (check_memory && model_check_memory(sc, max_memory, &d))) {
+    if (rc || (check_memory && scenario_check_memory(sc, max_memory, &d))) {
         if (pr) progress_done(pr);
         diag_print(&d, stderr);
         if (!rc) scenario_fini(sc);

@@ -14,6 +14,7 @@
 #include "net/estimate.h"
 #include "net/model.h"
 #include "par/par.h"
+#include "par/ptrace.h"
 #include "stats/ctrace.h"
 #include "stats/pcap.h"
 #include "stats/results.h"
@@ -289,10 +290,12 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet, const
     }
     struct pcap_sink pcap = {0};
     struct ctrace_sink ct = {0};
-    if (o->pcap)
+    /* Several ranks: rank 0 writes the files (par/ptrace.c). */
+    bool sinks = !o->comm || o->comm->rank == 0;
+    if (o->pcap && sinks)
         rc = pcap_sink_open(&pcap, &m.net, o->pcap, o->pcap_filter, o->pcap_max, o->pcap_snaplen,
                             &d);
-    if (!rc && o->trace) rc = ctrace_sink_open(&ct, &m.net, o->trace, o->trace_max, &d);
+    if (!rc && o->trace && sinks) rc = ctrace_sink_open(&ct, &m.net, o->trace, o->trace_max, &d);
     if (rc) { /* a bad --pcap-filter is input (2); a file that cannot be written, 1 */
         progress_done(pr);
         diag_print(&d, stderr);
@@ -301,20 +304,19 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet, const
         return rc == FS_EINTERNAL ? 1 : 2;
     }
     if (o->comm) { /* one simulation on the ranks of o->comm (par/par.h) */
-        if (o->comm->size > 1 && (o->pcap || o->trace)) {
-            progress_done(pr);
-            if (o->comm->rank == 0)
-                fprintf(stderr, "fabsim: not yet supported with N>1 ranks: --pcap and --trace "
-                                "(run it on one process)\n");
-            model_fini(&m);
-            return 2;
-        }
         if (par_setup(&m, o->comm, o->lookahead_ps, &d)) {
             progress_done(pr);
             if (o->comm->rank == 0) diag_print(&d, stderr);
+            pcap_sink_abort(&pcap, &m.net);
+            if (o->trace && sinks) ctrace_sink_abort(&ct, &m.net);
             model_fini(&m);
             return 2;
         }
+        if (o->comm->size > 1 && (o->pcap || o->trace))
+            par_trace_start(
+                &m.net,
+                (o->pcap ? (o->pcap_max ? o->pcap_max : PCAP_MAX_PACKETS_DEFAULT) : 0) +
+                    (o->trace ? (o->trace_max ? o->trace_max : CTRACE_MAX_EVENTS_DEFAULT) : 0));
         if (!quiet) par_print(&m, stdout, o->verbose);
         progress_phase(pr, "running", NULL);
         double t0 = wall_now_s();
@@ -325,6 +327,8 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet, const
                         "fabsim: not yet supported with N>1 ranks: %s (run it on one "
                         "process)\n",
                         m.net.par->refused);
+            pcap_sink_abort(&pcap, &m.net);
+            if (o->trace && sinks) ctrace_sink_abort(&ct, &m.net);
             model_fini(&m);
             return 2;
         }

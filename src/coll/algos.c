@@ -93,7 +93,7 @@ uint8_t algo_proto(const struct net *n, const struct job *j, int opkind, enum co
                    uint64_t bytes) {
     if (a == ALGO_SHARP || a == ALGO_NVLS || a == ALGO_HALVING_DOUBLING) return PROTO_SIMPLE;
     if (j->w->protocol != PROTO_AUTO) return (uint8_t)j->w->protocol;
-    const struct scenario *sc = n->sc;
+    const struct model_params *sc = n->sc;
     double m = j->nranks > 1 ? j->nranks : 2, steps, traffic;
     if (a == ALGO_TREE) { /* up and down the tree */
         steps = 2 * ceil(log2(m));

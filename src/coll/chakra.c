@@ -131,7 +131,7 @@ static long rank_of(const char *name, size_t *prefix_len) {
 /* The folder's trace files: every *.<rank>.et with one prefix, ranks 0..R-1.
  * `path` may also be PREFIX itself (ASTRA-sim's way of naming a workload). */
 static int find_files(const char *path, char *dir, size_t dlen, char *prefix, size_t plen,
-                      uint32_t *R, const struct scenario *sc, const struct wl_entry *w,
+                      uint32_t *R, const struct model_params *sc, const struct wl_entry *w,
                       struct diag *d) {
     DIR *D = opendir(path);
     const char *want = NULL;
@@ -525,7 +525,7 @@ static int match_p2p(struct ck_entry *e, struct diag *d) {
 
 int chakra_add(struct net *n, struct job *j, struct diag *d) {
     const struct wl_entry *w = j->w;
-    const struct scenario *sc = n->sc;
+    const struct model_params *sc = n->sc;
     if (j->sess != NET_NONE || j->algo == ALGO_SHARP || j->algo == ALGO_NVLS ||
         j->algo == ALGO_HIERARCHICAL)
         return diag_set(d, sc->file, w->pos, FS_ENOTSUP,

@@ -11,7 +11,7 @@
 #include "coll/coll.h"
 
 #include "coll/coll_int.h"
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/diag.h"
 #include "core/mem.h"
 #include "innet/innet.h"
@@ -300,15 +300,25 @@ static void coll_sched(struct net *n, sim_time_ps at_ps, uint16_t kind, uint32_t
 static void timer_at(struct net *n, uint32_t opi, uint32_t xi, sim_time_ps dt, bool done,
                      uint32_t run, uint32_t node) {
     struct coll_state *cs = n->coll_state;
-    size_t cap = cs->captimers;
-    fs_grow((void **)&cs->timers, &cap, cs->ntimers + 1, sizeof *cs->timers);
-    cs->captimers = (uint32_t)cap;
-    cs->timers[cs->ntimers].op = opi;
-    cs->timers[cs->ntimers].x = xi;
-    cs->timers[cs->ntimers].done = done;
-    cs->timers[cs->ntimers].run = run;
-    coll_sched(n, n->sim->now_ps + dt, NET_EV_COLL, cs->ntimers++, COLL_EV_TIMER,
-               done ? NET_NONE : node);
+    uint32_t t = NET_NONE;
+    /* several ranks: another rank's SHARP start holds no slot here (its
+     * event is that rank's); slot numbers are each rank's own */
+    if (!n->par || done || pcoll_mine(n, node)) {
+        if (cs->timer_free) { /* a slot whose timer has run (coll_on_event) */
+            t = cs->timer_free - 1;
+            cs->timer_free = cs->timers[t].op;
+        } else {
+            size_t cap = cs->captimers;
+            fs_grow((void **)&cs->timers, &cap, cs->ntimers + 1, sizeof *cs->timers);
+            cs->captimers = (uint32_t)cap;
+            t = cs->ntimers++;
+        }
+        cs->timers[t].op = opi;
+        cs->timers[t].x = xi;
+        cs->timers[t].done = done;
+        cs->timers[t].run = run;
+    }
+    coll_sched(n, n->sim->now_ps + dt, NET_EV_COLL, t, COLL_EV_TIMER, done ? NET_NONE : node);
 }
 
 static void launch(struct net *n, uint32_t opi, uint32_t xi) {
@@ -525,9 +535,13 @@ void coll_recv_apply(struct net *n, uint32_t mid) {
     uint32_t xi = cs->msg_x[mid];
     cs->msg_x[mid] = NET_NONE;
     uint32_t opi = n->msgs[mid].owner;
-    struct xfer tmp;
-    const struct xfer *x = xfer_at(&cs->ops[opi], xi, &tmp);
-    sim_time_ps dt = x->reduce ? host_ps(&cs->jobs[cs->ops[opi].job], x->bytes) : 0;
+    const struct job *j = &cs->jobs[cs->ops[opi].job];
+    sim_time_ps dt = 0;
+    if (j->host_rate_bps) { /* (a ring transfer is rebuilt: only when needed) */
+        struct xfer tmp;
+        const struct xfer *x = xfer_at(&cs->ops[opi], xi, &tmp);
+        dt = x->reduce ? host_ps(j, x->bytes) : 0;
+    }
     if (dt) /* the receiver reduces the block before anything uses it */
         timer_at(n, opi, xi, dt, true, NET_NONE, NET_NONE);
     else
@@ -686,9 +700,12 @@ void coll_on_event(struct sim *s, const struct event *e) {
         pcoll_local_done(n);
     if (e->aux == COLL_EV_TIMER) {
         uint32_t opi = cs->timers[e->arg].op, xi = cs->timers[e->arg].x;
+        bool done = cs->timers[e->arg].done;
+        cs->timers[e->arg].op = cs->timer_free; /* the slot is free again */
+        cs->timer_free = e->arg + 1;
         struct op *o = &cs->ops[opi];
         if (cs->jobs[o->job].aborted_ps != SIM_TIME_NEVER) return;
-        if (!cs->timers[e->arg].done) {
+        if (!done) {
             uint32_t member, sess = coll_xfer_sess(&cs->jobs[o->job], o->x[xi].qp, &member);
             innet_send(n, sess, cs->timers[e->arg].run, member);
         } else {
@@ -746,7 +763,7 @@ static const char *op_str(int k) {
 
 /* Resolves `auto` with NCCL's model, and checks what the algorithm needs. */
 static int resolve_algo(struct net *n, struct job *j, struct diag *d) {
-    const struct scenario *sc = n->sc;
+    const struct model_params *sc = n->sc;
     const struct wl_entry *w = j->w;
     enum coll_algo a = w->algorithm;
     int kind = w->kind == WL_TRAINING || w->kind == WL_CHAKRA ? WL_ALLREDUCE : coll_kind(w);
@@ -845,7 +862,7 @@ static int resolve_algo(struct net *n, struct job *j, struct diag *d) {
 
 int coll_add(struct net *n, const struct wl_entry *w, size_t idx, struct diag *d) {
     struct coll_state *cs = cs_get(n);
-    const struct scenario *sc = n->sc;
+    const struct model_params *sc = n->sc;
     if (n->on_msg_recv != on_recv) {
         cs->prev_recv = n->on_msg_recv;
         n->on_msg_recv = on_recv;

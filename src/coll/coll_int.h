@@ -6,7 +6,7 @@
 #ifndef FABSIM_COLL_COLL_INT_H
 #define FABSIM_COLL_COLL_INT_H
 
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/rng.h"
 #include "core/time.h"
 
@@ -133,6 +133,7 @@ struct coll_state {
         bool done;    /* the timer ends the transfer (host reduce / copy out) */
     } * timers;
     uint32_t ntimers, captimers;
+    uint32_t timer_free; /* 1 + first free timer slot (linked by .op), 0 if none */
     uint32_t *stack;
     size_t stack_cap;
     struct train_row *train;

@@ -12,7 +12,7 @@
 #include "coll/coll.h"
 
 #include "coll/coll_int.h"
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/mem.h"
 #include "net/net.h"
 #include "stats/jw.h"
@@ -49,7 +49,7 @@ void coll_print_table(const struct net *n, FILE *f) {
     nccl_tests_tables(n, f);
     const struct coll_state *cs = n->coll_state;
     if (!cs || !n->ncoll_rows) return;
-    const struct scenario *sc = n->sc;
+    const struct model_params *sc = n->sc;
     for (size_t wi = 0; wi < sc->nworkload; wi++) {
         const struct wl_entry *w = &sc->workload[wi];
         if (w->kind < WL_ALLREDUCE || w->kind > WL_BROADCAST) continue;
@@ -134,7 +134,7 @@ struct nt_row {
 };
 
 /* The rows of entry wi: its jobs' calls in order are `warmup` calls, then
- * per size `iters` out-of-place and `iters` in-place ones (config/scenario.c). */
+ * per size `iters` out-of-place and `iters` in-place ones (config/scenario_workload.c). */
 static struct nt_row *nt_rows(const struct net *n, size_t wi, uint32_t *nrows, uint32_t *ranks) {
     const struct coll_state *cs = n->coll_state;
     const struct wl_entry *w = &n->sc->workload[wi];
@@ -193,7 +193,7 @@ static void nt_cols(FILE *f, double t, uint64_t size, double bf) {
 
 static void nccl_tests_tables(const struct net *n, FILE *f) {
     const struct coll_state *cs = n->coll_state;
-    const struct scenario *sc = n->sc;
+    const struct model_params *sc = n->sc;
     for (size_t wi = 0; cs && wi < sc->nworkload; wi++) {
         const struct wl_entry *w = &sc->workload[wi];
         if (w->kind != WL_NCCL_TESTS) continue;
@@ -250,7 +250,7 @@ static void nccl_tests_tables(const struct net *n, FILE *f) {
 
 void coll_write_nccl_tests(const struct net *n, struct jw *jw) {
     const struct coll_state *cs = n->coll_state;
-    const struct scenario *sc = n->sc;
+    const struct model_params *sc = n->sc;
     jw_key(jw, "nccl_tests");
     jw_arr(jw);
     for (size_t wi = 0; cs && wi < sc->nworkload; wi++) {

@@ -2,35 +2,14 @@
 
 #include "config/scenario.h"
 #include "core/diag.h"
-
-static uint64_t mul_sat(uint64_t a, uint64_t b) {
-    return a && b > UINT64_MAX / a ? UINT64_MAX : a * b;
-}
+#include "workload/workload.h"
 
 static uint64_t entry_ranks(const struct scenario *sc, const struct wl_entry *w) {
-    uint64_t H = scenario_host_count(&sc->topo);
-    uint64_t G = sc->topo.gpus_per_host > 1 ? sc->topo.gpus_per_host : 1;
-    uint64_t r = w->ranks_all ? (w->ranks_gpus ? H * G : H) : w->nranks;
-    return mul_sat(r, w->jobs ? w->jobs : 1);
+    return workload_entry_ranks(&sc->topo, w);
 }
 
 uint64_t scenario_entry_flows(const struct scenario *sc, const struct wl_entry *w) {
-    uint64_t H = scenario_host_count(&sc->topo);
-    uint64_t q =
-        sc->fabric.transport.qps_per_connection > 1 ? sc->fabric.transport.qps_per_connection : 1;
-    switch (w->kind) {
-    case WL_FLOWS:
-        return mul_sat(w->nflows, q);
-    case WL_PERMUTATION:
-        return mul_sat(H, q);
-    case WL_INCAST:
-    case WL_POISSON:
-        return mul_sat(w->nsenders, q);
-    case WL_ALLTOALL:
-        return mul_sat(mul_sat(H, H ? H - 1 : 0), q);
-    default: /* collectives: a QP each way per rank and channel */
-        return mul_sat(mul_sat(entry_ranks(sc, w), 2), w->channels ? w->channels : 2);
-    }
+    return workload_entry_flows(&sc->topo, sc->fabric.transport.qps_per_connection, w);
 }
 
 int scenario_check_limits(const struct scenario *sc, struct diag *d) {

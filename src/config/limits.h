@@ -9,6 +9,8 @@
 #ifndef FABSIM_CONFIG_LIMITS_H
 #define FABSIM_CONFIG_LIMITS_H
 
+#include "workload/workload.h"
+
 #include <stdint.h>
 
 struct scenario;
@@ -18,7 +20,7 @@ struct diag;
 /* List items read in one load, all lists together, aliases expanded. */
 #define SC_MAX_LIST_ITEMS (1ull << 24)
 /* Flows (connections; QPs for collectives) of all workload entries together. */
-#define SC_MAX_FLOWS 10000000ull
+#define SC_MAX_FLOWS WL_MAX_FLOWS
 /* Ranks of one collective entry, times its jobs. */
 #define SC_MAX_RANKS 1000000ull
 /* Scenario events. */

@@ -2,9 +2,12 @@
  *
  * The validated scenario: plain structs with every unit converted (bytes, ps,
  * bit/s), every default resolved from fabric.kind (domain.md), and every name
- * that the topology can check already checked. Built by config/scenario.c from
- * a YAML file; read (never written) by the model. Strings kept here are only
- * those the model resolves against the built topology (link names in events).
+ * that the topology can check already checked. Built by config/scenario*.c
+ * from a YAML file (one file per section). It embeds the model's own parameter
+ * structs (net/params.h and the modules' headers); the model reads them
+ * through struct model_params, which config/scenario_model.c fills (config ->
+ * model, never the reverse). Strings kept here are only those the model
+ * resolves against the built topology (link names in events).
  */
 #ifndef FABSIM_CONFIG_SCENARIO_H
 #define FABSIM_CONFIG_SCENARIO_H
@@ -31,7 +34,7 @@ struct scenario {
 };
 
 /* Default stop cap when `stop` is not given (SPEC.md). */
-#define SCENARIO_STOP_CAP_PS 1000000000000ULL
+#define SCENARIO_STOP_CAP_PS MODEL_STOP_CAP_PS
 
 /* Number of hosts the topology parameters describe. */
 uint32_t scenario_host_count(const struct topo_params *t);
@@ -51,5 +54,15 @@ void scenario_explain(const struct scenario *sc, FILE *f);
 /* The scenario language as a JSON Schema (draft-07) from the same tables
  * (`fabsim schema`; config/jsonschema.c). */
 void scenario_json_schema(FILE *f);
+
+/* config -> model (config/scenario_model.c): the parameters the model reads,
+ * from `sc` (which must outlive whatever uses them). */
+void scenario_model_params(const struct scenario *sc, struct model_params *p);
+/* Builds the model of `sc`: scenario_model_params, then net/model.h
+ * model_build_params. 0, or a negative FS_E* with `d` filled. */
+struct model;
+int model_build(struct model *m, const struct scenario *sc, struct diag *d);
+/* net/estimate.h model_check_memory for `sc`. */
+int scenario_check_memory(const struct scenario *sc, uint64_t limit_bytes, struct diag *d);
 
 #endif /* FABSIM_CONFIG_SCENARIO_H */

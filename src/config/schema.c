@@ -3,7 +3,7 @@
  * Reads YAML trees through the schema tables of config/schema.h: type checks
  * and unit conversion of scalars, defaults, unknown and duplicate keys (with
  * a "did you mean"), required keys, and keys that belong to another mode.
- * Knows no scenario key by name; those live in config/scenario.c.
+ * Knows no scenario key by name; those live in config/scenario*.c.
  */
 #include "config/schema.h"
 

@@ -2,8 +2,9 @@
  *
  * The scenario schema as data: one table per YAML mapping, one row per key
  * (name, type, field, defaults, where the default comes from). Private to
- * config/: schema.c walks YAML trees through the tables, scenario.c holds the
- * tables themselves, explain.c prints a scenario back through them.
+ * config/: schema.c walks YAML trees through the tables, scenario*.c hold the
+ * tables themselves (one file per section), explain.c prints a scenario back
+ * through them.
  */
 #ifndef FABSIM_CONFIG_SCHEMA_H
 #define FABSIM_CONFIG_SCHEMA_H

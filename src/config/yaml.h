@@ -2,7 +2,7 @@
  *
  * A YAML document as a small tree of scalars, mappings and sequences in which
  * every node remembers the file:line:column it came from. This wrapper is the
- * only includer of <libfyaml.h> (STYLE.md §15); config/scenario.c walks the
+ * only includer of <libfyaml.h> (STYLE.md §15); config/schema.c walks the
  * tree and applies the schema. It also applies --set overrides (SPEC.md).
  */
 #ifndef FABSIM_CONFIG_YAML_H

@@ -3,326 +3,357 @@
 #include "core/diag.h"
 #include "core/mem.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define CALQ_NONE UINT32_MAX
-#define CALQ_UNSORTED 0x80000000u /* in a bucket's tail: appended out of order */
-#define CALQ_TUNE_OPS 4096        /* operations between tuning decisions */
-#define CALQ_WALK_MAX 4           /* mean sorted-insert steps before narrowing */
-#define CALQ_SCAN_MAX 64          /* mean empty buckets per pop before widening */
-#define CALQ_NB_LOG2_MAX 22       /* 4 M buckets (32 MiB of heads and tails) */
-_Static_assert(CALQ_NB_LOG2_MAX < 31, "slab ids leave the tail's top bit free");
-#define CALQ_WIDTH_LOG2_MIN 3 /* 8 ps */
-#define CALQ_WALK_BOUND 8     /* sorted-insert steps before a bucket is left to sort */
+_Static_assert(sizeof(struct calq_slot) == 128, "a slot is two cache lines");
+_Static_assert(CALQ_NB % 8 == 0, "the full flags are scanned 8 at a time");
+#define CALQ_INSERTION_MAX 16 /* buckets up to this many events: insertion sort */
 
+/* (time, order) as one 128-bit comparison. */
 static inline int before(const struct event *a, const struct event *b) {
-    return a->time_ps < b->time_ps || (a->time_ps == b->time_ps && a->order < b->order);
+    unsigned __int128 ka = (unsigned __int128)a->time_ps << 64 | a->order;
+    unsigned __int128 kb = (unsigned __int128)b->time_ps << 64 | b->order;
+    return ka < kb;
 }
 
-void calq_init(struct calq *q, unsigned width_log2, unsigned nb_log2) {
+static void buf_reserve(struct calq *q, uint32_t need) {
+    if (need <= q->buf_cap) return;
+    uint32_t cap = q->buf_cap;
+    while (cap < need)
+        cap *= 2;
+    free(q->buf);
+    free(q->aux);
+    free(q->runs);
+    q->buf = fs_xmalloc((size_t)cap * sizeof *q->buf);
+    q->aux = fs_xmalloc((size_t)cap * sizeof *q->aux);
+    q->runs = fs_xmalloc(((size_t)cap + 1) * sizeof *q->runs);
+    q->buf_cap = cap;
+}
+
+void calq_init(struct calq *q) {
     memset(q, 0, sizeof *q);
-    q->width_log2 = width_log2;
-    q->nb_log2 = nb_log2;
-    q->nb_mask = (1u << nb_log2) - 1;
-    q->bucket = fs_xmalloc(((size_t)1 << nb_log2) * sizeof *q->bucket);
-    memset(q->bucket, 0xff, ((size_t)1 << nb_log2) * sizeof *q->bucket);
-    q->slab_cap = 1024;
-    q->slab = fs_xmalloc(q->slab_cap * sizeof *q->slab);
-    q->free_head = CALQ_NONE;
+    q->cur = UINT64_MAX; /* before bucket 0: the window starts at 0 */
+    q->meta = fs_xcalloc(CALQ_NB, sizeof *q->meta);
+    q->slot = fs_xaligned(64, CALQ_NB * sizeof *q->slot);
+    q->full = fs_xaligned(64, CALQ_NB);
+    memset(q->full, 0, CALQ_NB);
+    q->chunk_cap = 16;
+    q->chunk = fs_xaligned(64, q->chunk_cap * sizeof *q->chunk);
+    q->chunk_len = 1;
+    q->buf_cap = 64;
+    q->buf = fs_xmalloc(q->buf_cap * sizeof *q->buf);
+    q->aux = fs_xmalloc(q->buf_cap * sizeof *q->aux);
+    q->runs = fs_xmalloc((q->buf_cap + 1) * sizeof *q->runs);
+    q->now = q->buf;
+    evq_init(&q->hot, 16);
     evq_init(&q->far, 64);
     q->far_bucket = UINT64_MAX;
-    q->width_max_log2 = width_log2;
 }
 
 void calq_fini(struct calq *q) {
-    free(q->slab);
-    free(q->bucket);
+    free(q->buf);
+    free(q->aux);
+    free(q->runs);
+    free(q->meta);
+    free(q->slot);
+    free(q->full);
+    free(q->chunk);
+    evq_fini(&q->hot);
     evq_fini(&q->far);
     memset(q, 0, sizeof *q);
 }
 
-static uint32_t node_alloc(struct calq *q) {
-    uint32_t id = q->free_head;
-    if (id != CALQ_NONE) {
-        q->free_head = q->slab[id].next;
+static uint32_t chunk_alloc(struct calq *q) {
+    uint32_t id = q->free_chunk;
+    if (id) {
+        q->free_chunk = q->chunk[id].next;
         return id;
     }
-    if (q->slab_len == q->slab_cap) {
-        q->slab_cap *= 2;
-        q->slab = fs_xrealloc(q->slab, q->slab_cap * sizeof *q->slab);
+    if (q->chunk_len == q->chunk_cap) {
+        struct calq_slot *c = fs_xaligned(64, 2 * (size_t)q->chunk_cap * sizeof *c);
+        memcpy(c, q->chunk, q->chunk_len * sizeof *c);
+        free(q->chunk);
+        q->chunk = c;
+        q->chunk_cap *= 2;
     }
-    return q->slab_len++;
+    return q->chunk_len++;
 }
 
-/* Into its bucket, keeping it sorted. Events mostly arrive in time order
- * within a bucket, so the tail is checked first, then the head, then a walk
- * of at most CALQ_WALK_BOUND steps; past that the event is appended all the
- * same and the bucket marked unsorted: it is sorted once, when the window
- * reaches it (seek). The bucket being popped is always kept sorted. An
- * unbounded walk costs O(m) per insert for m events in a bucket, and a large
- * fabric started in step holds many events at the very same time stamps,
- * which no bucket width separates (issue 13: 12 steps per insert at 1,024
- * hosts); the sort costs O(log r) per event for r interleaved runs. */
-static void insert(struct calq *q, const struct event *e) {
-    uint32_t id = node_alloc(q);
-    struct calq_node *nd = &q->slab[id];
-    nd->ev = *e;
-    nd->next = CALQ_NONE;
-    uint32_t b = (uint32_t)(e->time_ps >> q->width_log2) & q->nb_mask;
-    struct calq_bucket *bk = &q->bucket[b];
-    q->in_window++;
-    if (bk->head == CALQ_NONE) {
-        bk->head = bk->tail = id;
+/* Appends e to the bucket in ring slot i: into the slot, else into its last
+ * chunk, else into a new one linked after it. Stores only, but for a new
+ * chunk taken from the free list. */
+static void put(struct calq *q, const struct event *e, uint32_t i) {
+    struct calq_meta *m = &q->meta[i];
+    uint32_t n = m->n++;
+    q->queued++;
+    if (n < CALQ_SLOT_EVENTS) {
+        q->slot[i].ev[n] = *e;
+        q->full[i] = 1;
         return;
     }
-    uint32_t tail = bk->tail & ~CALQ_UNSORTED;
-    if ((bk->tail & CALQ_UNSORTED) || !before(e, &q->slab[tail].ev)) {
-        q->slab[tail].next = id;
-        bk->tail = id | (bk->tail & CALQ_UNSORTED);
-        return;
+    uint32_t k = (n - CALQ_SLOT_EVENTS) % CALQ_SLOT_EVENTS;
+    if (k == 0) {
+        uint32_t id = chunk_alloc(q);
+        if (n == CALQ_SLOT_EVENTS)
+            q->slot[i].next = id;
+        else
+            q->chunk[m->tail].next = id;
+        m->tail = id;
     }
-    if (before(e, &q->slab[bk->head].ev)) {
-        nd->next = bk->head;
-        bk->head = id;
-        return;
-    }
-    /* A sorted insert, bounded unless this is the bucket being popped. */
-    uint32_t prev = bk->head, steps = 0,
-             limit = b == ((uint32_t)q->cur & q->nb_mask) ? UINT32_MAX : CALQ_WALK_BOUND;
-    while (!before(e, &q->slab[q->slab[prev].next].ev)) {
-        prev = q->slab[prev].next;
-        if (++steps == limit) {
-            q->slab[tail].next = id;
-            bk->tail = id | CALQ_UNSORTED;
-            return;
-        }
-    }
-    q->walk_sum += steps;
-    nd->next = q->slab[prev].next;
-    q->slab[prev].next = id;
+    q->chunk[m->tail].ev[k] = *e;
 }
 
-/* Merges two sorted lists; *tail gets the result's last node. */
-static uint32_t merge(struct calq *q, uint32_t a, uint32_t b, uint32_t *tail) {
-    uint32_t head = CALQ_NONE, *link = &head, last = CALQ_NONE;
-    while (a != CALQ_NONE && b != CALQ_NONE) {
-        if (before(&q->slab[b].ev, &q->slab[a].ev)) {
-            *link = last = b;
-            b = q->slab[b].next;
-        } else {
-            *link = last = a;
-            a = q->slab[a].next;
-        }
-        link = &q->slab[last].next;
-    }
-    *link = a != CALQ_NONE ? a : b;
-    for (uint32_t x = *link; x != CALQ_NONE; x = q->slab[x].next)
-        last = x;
-    *tail = last;
-    return head;
-}
-
-/* Sorts bucket b's list by (time, order): a natural merge sort. The list is
- * a few interleaved ascending runs (each kind of event is scheduled a fixed
- * delay after events popped in order), split at each descent and merged as
- * a binary counter: O(m log r) for r runs. Orders are unique: no ties. */
-static void sort_bucket(struct calq *q, uint32_t b) {
-    uint32_t stack[33], tails[33], depth = 0, tail = CALQ_NONE;
-    for (uint32_t i = 0; i < 33; i++)
-        stack[i] = CALQ_NONE;
-    uint32_t p = q->bucket[b].head;
-    while (p != CALQ_NONE) {
-        uint32_t run = p, end = p;
-        while (q->slab[end].next != CALQ_NONE &&
-               !before(&q->slab[q->slab[end].next].ev, &q->slab[end].ev))
-            end = q->slab[end].next;
-        p = q->slab[end].next;
-        q->slab[end].next = CALQ_NONE;
-        uint32_t i = 0;
-        for (; i < 32 && stack[i] != CALQ_NONE; i++) {
-            run = merge(q, stack[i], run, &end);
-            stack[i] = CALQ_NONE;
-        }
-        stack[i] = run;
-        tails[i] = end;
-        if (i + 1 > depth) depth = i + 1;
-    }
-    uint32_t list = CALQ_NONE;
-    for (uint32_t i = 0; i < depth; i++) {
-        if (stack[i] == CALQ_NONE) continue;
-        if (list == CALQ_NONE) {
-            list = stack[i];
-            tail = tails[i];
-        } else {
-            list = merge(q, stack[i], list, &tail);
-        }
-    }
-    q->bucket[b].head = list;
-    q->bucket[b].tail = tail;
-    q->sorted_buckets++;
-}
-
-/* Rebuilds the calendar with 2^w ps buckets, 2^nbl of them. The window's
- * span stays 2^(w+nbl) when width and count change by the same factor, so
- * no event moves between the calendar and the far heap but by the new
- * window start. Rare: at most once per CALQ_TUNE_OPS operations. */
-static void resize(struct calq *q, unsigned w, unsigned nbl) {
-    size_t cnt = q->in_window, k = 0;
-    struct event *tmp = fs_xmalloc((cnt ? cnt : 1) * sizeof *tmp);
-    for (uint32_t b = 0; b <= q->nb_mask; b++)
-        for (uint32_t id = q->bucket[b].head; id != CALQ_NONE; id = q->slab[id].next)
-            tmp[k++] = q->slab[id].ev;
-    FS_ASSERT(k == cnt, "calendar holds %zu events, counted %zu", cnt, k);
-    free(q->bucket);
-    q->width_log2 = w;
-    q->nb_log2 = nbl;
-    q->nb_mask = (1u << nbl) - 1;
-    q->bucket = fs_xmalloc(((size_t)1 << nbl) * sizeof *q->bucket);
-    memset(q->bucket, 0xff, ((size_t)1 << nbl) * sizeof *q->bucket);
-    q->slab_len = 0;
-    q->free_head = CALQ_NONE;
-    q->in_window = 0;
-    q->cur = q->last_ps >> w;
-    for (size_t i = 0; i < cnt; i++) {
-        if ((tmp[i].time_ps >> w) - q->cur <= q->nb_mask) {
-            insert(q, &tmp[i]);
-        } else {
-            evq_push(&q->far, tmp[i]);
-        }
-    }
-    free(tmp);
-    const struct event *top = evq_top(&q->far);
-    q->far_bucket = top ? top->time_ps >> w : UINT64_MAX;
-    q->walk_sum = q->scan_sum = 0;
-    q->ops = 0;
-}
-
-/* Every CALQ_TUNE_OPS pops: the mean sorted-insert walk and the mean
- * empty-bucket scan per event (inserts and pops balance in a running
- * simulation, so pops serve as the count of both). */
-static void tune(struct calq *q) {
-    uint64_t ops = q->ops;
-    /* Narrower buckets help only when events are spread over time, not when
-     * many share a time stamp: so never more buckets than 4 per pending
-     * event. */
-    if (q->walk_sum > (uint64_t)CALQ_WALK_MAX * ops && q->width_log2 > CALQ_WIDTH_LOG2_MIN &&
-        q->nb_log2 < CALQ_NB_LOG2_MAX && ((size_t)1 << q->nb_log2) < 4 * q->in_window) {
-        resize(q, q->width_log2 - 1, q->nb_log2 + 1);
-        return;
-    }
-    if (q->scan_sum > (uint64_t)CALQ_SCAN_MAX * ops && q->width_log2 < q->width_max_log2 &&
-        q->nb_log2 > 4) {
-        resize(q, q->width_log2 + 1, q->nb_log2 - 1);
-        return;
-    }
-    q->walk_sum = q->scan_sum = 0;
-    q->ops = 0;
-}
-
-void calq_push(struct calq *q, struct event e) {
-    uint64_t b = e.time_ps >> q->width_log2;
-    FS_DASSERT(b >= q->cur, "event in the past of the calendar window");
-    if (b - q->cur <= q->nb_mask) {
-        insert(q, &e);
-    } else {
-        evq_push(&q->far, e);
+void calq_push_slow(struct calq *q, const struct event *e) {
+    uint64_t b = e->time_ps >> CALQ_WIDTH_LOG2, d = b - q->cur;
+    FS_DASSERT(q->cur == UINT64_MAX || b >= q->cur, "event in the past of the calendar window");
+    if (d == 0) { /* into the bucket being popped: merged at pop time */
+        evq_push(&q->hot, *e);
+        q->lim = 0;
+    } else if (d > CALQ_MASK) {
+        evq_push(&q->far, *e);
         if (b < q->far_bucket) q->far_bucket = b;
+    } else {
+        put(q, e, (uint32_t)b & CALQ_MASK);
     }
 }
 
-/* Moves far events that the window now covers into their buckets. */
+/* Moves far events that the window now covers into their buckets (bucket
+ * cur's included: called before it is sorted). */
 static void pull_far(struct calq *q) {
     const struct event *top;
-    while ((top = evq_top(&q->far)) && (top->time_ps >> q->width_log2) - q->cur <= q->nb_mask) {
+    while ((top = evq_top(&q->far)) && (top->time_ps >> CALQ_WIDTH_LOG2) - q->cur <= CALQ_MASK) {
         struct event e;
         evq_pop(&q->far, &e);
-        insert(q, &e);
+        put(q, &e, (uint32_t)(e.time_ps >> CALQ_WIDTH_LOG2) & CALQ_MASK);
     }
-    q->far_bucket = top ? top->time_ps >> q->width_log2 : UINT64_MAX;
+    q->far_bucket = top ? top->time_ps >> CALQ_WIDTH_LOG2 : UINT64_MAX;
 }
 
-/* Advances the window to the first non-empty bucket (sorted, if it was left
- * unsorted); returns its index in the bucket array, or CALQ_NONE when the
- * queue is empty. */
-static uint32_t seek(struct calq *q) {
-    if (q->in_window == 0) {
-        const struct event *top = evq_top(&q->far);
-        if (!top) return CALQ_NONE;
-        q->cur = top->time_ps >> q->width_log2;
-        pull_far(q);
+/* Insertion sort: short buckets, mostly nearly in order. */
+static inline bool sort_short(struct event *a, uint32_t m) {
+    bool moved = false;
+    for (uint32_t i = 1; i < m; i++) {
+        if (!before(&a[i], &a[i - 1])) continue;
+        struct event x = a[i];
+        uint32_t j = i;
+        do {
+            a[j] = a[j - 1];
+            j--;
+        } while (j > 0 && before(&x, &a[j - 1]));
+        a[j] = x;
+        moved = true;
     }
-    for (;;) {
-        uint32_t b = (uint32_t)q->cur & q->nb_mask;
-        if (q->bucket[b].head != CALQ_NONE) {
-            if (q->bucket[b].tail & CALQ_UNSORTED) sort_bucket(q, b);
-            return b;
+    return moved;
+}
+
+static void merge_runs(const struct event *a, uint32_t lo, uint32_t mid, uint32_t hi,
+                       struct event *d) {
+    uint32_t i = lo, j = mid, k = lo;
+    while (i < mid && j < hi)
+        d[k++] = before(&a[j], &a[i]) ? a[j++] : a[i++];
+    if (i < mid) memcpy(d + k, a + i, (mid - i) * sizeof *a);
+    if (j < hi) memcpy(d + k, a + j, (hi - j) * sizeof *a);
+}
+
+/* Sorts buf[0..m) by (time, order) and points now at it. A long bucket is a
+ * few interleaved ascending runs (each kind of event is scheduled a fixed
+ * delay after events popped in order): a natural merge sort, runs merged
+ * pairwise, O(m log r) for r runs. Orders are unique: no ties. */
+static void sort_buf(struct calq *q, uint32_t m) {
+    struct event *a = q->buf;
+    q->now = a;
+    if (m <= CALQ_INSERTION_MAX) {
+        q->sorted_buckets += sort_short(a, m);
+        return;
+    }
+    uint32_t *runs = q->runs, nr = 0;
+    runs[nr++] = 0;
+    for (uint32_t i = 1; i < m; i++)
+        if (before(&a[i], &a[i - 1])) runs[nr++] = i;
+    if (nr == 1) return;
+    q->sorted_buckets++;
+    runs[nr] = m;
+    struct event *src = a, *dst = q->aux;
+    while (nr > 1) {
+        uint32_t k = 0, i = 0;
+        for (; i + 1 < nr; i += 2) {
+            merge_runs(src, runs[i], runs[i + 1], runs[i + 2], dst);
+            runs[k++] = runs[i];
         }
-        q->cur++;
-        q->scan_sum++;
-        if (q->far_bucket - q->cur <= q->nb_mask) pull_far(q);
+        if (i < nr) {
+            memcpy(dst + runs[i], src + runs[i], (m - runs[i]) * sizeof *src);
+            runs[k++] = runs[i];
+        }
+        runs[k] = m;
+        nr = k;
+        struct event *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a) { /* the sorted copy is in aux: swap the buffers */
+        q->aux = a;
+        q->buf = src;
+        q->now = src;
     }
 }
 
-int calq_pop(struct calq *q, struct event *out) {
-    uint32_t b = (uint32_t)q->cur & q->nb_mask;
-    const struct calq_bucket *bk = &q->bucket[b];
-    if (bk->head == CALQ_NONE || (bk->tail & CALQ_UNSORTED)) { /* not the next event at hand */
-        b = seek(q);
-        if (b == CALQ_NONE) return FS_EEMPTY;
+/* Gathers the m events of a bucket that overflowed its slot into buf (the
+ * slot's, then its chunks in order, so that runs stay runs), frees the
+ * chunks, and sorts them there. */
+static void gather(struct calq *q, const struct calq_slot *s, uint32_t m) {
+    buf_reserve(q, m);
+    memcpy(q->buf, s->ev, sizeof s->ev);
+    uint32_t k = CALQ_SLOT_EVENTS;
+    for (uint32_t id = s->next; k < m;) {
+        struct calq_slot *ch = &q->chunk[id];
+        uint32_t c = m - k < CALQ_SLOT_EVENTS ? m - k : CALQ_SLOT_EVENTS;
+        memcpy(q->buf + k, ch->ev, c * sizeof *q->buf);
+        k += c;
+        uint32_t next = ch->next;
+        ch->next = q->free_chunk;
+        q->free_chunk = id;
+        id = next;
     }
-    uint32_t id = q->bucket[b].head;
-    struct calq_node *nd = &q->slab[id];
-    *out = nd->ev;
-    q->bucket[b].head = nd->next;
-    nd->next = q->free_head;
-    q->free_head = id;
-    q->in_window--;
-    q->last_ps = out->time_ps;
-    if (++q->ops >= CALQ_TUNE_OPS) tune(q);
-    return 0;
+    sort_buf(q, m);
+}
+
+/* Makes bucket c (absolute, in the window) the one being popped: far events
+ * the window now covers join their buckets, then c's events are sorted (in
+ * its slot when they fit, else gathered into buf) and now points at them.
+ * now[] and hot are empty. The slot is free for the bucket CALQ_NB later,
+ * which cannot be pushed before the window moves on: its events stay in
+ * place until then. */
+static void move_to(struct calq *q, uint64_t c) {
+    q->cur = c;
+    if (q->far_bucket - c <= CALQ_MASK) pull_far(q);
+    uint32_t i = (uint32_t)c & CALQ_MASK, m = q->meta[i].n;
+    q->full[i] = 0;
+    q->meta[i].n = 0;
+    q->queued -= m;
+    q->pos = 0;
+    q->len = q->lim = m;
+    if (m > CALQ_SLOT_EVENTS) {
+        gather(q, &q->slot[i], m);
+    } else {
+        q->now = q->slot[i].ev;
+        q->sorted_buckets += sort_short(q->slot[i].ev, m);
+    }
+}
+
+/* The first non-empty bucket after cur (absolute); queued must be > 0. The
+ * flags are read 8 at a time, little-endian: the lowest set byte first. */
+static inline uint64_t next_bucket(const struct calq *q) {
+    uint32_t i = (uint32_t)(q->cur + 1) & CALQ_MASK, w = i >> 3;
+    uint64_t m;
+    memcpy(&m, q->full + 8 * w, 8);
+    m &= ~0ull << (8 * (i & 7));
+    while (!m) {
+        w = (w + 1) & (CALQ_NB / 8 - 1);
+        memcpy(&m, q->full + 8 * w, 8);
+    }
+    uint32_t s = 8 * w + (uint32_t)__builtin_ctzll(m) / 8;
+    return q->cur + 1 + ((s - i) & CALQ_MASK);
+}
+
+/* The bucket the next event is in once now[] and hot are exhausted, or
+ * UINT64_MAX when the queue is empty. */
+static uint64_t upcoming(const struct calq *q) {
+    if (q->queued) return next_bucket(q);
+    const struct event *top = evq_top(&q->far);
+    return top ? top->time_ps >> CALQ_WIDTH_LOG2 : UINT64_MAX;
+}
+
+/* hot holds events: the earlier of its top and now[pos]. */
+static __attribute__((noinline)) const struct event *take_hot(struct calq *q) {
+    if (q->pos < q->len && before(&q->now[q->pos], evq_top(&q->hot))) return &q->now[q->pos++];
+    evq_pop(&q->hot, &q->popped);
+    if (!q->hot.len) q->lim = q->len;
+    return &q->popped;
+}
+
+static __attribute__((noinline)) const struct event *take_far(struct calq *q) {
+    uint64_t c = upcoming(q);
+    if (c == UINT64_MAX) return NULL;
+    move_to(q, c); /* far events pulled into bucket c are sorted with it: never in hot */
+    q->pos = 1;
+    return &q->now[0];
+}
+
+/* now[] is exhausted, or hot holds events. The common case (the next
+ * bucket holds at most a slot of events and no far event joins the window)
+ * stays in this function; the rest is out of line. */
+const struct event *calq_take_slow(struct calq *q) {
+    if (q->hot.len) return take_hot(q);
+    if (!q->queued) return take_far(q);
+    uint64_t c = next_bucket(q);
+    uint32_t i = (uint32_t)c & CALQ_MASK, m = q->meta[i].n;
+    if (m > CALQ_SLOT_EVENTS || q->far_bucket - c <= CALQ_MASK) {
+        move_to(q, c);
+        q->pos = 1;
+        return &q->now[0];
+    }
+    struct event *ev = q->slot[i].ev;
+    q->cur = c;
+    q->full[i] = 0;
+    q->meta[i].n = 0;
+    q->queued -= m;
+    q->now = ev;
+    q->pos = 1;
+    q->len = q->lim = m;
+    if (m > 1) q->sorted_buckets += sort_short(ev, m);
+    return &ev[0];
+}
+
+/* The earliest of now[] and hot, or NULL when both are empty. */
+static const struct event *head(const struct calq *q) {
+    const struct event *n = q->pos < q->len ? &q->now[q->pos] : NULL, *h = evq_top(&q->hot);
+    return h && (!n || before(h, n)) ? h : n;
 }
 
 uint64_t calq_next_time(struct calq *q) {
-    uint32_t b = seek(q);
-    return b == CALQ_NONE ? UINT64_MAX : q->slab[q->bucket[b].head].ev.time_ps;
+    const struct event *e;
+    while (!(e = head(q))) {
+        uint64_t c = upcoming(q);
+        if (c == UINT64_MAX) return UINT64_MAX;
+        move_to(q, c);
+    }
+    return e->time_ps;
 }
 
-/* Parallel runs (par/par.c) push events received at a window boundary, all at
- * or after the boundary: the window must not have moved past it. */
 int calq_pop_before(struct calq *q, uint64_t limit_ps, struct event *out) {
-    uint64_t lb = limit_ps >> q->width_log2;
-    for (;;) {
-        uint32_t b = (uint32_t)q->cur & q->nb_mask;
-        if (q->bucket[b].head != CALQ_NONE) {
-            if (q->bucket[b].tail & CALQ_UNSORTED) sort_bucket(q, b);
-            if (q->slab[q->bucket[b].head].ev.time_ps >= limit_ps) return FS_EEMPTY;
-            return calq_pop(q, out);
-        }
-        if (q->cur >= lb) return FS_EEMPTY;
-        if (q->in_window == 0) {
-            const struct event *top = evq_top(&q->far);
-            if (!top || top->time_ps >= limit_ps) return FS_EEMPTY;
-            q->cur = top->time_ps >> q->width_log2;
-            pull_far(q);
-            continue;
-        }
-        q->cur++;
-        q->scan_sum++;
-        if (q->far_bucket - q->cur <= q->nb_mask) pull_far(q);
+    const struct event *e;
+    while (!(e = head(q))) {
+        uint64_t c = upcoming(q);
+        if (c == UINT64_MAX || c > limit_ps >> CALQ_WIDTH_LOG2) return FS_EEMPTY;
+        move_to(q, c);
     }
+    if (e->time_ps >= limit_ps) return FS_EEMPTY;
+    return calq_pop(q, out);
+}
+
+static uint64_t min_time(const struct event *ev, uint32_t n, uint64_t t) {
+    for (uint32_t i = 0; i < n; i++)
+        if (ev[i].time_ps < t) t = ev[i].time_ps;
+    return t;
 }
 
 uint64_t calq_peek_time(const struct calq *q) {
-    const struct event *top = evq_top(&q->far);
-    uint64_t far = top ? top->time_ps : UINT64_MAX;
-    if (q->in_window == 0) return far;
-    for (uint64_t c = q->cur;; c++) {
-        const struct calq_bucket *bk = &q->bucket[(uint32_t)c & q->nb_mask];
-        if (bk->head == CALQ_NONE) continue;
-        uint64_t t = UINT64_MAX;
-        for (uint32_t id = bk->head; id != CALQ_NONE; id = q->slab[id].next)
-            if (q->slab[id].ev.time_ps < t) t = q->slab[id].ev.time_ps;
-        return t < far ? t : far;
+    const struct event *e = head(q);
+    if (e) return e->time_ps;
+    if (!q->queued) {
+        const struct event *top = evq_top(&q->far);
+        return top ? top->time_ps : UINT64_MAX;
     }
+    uint32_t i = (uint32_t)next_bucket(q) & CALQ_MASK, m = q->meta[i].n;
+    const struct calq_slot *s = &q->slot[i];
+    uint64_t t = min_time(s->ev, m < CALQ_SLOT_EVENTS ? m : CALQ_SLOT_EVENTS, UINT64_MAX);
+    uint32_t k = CALQ_SLOT_EVENTS;
+    for (uint32_t id = s->next; k < m; id = q->chunk[id].next) {
+        uint32_t c = m - k < CALQ_SLOT_EVENTS ? m - k : CALQ_SLOT_EVENTS;
+        t = min_time(q->chunk[id].ev, c, t);
+        k += c;
+    }
+    return t;
 }

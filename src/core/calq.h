@@ -1,20 +1,25 @@
 /* src/core/calq.h
  *
  * The simulator's event queue: a calendar queue (Brown, CACM 1988) over a
- * fixed window of 2^nb_log2 buckets of 2^width_log2 ps each, for the near
+ * fixed window of CALQ_NB buckets of 2^CALQ_WIDTH_LOG2 ps each, for the near
  * future where almost every event falls (packet arrivals and transmitter
  * wakes, nanoseconds to microseconds ahead), with the 4-ary heap of
- * core/evq.c holding what lies beyond the window (timers, samples). Each
- * bucket is a list sorted by (time, order) by the time the window reaches it
- * (out-of-order inserts are appended and sorted then), and the window slides with the
- * clock, so a bucket only ever holds one bucket-width of time: popping is a
- * short scan to the next non-empty bucket. Events are kept by value in a slab
- * with a free list: no allocation per event once the slab has grown.
+ * core/evq.c holding what lies beyond the window (timers, samples).
  *
- * The bucket width halves (and the number of buckets doubles) when inserts
- * walk long bucket lists, and doubles back when pops scan many empty
- * buckets, so a dense fabric (100 000 pending events within a microsecond)
- * and a sparse one both stay near one event per bucket.
+ * A future bucket is an unsorted array of events kept by value: its first
+ * five in its 128-byte slot of the ring, the rest in chunks chained from
+ * it. Scheduling an event appends it, with no comparison, and reads only
+ * the bucket's count (struct calq_meta, a small hot array) before storing
+ * it. When the window reaches a bucket, its events are sorted by (time,
+ * order) in place (insertion sort: a few events) or gathered into one array
+ * and sorted there (a natural merge sort of its ascending runs: a fabric
+ * started in step holds thousands of events at the same time stamp, which
+ * no bucket width separates, and each kind of event arrives in key order);
+ * pops then walk that array. The rare event pushed into the bucket being
+ * popped goes to a small heap merged at pop time. A bitmap of non-empty
+ * buckets finds the next one 64 buckets at a time. The ladder queue (Tang,
+ * Goh and Thng, ACM TOMACS 2005) sorts its bottom rung the same way:
+ * lazily, once, when reached.
  *
  * Pops come out in exactly the (time_ps, order) order of the heap; the
  * choice is speed only (bench/bench_evq.c, docs/performance.md). Owned by
@@ -23,49 +28,99 @@
 #ifndef FABSIM_CORE_CALQ_H
 #define FABSIM_CORE_CALQ_H
 
+#include "core/diag.h"
 #include "core/evq.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-struct calq_node {
-    struct event ev;
-    uint32_t next; /* next in bucket, or in the free list */
-    uint32_t pad;
+/* 8 + 5 x 24 = 128 bytes: two cache lines. A bucket's first events are in
+ * its slot of the ring, the rest in chunks chained from it. */
+#define CALQ_SLOT_EVENTS 5
+
+struct calq_slot {
+    uint32_t next; /* the first overflow chunk (a slot), the next one (a chunk), or
+                      the next free chunk; only read where the count says it is set */
+    uint32_t spare;
+    struct event ev[CALQ_SLOT_EVENTS];
 };
+
+/* A bucket's count and last chunk, apart from its events: pushes read only
+ * this small, hot array and store the event without reading its line. */
+struct calq_meta {
+    uint32_t n;    /* events in the bucket */
+    uint32_t tail; /* its last overflow chunk, when n > CALQ_SLOT_EVENTS */
+};
+
+/* The window: 2^10 ps (~1 ns) buckets, 2^12 of them (~4.2 us; 512 KiB of
+ * slots): packet events fall inside it, timers mostly past it. Fixed at
+ * compile time: the push below is inlined wherever an event is scheduled. */
+#define CALQ_WIDTH_LOG2 10
+#define CALQ_NB_LOG2 12
+#define CALQ_NB (1u << CALQ_NB_LOG2)
+#define CALQ_MASK (CALQ_NB - 1)
 
 struct calq {
-    struct calq_node *slab;
-    uint32_t slab_len, slab_cap, free_head;
-    struct calq_bucket {
-        uint32_t head;
-        uint32_t tail; /* for O(1) appends in time order; top bit: appended out of
-                          order, to be sorted when the window reaches it */
-    } * bucket;        /* NB entries */
-    uint32_t nb_mask;
-    unsigned width_log2, nb_log2;
-    uint64_t cur;        /* absolute bucket index the window starts at */
-    size_t in_window;    /* events in buckets */
-    struct evq far;      /* events at or past cur + NB buckets */
-    uint64_t far_bucket; /* bucket of far's earliest event, UINT64_MAX if none */
-    /* Self-tuning (Brown's resize, by halves): long walks in sorted inserts
-     * mean buckets too wide for the event density; long scans over empty
-     * buckets mean too narrow. Measured over CALQ_TUNE_OPS operations. */
-    uint64_t last_ps; /* time of the last event popped */
-    uint64_t walk_sum, scan_sum;
-    uint32_t ops;            /* pops since the last tuning decision */
-    uint64_t sorted_buckets; /* buckets left unsorted by a bounded walk, sorted when reached */
-    unsigned width_max_log2;
+    /* The bucket being popped (absolute index cur), sorted: now[pos..len),
+     * in its own slot or in buf; lim is len, or 0 while hot holds events
+     * (pops then take the slow path, which merges them). */
+    const struct event *now;
+    uint32_t pos, lim, len;
+    uint64_t cur;
+    struct calq_meta *meta;  /* CALQ_NB buckets, a ring over the window */
+    struct calq_slot *slot;  /* their first events */
+    uint8_t *full;           /* 1 for a non-empty bucket, scanned 8 at a time */
+    struct calq_slot *chunk; /* overflow chunks (0 unused) */
+    uint32_t chunk_len, chunk_cap, free_chunk;
+    size_t queued;           /* events in the buckets after cur */
+    struct evq hot;          /* pushed into bucket cur after it was sorted */
+    struct evq far;          /* events past the window: bucket > cur + CALQ_MASK */
+    uint64_t far_bucket;     /* bucket of far's earliest event, UINT64_MAX if none */
+    struct event *buf, *aux; /* an overflowed bucket gathered, and the merge buffer */
+    uint32_t *runs;          /* run starts while sorting, buf_cap + 1 */
+    uint32_t buf_cap;
+    uint64_t sorted_buckets; /* buckets not in key order when reached */
+    struct event popped;     /* what calq_take returned from the heaps */
 };
 
-/* width_log2: log2 of the bucket width in ps; nb_log2: log2 of the number
- * of buckets. Defaults used by sim: 2^10 ps (~1 ns) x 2^14 (~16.8 us). */
-void calq_init(struct calq *q, unsigned width_log2, unsigned nb_log2);
+void calq_init(struct calq *q);
 void calq_fini(struct calq *q);
-/* `e.time_ps` must not be earlier than the last popped event's. */
-void calq_push(struct calq *q, struct event e);
+void calq_push_slow(struct calq *q, const struct event *e);
+const struct event *calq_take_slow(struct calq *q);
+
+/* `e.time_ps` must not be earlier than the last popped event's. The common
+ * case, a bucket ahead of the one being popped with room in its slot, is a
+ * store of the event, two of flags and two increments. */
+static inline void calq_push(struct calq *q, struct event e) {
+    uint64_t b = e.time_ps >> CALQ_WIDTH_LOG2;
+    if (b - q->cur - 1 < CALQ_MASK) { /* 1 .. CALQ_MASK buckets ahead */
+        uint32_t i = (uint32_t)b & CALQ_MASK, n = q->meta[i].n;
+        if (n < CALQ_SLOT_EVENTS) {
+            q->slot[i].ev[n] = e;
+            q->meta[i].n = n + 1;
+            q->full[i] = 1;
+            q->queued++;
+            return;
+        }
+    }
+    calq_push_slow(q, &e);
+}
+
+/* The next event, removed from the queue, or NULL when empty. The pointer
+ * stays valid until the next take or pop (pushes do not move it). */
+static inline const struct event *calq_take(struct calq *q) {
+    if (__builtin_expect(q->pos < q->lim, 1)) return &q->now[q->pos++];
+    return calq_take_slow(q);
+}
+
 /* 0, or FS_EEMPTY. */
-int calq_pop(struct calq *q, struct event *out);
+static inline int calq_pop(struct calq *q, struct event *out) {
+    const struct event *e = calq_take(q);
+    if (!e) return FS_EEMPTY;
+    *out = *e;
+    return 0;
+}
+
 /* Time of the next event, or UINT64_MAX when empty (may advance the window). */
 uint64_t calq_next_time(struct calq *q);
 /* Pops the next event only if it is earlier than limit_ps (0), else
@@ -75,7 +130,7 @@ int calq_pop_before(struct calq *q, uint64_t limit_ps, struct event *out);
 /* Time of the next event, UINT64_MAX when empty; moves nothing. */
 uint64_t calq_peek_time(const struct calq *q);
 static inline size_t calq_len(const struct calq *q) {
-    return q->in_window + q->far.len;
+    return (q->len - q->pos) + q->hot.len + q->queued + q->far.len;
 }
 
 #endif /* FABSIM_CORE_CALQ_H */

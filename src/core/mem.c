@@ -32,6 +32,12 @@ void *fs_xrealloc(void *p, size_t n) {
     return q;
 }
 
+void *fs_xaligned(size_t align, size_t n) {
+    void *p = aligned_alloc(align, n ? n : align);
+    if (!p) oom(n);
+    return p;
+}
+
 char *fs_xstrdup(const char *s) {
     size_t n = strlen(s) + 1;
     char *d = fs_xmalloc(n);

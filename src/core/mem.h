@@ -12,6 +12,8 @@ void *fs_xmalloc(size_t n);
 void *fs_xcalloc(size_t count, size_t size);
 void *fs_xrealloc(void *p, size_t n);
 char *fs_xstrdup(const char *s);
+/* `n` bytes aligned to `align` (a power of two, n a multiple of it); free() frees it. */
+void *fs_xaligned(size_t align, size_t n);
 
 /* Grows *p (element size `size`) so that it holds at least `need` elements. */
 void fs_grow(void **p, size_t *cap, size_t need, size_t size);

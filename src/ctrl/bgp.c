@@ -32,7 +32,7 @@
  */
 #include "ctrl/ctrl.h"
 
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/diag.h"
 #include "core/mem.h"
 #include "net/net.h"

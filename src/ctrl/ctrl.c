@@ -7,7 +7,7 @@
  */
 #include "ctrl/ctrl.h"
 
-#include "config/scenario.h"
+#include "net/params.h"
 #include "net/net.h"
 
 const struct ctrl_ops *ctrl_select(const struct net *n, struct diag *d) {

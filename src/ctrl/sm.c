@@ -34,7 +34,7 @@
  */
 #include "ctrl/sm.h"
 
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/diag.h"
 #include "core/mem.h"
 #include "core/units.h"
@@ -123,7 +123,7 @@ static void shield(struct net *n, struct sm *sm, uint32_t dp);
 static int sm_init(struct net *n, struct diag *d) {
     struct sm *sm = fs_xcalloc(1, sizeof *sm);
     n->ctrl_state = sm;
-    const struct scenario *sc = n->sc;
+    const struct model_params *sc = n->sc;
     sm->S = n->nswitches;
     sm->H = n->nhosts;
     sm->nlids = sm->H + sm->S + 1;

@@ -18,7 +18,7 @@
  * description OpenSM writes in quotes, when it is a fabsim node name.
  * Errors say file:line:column.
  */
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/diag.h"
 #include "core/file.h"
 #include "ctrl/sm.h"

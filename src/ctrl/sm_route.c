@@ -23,7 +23,7 @@
  *
  * Routes to switch LIDs (management traffic, the dump) are min-hop.
  */
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/diag.h"
 #include "core/mem.h"
 #include "ctrl/sm.h"

@@ -35,7 +35,7 @@
 #include "flowctl/credit.h"
 #include "flowctl/flowctl.h"
 
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/diag.h"
 #include "core/mem.h"
 #include "net/net.h"
@@ -271,6 +271,8 @@ static int credit_init(struct net *n, struct diag *d) {
     const struct ib_params *ib = &f->ib;
     struct credit_state *st = fs_xcalloc(1, sizeof *st);
     n->fc_state = st;
+    for (uint32_t p = 0; p < n->nports; p++) /* every send asks credit_can_send */
+        n->ports[p].fc_hold = (uint8_t)((1u << NET_NCLASS) - 1);
     /* 4 data VLs: ConnectX default NUM_OF_VL (domain.md A2). */
     st->vls = ib->vls ? ib->vls : NV;
     if (st->vls > NV)

@@ -10,7 +10,7 @@
  */
 #include "flowctl/flowctl.h"
 
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/diag.h"
 #include "core/mem.h"
 #include "net/net.h"

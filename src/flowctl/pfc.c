@@ -21,8 +21,9 @@
  * watchdog 100 ms; Guo et al. SIGCOMM'16 s4.3).
  */
 #include "flowctl/flowctl.h"
+#include "flowctl/pfc.h"
 
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/diag.h"
 #include "core/mem.h"
 #include "net/net.h"
@@ -37,42 +38,6 @@
 #define PFC_MAX_QUANTA 65535u
 
 enum { EV_EXPIRE = 0, EV_REFRESH = 1, EV_WATCHDOG = 2 };
-
-#define PFC_NIC UINT32_MAX /* sw_of[] of a NIC's port */
-
-/* Ingress side: one priority group per (port, class). */
-struct pg {
-    uint64_t bytes;       /* admitted through this port, not yet left the node */
-    uint64_t hdrm;        /* of which arrived while paused (headroom) */
-    sim_time_ps since_ps; /* pause asserted since (NIC watchdog) */
-    uint16_t gen;         /* bumped on XON: stale refresh events die */
-    uint8_t paused;       /* XOFF sent, XON not yet */
-    uint8_t wd_off;       /* NIC watchdog fired: no pause until the stall ends */
-};
-
-/* Egress side: the pause this port obeys, per class. */
-struct eg {
-    sim_time_ps until_ps;  /* paused until (0 = not paused) */
-    sim_time_ps from_ps;   /* paused time is accounted up to here (refreshes move it) */
-    sim_time_ps began_ps;  /* start of the current continuous pause (for traces) */
-    sim_time_ps ignore_ps; /* watchdog: pauses ignored until then */
-    uint16_t wd_gen;       /* bumped when a continuous pause ends */
-    uint16_t pad[3];
-};
-
-struct pfc_state {
-    struct pg *pg; /* port * NET_NCLASS + class */
-    struct eg *eg;
-    uint64_t *shared_used; /* per switch index: bytes outside headroom */
-    uint64_t *sw_buffer;   /* per switch index: shared pool (dynamic mode) */
-    uint32_t *sw_of;       /* per port: its switch's index, PFC_NIC on a NIC (one load per
-                              hop instead of port -> node -> kind, index) */
-    uint64_t headroom, xoff, xon;
-    bool dynamic; /* shared buffer: XOFF = alpha x the switch's free pool */
-    uint32_t alpha_shift;
-    sim_time_ps watchdog_ps;
-    uint8_t *wd_warned; /* per port */
-};
 
 static struct pfc_state *st_of(struct net *n) {
     return n->fc_state;
@@ -130,7 +95,7 @@ static uint16_t ev_aux(uint32_t cls, uint32_t kind, uint16_t gen) {
  * the sender never resumes while we are above XON. */
 static void assert_pause(struct net *n, uint32_t port, uint32_t cls) {
     struct pfc_state *st = st_of(n);
-    struct pg *g = &st->pg[port * NET_NCLASS + cls];
+    struct pg *g = pfc_pg(st, port, cls);
     g->paused = 1;
     g->since_ps = n->sim->now_ps;
     send_pause(n, port, cls, PFC_MAX_QUANTA);
@@ -140,7 +105,7 @@ static void assert_pause(struct net *n, uint32_t port, uint32_t cls) {
 }
 
 static void release_pause(struct net *n, uint32_t port, uint32_t cls) {
-    struct pg *g = &st_of(n)->pg[port * NET_NCLASS + cls];
+    struct pg *g = pfc_pg(st_of(n), port, cls);
     g->paused = 0;
     g->gen++;
     send_pause(n, port, cls, 0);
@@ -158,7 +123,7 @@ static bool below_xon(const struct net *n, const struct pfc_state *st, uint32_t 
 static bool pfc_admit(struct net *n, uint32_t in_port, uint32_t out_port, struct packet *p) {
     struct pfc_state *st = st_of(n);
     uint32_t cls = p->prio;
-    struct pg *g = &st->pg[in_port * NET_NCLASS + cls];
+    struct pg *g = pfc_pg(st, in_port, cls);
     if (out_port == NET_NONE) {
         /* A NIC drains at once unless its host is stalled: then its receive
          * buffer fills and it pauses the switch like any ingress. */
@@ -201,7 +166,7 @@ static void pfc_on_release(struct net *n, uint32_t in_port, const struct packet 
     uint32_t s = st->sw_of[in_port];
     if (s == PFC_NIC) return; /* NIC: consumed at once (stall bytes are reset on resume) */
     uint32_t cls = p->prio;
-    struct pg *g = &st->pg[in_port * NET_NCLASS + cls];
+    struct pg *g = pfc_pg(st, in_port, cls);
     uint32_t w = p->wire_bytes;
     FS_DASSERT(g->bytes >= w, "pg underflow on port %u", in_port);
     g->bytes -= w;
@@ -221,6 +186,7 @@ static void end_pause(struct net *n, uint32_t port, uint32_t cls, sim_time_ps en
     if (end > e->from_ps) n->ports[port].paused_ps += end - e->from_ps;
     trace_block(n, port, cls, TRACE_BLOCK_PAUSE, e->began_ps, end);
     e->until_ps = 0;
+    n->ports[port].fc_hold &= (uint8_t) ~(1u << cls);
     e->wd_gen++;
 }
 
@@ -257,6 +223,7 @@ static void pfc_on_ctrl(struct net *n, uint32_t port, const struct packet *p) {
                    ev_aux(cls, EV_WATCHDOG, e->wd_gen));
     }
     e->until_ps = now + quanta_ps(pt, p->aux);
+    n->ports[port].fc_hold |= (uint8_t)(1u << cls); /* port_kick asks pfc_can_send */
     sim_at(n->sim, e->until_ps, pt->node + 1, NET_EV_FLOWCTL, port, ev_aux(cls, EV_EXPIRE, 0));
 }
 
@@ -285,7 +252,7 @@ static void on_event(struct sim *s, const struct event *e) {
     uint32_t port = e->arg, cls = e->aux & 3u, kind = (e->aux >> 2) & 3u;
     uint16_t gen = (uint16_t)(e->aux >> 4);
     struct eg *eg = &st->eg[port * NET_NCLASS + cls];
-    struct pg *g = &st->pg[port * NET_NCLASS + cls];
+    struct pg *g = pfc_pg(st, port, cls);
     switch (kind) {
     case EV_EXPIRE:
         if (eg->until_ps && eg->until_ps <= s->now_ps) {
@@ -344,7 +311,10 @@ static int pfc_init(struct net *n, struct diag *d) {
     const struct fabric_params *f = &n->sc->fabric;
     struct pfc_state *st = fs_xcalloc(1, sizeof *st);
     n->fc_state = st;
+    st->nports = n->nports;
     st->pg = fs_xcalloc((size_t)n->nports * NET_NCLASS + 1, sizeof *st->pg);
+    for (uint32_t c = 0; c < NET_NCLASS; c++)
+        st->pg_cls[c] = st->pg + (size_t)c * n->nports;
     st->eg = fs_xcalloc((size_t)n->nports * NET_NCLASS + 1, sizeof *st->eg);
     st->wd_warned = fs_xcalloc(n->nports + 1, 1);
     st->shared_used = fs_xcalloc(n->nswitches + 1, sizeof *st->shared_used);
@@ -353,11 +323,14 @@ static int pfc_init(struct net *n, struct diag *d) {
     for (uint32_t pt = 0; pt < n->nports; pt++) {
         const struct node *nd = &n->nodes[n->ports[pt].node];
         st->sw_of[pt] = nd->kind == NODE_SWITCH ? nd->index : PFC_NIC;
+        for (uint32_t c = 0; c < NET_NCLASS; c++)
+            pfc_pg(st, pt, c)->sw = st->sw_of[pt];
     }
     st->alpha_shift = f->pfc.alpha_shift;
     st->dynamic = f->pfc.dynamic || f->buffer_sharing == BUFFER_SHARED;
     st->xoff = f->pfc.xoff_bytes;
     st->xon = f->pfc.xon_bytes;
+    st->xoff_fast = st->dynamic ? 0 : st->xoff;
     st->watchdog_ps = f->pfc.watchdog_ps;
     st->headroom = f->pfc.headroom_auto
                        ? pfc_headroom_auto(f->link_bps, f->propagation_ps, f->switch_latency_ps,

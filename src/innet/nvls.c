@@ -8,7 +8,7 @@
  * as SHARP is used (conf. C). The NVSwitch reduces at most topology.nvls_rate
  * bytes of result per second.
  */
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/mem.h"
 #include "innet/innet.h"
 #include "innet/innet_int.h"

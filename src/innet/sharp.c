@@ -10,7 +10,7 @@
  * aggregation buffer (`sharp_buffer`, per tree per switch) which bounds the
  * chunks a member may have outstanding. A job that finds no tree runs ring.
  */
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/mem.h"
 #include "innet/innet.h"
 #include "innet/innet_int.h"

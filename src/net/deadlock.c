@@ -1,6 +1,6 @@
 #include "net/deadlock.h"
 
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/mem.h"
 #include "net/hoq.h"
 #include "net/net.h"

@@ -1,9 +1,8 @@
 #include "net/estimate.h"
 
-#include "config/limits.h"
-#include "config/scenario.h"
 #include "core/diag.h"
 #include "net/net.h"
+#include "net/params.h"
 #include "topo/tfile.h"
 
 #include <stdio.h>
@@ -16,7 +15,7 @@ struct counts {
 
 static void count(const struct topo_params *t, struct counts *c) {
     uint64_t G = t->gpus_per_host > 1 ? t->gpus_per_host : 1;
-    uint64_t H = scenario_host_count(t);
+    uint64_t H = topo_host_count(t);
     memset(c, 0, sizeof *c);
     c->fanout = 1;
     switch (t->kind) {
@@ -68,7 +67,7 @@ static void count(const struct topo_params *t, struct counts *c) {
     }
 }
 
-void model_estimate(const struct scenario *sc, struct mem_estimate *e) {
+void model_estimate(const struct model_params *sc, struct mem_estimate *e) {
     struct counts c;
     count(&sc->topo, &c);
     memset(e, 0, sizeof *e);
@@ -76,10 +75,11 @@ void model_estimate(const struct scenario *sc, struct mem_estimate *e) {
     uint64_t cells = c.switches * c.endpoints;
     uint64_t flows = 0;
     for (size_t i = 0; i < sc->nworkload; i++) {
-        uint64_t f = scenario_entry_flows(sc, &sc->workload[i]);
+        uint64_t f = workload_entry_flows(&sc->topo, sc->fabric.transport.qps_per_connection,
+                                          &sc->workload[i]);
         flows = f > UINT64_MAX - flows ? UINT64_MAX : flows + f;
     }
-    if (flows > SC_MAX_FLOWS) flows = SC_MAX_FLOWS;
+    if (flows > WL_MAX_FLOWS) flows = WL_MAX_FLOWS;
     e->part[0].what = "topology (nodes and ports)";
     e->part[0].bytes = nodes * (sizeof(struct node) + 24 + 8) + ports * sizeof(struct port);
     /* route/fib.c: one 4-byte entry per (switch, host group) — hosts with the
@@ -89,8 +89,8 @@ void model_estimate(const struct scenario *sc, struct mem_estimate *e) {
      * routing adds route/static.c's LFT: 4 bytes per (switch, host). */
     uint64_t groups = c.endpoints < c.switches ? c.endpoints : c.switches;
     e->part[1].what = "forwarding tables (switches x host groups, static LFTs)";
-    e->part[1].bytes = c.switches * (groups ? groups : 1) * 4 + c.endpoints * 12 +
-                       c.switches * c.fanout * 8;
+    e->part[1].bytes =
+        c.switches * (groups ? groups : 1) * 4 + c.endpoints * 12 + c.switches * c.fanout * 8;
     if (sc->fabric.routing == ROUTING_STATIC) e->part[1].bytes += cells * 4;
     e->part[2].what = "subnet manager tables (switches x LIDs)";
     if (sc->fabric.control_plane.kind == CP_SM && sc->fabric.kind == FABRIC_INFINIBAND)
@@ -124,7 +124,7 @@ static void fmt_bytes(uint64_t b, char *buf, size_t len) {
         snprintf(buf, len, "%.1f MiB", (double)b / (1ull << 20));
 }
 
-int model_check_memory(const struct scenario *sc, uint64_t limit_bytes, struct diag *d) {
+int model_check_memory(const struct model_params *sc, uint64_t limit_bytes, struct diag *d) {
     uint64_t limit = limit_bytes ? limit_bytes : estimate_mem_available();
     if (!limit) return 0;
     struct mem_estimate e;

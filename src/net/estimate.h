@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-struct scenario;
+struct model_params;
 struct diag;
 
 #define ESTIMATE_NPARTS 5
@@ -26,10 +26,10 @@ struct mem_estimate {
     int largest; /* index into part */
 };
 
-void model_estimate(const struct scenario *sc, struct mem_estimate *e);
+void model_estimate(const struct model_params *sc, struct mem_estimate *e);
 /* 0, or FS_ERANGE with `d` naming the estimate, its largest part and the
  * limit: `limit_bytes` when not 0, else MemAvailable (when it can be read). */
-int model_check_memory(const struct scenario *sc, uint64_t limit_bytes, struct diag *d);
+int model_check_memory(const struct model_params *sc, uint64_t limit_bytes, struct diag *d);
 /* MemAvailable from /proc/meminfo, in bytes; 0 when unknown. */
 uint64_t estimate_mem_available(void);
 

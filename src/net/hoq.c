@@ -23,7 +23,7 @@
  */
 #include "net/hoq.h"
 
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/mem.h"
 #include "flowctl/flowctl.h"
 #include "net/net.h"

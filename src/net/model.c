@@ -1,7 +1,6 @@
 #include "net/model.h"
 
 #include "cc/cc.h"
-#include "config/scenario.h"
 #include "core/diag.h"
 #include "core/mem.h"
 #include "core/sig.h"
@@ -10,6 +9,7 @@
 #include "net/hoq.h"
 #include "flowctl/flowctl.h"
 #include "net/nic.h"
+#include "net/params.h"
 #include "net/port.h"
 #include "net/reorder.h"
 #include "par/par.h"
@@ -135,7 +135,9 @@ static void on_scenario_event(struct sim *s, const struct event *e) {
         break;
     case EV_HOST_STALL:
         n->nodes[st->node].stalled = second ? 0 : 1;
-        if (second) nic_unstall(n, st->node);
+        /* Several ranks (par/pevents.c): every rank keeps the flag, the
+         * host's own rank holds what its NIC kept and drains it. */
+        if (second && par_mine(n, st->node)) nic_unstall(n, st->node);
         break;
     case EV_LINK_GRAY:
         if (e->aux == EV_AUX_GRAY_FOUND) {
@@ -146,12 +148,14 @@ static void on_scenario_event(struct sim *s, const struct event *e) {
             break;
         }
         cp_row_open(n, st->cp_row, EV_LINK_GRAY, st->port[0]);
-        n->cp_rows[st->cp_row].drops_at_start = link_drops(n, st);
+        n->cp_rows[st->cp_row].drops_at_start =
+            n->par ? par_sum_u64(n, link_drops(n, st)) : link_drops(n, st);
         for (int i = 0; i < 2; i++)
             if (st->port[i] != NET_NONE) set_loss(n, st->port[i], -1, ev->drop);
         sim_time_ps t = gray_found_at(n);
         if (t != SIM_TIME_NEVER) {
             sim_at(s, t, 0, NET_EV_SCENARIO, idx, EV_AUX_GRAY_FOUND);
+            par_sc_scheduled(n, t);
             n->sc_events_left++; /* net/stuck.c: the detection may still reroute */
         }
         break;
@@ -164,8 +168,10 @@ static void on_scenario_event(struct sim *s, const struct event *e) {
             set_link(n, st, true, CTRL_CAUSE_PORT);
         }
         if (phase + 1 < 2 * ev->count) {
-            sim_at(s, s->now_ps + (phase % 2 == 0 ? ev->down_ps : ev->up_ps), 0, NET_EV_SCENARIO,
-                   idx, (uint16_t)(EV_AUX_FLAP + phase + 1)); /* count <= 10000 */
+            sim_time_ps at = s->now_ps + (phase % 2 == 0 ? ev->down_ps : ev->up_ps);
+            sim_at(s, at, 0, NET_EV_SCENARIO, idx,
+                   (uint16_t)(EV_AUX_FLAP + phase + 1)); /* count <= 10000 */
+            par_sc_scheduled(n, at);
             n->sc_events_left++;
         }
         break;
@@ -179,7 +185,7 @@ static void on_scenario_event(struct sim *s, const struct event *e) {
 
 static int build_events(struct model *m, struct diag *d) {
     struct net *n = &m->net;
-    const struct scenario *sc = m->sc;
+    const struct model_params *sc = m->sc;
     struct sc_ev_state *evs = fs_xcalloc(sc->nevents + 1, sizeof *evs);
     n->ev_state = evs;
     size_t rows = sc->nevents + 1;
@@ -248,9 +254,10 @@ static void check_conservation(struct sim *s, void *arg) {
 }
 #endif
 
-int model_build(struct model *m, const struct scenario *sc, struct diag *d) {
+int model_build_params(struct model *m, const struct model_params *params, struct diag *d) {
     memset(m, 0, sizeof *m);
-    m->sc = sc;
+    m->params = *params;
+    const struct model_params *sc = m->sc = &m->params;
     struct net *n = &m->net;
     net_init(n, &m->sim);
     n->sc = sc;
@@ -258,7 +265,7 @@ int model_build(struct model *m, const struct scenario *sc, struct diag *d) {
     if (rc) return rc;
     sim_init(&m->sim, n->nnodes + 1);
     m->sim.model = n;
-    m->sim.stop_ps = sc->stop_ps ? sc->stop_ps : SCENARIO_STOP_CAP_PS;
+    m->sim.stop_ps = sc->stop_ps ? sc->stop_ps : MODEL_STOP_CAP_PS;
     sim_register(&m->sim, NET_EV_LINK_ARRIVE, port_on_arrive);
     sim_register(&m->sim, NET_EV_PORT_WAKE, port_on_wake);
     sim_register(&m->sim, NET_EV_MSG_POST, nic_on_msg_post);

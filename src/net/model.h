@@ -10,13 +10,14 @@
 
 #include "core/sim.h"
 #include "net/net.h"
+#include "net/params.h"
 #include "stats/sampler.h"
 
-struct scenario;
 struct diag;
 
 struct model {
-    const struct scenario *sc; /* not owned */
+    const struct model_params *sc; /* = &params */
+    struct model_params params;    /* copied by model_build_params */
     struct sim sim;
     struct net net;
     struct sampler sampler;
@@ -28,8 +29,10 @@ struct model {
 typedef void (*model_progress_fn)(const struct model *m, void *arg);
 
 /* 0, or a negative FS_E* with `d` filled (unknown link in an event, a
- * mechanism not implemented yet, ...). model_fini is safe after a failure. */
-int model_build(struct model *m, const struct scenario *sc, struct diag *d);
+ * mechanism not implemented yet, ...). model_fini is safe after a failure.
+ * `p` is copied; what it points to must outlive the model. From a scenario:
+ * config/scenario.h model_build. */
+int model_build_params(struct model *m, const struct model_params *p, struct diag *d);
 /* Runs to completion (or stop). `progress` may be NULL. */
 void model_run(struct model *m, model_progress_fn progress, void *arg);
 void model_fini(struct model *m);

@@ -4,6 +4,7 @@
  * A message gets its PSN range when it is posted, so messages of one QP are
  * sent in posting order, as on a real RC queue pair.
  */
+#include "core/diag.h"
 #include "core/mem.h"
 #include "net/net.h"
 #include "net/nic.h"
@@ -12,8 +13,14 @@
 
 uint32_t net_msg_new(struct net *n, uint32_t qp, uint64_t size_bytes, sim_time_ps at_ps,
                      int32_t flow, uint32_t owner) {
-    fs_grow((void **)&n->msgs, &n->msgs_cap, n->nmsgs + 1, sizeof *n->msgs);
-    uint32_t id = n->nmsgs++;
+    uint32_t id = n->msg_free;
+    if (id != NET_NONE) {
+        n->msg_free = n->msgs[id].next;
+    } else {
+        fs_grow((void **)&n->msgs, &n->msgs_cap, n->nmsgs + 1, sizeof *n->msgs);
+        id = n->nmsgs++;
+    }
+    n->msgs_total++;
     struct msg *m = &n->msgs[id];
     memset(m, 0, sizeof *m);
     m->qp = qp;
@@ -52,6 +59,18 @@ void net_msg_post_now(struct net *n, uint32_t id) {
         if (m->post_ps < f->start_ps) f->start_ps = m->post_ps;
     }
     nic_activate(n, m->qp);
+}
+
+void net_msg_release(struct net *n, uint32_t id) {
+    if (n->msg_keep) return;
+    struct msg *m = &n->msgs[id];
+    FS_ASSERT(!m->freed, "message %u released twice", id);
+    struct qp *q = &n->qps[m->qp];
+    /* acknowledged in order: it was the QP's last message if it is the tail */
+    if (q->msg_tail == id) q->msg_tail = NET_NONE;
+    m->freed = 1;
+    m->next = n->msg_free;
+    n->msg_free = id;
 }
 
 void net_ctrl_release(struct net *n) {

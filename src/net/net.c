@@ -5,7 +5,7 @@
  */
 #include "net/net.h"
 
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/diag.h"
 #include "core/mem.h"
 #include "route/route.h"
@@ -18,6 +18,7 @@
 void net_init(struct net *n, struct sim *s) {
     memset(n, 0, sizeof *n);
     n->sim = s;
+    n->msg_free = NET_NONE;
     pkt_pool_init(&n->pool);
     for (int i = 0; i < 16; i++)
         n->sl2vl[i] = (uint8_t)(i % NET_NCLASS);

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct scenario;
+struct model_params;
 struct flowctl_ops;
 struct route_ops;
 struct cc_ops;
@@ -81,8 +81,8 @@ struct pq { /* one FIFO of packets (intrusive list) */
 /* One port, 256 bytes laid out by use (issue 13): line 0 holds what every
  * hop reads (the arrival at the far end and the transmitter), line 1 the
  * egress queues, line 2 the control queue, queue integral and transmit
- * counters, line 3 what is cold. net_finish_ports allocates the array
- * 64-byte aligned. */
+ * counters, line 3 what is cold (a hop touches lines 0-2 only). net_finish_ports
+ * allocates the array 64-byte aligned. */
 struct port {
     /* line 0 */
     uint32_t node;               /* owner */
@@ -91,13 +91,19 @@ struct port {
     uint32_t fly_head, fly_tail; /* packets on the wire, in arrival order */
     uint32_t ps_per_byte;        /* serialisation per byte when a whole number of ps, else 0 */
     uint16_t fly_gen;            /* bumped when the link is cut: stale arrival events are ignored */
-    uint8_t up;
-    uint8_t rr;                /* round-robin pointer over classes */
-    uint8_t cls_mask;          /* bit c set when cls[c] is not empty */
-    uint8_t is_host;           /* the owner is a NIC (pulls data from its QPs) */
-    uint8_t cut_through;       /* the far end is a cut-through switch: it sees the header, not
-                                  the tail (deliver_ps counts from the first bit) */
-    uint8_t peer_is_switch;    /* peer_node is a switch */
+    uint8_t rr;                  /* round-robin pointer over classes */
+    uint8_t cls_mask;            /* bit c set when cls[c] is not empty */
+    /* bit c set: ask flowctl_ops.can_send before class c sends; clear: it
+     * would say yes (flow control `none`: never set; credits: always; PFC:
+     * while a pause of that class is in force, flowctl/pfc.c) */
+    uint8_t fc_hold;
+    uint8_t up : 1;
+    uint8_t is_host : 1;        /* the owner is a NIC (pulls data from its QPs) */
+    uint8_t cut_through : 1;    /* the far end is a cut-through switch: it sees the header, not
+                                   the tail (deliver_ps counts from the first bit) */
+    uint8_t peer_is_switch : 1; /* peer_node is a switch */
+    uint8_t remote : 1;         /* parallel runs: the far end is on another rank (par/par.h) */
+    uint8_t pad0[2];
     sim_time_ps busy_until_ps; /* transmitter serialising until then */
     sim_time_ps wake_at_ps;    /* latest PORT_WAKE scheduled */
     uint64_t deliver_ps;       /* prop_ps + the receiving switch's pipeline latency: a packet
@@ -112,16 +118,22 @@ struct port {
     uint64_t q_max;
     uint64_t tx_bytes, tx_packets;
     /* line 3 */
-    uint64_t busy_ps;
+    /* Time spent serialising is port_busy_ps(): tx_bytes x ps_per_byte when
+     * that is a whole number, else this sum (start_tx keeps off this line). */
+    uint64_t busy_frac_ps;
     uint64_t rate_bps; /* link rate */
     uint64_t prop_ps;  /* propagation delay */
     uint64_t drops, paused_ps, credit_stall_ps;
     uint16_t parallel; /* index among parallel links between the same nodes (#1, ...) */
-    uint8_t remote;    /* parallel runs: the far end is on another rank (par/par.h) */
-    uint8_t pad8;
+    uint8_t pad8[2];
     uint32_t pad32;
     sim_time_ps down_ps; /* when the link last went down (NEVER while up): ECMP pruning */
 };
+
+/* Time port `pt` has spent serialising. */
+static inline uint64_t port_busy_ps(const struct port *pt) {
+    return pt->ps_per_byte ? pt->tx_bytes * pt->ps_per_byte : pt->busy_frac_ps;
+}
 
 /* Per-port failure counters (docs/model.md "Failures"), off the port's lines. */
 struct port_fail {
@@ -129,6 +141,9 @@ struct port_fail {
     uint64_t hoq_discards; /* IB head-of-queue lifetime and VL-stall discards (net/hoq.c) */
 };
 _Static_assert(sizeof(struct port) == 256, "a port is four cache lines");
+_Static_assert(__builtin_offsetof(struct port, cls) == 64 &&
+                   __builtin_offsetof(struct port, busy_frac_ps) == 192,
+               "a hop touches a port's lines 0-2 only");
 
 struct msg {
     uint32_t qp;
@@ -139,6 +154,7 @@ struct msg {
     uint32_t owner; /* opaque id for the poster (collective op), NET_NONE if none */
     uint32_t next;  /* next message of the same QP, in PSN order */
     uint8_t failed; /* its QP went to error before it was acknowledged */
+    uint8_t freed;  /* the slot is on the free list (net_msg_release) */
 };
 
 struct flow_row {
@@ -260,7 +276,7 @@ struct trace_sink_ops;
 
 struct net {
     struct sim *sim;
-    const struct scenario *sc;
+    const struct model_params *sc; /* what the run reads (net/params.h) */
     struct pkt_pool pool;
 
     struct node *nodes;
@@ -279,9 +295,17 @@ struct net {
     struct qp *qps;
     uint32_t nqps;
     size_t qps_cap;
+    /* Messages by id. A slot returns to a free list (linked by msg.next)
+     * once its message is acknowledged (net_msg_release), so nmsgs is the
+     * most messages alive at once, not every message of the run (issue 13);
+     * msg_keep keeps every record to the end instead (a Chrome trace lists
+     * every transfer, a parallel run merges them, tests compare them). */
     struct msg *msgs;
-    uint32_t nmsgs;
+    uint32_t nmsgs; /* slots in use or free: [0, nmsgs) */
     size_t msgs_cap;
+    uint32_t msg_free;   /* first free slot, NET_NONE if none */
+    bool msg_keep;       /* never recycle: ids are unique over the run */
+    uint64_t msgs_total; /* messages created */
     struct flow_row *flows;
     uint32_t nflows;
     size_t flows_cap;
@@ -403,6 +427,10 @@ void net_qp_set_entropy(struct net *n, uint32_t qp, uint16_t entropy);
 uint32_t net_msg_new(struct net *n, uint32_t qp, uint64_t size_bytes, sim_time_ps at_ps,
                      int32_t flow, uint32_t owner);
 void net_msg_post_now(struct net *n, uint32_t msg);
+/* The message is acknowledged and its completion consumed: its slot may be
+ * reused (kept as it is while n->msg_keep). Its record stays readable until
+ * the next net_msg_new. */
+void net_msg_release(struct net *n, uint32_t msg);
 uint32_t net_flow_new(struct net *n, uint32_t src_host, uint32_t dst_host);
 
 /* Schedules the arrival of a link's head packet. Its key is the sending

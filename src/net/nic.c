@@ -1,7 +1,7 @@
 #include "net/nic.h"
 
 #include "cc/cc.h"
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/diag.h"
 #include "core/mem.h"
 #include "flowctl/flowctl.h"
@@ -141,7 +141,8 @@ uint32_t nic_pull(struct net *n, uint32_t node, uint32_t port) {
         uint32_t payload = left < n->mtu_bytes ? (uint32_t)left : n->mtu_bytes;
         bool first = off == 0, last = off + 1 == m->npkts;
         uint32_t wire = net_data_wire_bytes(n, payload, first);
-        if (!n->fc->can_send(n, port, n->sl2vl[q->prio & 15], wire)) {
+        uint32_t vl = n->sl2vl[q->prio & 15];
+        if ((n->ports[port].fc_hold >> vl & 1u) && !n->fc->can_send(n, port, vl, wire)) {
             /* blocked by link-level flow control: a credit or resume kicks us */
             ring_push(n, c, qp);
             break;
@@ -225,6 +226,9 @@ static void msg_acked(struct net *n, uint32_t mid) {
         f->msgs_left--;
     }
     if (n->on_msg_done) n->on_msg_done(n, mid);
+    /* received before it was acknowledged (RC: the receiver ACKs what it
+     * took), so every hook has seen it: the slot can go */
+    net_msg_release(n, mid);
     net_work_done(n);
 }
 
@@ -359,6 +363,7 @@ void nic_deliver(struct net *n, uint32_t node, uint32_t qp, uint32_t payload_byt
     bool last = flags & PKT_F_LAST;
     if (last) {
         struct msg *m = &n->msgs[msg];
+        FS_ASSERT(!m->freed, "message %u received after its slot was released", msg);
         m->recv_ps = n->sim->now_ps;
         if (n->on_msg_recv) n->on_msg_recv(n, msg);
     }

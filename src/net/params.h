@@ -100,4 +100,25 @@ struct output_params {
     uint64_t sample_ps; /* links.csv interval; 0 = automatic (32-64 rows per link) */
 };
 
+/* Default stop cap when `stop` is not given (SPEC.md). */
+#define MODEL_STOP_CAP_PS 1000000000000ULL
+
+/* Everything one run reads; net/model.c keeps a copy (struct model.params)
+ * and every module reaches it as n->sc. config/scenario_model.c fills it from
+ * a loaded scenario (scenario_model_params); its strings and arrays are the
+ * scenario's, which outlives the model. */
+struct model_params {
+    const char *file; /* the scenario file, for errors */
+    const char *name;
+    uint64_t seed;
+    uint64_t stop_ps; /* 0 = until the workload completes (MODEL_STOP_CAP_PS) */
+    struct fabric_params fabric;
+    struct topo_params topo;
+    const struct wl_entry *workload;
+    size_t nworkload;
+    const struct sc_event *events;
+    size_t nevents;
+    struct output_params output;
+};
+
 #endif /* FABSIM_NET_PARAMS_H */

@@ -7,6 +7,7 @@
 
 #include "core/diag.h"
 #include "flowctl/flowctl.h"
+#include "flowctl/pfc.h"
 #include "net/net.h"
 #include "net/nic.h"
 #include "net/switch.h"
@@ -39,24 +40,11 @@ static inline uint32_t pq_pop(struct pkt_pool *pp, struct pq *q) {
     return id;
 }
 
-static void schedule_wake(struct net *n, uint32_t port, sim_time_ps at) {
+static inline void schedule_wake(struct net *n, uint32_t port, sim_time_ps at) {
     struct port *pt = &n->ports[port];
     if (pt->wake_at_ps <= at) return; /* one already pending, no later than needed */
     pt->wake_at_ps = at;
     sim_at(n->sim, at, pt->node + 1, NET_EV_PORT_WAKE, port, 0);
-}
-
-void port_enqueue(struct net *n, uint32_t port, uint32_t cls, uint32_t id) {
-    struct port *pt = &n->ports[port];
-    struct packet *p = pkt(&n->pool, id);
-    sim_time_ps now = n->sim->now_ps;
-    q_account(pt, now);
-    struct pq *q = &pt->cls[cls];
-    pq_push(&n->pool, q, id, p->wire_bytes);
-    pt->cls_mask |= (uint8_t)(1u << cls);
-    pt->q_bytes += p->wire_bytes;
-    if (pt->q_bytes > pt->q_max) pt->q_max = pt->q_bytes;
-    port_kick(n, port);
 }
 
 void port_enqueue_ctrl(struct net *n, uint32_t port, uint32_t id) {
@@ -65,15 +53,20 @@ void port_enqueue_ctrl(struct net *n, uint32_t port, uint32_t id) {
     port_kick(n, port);
 }
 
-static void start_tx(struct net *n, uint32_t port, uint32_t id) {
+static inline __attribute__((always_inline)) void start_tx(struct net *n, uint32_t port,
+                                                           uint32_t id) {
     struct port *pt = &n->ports[port];
     struct packet *p = pkt(&n->pool, id);
     sim_time_ps now = n->sim->now_ps;
-    sim_time_ps ser = pt->ps_per_byte ? (sim_time_ps)p->wire_bytes * pt->ps_per_byte
-                                      : time_serialise_ps(p->wire_bytes, pt->rate_bps);
+    sim_time_ps ser;
+    if (pt->ps_per_byte) { /* port_busy_ps() derives the busy time from tx_bytes */
+        ser = (sim_time_ps)p->wire_bytes * pt->ps_per_byte;
+    } else {
+        ser = time_serialise_ps(p->wire_bytes, pt->rate_bps);
+        pt->busy_frac_ps += ser;
+    }
     trace_tx(n, port, p, now);
     pt->busy_until_ps = now + ser;
-    pt->busy_ps += ser;
     pt->tx_bytes += p->wire_bytes;
     pt->tx_packets++;
     p->t_ps = now + (pt->cut_through ? 0 : ser) + pt->deliver_ps;
@@ -94,7 +87,26 @@ static void start_tx(struct net *n, uint32_t port, uint32_t id) {
     pt->fly_tail = id;
 }
 
-void port_kick(struct net *n, uint32_t port) {
+/* `p` leaves the node's buffer: the flow-control policy frees its space at
+ * the ingress port it came through. */
+static inline void release_in(struct net *n, const struct port *pt, const struct packet *p) {
+    if (pt->is_host || p->in_port == NET_NONE) return; /* innet makes some */
+    if (n->fc == &flowctl_pfc_ops)
+        pfc_release_fast(n, p->in_port, p);
+    else if (n->fc->on_release)
+        n->fc->on_release(n, p->in_port, p);
+}
+
+/* Starts `id` on the wire; wakes at its end only if something will want the wire. */
+static inline __attribute__((always_inline)) void send(struct net *n, uint32_t port, uint32_t id) {
+    struct port *pt = &n->ports[port];
+    if (n->fc->on_send) n->fc->on_send(n, port, pkt(&n->pool, id));
+    start_tx(n, port, id);
+    if (pt->q_bytes || pt->ctrl.head != PKT_NONE || (pt->is_host && nic_has_work(n, pt->node)))
+        schedule_wake(n, port, pt->busy_until_ps);
+}
+
+static inline __attribute__((always_inline)) void kick(struct net *n, uint32_t port) {
     struct port *pt = &n->ports[port];
     sim_time_ps now = n->sim->now_ps;
     if (!pt->up) return;
@@ -112,40 +124,80 @@ void port_kick(struct net *n, uint32_t port) {
     const struct flowctl_ops *fc = n->fc;
     /* One class waiting (the common case) needs no round robin; with VL
      * arbitration (credit.c) the flow-control policy says where to start. */
-    uint32_t single = pt->cls_mask && !(pt->cls_mask & (pt->cls_mask - 1));
-    uint32_t first = !single && pt->cls_mask && fc->arbitrate ? fc->arbitrate(n, port) : pt->rr;
-    for (uint32_t k = 0; pt->cls_mask && k < NET_NCLASS; k++) {
-        uint32_t c = single ? (uint32_t)__builtin_ctz(pt->cls_mask) : (first + k) % NET_NCLASS;
-        if (!(pt->cls_mask & (1u << c))) continue;
-        struct pq *q = &pt->cls[c];
-        if (!fc->can_send(n, port, c, pkt(&n->pool, q->head)->wire_bytes)) {
-            if (single) break;
-            continue;
+    uint32_t mask = pt->cls_mask, c = NET_NCLASS;
+    if (mask & (mask - 1)) {
+        uint32_t first = fc->arbitrate ? fc->arbitrate(n, port) : pt->rr;
+        for (uint32_t k = 0; k < NET_NCLASS; k++) {
+            uint32_t cc = (first + k) % NET_NCLASS;
+            if (!(mask >> cc & 1u)) continue;
+            if ((pt->fc_hold >> cc & 1u) &&
+                !fc->can_send(n, port, cc, pkt(&n->pool, pt->cls[cc].head)->wire_bytes))
+                continue;
+            c = cc;
+            break;
         }
+    } else if (mask) {
+        uint32_t cc = (uint32_t)__builtin_ctz(mask);
+        if (!(pt->fc_hold >> cc & 1u) ||
+            fc->can_send(n, port, cc, pkt(&n->pool, pt->cls[cc].head)->wire_bytes))
+            c = cc;
+    }
+    if (c < NET_NCLASS) {
+        struct pq *q = &pt->cls[c];
         pt->rr = (uint8_t)((c + 1) % NET_NCLASS);
         q_account(pt, now);
         id = pq_pop(&n->pool, q);
-        if (q->head == PKT_NONE) pt->cls_mask &= (uint8_t) ~(1u << c);
+        if (q->head == PKT_NONE) pt->cls_mask = (uint8_t)(mask & ~(1u << c));
         struct packet *p = pkt(&n->pool, id);
         pt->q_bytes -= p->wire_bytes;
-        if (!pt->is_host && fc->on_release && p->in_port != NET_NONE) /* innet makes some */
-            fc->on_release(n, p->in_port, p);
-        break;
+        release_in(n, pt, p);
     }
     if (id == PKT_NONE && pt->is_host) id = nic_pull(n, pt->node, port);
     if (id == PKT_NONE) return;
-    if (fc->on_send) fc->on_send(n, port, pkt(&n->pool, id));
-    start_tx(n, port, id);
-    /* Wake at the end of this packet only if something will want the wire. */
-    if (pt->q_bytes || pt->ctrl.head != PKT_NONE || (pt->is_host && nic_has_work(n, pt->node)))
+    send(n, port, id);
+}
+
+void port_kick(struct net *n, uint32_t port) {
+    kick(n, port);
+}
+
+void port_enqueue(struct net *n, uint32_t port, uint32_t cls, uint32_t id) {
+    struct port *pt = &n->ports[port];
+    struct packet *p = pkt(&n->pool, id);
+    sim_time_ps now = n->sim->now_ps;
+    if (pt->cls_mask == 0 && pt->busy_until_ps <= now && pt->up && pt->ctrl.head == PKT_NONE &&
+        !(pt->fc_hold >> cls & 1u)) {
+        /* Nothing waits and the transmitter is free: the packet would be
+         * queued and taken at once (port_kick). Do what that does to the
+         * port without the queue: the integral (q_bytes is 0: adds nothing),
+         * the maximum with this packet counted, the round robin. */
+        FS_DASSERT(pt->q_bytes == 0, "port %u: empty classes hold %llu bytes", port,
+                   (unsigned long long)pt->q_bytes);
+        pt->q_last_ps = now;
+        if (p->wire_bytes > pt->q_max) pt->q_max = p->wire_bytes;
+        pt->rr = (uint8_t)((cls + 1) % NET_NCLASS);
+        release_in(n, pt, p);
+        send(n, port, id);
+        return;
+    }
+    q_account(pt, now);
+    struct pq *q = &pt->cls[cls];
+    pq_push(&n->pool, q, id, p->wire_bytes);
+    pt->cls_mask |= (uint8_t)(1u << cls);
+    pt->q_bytes += p->wire_bytes;
+    if (pt->q_bytes > pt->q_max) pt->q_max = pt->q_bytes;
+    if (pt->busy_until_ps > now && pt->up) { /* port_kick's first step, without the call */
         schedule_wake(n, port, pt->busy_until_ps);
+        return;
+    }
+    port_kick(n, port);
 }
 
 void port_on_wake(struct sim *s, const struct event *e) {
     struct net *n = s->model;
     struct port *pt = &n->ports[e->arg];
     if (pt->wake_at_ps == e->time_ps) pt->wake_at_ps = SIM_TIME_NEVER;
-    port_kick(n, e->arg);
+    kick(n, e->arg);
 }
 
 /* Does link `port` lose packet `p` (docs/model.md "Failures")? A bit error

@@ -8,7 +8,7 @@
  */
 #include "net/reorder.h"
 
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/mem.h"
 #include "net/net.h"
 #include "net/nic.h"

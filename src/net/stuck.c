@@ -97,8 +97,10 @@ static int walk(struct net *n, uint32_t q, uint32_t from, uint32_t to, const cha
 /* What QP q waits on: deadlock, a host's own link down, the forwarding of
  * its data or of its ACKs ending at a dead link or nowhere, or a port on the
  * data path held by PFC pause or credit starvation. */
-static bool diagnose(struct net *n, const struct stuck_state *st, uint32_t q, char *on,
-                     size_t len) {
+/* Per port, what diagnose needs of its state since the last delivery. */
+enum { PST_BLOCKED = 1, PST_CREDIT = 2 };
+
+static bool diagnose(struct net *n, const uint8_t *pst, uint32_t q, char *on, size_t len) {
     const struct qp *qp = &n->qps[q];
     char name[48];
     if (n->deadlock.detected) {
@@ -116,10 +118,10 @@ static bool diagnose(struct net *n, const struct stuck_state *st, uint32_t q, ch
     if (walk(n, q, qp->src, qp->dst, "data", path, &hops, on, len)) return false;
     if (walk(n, q, qp->dst, qp->src, "ACK", back, &nback, on, len)) return false;
     for (uint32_t i = 0; i < hops; i++) {
-        const struct port *pt = &n->ports[path[i]];
-        if (blocked(pt) == st->blocked_ps[path[i]]) continue;
+        if (!(pst[path[i]] & PST_BLOCKED)) continue;
         net_port_name(n, path[i], name, sizeof name);
-        snprintf(on, len, "%s at %s", pt->credit_stall_ps ? "credit-stalled" : "paused", name);
+        snprintf(on, len, "%s at %s", pst[path[i]] & PST_CREDIT ? "credit-stalled" : "paused",
+                 name);
         return false;
     }
     snprintf(on, len, "no progress: packets sent and lost (retransmitting)");
@@ -143,10 +145,20 @@ static bool declare(struct net *n, const struct stuck_state *st, uint32_t *nwait
     struct stuck_info *si = &n->stuck;
     memset(si, 0, sizeof *si);
     bool all_hard = true;
+    /* Whether a port was paused or credit-stalled since the last delivery:
+     * on several ranks (par/), each knows its own ports'; OR-ed. */
+    uint8_t *pst = fs_xcalloc(n->nports + 1, 1);
+    for (uint32_t p = 0; p < n->nports; p++) {
+        const struct port *pt = &n->ports[p];
+        if (!par_mine(n, pt->node)) continue;
+        pst[p] = (uint8_t)((blocked(pt) != st->blocked_ps[p] ? PST_BLOCKED : 0) |
+                           (pt->credit_stall_ps ? PST_CREDIT : 0));
+    }
+    if (n->par) par_or_bytes(n, pst, n->nports);
     for (uint32_t q = 0; q < n->nqps; q++) {
         if (n->qps[q].una_msg == NET_NONE) continue;
         char on[160];
-        bool hard = diagnose(n, st, q, on, sizeof on);
+        bool hard = diagnose(n, pst, q, on, sizeof on);
         all_hard = all_hard && hard;
         if (si->nwaiting++ >= STUCK_MAX_LISTED) continue;
         si->flows[si->nlisted].qp = q;
@@ -154,6 +166,7 @@ static bool declare(struct net *n, const struct stuck_state *st, uint32_t *nwait
         if (!si->nlisted) snprintf(si->reason, sizeof si->reason, "%s", on);
         si->nlisted++;
     }
+    free(pst);
     *nwaiting = si->nwaiting;
     if (si->nwaiting && (!ctrl || all_hard)) return true;
     memset(si, 0, sizeof *si);
@@ -178,19 +191,24 @@ void stuck_on_event(struct sim *s, const struct event *e) {
         for (uint32_t p = 0; p < n->nports; p++)
             st->blocked_ps[p] = blocked(&n->ports[p]);
     } else if (now - st->since_ps >= st->after_ps && !events_can_change(n)) {
+        /* Adaptive routing and spraying choose by queues (and turn their
+         * tie-break state) on switches other ranks own. */
+        if (n->par && n->par->comm.size > 1 &&
+            (!strcmp(n->route->name, "adaptive") || !strcmp(n->route->name, "spray"))) {
+            par_refuse(n, "diagnosing a run that cannot finish with adaptive routing or "
+                          "spraying (summary.stuck)");
+            return;
+        }
         uint32_t nw = 0;
         bool stuck = declare(n, st, &nw);
         if (n->par) {
             /* Several ranks: each diagnosed the QPs it sends from (the
              * others' are idle copies); stuck when some QP waits and every
-             * rank with waiting QPs says so. The named flows are one rank's:
-             * on several ranks, not yet. */
+             * rank with waiting QPs says so. The flows named are gathered,
+             * in QP order as one process lists them. */
             uint64_t w = par_sum_u64(n, nw), against = par_sum_u64(n, nw && !stuck);
             stuck = w > 0 && against == 0;
-            if (stuck && n->par->comm.size > 1) {
-                par_refuse(n, "diagnosing a run that cannot finish (summary.stuck)");
-                return;
-            }
+            if (stuck) par_gather_stuck(n, &n->stuck);
         }
         if (stuck) {
             n->stuck.detected = true;

@@ -3,15 +3,56 @@
  * An output-queued switch: a packet that arrives is routed (route_ops),
  * admitted into the egress buffer (flowctl_ops) or dropped, and queued on its
  * output port. The port-to-port pipeline latency is part of the link's
- * delivery delay (port.deliver_ps), so it costs no event.
+ * delivery delay (port.deliver_ps), so it costs no event. Inline: only the
+ * link arrival (net/port.c) calls it, once per switch hop.
  */
 #ifndef FABSIM_NET_SWITCH_H
 #define FABSIM_NET_SWITCH_H
 
+#include "cc/cc.h"
+#include "flowctl/flowctl.h"
+#include "flowctl/pfc.h"
+#include "innet/innet.h"
+#include "net/net.h"
+#include "net/port.h"
+#include "route/route.h"
+
 #include <stdint.h>
 
-struct net;
-
-void switch_rx(struct net *n, uint32_t sw, uint32_t in_port, uint32_t id);
+static inline __attribute__((always_inline)) void switch_rx(struct net *n, uint32_t sw,
+                                                            uint32_t in_port, uint32_t id) {
+    struct packet *p = pkt(&n->pool, id);
+    if (p->type == PKT_CREDIT || p->type == PKT_PAUSE) {
+        if (n->fc->on_ctrl) n->fc->on_ctrl(n, in_port, p);
+        pkt_free(&n->pool, id);
+        return;
+    }
+    if (p->type == PKT_INNET) { /* in-network reduction: the switch consumes it */
+        innet_switch_rx(n, sw, in_port, id);
+        return;
+    }
+    uint32_t out = n->route->select(n, sw, p);
+    if (out == NET_NONE || !n->ports[out].up) {
+        if (n->fc->on_discard) n->fc->on_discard(n, in_port, p);
+        /* no route: lost where it arrived; routed into a dead link: lost there */
+        port_drop(n, out == NET_NONE ? in_port : out, id);
+        return;
+    }
+    p->in_port = in_port;
+    if (p->flags & PKT_F_CNP_CLASS) {
+        /* Strict priority, not PFC-enabled (domain.md A12): served before
+         * the data classes and never paused; CNPs are 64-byte frames, so
+         * their buffer use is not accounted. */
+        port_enqueue_ctrl(n, out, id);
+        return;
+    }
+    if (!(n->fc == &flowctl_pfc_ops ? pfc_admit_fast(n, in_port, out, p)
+                                    : n->fc->admit(n, in_port, out, p))) {
+        port_drop(n, out, id);
+        return;
+    }
+    if (n->cc->on_enqueue) n->cc->on_enqueue(n, sw, out, p); /* ECN marking at the egress queue */
+    port_enqueue(n, out, p->prio, id);
+}
 
 #endif /* FABSIM_NET_SWITCH_H */

@@ -24,7 +24,7 @@
  */
 #include "par/par.h"
 
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/diag.h"
 #include "core/mem.h"
 #include "net/deadlock.h"
@@ -34,6 +34,8 @@
 #include "net/stuck.h"
 #include "par/part.h"
 #include "par/pcoll.h"
+#include "par/pevents.h"
+#include "par/ptrace.h"
 #include "stats/jw.h"
 #include "stats/sampler.h"
 #include "stats/wall.h"
@@ -166,7 +168,7 @@ static const char *wl_name(enum wl_kind k) {
 
 int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, struct diag *d) {
     struct net *n = &m->net;
-    const struct scenario *sc = m->sc;
+    const struct model_params *sc = m->sc;
     struct sim *s = &m->sim;
     int R = c->size;
     if (R > 1) {
@@ -180,15 +182,6 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
                                 "not yet supported with N>1 ranks: %s (run it on one process)",
                                 wl_name(k));
         }
-        for (size_t i = 0; i < sc->nevents; i++)
-            if (sc->events[i].kind != EV_LINK_DOWN && sc->events[i].kind != EV_LINK_UP)
-                return diag_set(d, sc->file, sc->events[i].pos, FS_ENOTSUP,
-                                "not yet supported with N>1 ranks: %s events (link_down and "
-                                "link_up are; run it on one process)",
-                                sc->events[i].kind == EV_HOST_STALL  ? "host_stall"
-                                : sc->events[i].kind == EV_LINK_GRAY ? "link_gray"
-                                : sc->events[i].kind == EV_LINK_FLAP ? "link_flap"
-                                                                     : "link_ber");
         /* An out-of-order receiver (adaptive routing) finds message bounds
          * from the sender's posting (msg.first_psn, msg.next), which only the
          * sending rank does: one message per connection is all it can take. */
@@ -212,6 +205,9 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
                             "not yet supported with N>1 ranks: work other than messages "
                             "(run it on one process)");
     }
+    /* merge() takes each message from its sender's rank and its receive
+     * time from the receiver's, by id: ids must not be reused */
+    if (R > 1) n->msg_keep = true;
     struct par *P = fs_xcalloc(1, sizeof *P);
     n->par = P;
     P->comm = *c;
@@ -261,12 +257,13 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
         }
         int r = event_rank(n, P, &e);
         if (r < 0 && R > 1) bad = e.kind;
+        if (e.kind == NET_EV_SCENARIO) pev_add(P, e.time_ps);
         if (r != c->rank && R > 1) continue;
         fs_grow((void **)&keep, &cap, nkeep + 1, sizeof *keep);
         keep[nkeep++] = e;
     }
     calq_fini(&s->q);
-    calq_init(&s->q, 10, 14);
+    calq_init(&s->q);
     for (size_t i = 0; i < nkeep; i++)
         calq_push(&s->q, keep[i]);
     free(keep);
@@ -283,6 +280,14 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
      * whole network; one rank holds a part. The merged counters are checked
      * at the end instead. */
     s->after_event = NULL;
+    P->nwarn0 = n->nwarnings;
+    if (R > 1) { /* links.csv rows: each rank samples its own ports */
+        uint32_t *mine_p = fs_xcalloc(n->nports + 1, sizeof *mine_p), k = 0;
+        for (uint32_t p = 0; p < n->nports; p++)
+            if (P->owner[n->ports[p].node] == c->rank) mine_p[k++] = p;
+        sampler_restrict(&m->sampler, mine_p, k);
+        free(mine_p);
+    }
     return 0;
 }
 
@@ -299,6 +304,9 @@ void par_fini(struct net *n) {
     free(P->nodes);
     free(P->hosts);
     pcoll_fini(n);
+    free(P->sc.t);
+    free(P->wkeys.v);
+    free(P->qkeys.v);
     free(P);
     n->par = NULL;
 }
@@ -325,15 +333,23 @@ struct zero_key {
 };
 
 static void exec(struct sim *s, const struct event *e) {
+    struct par *P = ((struct net *)s->model)->par;
     s->now_ps = e->time_ps;
     s->stopped = false;
-    struct par *P = ((struct net *)s->model)->par;
-    P->cur_order = e->order;
+    if (e->kind == NET_EV_SCENARIO) pev_pop(P, e->time_ps);
+    P->cur_t = e->time_ps;
+    P->cur_o = e->order;
+    P->cur_links = 0;
+    struct net *n = s->model;
+    uint32_t w0 = n->nwarnings, q0 = n->nqp_errs;
     s->handlers[e->kind](s, e);
-    /* Samples and deadlock checks run on every rank; one process ran them once. */
+    /* Samples and deadlock checks run on every rank; one process ran them
+     * once; a SHARP start (NET_EV_COLL of entity 0) is its member's rank's. */
     bool replicated =
         e->kind == NET_EV_CTRL || e->kind == NET_EV_SCENARIO ||
         (event_entity(e) == 0 && e->kind != NET_EV_MSG_POST && e->kind != NET_EV_COLL);
+    if (__builtin_expect(n->nwarnings != w0 || n->nqp_errs != q0, 0))
+        pmerge_tag(n, e, w0, q0, replicated);
     s->events_run += !replicated || P->comm.rank == 0;
 }
 
@@ -384,16 +400,6 @@ static int run_prefix(struct sim *s, sim_time_ps tmin) {
         if ((e.kind == NET_EV_DEADLOCK || e.kind == NET_EV_STUCK) && s->stopped) return 1;
     }
     return 0;
-}
-
-/* The first scenario event (link down or up) at or after t: a window
- * boundary, since it changes ports on two ranks at once. */
-static sim_time_ps next_sc_event(const struct model *m, sim_time_ps t) {
-    sim_time_ps best = SIM_TIME_NEVER;
-    for (size_t i = 0; i < m->sc->nevents; i++)
-        if (m->sc->events[i].at_ps >= t && m->sc->events[i].at_ps < best)
-            best = m->sc->events[i].at_ps;
-    return best;
 }
 
 static sim_time_ps add_sat(sim_time_ps a, sim_time_ps b) {
@@ -456,53 +462,104 @@ struct par_hdr {
     struct net_counters c;
 };
 
+/* A rank's part of the results, in the order rank 0 reads it back: only
+ * what rank 0 takes from that rank (its own ports, their sampler rows, the
+ * messages and flows its hosts send, the receive times of those they
+ * receive), plus the per-port counters every rank adds to (drops, failure
+ * counters). So rank 0 holds about one copy of the results, not one per
+ * rank. */
+struct blob {
+    char *v;
+    size_t len, cap;
+};
+
+static void put(struct blob *b, const void *p, size_t len) {
+    if (b->len + len > b->cap) fs_grow((void **)&b->v, &b->cap, b->len + len, 1);
+    memcpy(b->v + b->len, p, len);
+    b->len += len;
+}
+
+static const char *take(const char **at, size_t len) {
+    const char *p = *at;
+    *at += len;
+    return p;
+}
+
 /* Rank 0 takes every entity's state from the rank that owns it. */
 static void merge(struct model *m, double work_cpu_s) {
     struct net *n = &m->net;
     struct par *P = n->par;
     struct sampler *sp = &m->sampler;
-    int R = P->comm.size;
-    size_t ports_b = (size_t)n->nports * sizeof *n->ports;
-    size_t msgs_b = (size_t)n->nmsgs * sizeof *n->msgs;
-    size_t flows_b = (size_t)n->nflows * sizeof *n->flows;
-    size_t rows_b = (size_t)sp->n * sp->nports * sizeof *sp->rows;
-    size_t cc_b = sp->cc_rows ? (size_t)sp->n * SAMPLER_CC_QPS * sizeof *sp->cc_rows : 0;
-    size_t pf_b = (size_t)n->nports * sizeof *n->port_fail;
-    size_t qr_b = (size_t)n->nqps * sizeof(struct qp_retry);
-    size_t total =
-        sizeof(struct par_hdr) + ports_b + msgs_b + flows_b + rows_b + cc_b + pf_b + qr_b;
-    char *blob = fs_xmalloc(total), *w = blob;
+    int R = P->comm.size, me = P->comm.rank;
+    uint32_t ncc = sp->cc_rows ? (n->nqps < SAMPLER_CC_QPS ? n->nqps : SAMPLER_CC_QPS) : 0;
+    struct blob b = {0};
+    /* Its exact size first: the blob is the largest thing rank 0 holds. */
+    size_t need = sizeof(struct par_hdr) +
+                  (size_t)n->nports * (sizeof n->ports->drops + sizeof *n->port_fail),
+           slots = 0;
+    for (uint32_t p = 0; p < n->nports; p++)
+        if (P->owner[n->ports[p].node] == me) {
+            need += sizeof *n->ports;
+            slots += sp->port_of == NULL;
+        }
+    if (sp->port_of) slots = sp->nports;
+    for (uint32_t i = 0; i < n->nmsgs; i++) {
+        const struct qp *q = &n->qps[n->msgs[i].qp];
+        need += (P->owner[q->src] == me ? sizeof *n->msgs : 0) +
+                (P->owner[q->dst] == me ? sizeof n->msgs->recv_ps : 0);
+    }
+    for (uint32_t f = 0; f < n->nflows; f++)
+        if (P->owner[n->host_node[n->flows[f].src]] == me) need += sizeof *n->flows;
+    for (uint32_t q = 0; q < n->nqps; q++)
+        if (P->owner[n->qps[q].src] == me) need += sizeof(struct qp_retry);
+    for (uint32_t q = 0; q < ncc; q++)
+        if (P->owner[n->qps[q].src] == me) need += (size_t)sp->n * sizeof *sp->cc_rows;
+    need += (size_t)sp->n * slots * sizeof *sp->rows;
+    b.v = fs_xmalloc(need + 1);
+    b.cap = need + 1;
     struct par_hdr h = {
         m->sim.events_run, n->done_ps, n->work_pending, n->pkts_in_flight + P->transit, P->sync_s,
         work_cpu_s,        n->c};
-    memcpy(w, &h, sizeof h);
-    w += sizeof h;
-    if (ports_b) memcpy(w, n->ports, ports_b);
-    w += ports_b;
-    if (msgs_b) memcpy(w, n->msgs, msgs_b);
-    w += msgs_b;
-    if (flows_b) memcpy(w, n->flows, flows_b);
-    w += flows_b;
-    if (rows_b) memcpy(w, sp->rows, rows_b);
-    w += rows_b;
-    if (cc_b) memcpy(w, sp->cc_rows, cc_b);
-    w += cc_b;
-    if (pf_b) memcpy(w, n->port_fail, pf_b);
-    w += pf_b;
-    for (uint32_t q = 0; q < n->nqps; q++) { /* results.json jobs[]: retries, stalls */
-        struct qp_retry qr = {n->qps[q].retries_total, n->qps[q].stall_max_ps,
-                              n->qps[q].stall_from_ps};
-        memcpy(w + q * sizeof qr, &qr, sizeof qr);
+    put(&b, &h, sizeof h);
+    for (uint32_t p = 0; p < n->nports; p++) {
+        /* A NIC counts a packet it drops on its link's sending port (nic.c),
+         * a bit error where the packet is lost: summed, every copy began at 0. */
+        put(&b, &n->ports[p].drops, sizeof n->ports[p].drops);
+        put(&b, &n->port_fail[p], sizeof *n->port_fail);
+        if (P->owner[n->ports[p].node] == me) put(&b, &n->ports[p], sizeof *n->ports);
     }
+    for (uint32_t i = 0; i < n->nmsgs; i++) {
+        const struct qp *q = &n->qps[n->msgs[i].qp];
+        if (P->owner[q->src] == me) put(&b, &n->msgs[i], sizeof *n->msgs);
+        if (P->owner[q->dst] == me) put(&b, &n->msgs[i].recv_ps, sizeof n->msgs[i].recv_ps);
+    }
+    for (uint32_t f = 0; f < n->nflows; f++)
+        if (P->owner[n->host_node[n->flows[f].src]] == me) put(&b, &n->flows[f], sizeof *n->flows);
+    for (uint32_t q = 0; q < n->nqps; q++) /* results.json jobs[]: retries, stalls */
+        if (P->owner[n->qps[q].src] == me) {
+            struct qp_retry qr = {n->qps[q].retries_total, n->qps[q].stall_max_ps,
+                                  n->qps[q].stall_from_ps};
+            put(&b, &qr, sizeof qr);
+        }
+    for (uint32_t row = 0; row < sp->n; row++) {
+        /* (several ranks: the sampler keeps this rank's ports only) */
+        for (uint32_t p = 0; p < sp->nports; p++)
+            if (sp->port_of || P->owner[n->ports[p].node] == me)
+                put(&b, &sp->rows[(size_t)row * sp->nports + p], sizeof *sp->rows);
+        /* DCQCN's rate of a QP is its sender's (results.json cc_rates). */
+        for (uint32_t q = 0; q < ncc; q++)
+            if (P->owner[n->qps[q].src] == me)
+                put(&b, &sp->cc_rows[(size_t)row * SAMPLER_CC_QPS + q], sizeof *sp->cc_rows);
+    }
+    FS_ASSERT(b.len == need, "results blob %zu bytes, counted %zu", b.len, need);
     uint64_t *sizes = fs_xcalloc((size_t)R, sizeof *sizes);
-    char *all = gather0(P, blob, total, sizes);
-    free(blob);
-    if (P->comm.rank == 0) {
-        char **at = fs_xcalloc((size_t)R, sizeof *at);
+    char *all = gather0(P, b.v, b.len, sizes);
+    free(b.v);
+    if (me == 0 && sp->port_of) sampler_expand(sp, n->nports);
+    if (me == 0) {
+        const char **at = fs_xcalloc((size_t)R, sizeof *at);
         size_t off = 0;
         for (int r = 0; r < R; r++) {
-            FS_ASSERT(sizes[r] == total, "rank %d gave %llu bytes of results, rank 0 %zu", r,
-                      (unsigned long long)sizes[r], total);
             at[r] = all + off;
             off += sizes[r];
         }
@@ -510,7 +567,7 @@ static void merge(struct model *m, double work_cpu_s) {
         m->sim.events_run = n->done_ps = n->work_pending = n->pkts_in_flight = 0;
         for (int r = 0; r < R; r++) {
             struct par_hdr hr;
-            memcpy(&hr, at[r], sizeof hr);
+            memcpy(&hr, take(&at[r], sizeof hr), sizeof hr);
             P->events[r] = hr.events;
             P->sync[r] = hr.sync_s;
             P->work_cpu[r] = hr.work_cpu_s;
@@ -520,44 +577,44 @@ static void merge(struct model *m, double work_cpu_s) {
             n->pkts_in_flight += hr.inflight;
             merge_counters(&n->c, &hr.c);
         }
-        size_t o_ports = sizeof(struct par_hdr), o_msgs = o_ports + ports_b;
-        size_t o_flows = o_msgs + msgs_b, o_rows = o_flows + flows_b, o_cc = o_rows + rows_b;
-        size_t o_pf = o_cc + cc_b;
-        /* Failure counters of a link are counted where the packet was lost
-         * (the receiving rank for bit errors): summed, every copy began at 0. */
-        memset(n->port_fail, 0, pf_b);
-        for (int r = 0; r < R; r++)
-            for (uint32_t p = 0; p < n->nports; p++) {
-                struct port_fail pf;
-                memcpy(&pf, at[r] + o_pf + p * sizeof pf, sizeof pf);
-                n->port_fail[p].corrupted += pf.corrupted;
-                n->port_fail[p].hoq_discards += pf.hoq_discards;
-            }
         for (uint32_t p = 0; p < n->nports; p++) {
-            /* A NIC counts a packet it drops on its link's sending port
-             * (nic.c): drops are summed, every rank's copy started at 0. */
             uint64_t drops = 0;
+            struct port_fail sum = {0, 0};
+            int own = P->owner[n->ports[p].node];
             for (int r = 0; r < R; r++) {
-                struct port pr;
-                memcpy(&pr, at[r] + o_ports + p * sizeof pr, sizeof pr);
-                drops += pr.drops;
+                uint64_t d;
+                struct port_fail pf;
+                memcpy(&d, take(&at[r], sizeof d), sizeof d);
+                memcpy(&pf, take(&at[r], sizeof pf), sizeof pf);
+                drops += d;
+                sum.corrupted += pf.corrupted;
+                sum.hoq_discards += pf.hoq_discards;
+                if (r == own)
+                    memcpy(&n->ports[p], take(&at[r], sizeof *n->ports), sizeof *n->ports);
             }
-            memcpy(&n->ports[p], at[P->owner[n->ports[p].node]] + o_ports + p * sizeof *n->ports,
-                   sizeof *n->ports);
             n->ports[p].drops = drops;
+            n->port_fail[p] = sum;
         }
         for (uint32_t i = 0; i < n->nmsgs; i++) {
             const struct qp *q = &n->qps[n->msgs[i].qp];
-            struct msg from_dst;
-            memcpy(&n->msgs[i], at[P->owner[q->src]] + o_msgs + i * sizeof *n->msgs,
-                   sizeof *n->msgs);
-            memcpy(&from_dst, at[P->owner[q->dst]] + o_msgs + i * sizeof *n->msgs, sizeof from_dst);
-            n->msgs[i].recv_ps = from_dst.recv_ps;
+            int src = P->owner[q->src], dst = P->owner[q->dst];
+            memcpy(&n->msgs[i], take(&at[src], sizeof *n->msgs), sizeof *n->msgs);
+            /* the receive time follows on the receiver's rank (the same
+             * rank: right after the message) */
+            memcpy(&n->msgs[i].recv_ps, take(&at[dst], sizeof n->msgs[i].recv_ps),
+                   sizeof n->msgs[i].recv_ps);
         }
         for (uint32_t f = 0; f < n->nflows; f++)
             memcpy(&n->flows[f],
-                   at[P->owner[n->host_node[n->flows[f].src]]] + o_flows + f * sizeof *n->flows,
+                   take(&at[P->owner[n->host_node[n->flows[f].src]]], sizeof *n->flows),
                    sizeof *n->flows);
+        for (uint32_t q = 0; q < n->nqps; q++) { /* a QP's retries and stalls: its sender's */
+            struct qp_retry qr;
+            memcpy(&qr, take(&at[P->owner[n->qps[q].src]], sizeof qr), sizeof qr);
+            n->qps[q].retries_total = (uint32_t)qr.retries;
+            n->qps[q].stall_max_ps = qr.max_ps;
+            n->qps[q].stall_from_ps = qr.from_ps;
+        }
         /* A flow's end is its acknowledged messages' last byte at the
          * receiver (nic.c msg_acked), known on the receiving rank. */
         for (uint32_t i = 0; i < n->nmsgs; i++) {
@@ -566,28 +623,23 @@ static void merge(struct model *m, double work_cpu_s) {
             struct flow_row *f = &n->flows[mm->flow];
             if (mm->recv_ps > f->end_ps) f->end_ps = mm->recv_ps;
         }
-        for (uint32_t row = 0; row < sp->n; row++)
+        for (uint32_t row = 0; row < sp->n; row++) {
             for (uint32_t p = 0; p < sp->nports; p++) {
                 size_t k = (size_t)row * sp->nports + p;
-                memcpy(&sp->rows[k], at[P->owner[n->ports[p].node]] + o_rows + k * sizeof *sp->rows,
+                memcpy(&sp->rows[k], take(&at[P->owner[n->ports[p].node]], sizeof *sp->rows),
                        sizeof *sp->rows);
             }
-        /* DCQCN's rate of a QP is its sender's (results.json cc_rates). */
-        for (uint32_t row = 0; cc_b && row < sp->n; row++)
-            for (uint32_t q = 0; q < SAMPLER_CC_QPS && q < n->nqps; q++) {
+            for (uint32_t q = 0; q < ncc; q++) {
                 size_t k = (size_t)row * SAMPLER_CC_QPS + q;
-                memcpy(&sp->cc_rows[k],
-                       at[P->owner[n->qps[q].src]] + o_cc + k * sizeof *sp->cc_rows,
+                memcpy(&sp->cc_rows[k], take(&at[P->owner[n->qps[q].src]], sizeof *sp->cc_rows),
                        sizeof *sp->cc_rows);
             }
-        /* A QP's retries and stalls are its sender's. */
-        size_t o_qr = o_pf + pf_b;
-        for (uint32_t q = 0; q < n->nqps; q++) {
-            struct qp_retry qr;
-            memcpy(&qr, at[P->owner[n->qps[q].src]] + o_qr + q * sizeof qr, sizeof qr);
-            n->qps[q].retries_total = (uint32_t)qr.retries;
-            n->qps[q].stall_max_ps = qr.max_ps;
-            n->qps[q].stall_from_ps = qr.from_ps;
+        }
+        off = 0;
+        for (int r = 0; r < R; r++) {
+            FS_ASSERT(at[r] == all + off + sizes[r], "rank %d gave %llu bytes of results, read %td",
+                      r, (unsigned long long)sizes[r], at[r] - (all + off));
+            off += sizes[r];
         }
         FS_ASSERT(n->c.packets_sent ==
                       n->c.packets_delivered + n->c.packets_dropped + n->pkts_in_flight,
@@ -625,20 +677,26 @@ int par_run(struct model *m) {
     free(nexts);
     while (tmin != SIM_TIME_NEVER && tmin <= s->stop_ps) {
         P->windows++;
+        sim_time_ps dl = deadlock_next_ps(n), stk = stuck_next_ps(n), sce = pev_next(P);
+        sim_time_ps hq = hoq_next_ps(n);
+        if ((dl == tmin || stk == tmin || sce == tmin || hq == tmin) && run_prefix(s, tmin)) {
+            P->dl_stop = true;
+            break;
+        }
+        /* The checks and events at tmin ran: their next times bound this
+         * window too (with no cut link, nothing else would). */
+        dl = deadlock_next_ps(n);
+        stk = stuck_next_ps(n);
+        sce = pev_next(P);
+        hq = hoq_next_ps(n);
         sim_time_ps wend =
             add_sat(tmin, P->ncut || P->forced || P->coll ? P->lookahead_ps : SIM_TIME_NEVER);
-        sim_time_ps dl = deadlock_next_ps(n), stk = stuck_next_ps(n), sce = next_sc_event(m, tmin);
-        sim_time_ps hq = hoq_next_ps(n);
         if (hq > tmin && hq < wend) wend = hq;
         if (dl > tmin && dl < wend) wend = dl;
         if (stk > tmin && stk < wend) wend = stk;
         if (sce > tmin && sce < wend) wend = sce;
         if (wend > s->stop_ps) wend = s->stop_ps + 1;
         P->wend_ps = wend;
-        if ((dl == tmin || stk == tmin || sce == tmin || hq == tmin) && run_prefix(s, tmin)) {
-            P->dl_stop = true;
-            break;
-        }
         bool cleared = false, final = false;
         uint64_t ev0 = s->events_run, most = 0;
         for (;;) {
@@ -739,14 +797,18 @@ int par_run(struct model *m) {
     s->now_ps = now;
     free(nows);
     sampler_take(&m->sampler, n, now);
-    /* A QP that exhausted its retries is a row on its sender's rank; the rows
-     * are not gathered yet. */
-    if (R > 1 && !P->refused && par_sum_u64(n, n->nqp_errs))
-        P->refused = "QPs that exhaust their retries (results.json qp_errors)";
     int rc = P->refused ? FS_ENOTSUP : 0;
     if (!rc) {
+        /* Warnings and QP errors (rows on the ranks that met them). */
+        pmerge_rows(n);
         merge(m, wall_cpu_s() - cpu0 - P->sync_cpu_s);
-        model_finish(m);
+        if (P->tr && par_trace_finish(n)) {
+            P->refused = "--pcap or --trace holding more than --pcap-max plus --trace-max "
+                         "records on one rank";
+            rc = FS_ENOTSUP;
+        } else {
+            model_finish(m);
+        }
     }
     free(st);
     free(all);

@@ -19,6 +19,7 @@
 
 #include "core/time.h"
 #include "par/comm.h"
+#include "par/pmerge.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -30,10 +31,17 @@ struct diag;
 struct jw;
 struct par_pkt;
 struct pcoll;
+struct ptrace;
 
 struct par_box {
     struct par_pkt *v;
     size_t len, cap;
+};
+
+/* Times in order, from `head` on still pending (par/pevents.c). */
+struct par_times {
+    sim_time_ps *t;
+    size_t head, len, cap;
 };
 
 struct par {
@@ -48,6 +56,13 @@ struct par {
     sim_time_ps wend_ps;    /* end of the current window (exclusive) */
     bool dl_stop;           /* a deadlock or stuck check stopped the run */
     const char *refused;    /* met at run time something several ranks cannot do yet */
+    struct par_times sc;    /* scenario events pending: window boundaries (par/pevents.c) */
+    uint32_t nwarn0;        /* warnings of the build (the same on every rank) */
+    struct ptrace *tr;      /* --pcap/--trace: the hooks recorded (par/ptrace.c) */
+    uint64_t cur_t, cur_o;  /* the event running: its key */
+    uint32_t cur_links;     /* link trace hooks it called so far */
+    struct par_keys wkeys;  /* run-time warnings' event keys (par/pmerge.c) */
+    struct par_keys qkeys;  /* QP errors' event keys */
     /* statistics (results.json `parallel`) */
     uint64_t windows, rounds, msgs, msg_bytes;
     uint64_t crit_events;    /* sum over windows of the busiest rank's events */
@@ -59,8 +74,7 @@ struct par {
     uint32_t *nodes, *hosts; /* per rank */
     /* collectives (par/pcoll.c): NULL without them */
     struct pcoll *coll;
-    uint64_t cur_order; /* key of the event running (pcoll_record) */
-    int64_t coll_adj;   /* added to this rank's share: SHARP starts pending - jobs' holds */
+    int64_t coll_adj; /* added to this rank's share: SHARP starts pending - jobs' holds */
 };
 
 /* Checks that the scenario's features work on comm->size ranks (exit-2
@@ -80,6 +94,13 @@ void par_fini(struct net *n);
 /* start_tx on a cut link: the packet leaves for the receiving rank. */
 void par_out(struct net *n, uint32_t port, uint32_t id);
 
+/* A scenario event scheduled at run time (net/model.c: a gray link's
+ * detection, a flap's next phase): its time is a window boundary. Nothing on
+ * one process. */
+void par_sc_scheduled(struct net *n, sim_time_ps t);
+/* Does this rank run node `node`'s events (true on one process)? */
+bool par_mine(const struct net *n, uint32_t node);
+
 /* The partition, for --verbose (rank 0). */
 void par_print(const struct model *m, FILE *f, bool verbose);
 /* results.json "parallel" (nothing when n->par is NULL). */
@@ -92,5 +113,9 @@ void par_or_bytes(struct net *n, uint8_t *b, size_t len);
 uint32_t par_gather_edges(struct net *n, uint32_t **eu, uint32_t **eq, uint32_t nedges);
 uint64_t par_sum_u64(struct net *n, uint64_t v);
 uint64_t par_min_u64(struct net *n, uint64_t v);
+/* net/stuck.c, the run declared stuck (every rank): the flows each rank
+ * named, merged in QP order, the first STUCK_MAX_LISTED; the waiting summed. */
+struct stuck_info;
+void par_gather_stuck(struct net *n, struct stuck_info *si);
 
 #endif /* FABSIM_PAR_PAR_H */

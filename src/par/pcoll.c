@@ -97,12 +97,16 @@ static struct event heap_pop(struct pcoll *C) {
 void pcoll_record(struct net *n, uint32_t kind, uint32_t a, uint32_t b, uint32_t c) {
     struct par *P = n->par;
     struct pcoll *C = P->coll;
-    uint64_t t = n->sim->now_ps, o = P->cur_order;
+    uint64_t t = n->sim->now_ps, o = P->cur_o;
     if (t != C->last_t || o != C->last_o) C->sub = 0;
     C->last_t = t;
     C->last_o = o;
     fs_grow((void **)&C->rec, &C->caprec, C->nrec + 1, sizeof *C->rec);
     C->rec[C->nrec++] = (struct pcoll_rec_s){t, o, C->sub++, kind, a, b, c};
+}
+
+bool pcoll_mine(const struct net *n, uint32_t node) {
+    return n->par->owner[node] == n->par->comm.rank;
 }
 
 void pcoll_sched(struct net *n, struct event e, uint32_t node) {

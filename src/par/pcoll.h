@@ -40,6 +40,9 @@ void pcoll_sched(struct net *n, struct event e, uint32_t node);
 void pcoll_local_add(struct net *n);
 void pcoll_local_done(struct net *n);
 
+/* Whether this rank owns `node`. */
+bool pcoll_mine(const struct net *n, uint32_t node);
+
 /* par.c */
 /* Takes the collectives' start events out of the queue (they are every
  * rank's), checks what runs and gives the lookahead the collectives allow

@@ -11,7 +11,7 @@
  * Left out: ARN/FRN notifications between switches, AR groups other than
  * TREE (LAG, DF_PLUS), and any per-flow stickiness.
  */
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/mem.h"
 #include "core/rng.h"
 #include "net/net.h"

@@ -23,7 +23,7 @@
  */
 #include "route/route.h"
 
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/mem.h"
 #include "core/rng.h"
 #include "net/net.h"
@@ -62,11 +62,7 @@ static void ecmp_fini(struct net *n) {
     n->route_state = NULL;
 }
 
-/* The packet's flow digest mixed with switch sw's seed: the 32-bit
- * finaliser of MurmurHash3 (Appleby, public domain). */
-uint32_t ecmp_hash(const struct net *n, uint32_t sw, const struct packet *p) {
-    const struct ecmp_state *st = n->route_state;
-    uint32_t h = p->flow_hash ^ st->seed[n->nodes[sw].index];
+static inline uint32_t mix(uint32_t h) {
     h ^= h >> 16;
     h *= 0x85ebca6bu;
     h ^= h >> 13;
@@ -75,13 +71,22 @@ uint32_t ecmp_hash(const struct net *n, uint32_t sw, const struct packet *p) {
     return h;
 }
 
+/* The packet's flow digest mixed with switch sw's seed: the 32-bit
+ * finaliser of MurmurHash3 (Appleby, public domain). */
+uint32_t ecmp_hash(const struct net *n, uint32_t sw, const struct packet *p) {
+    const struct ecmp_state *st = n->route_state;
+    return mix(p->flow_hash ^ st->seed[n->nodes[sw].index]);
+}
+
 static uint32_t ecmp_select(struct net *n, uint32_t sw, const struct packet *p) {
+    const struct ecmp_state *st = n->route_state;
     const uint32_t *ports;
-    uint32_t c = route_live_get(n, sw, n->nodes[p->dst].index, &ports);
+    uint32_t s = n->nodes[sw].index;
+    uint32_t c = route_live_get_node(n, sw, s, p->dst, &ports);
     if (c == 0) return NET_NONE;
     if (c == 1) return ports[0];
     /* Bucket from the hash's high bits (multiply-shift, no modulo bias). */
-    return ports[(uint32_t)(((uint64_t)ecmp_hash(n, sw, p) * c) >> 32)];
+    return ports[(uint32_t)(((uint64_t)mix(p->flow_hash ^ st->seed[s]) * c) >> 32)];
 }
 
 const struct route_ops route_ecmp_ops = {

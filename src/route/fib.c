@@ -89,11 +89,13 @@ static int cmp_u32(const void *a, const void *b) {
 void route_fib_free(struct route_fib *f) {
     if (!f) return;
     free(f->host_group);
+    free(f->node_group);
     free(f->grp);
     free(f->set_off);
     free(f->set_ports);
     free(f->direct_off);
     free(f->direct);
+    free(f->direct_sw);
     free(f);
 }
 
@@ -142,7 +144,7 @@ static bool fib_hop(const struct net *n, uint32_t v, uint32_t w, const uint32_t 
                     const uint32_t *dd) {
     if (!n->fib_updown) return dist[w] + 1 == dist[v];
     uint32_t lv = n->nodes[v].level, lw = n->nodes[w].level;
-    if (lw + 1 == lv) return dd[w] != UINT32_MAX && dd[w] + 1 == dist[v]; /* down */
+    if (lw + 1 == lv) return dd[w] != UINT32_MAX && dd[w] + 1 == dist[v];   /* down */
     return lw == lv + 1 && dist[w] != UINT32_MAX && dist[w] + 1 == dist[v]; /* up */
 }
 
@@ -168,8 +170,7 @@ void route_fib_build(struct net *n) {
         /* A host whose every link is down has no entries (and f->direct may
          * still be NULL): qsort must not see a null base. */
         if (at > f->direct_off[h])
-            qsort(f->direct + f->direct_off[h], at - f->direct_off[h], sizeof *f->direct,
-                  cmp_u32);
+            qsort(f->direct + f->direct_off[h], at - f->direct_off[h], sizeof *f->direct, cmp_u32);
         f->direct_off[h + 1] = at;
     }
 
@@ -203,6 +204,12 @@ void route_fib_build(struct net *n) {
         f->host_group[h] = slot[i] - 1;
     }
     free(slot);
+    f->node_group = fs_xcalloc((size_t)V + 1, sizeof *f->node_group);
+    for (uint32_t h = 0; h < H; h++)
+        f->node_group[n->host_node[h]] = f->host_group[h];
+    f->direct_sw = fs_xmalloc(((size_t)f->direct_off[H] + 1) * sizeof *f->direct_sw);
+    for (uint32_t i = 0; i < f->direct_off[H]; i++)
+        f->direct_sw[i] = n->ports[f->direct[i]].node;
 
     /* One BFS per group, from its first host. */
     uint32_t G = f->ngroups;
@@ -276,16 +283,4 @@ void route_fib_build(struct net *n) {
 
 uint32_t route_fib_get(const struct net *n, uint32_t sw, uint32_t host, const uint32_t **ports) {
     return route_fib_lookup(n->fib, n, sw, host, ports);
-}
-
-uint32_t route_fib_direct(const struct route_fib *f, const struct net *n, uint32_t sw,
-                          uint32_t host, const uint32_t **ports) {
-    uint32_t a = f->direct_off[host], b = f->direct_off[host + 1];
-    while (a < b && n->ports[f->direct[a]].node != sw)
-        a++;
-    uint32_t e = a;
-    while (e < b && n->ports[f->direct[e]].node == sw)
-        e++;
-    *ports = f->direct + a;
-    return e - a;
 }

@@ -10,7 +10,7 @@
 #include "route/route.h"
 
 #include "core/mem.h"
-#include "config/scenario.h"
+#include "net/params.h"
 #include "net/net.h"
 
 #include <stdlib.h>

@@ -43,6 +43,9 @@ struct route_fib {
     uint32_t *grp;                 /* [switch index * ngroups + group] -> set id */
     uint32_t *set_off, *set_ports; /* interned candidate sets (ECMP groups) */
     uint32_t *direct_off, *direct; /* per host: its live links' switch-side ports, ascending */
+    uint32_t *direct_sw;           /* [i]: ports[direct[i]].node (no port read per lookup) */
+    uint32_t *node_group;          /* node id -> host_group of a host node (0 for a switch):
+                                      a packet's dst picks its group in one load */
 };
 
 /* BFS over live links from every destination group; replaces n->fib. */
@@ -50,14 +53,37 @@ void route_fib_build(struct net *n);
 void route_fib_free(struct route_fib *f);
 /* Candidate ports for (switch node, destination host): returns the count. */
 uint32_t route_fib_get(const struct net *n, uint32_t sw, uint32_t host, const uint32_t **ports);
-uint32_t route_fib_direct(const struct route_fib *f, const struct net *n, uint32_t sw,
-                          uint32_t host, const uint32_t **ports);
+/* The host's own links at its attachment switch `sw` (ROUTE_FIB_DIRECT). */
+static inline uint32_t route_fib_direct(const struct route_fib *f, const struct net *n,
+                                        uint32_t sw, uint32_t host, const uint32_t **ports) {
+    (void)n;
+    uint32_t a = f->direct_off[host], b = f->direct_off[host + 1];
+    while (a < b && f->direct_sw[a] != sw)
+        a++;
+    uint32_t e = a;
+    while (e < b && f->direct_sw[e] == sw)
+        e++;
+    *ports = f->direct + a;
+    return e - a;
+}
 static inline uint32_t route_fib_lookup(const struct route_fib *f, const struct net *n, uint32_t sw,
                                         uint32_t host, const uint32_t **ports) {
     uint32_t e = f->grp[(size_t)n->nodes[sw].index * f->ngroups + f->host_group[host]];
     if (e == ROUTE_FIB_DIRECT) return route_fib_direct(f, n, sw, host, ports);
     *ports = f->set_ports + f->set_off[e];
     return f->set_off[e + 1] - f->set_off[e];
+}
+
+/* route_fib_lookup for switch node `sw` of switch index `s` and destination
+ * host node `dst` (a packet's dst): the forwarding path's form. */
+static inline uint32_t route_fib_lookup_node(const struct route_fib *f, const struct net *n,
+                                             uint32_t sw, uint32_t s, uint32_t dst,
+                                             const uint32_t **ports) {
+    uint32_t e = f->grp[(size_t)s * f->ngroups + f->node_group[dst]];
+    if (e == ROUTE_FIB_DIRECT) return route_fib_direct(f, n, sw, n->nodes[dst].index, ports);
+    uint32_t a = f->set_off[e];
+    *ports = f->set_ports + a;
+    return f->set_off[e + 1] - a;
 }
 
 const struct route_ops *route_select(const struct net *n, struct diag *d);
@@ -88,6 +114,14 @@ void route_live_fini(struct route_live *lv);
 void route_live_snapshot(struct net *n);
 /* Candidate ports at switch `sw` for `host` as that switch currently sees them. */
 uint32_t route_live_get(const struct net *n, uint32_t sw, uint32_t host, const uint32_t **ports);
+/* route_live_get for switch node `sw` of switch index `s` and destination
+ * host node `dst`, inline for the forwarding path. */
+static inline uint32_t route_live_get_node(const struct net *n, uint32_t sw, uint32_t s,
+                                           uint32_t dst, const uint32_t **ports) {
+    const struct route_live *lv = n->route_state;
+    if (__builtin_expect(lv->stale[s], 0)) return route_live_get(n, sw, n->nodes[dst].index, ports);
+    return route_fib_lookup_node(n->fib, n, sw, s, dst, ports);
+}
 /* Does switch `sw`'s old view differ from the new FIB? */
 bool route_live_differs(const struct net *n, uint32_t sw);
 

@@ -6,7 +6,7 @@
  * destination d takes candidate d mod count, which spreads destinations over
  * equal-cost uplinks the way OpenSM's minhop balancing does on a regular tree.
  */
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/mem.h"
 #include "net/net.h"
 #include "route/route.h"

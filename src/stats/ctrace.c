@@ -19,7 +19,7 @@
  */
 #include "stats/ctrace.h"
 
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/diag.h"
 #include "core/file.h"
 #include "core/mem.h"
@@ -391,6 +391,9 @@ int ctrace_sink_open(struct ctrace_sink *s, struct net *n, const char *path, uin
     s->f = s->out.f;
     s->max_events = max_events ? max_events : CTRACE_MAX_EVENTS_DEFAULT;
     s->nnodes = n->nnodes;
+    /* write_xfers lists every transfer at the end, by message id: keep every
+     * message's record (64 B each) instead of recycling slots */
+    n->msg_keep = true;
     s->nslots = n->nports * NSLOT;
     s->open_ps = fs_xmalloc((s->nslots + 1) * sizeof *s->open_ps);
     for (uint32_t i = 0; i < s->nslots; i++)
@@ -451,4 +454,12 @@ int ctrace_sink_close(struct ctrace_sink *s, struct net *n) {
     s->open_ps = NULL;
     s->named = NULL;
     return rc;
+}
+
+void ctrace_sink_abort(struct ctrace_sink *s, struct net *n) {
+    if (s->f) {
+        fs_out_abort(&s->out);
+        s->f = NULL;
+    }
+    ctrace_sink_close(s, n); /* detaches, frees; no file left */
 }

@@ -48,5 +48,7 @@ int ctrace_sink_open(struct ctrace_sink *s, struct net *n, const char *path, uin
 /* Detaches and finishes the file (call after model_run). 0, or -1 on a
  * write error. */
 int ctrace_sink_close(struct ctrace_sink *s, struct net *n);
+/* Detaches and removes the unfinished file (a run that did not end). */
+void ctrace_sink_abort(struct ctrace_sink *s, struct net *n);
 
 #endif /* FABSIM_STATS_CTRACE_H */

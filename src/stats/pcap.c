@@ -9,7 +9,7 @@
  */
 #include "stats/pcap.h"
 
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/diag.h"
 #include "core/file.h"
 #include "core/mem.h"

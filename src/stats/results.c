@@ -2,7 +2,7 @@
 
 #include "coll/coll.h"
 
-#include "config/scenario.h"
+#include "net/params.h"
 #include "core/diag.h"
 #include "core/file.h"
 #include "core/units.h"
@@ -163,7 +163,7 @@ static void write_links(const struct model *m, struct jw *w) {
         jw_kstr(w, "tier", tier);
         jw_ku64(w, "bytes", pt->tx_bytes);
         jw_ku64(w, "packets", pt->tx_packets);
-        double u = T > 0 ? (double)pt->busy_ps / T : 0.0;
+        double u = T > 0 ? (double)port_busy_ps(pt) / T : 0.0;
         jw_knum(w, "utilization", u > 1.0 ? 1.0 : u);
         jw_ku64(w, "drops", pt->drops);
         jw_ku64(w, "corrupted", n->port_fail ? n->port_fail[p].corrupted : 0);

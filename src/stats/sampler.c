@@ -1,6 +1,7 @@
 #include "stats/sampler.h"
 
 #include "cc/cc.h"
+#include "core/diag.h"
 #include "core/mem.h"
 #include "flowctl/flowctl.h"
 #include "net/net.h"
@@ -25,7 +26,34 @@ void sampler_init(struct sampler *sp, const struct net *n, sim_time_ps interval_
         sp->cc_rows = fs_xcalloc((size_t)sp->cap * SAMPLER_CC_QPS, sizeof *sp->cc_rows);
 }
 
+static void alloc_ports(struct sampler *sp, uint32_t nports) {
+    free(sp->rows);
+    free(sp->last_bytes);
+    free(sp->last_busy);
+    free(sp->last_paused);
+    sp->nports = nports;
+    sp->rows = fs_xcalloc((size_t)sp->cap * (nports ? nports : 1), sizeof *sp->rows);
+    sp->last_bytes = fs_xcalloc(nports + 1, sizeof *sp->last_bytes);
+    sp->last_busy = fs_xcalloc(nports + 1, sizeof *sp->last_busy);
+    sp->last_paused = fs_xcalloc(nports + 1, sizeof *sp->last_paused);
+}
+
+void sampler_restrict(struct sampler *sp, const uint32_t *ports, uint32_t n) {
+    FS_ASSERT(sp->n == 0, "sampler_restrict after %u samples", sp->n);
+    alloc_ports(sp, n);
+    free(sp->port_of);
+    sp->port_of = fs_xmalloc(((size_t)n + 1) * sizeof *sp->port_of);
+    if (n) memcpy(sp->port_of, ports, n * sizeof *ports);
+}
+
+void sampler_expand(struct sampler *sp, uint32_t nports) {
+    alloc_ports(sp, nports);
+    free(sp->port_of);
+    sp->port_of = NULL;
+}
+
 void sampler_fini(struct sampler *sp) {
+    free(sp->port_of);
     free(sp->rows);
     free(sp->last_bytes);
     free(sp->last_busy);
@@ -80,16 +108,17 @@ void sampler_take(struct sampler *sp, struct net *n, sim_time_ps now) {
     struct sample *row = &sp->rows[(size_t)sp->n * sp->nports];
     uint64_t (*ongoing)(const struct net *, uint32_t) = n->fc ? n->fc->ongoing_ps : NULL;
     for (uint32_t p = 0; p < sp->nports; p++) {
-        const struct port *pt = &n->ports[p];
-        uint64_t paused = pt->paused_ps + pt->credit_stall_ps + (ongoing ? ongoing(n, p) : 0);
+        uint32_t port = sp->port_of ? sp->port_of[p] : p;
+        const struct port *pt = &n->ports[port];
+        uint64_t paused = pt->paused_ps + pt->credit_stall_ps + (ongoing ? ongoing(n, port) : 0);
         row[p].bytes = clamp32(pt->tx_bytes - sp->last_bytes[p]);
-        row[p].busy_ns = clamp32((pt->busy_ps - sp->last_busy[p]) / 1000);
+        row[p].busy_ns = clamp32((port_busy_ps(pt) - sp->last_busy[p]) / 1000);
         /* whole ns of the running total, differenced: the rows of a link sum
          * to its results.json paused_ns + credit_stall_ns (floored once) */
         row[p].paused_ns = clamp32(paused / 1000 - sp->last_paused[p] / 1000);
         row[p].q_bytes = clamp32(pt->q_bytes);
         sp->last_bytes[p] = pt->tx_bytes;
-        sp->last_busy[p] = pt->busy_ps;
+        sp->last_busy[p] = port_busy_ps(pt);
         sp->last_paused[p] = paused;
     }
     sp->n++;

@@ -35,6 +35,9 @@ struct sampler {
     uint32_t cc_nqps; /* most QPs seen at a sample, at most SAMPLER_CC_QPS */
     bool automatic;
     uint32_t nports;
+    /* A parallel run's rank samples its own ports only (par/par.c): row slot
+     * k is port port_of[k] (increasing); NULL: slot p is port p. */
+    uint32_t *port_of;
     uint32_t n, cap;     /* samples taken; rows allocated */
     struct sample *rows; /* n x nports */
     uint64_t *last_bytes, *last_busy, *last_paused;
@@ -48,6 +51,11 @@ struct sampler {
 void sampler_init(struct sampler *sp, const struct net *n, sim_time_ps interval_ps);
 void sampler_fini(struct sampler *sp);
 /* Takes one sample at `now` (also called once at the end of the run). */
+/* Before the first sample: keep rows for ports ports[0..n) only. */
+void sampler_restrict(struct sampler *sp, const uint32_t *ports, uint32_t n);
+/* Back to one slot per port (nports of them, zeroed), the samples taken so
+ * far kept in number: rank 0 before it gathers every rank's rows. */
+void sampler_expand(struct sampler *sp, uint32_t nports);
 void sampler_take(struct sampler *sp, struct net *n, sim_time_ps now);
 void sampler_on_event(struct sim *s, const struct event *e);
 /* links.csv: time_ns,link,bytes,utilization,queue_bytes,paused_ns */

@@ -1,8 +1,8 @@
 #include "topo/topo.h"
 
-#include "config/scenario.h"
 #include "core/diag.h"
 #include "net/net.h"
+#include "net/params.h"
 #include "topo/tfile.h"
 
 #include <stdio.h>
@@ -184,7 +184,7 @@ uint32_t topo_host_count(const struct topo_params *t) {
     return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
-int topo_build(struct net *n, const struct scenario *sc, struct diag *d) {
+int topo_build(struct net *n, const struct model_params *sc, struct diag *d) {
     const struct topo_params *t = &sc->topo;
     struct builder b = {n, sc->fabric.link_bps, sc->fabric.propagation_ps};
     if (t->gpus_per_host > 1 && (t->kind == TOPO_FAT_TREE || t->kind == TOPO_RING))

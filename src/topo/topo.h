@@ -50,12 +50,12 @@ struct topo_params {
     uint64_t nvls_rate_bps;   /* reduced bytes per second per NVSwitch; 0 = unlimited */
 };
 
-struct scenario;
+struct model_params;
 struct diag;
 
 /* Number of hosts the topology parameters describe (saturates at UINT32_MAX). */
 uint32_t topo_host_count(const struct topo_params *t);
 
-int topo_build(struct net *n, const struct scenario *sc, struct diag *d);
+int topo_build(struct net *n, const struct model_params *sc, struct diag *d);
 
 #endif /* FABSIM_TOPO_TOPO_H */

@@ -2,11 +2,12 @@
 
 #include "coll/coll.h"
 
-#include "config/scenario.h"
 #include "core/diag.h"
 #include "core/mem.h"
 #include "core/rng.h"
 #include "net/net.h"
+#include "net/params.h"
+#include "topo/topo.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -95,7 +96,7 @@ static void derangement(uint32_t *to, uint32_t H, struct rng *r) {
 }
 
 static int add_poisson(struct net *n, struct wl_state *ws, const struct wl_entry *w, size_t idx) {
-    const struct scenario *sc = n->sc;
+    const struct model_params *sc = n->sc;
     uint32_t count = (uint32_t)w->nsenders;
     double wire =
         (double)w->packet_bytes + ceil((double)w->packet_bytes / n->mtu_bytes) * n->overhead_bytes;
@@ -175,7 +176,7 @@ void workload_finish(struct net *n) {
 }
 
 int workload_build(struct net *n, struct diag *d) {
-    const struct scenario *sc = n->sc;
+    const struct model_params *sc = n->sc;
     struct wl_state *ws = fs_xcalloc(1, sizeof *ws);
     n->wl_state = ws;
     uint32_t H = n->nhosts;
@@ -252,4 +253,34 @@ void workload_fini(struct net *n) {
     free(ws->a2a);
     free(ws);
     n->wl_state = NULL;
+}
+
+static uint64_t mul_sat(uint64_t a, uint64_t b) {
+    return a && b > UINT64_MAX / a ? UINT64_MAX : a * b;
+}
+
+uint64_t workload_entry_ranks(const struct topo_params *t, const struct wl_entry *w) {
+    uint64_t H = topo_host_count(t);
+    uint64_t G = t->gpus_per_host > 1 ? t->gpus_per_host : 1;
+    uint64_t r = w->ranks_all ? (w->ranks_gpus ? H * G : H) : w->nranks;
+    return mul_sat(r, w->jobs ? w->jobs : 1);
+}
+
+uint64_t workload_entry_flows(const struct topo_params *t, uint32_t qps_per_connection,
+                              const struct wl_entry *w) {
+    uint64_t H = topo_host_count(t);
+    uint64_t q = qps_per_connection > 1 ? qps_per_connection : 1;
+    switch (w->kind) {
+    case WL_FLOWS:
+        return mul_sat(w->nflows, q);
+    case WL_PERMUTATION:
+        return mul_sat(H, q);
+    case WL_INCAST:
+    case WL_POISSON:
+        return mul_sat(w->nsenders, q);
+    case WL_ALLTOALL:
+        return mul_sat(mul_sat(H, H ? H - 1 : 0), q);
+    default: /* collectives: a QP each way per rank and channel */
+        return mul_sat(mul_sat(workload_entry_ranks(t, w), 2), w->channels ? w->channels : 2);
+    }
 }

@@ -18,6 +18,7 @@ struct net;
 struct diag;
 struct sim;
 struct event;
+struct topo_params;
 
 /* Parameters: config/ fills them from the scenario (docs/scenario.md); the
  * module reads them and never includes config/. */
@@ -93,6 +94,19 @@ struct wl_entry {
     /* chakra: the trace folder (resolved against the scenario's folder) */
     char *path;
 };
+
+/* Flows (connections; QPs for collectives) of all workload entries together
+ * that a scenario may expand to (config/limits.h SC_MAX_FLOWS). */
+#define WL_MAX_FLOWS 10000000ull
+
+/* Ranks of collective entry `w` (its ranks times its jobs) on topology `t`,
+ * saturating at UINT64_MAX. */
+uint64_t workload_entry_ranks(const struct topo_params *t, const struct wl_entry *w);
+/* Flows entry `w` expands to (QPs for collectives: two per rank and
+ * channel) with `qps_per_connection` QPs per connection (transport), saturating
+ * at UINT64_MAX. */
+uint64_t workload_entry_flows(const struct topo_params *t, uint32_t qps_per_connection,
+                              const struct wl_entry *w);
 
 int workload_build(struct net *n, struct diag *d);
 void workload_fini(struct net *n);

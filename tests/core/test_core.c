@@ -48,14 +48,15 @@ static void test_calq_matches_heap(void **state) {
     (void)state;
     struct calq c;
     struct evq h;
-    calq_init(&c, 4, 6); /* 16 ps buckets, 64 of them: forces far events */
+    calq_init(&c); /* 1 ns buckets over ~4.2 us: the spreads below force far events */
     evq_init(&h, 16);
     struct rng r;
     rng_seed(&r, 3, 0, 0);
     uint64_t now = 0;
     uint32_t seq = 0;
     for (int i = 0; i < 200; i++) {
-        struct event e = {rng_below(&r, 5000), ((uint64_t)rng_below(&r, 3) << 32) | seq++, 0, 0, 0};
+        struct event e = {rng_below(&r, 5000) * 1024, ((uint64_t)rng_below(&r, 3) << 32) | seq++, 0,
+                          0, 0};
         calq_push(&c, e);
         evq_push(&h, e);
     }
@@ -70,7 +71,8 @@ static void test_calq_matches_heap(void **state) {
         int k = (int)rng_below(&r, 3);             /* 0..2 new events: the queue drifts */
         if (i > 150000) k = (int)rng_below(&r, 2); /* then drains */
         for (int j = 0; j < k; j++) {
-            uint64_t dt = rng_below(&r, 4) == 0 ? rng_below(&r, 100000) : rng_below(&r, 300);
+            uint64_t dt =
+                rng_below(&r, 4) == 0 ? rng_below(&r, 100000) * 4096 : rng_below(&r, 300) * 64;
             if (rng_below(&r, 8) == 0) dt = 0; /* ties at the same time stamp */
             struct event e = {now + dt, ((uint64_t)rng_below(&r, 3) << 32) | seq++, 0, 0, 0};
             calq_push(&c, e);
@@ -82,14 +84,16 @@ static void test_calq_matches_heap(void **state) {
     evq_fini(&h);
 }
 
-/* Dense then sparse: 50 000 pending events within ~1 ns buckets make the
- * calendar narrow its buckets, then microsecond gaps make it widen them
- * again; the pop order stays the heap's throughout. */
-static void test_calq_resizes(void **state) {
+/* Dense then sparse: 50 000 pending events within ~1 ns buckets (dozens
+ * of events per bucket, sorted when reached), then microsecond gaps (a few
+ * events over thousands of empty buckets, found through the bitmap); the
+ * pop order stays the heap's throughout, and the chunks of emptied buckets
+ * are reused rather than grown. */
+static void test_calq_dense_sparse(void **state) {
     (void)state;
     struct calq c;
     struct evq h;
-    calq_init(&c, 10, 14);
+    calq_init(&c);
     evq_init(&h, 16);
     struct rng r;
     rng_seed(&r, 4, 0, 0);
@@ -99,13 +103,13 @@ static void test_calq_resizes(void **state) {
         calq_push(&c, e);
         evq_push(&h, e);
     }
-    unsigned narrowest = c.width_log2;
+    uint32_t chunks_dense = 0;
     for (int i = 0; i < 400000; i++) {
-        struct event a, b;
+        struct event a = {0}, b = {0};
         assert_int_equal(calq_pop(&c, &a), 0);
         assert_int_equal(evq_pop(&h, &b), 0);
         assert_true(a.time_ps == b.time_ps && a.order == b.order);
-        if (c.width_log2 < narrowest) narrowest = c.width_log2;
+        if (i == 200000) chunks_dense = c.chunk_len;
         /* dense phase: +0..1 ns; sparse phase (second half, queue drained to
          * a few events): +1..10 us */
         uint64_t dt = i < 200000 ? rng_below(&r, 1000) : 1000000 + rng_below(&r, 9000000);
@@ -115,9 +119,11 @@ static void test_calq_resizes(void **state) {
             evq_push(&h, e);
         }
     }
-    print_message("calendar bucket width: 2^10 ps -> 2^%u -> 2^%u ps\n", narrowest, c.width_log2);
-    assert_true(narrowest < 10);
-    assert_true(c.width_log2 > narrowest);
+    print_message("calendar: %llu buckets sorted when reached, %u chunks\n",
+                  (unsigned long long)c.sorted_buckets, c.chunk_len);
+    assert_true(c.sorted_buckets > 1000);
+    assert_int_equal(c.chunk_len, chunks_dense); /* none allocated in the sparse phase */
+    assert_int_equal(calq_len(&c), h.len);
     calq_fini(&c);
     evq_fini(&h);
 }
@@ -129,7 +135,7 @@ static void test_calq_same_time(void **state) {
     (void)state;
     struct calq c;
     struct evq h;
-    calq_init(&c, 10, 14);
+    calq_init(&c);
     evq_init(&h, 16);
     struct rng r;
     rng_seed(&r, 5, 0, 0);
@@ -223,9 +229,9 @@ static void test_units(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_evq_order),    cmocka_unit_test(test_calq_matches_heap),
-        cmocka_unit_test(test_calq_resizes), cmocka_unit_test(test_calq_same_time),
-        cmocka_unit_test(test_rng_streams),  cmocka_unit_test(test_units),
+        cmocka_unit_test(test_evq_order),         cmocka_unit_test(test_calq_matches_heap),
+        cmocka_unit_test(test_calq_dense_sparse), cmocka_unit_test(test_calq_same_time),
+        cmocka_unit_test(test_rng_streams),       cmocka_unit_test(test_units),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

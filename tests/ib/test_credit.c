@@ -62,7 +62,7 @@ static void test_incast_16_to_1(void **state) {
     assert_int_equal(n->c.packets_dropped, 0);
     assert_int_equal(n->c.retransmitted_packets, 0);
     uint32_t sw = n->nhosts, rx = link_port(n, sw, n->host_node[16]);
-    double busy = (double)n->ports[rx].busy_ps / (double)n->done_ps;
+    double busy = (double)port_busy_ps(&n->ports[rx]) / (double)n->done_ps;
     printf("incast 16:1: receiver link busy %.4f, done %.1f us\n", busy, n->done_ps / 1e6);
     assert_true(busy >= 0.95);
     /* ideal: 32 MiB of payload at 400 Gb/s with 26 B per 4096 B */

@@ -7,10 +7,12 @@
 # tree (ftree LFTs, and adaptive routing), a RoCE PFC incast whose pauses cross
 # the cut links, ECMP with DCQCN, a PFC deadlock on a ring named the same
 # across ranks, and a failure of a cut link rerouted by the subnet manager, by
-# BGP, and by SHIELD then the SM; ring, tree and SHARP collectives (SHARP's
-# aggregation switches on several ranks), training, nccl_tests and Chakra
-# traces, a ring AllReduce across a rerouted failure (its QPs' retries merged
-# from their senders' ranks); what is not supported yet on several ranks
+# BGP, and by SHIELD then the SM; gray links, flaps, bit errors and a host
+# stall; QPs exhausting their retries and a stuck run's diagnosis on several
+# ranks; ring, tree and SHARP collectives (SHARP's aggregation switches on
+# several ranks), training, nccl_tests and Chakra traces, a ring AllReduce
+# across a rerouted failure (its QPs' retries merged from their senders'
+# ranks); what is not supported yet on several ranks
 # (poisson workloads) exits 2 with "not yet supported with N>1 ranks",
 # and runs unchanged on one rank; a lookahead longer than the shortest cut
 # link is caught by the causality check. Skipped (one line saying so) when
@@ -71,6 +73,8 @@ for s in tests/par/ib-fattree-perm.yaml tests/par/ib-fattree-adaptive.yaml \
     tests/par/roce-pfc-incast.yaml tests/par/roce-ecmp-dcqcn.yaml \
     scenarios/labs/lossless/11-deadlock-ring-pfc-minhop.yaml tests/par/ib-failure-sm.yaml \
     tests/par/roce-failure-bgp.yaml tests/par/ib-failure-shield.yaml \
+    tests/par/roce-gray-ber-bgp.yaml tests/par/ib-flap-sm.yaml tests/par/roce-stall-pfc.yaml \
+    tests/par/ib-qp-errors.yaml tests/par/roce-stuck.yaml \
     tests/par/ib-allreduce-sharp.yaml tests/par/ib-allreduce-ring.yaml \
     tests/par/roce-allreduce-tree.yaml scenarios/labs/sharp/03-allreduce-sharp-8.yaml \
     tests/par/ib-training-nccl.yaml scenarios/examples/chakra.yaml \
@@ -175,6 +179,82 @@ PY
     ok "collectives cross ranks: SHARP tree over 4 ranks, ring and tree steps exchanged, training, nccl_tests and chakra rows, a call's retries across a failure"
 else
     fail "collectives across ranks"
+fi
+
+# Gray links, flaps and bit errors on cut links, a host stall whose pauses
+# cross them, QP errors on the senders' ranks: the failures happened, and
+# on several ranks.
+if python3 - "$OUT" <<'PY'; then
+import json, re, sys
+def owners(log):
+    owner = {}
+    for line in open(log):
+        m = re.match(r"\s+rank (\d+): .*?: (.*)$", line)
+        if m:
+            for sw in m.group(2).split():
+                owner[sw] = int(m.group(1))
+    return owner
+o = sys.argv[1]
+for n in (2, 3, 4):
+    for s in ("roce-gray-ber-bgp", "ib-flap-sm"):
+        w = owners(f"{o}/{s}-{n}.log")
+        assert w["leaf0"] != w["spine3"], (s, n, w)
+g = json.load(open(f"{o}/roce-gray-ber-bgp-3/results.json"))
+s = g["summary"]
+assert s["gray_dropped"] > 0 and s["corrupted"] > 0, s
+cp = g["control_plane"][0]
+assert cp["event"] == "link_gray" and cp["detected_at_ns"] and cp["rerouted_at_ns"], cp
+f = json.load(open(f"{o}/ib-flap-sm-4/results.json"))
+assert [r["event"] for r in f["control_plane"]] == ["link_flap"] * 3, f["control_plane"]
+assert all(r["packets_lost"] > 0 for r in f["control_plane"]), f["control_plane"]
+st = json.load(open(f"{o}/roce-stall-pfc-2/results.json"))
+assert st["summary"]["pause_frames"] > 0 and st["parallel"]["messages"] > 0
+q = json.load(open(f"{o}/ib-qp-errors-2/results.json"))
+w = owners(f"{o}/ib-qp-errors-2.log")
+assert w["leaf0"] != w["leaf2"], w
+srcs = [r["src"] for r in q["qp_errors"]]
+assert len(srcs) == 6 and "h0" in srcs and "h5" in srcs, q["qp_errors"]
+k = json.load(open(f"{o}/roce-stuck-2/results.json"))["summary"]["stuck"]
+assert k and k["waiting"] == 3 and [f["src"] for f in k["flows"]] == ["h0", "h2", "h5"], k
+print("gray dropped", s["gray_dropped"], "corrupted", s["corrupted"], "flaps lost",
+      [r["packets_lost"] for r in f["control_plane"]], "qp errors from", srcs)
+PY
+    ok "gray, flap and ber on cut links; QP errors and stuck flows from both ranks"
+else
+    fail "gray/flap/ber/stall/qp-error checks"
+fi
+
+# --pcap and --trace: rank 0 writes the same files as one process (the hooks
+# every rank recorded, merged in the sequential order): packets, PFC pauses
+# and credit stalls across cut links, a link failure.
+for s in tests/par/roce-pfc-incast.yaml tests/par/ib-failure-sm.yaml; do
+    name=$(basename "$s" .yaml)
+    "$FAB" run -q "$s" -o "$OUT/tr-$name-seq" --pcap "$OUT/tr-$name-seq.pcapng" \
+        --trace "$OUT/tr-$name-seq.json" || fail "$name: sequential run with --pcap --trace"
+    for n in 1 2 3 4; do
+        run_n "$n" "$s" "$OUT/tr-$name-$n" -q --pcap "$OUT/tr-$name-$n.pcapng" \
+            --trace "$OUT/tr-$name-$n.json" >"$OUT/tr-$name-$n.log" 2>&1
+        rc=$?
+        if [ "$rc" -eq 0 ] && same "$OUT/tr-$name-seq" "$OUT/tr-$name-$n" &&
+            cmp -s "$OUT/tr-$name-seq.pcapng" "$OUT/tr-$name-$n.pcapng" &&
+            cmp -s "$OUT/tr-$name-seq.json" "$OUT/tr-$name-$n.json"; then
+            ok "$name: $n ranks, --pcap and --trace byte-identical to one process"
+        else
+            cat "$OUT/tr-$name-$n.log"
+            fail "$name: $n ranks (rc $rc): --pcap or --trace differ"
+        fi
+    done
+done
+# Past --pcap-max + --trace-max records on a rank: exit 2, no file left.
+run_n 2 tests/par/roce-pfc-incast.yaml "$OUT/tr-cap" -q --pcap "$OUT/tr-cap.pcapng" \
+    --pcap-max 10 >"$OUT/tr-cap.log" 2>&1
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q "not yet supported with N>1 ranks: --pcap" "$OUT/tr-cap.log" &&
+    [ ! -e "$OUT/tr-cap.pcapng" ]; then
+    ok "--pcap past its budget on 2 ranks: exit 2, no file"
+else
+    cat "$OUT/tr-cap.log"
+    fail "--pcap past its budget (rc $rc)"
 fi
 
 # Not supported yet on several ranks: a clear exit 2; one rank runs them.

@@ -15,6 +15,7 @@
 #include "par/comm.h"
 #include "par/par.h"
 #include "par/part.h"
+#include "par/pevents.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -131,6 +132,63 @@ static void test_one_rank_windows(void **state) {
     scenario_fini(&sc);
 }
 
+/* Scenario events' times, a window boundary each, come out in order
+ * whatever order they are scheduled in (par/pevents.c). */
+static void test_scenario_times(void **state) {
+    (void)state;
+    struct par P;
+    memset(&P, 0, sizeof P);
+    assert_true(pev_next(&P) == SIM_TIME_NEVER);
+    pev_add(&P, 500);
+    pev_add(&P, 100);
+    pev_add(&P, 300);
+    pev_add(&P, 300);
+    assert_int_equal(pev_next(&P), 100);
+    pev_pop(&P, 100);
+    pev_add(&P, 200); /* scheduled at run time, before the pending ones */
+    assert_int_equal(pev_next(&P), 200);
+    pev_pop(&P, 200);
+    pev_pop(&P, 300);
+    pev_pop(&P, 300);
+    assert_int_equal(pev_next(&P), 500);
+    pev_pop(&P, 500);
+    assert_true(pev_next(&P) == SIM_TIME_NEVER);
+    free(P.sc.t);
+}
+
+/* One rank, no cut link, so no lookahead bounds the windows: the stuck
+ * check that starts a window must bound it by its next look (it once ran
+ * this run to its 200 ms stop instead of ending it stuck at 11 ms). */
+static void test_one_rank_stuck(void **state) {
+    (void)state;
+    static const char *ST =
+        "name: t\nseed: 1\n"
+        "fabric: {kind: roce, link: 10Gbps, flow_control: pfc, routing: ecmp, "
+        "transport: {timeout: 50us, rto: fixed}}\n"
+        "topology: {kind: leaf_spine, leaves: 4, spines: 4, hosts_per_leaf: 2}\n"
+        "stop: 200ms\n"
+        "workload:\n  - {kind: permutation, pattern: shift, shift: 3, size: 1MiB}\n"
+        "events:\n  - {at: 100us, link_down: h0-leaf0}\n  - {at: 100us, link_down: h5-leaf2}\n";
+    struct scenario sc;
+    struct model a, b;
+    load(&sc, &a, ST);
+    model_run(&a, NULL, NULL);
+    struct diag d = {0};
+    assert_int_equal(model_build(&b, &sc, &d), 0);
+    struct comm c;
+    par_comm_self(&c);
+    assert_int_equal(par_setup(&b, &c, 0, &d), 0);
+    assert_int_equal(par_run(&b), 0);
+    assert_true(a.net.stuck.detected && b.net.stuck.detected);
+    assert_int_equal(a.net.stuck.at_ps, 11 * PS_PER_MS);
+    assert_int_equal(b.net.stuck.at_ps, a.net.stuck.at_ps);
+    assert_int_equal(b.net.stuck.nwaiting, 3);
+    assert_int_equal(a.sim.events_run, b.sim.events_run);
+    model_fini(&a);
+    model_fini(&b);
+    scenario_fini(&sc);
+}
+
 /* Collectives through the parallel engine on one rank (par/pcoll.c: the
  * engine's transitions replayed at every window's end, its posts at least the
  * post overhead later): the same calls, messages and times as one process.
@@ -181,12 +239,8 @@ static void test_one_rank_collectives(void **state) {
         assert_int_equal(ca->train[i].end_ps, cb->train[i].end_ps);
         assert_int_equal(ca->train[i].exposed_ps, cb->train[i].exposed_ps);
     }
-    assert_int_equal(a.net.nmsgs, b.net.nmsgs);
-    for (uint32_t i = 0; i < a.net.nmsgs; i++) {
-        assert_int_equal(a.net.msgs[i].post_ps, b.net.msgs[i].post_ps);
-        assert_int_equal(a.net.msgs[i].recv_ps, b.net.msgs[i].recv_ps);
-        assert_int_equal(a.net.msgs[i].acked_ps, b.net.msgs[i].acked_ps);
-    }
+    /* (message slots are recycled once acknowledged on one rank, issue 13:
+     * the calls' and iterations' times above are what their messages gave) */
     for (uint32_t p = 0; p < a.net.nports; p++)
         assert_int_equal(a.net.ports[p].tx_packets, b.net.ports[p].tx_packets);
     assert_true(b.net.par->windows > 10);
@@ -197,10 +251,9 @@ static void test_one_rank_collectives(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_partition_fat_tree),
-        cmocka_unit_test(test_one_rank_is_sequential),
-        cmocka_unit_test(test_one_rank_windows),
-        cmocka_unit_test(test_one_rank_collectives),
+        cmocka_unit_test(test_partition_fat_tree), cmocka_unit_test(test_one_rank_is_sequential),
+        cmocka_unit_test(test_one_rank_windows),   cmocka_unit_test(test_scenario_times),
+        cmocka_unit_test(test_one_rank_stuck),     cmocka_unit_test(test_one_rank_collectives),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

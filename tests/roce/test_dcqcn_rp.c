@@ -176,7 +176,7 @@ static sim_time_ps incast(bool dcqcn, double *busy) {
     uint32_t h0 = n->host_node[0];
     uint32_t down = n->ports[nic_port(n, h0)].peer; /* leaf0 -> h0 */
     sim_time_ps done = n->done_ps;
-    *busy = (double)n->ports[down].busy_ps / (double)done;
+    *busy = (double)port_busy_ps(&n->ports[down]) / (double)done;
     printf("  7:1 incast, %s: done %.1f us, server link busy %.1f %%, pauses %llu, cnps %llu\n",
            dcqcn ? "ConnectX DCQCN" : "PFC only", done / 1e6, 100 * *busy,
            (unsigned long long)n->c.pause_frames, (unsigned long long)n->c.cnps);

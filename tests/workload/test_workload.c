@@ -19,7 +19,7 @@ static double md1_ratio(double load, int senders, uint64_t seed) {
     assert_int_equal(t.rc, 0);
     const struct port *p = &t.m.net.ports[tlink(&t, "sw0->h0")];
     double T = (double)t.m.sim.now_ps;
-    double rho = (double)p->busy_ps / T;
+    double rho = (double)port_busy_ps(p) / T;
     double lq = (double)p->q_area / T / 4122.0; /* waiting packets: 4096 + 26 B on the wire */
     double md1 = load * load / (2 * (1 - load));
     /* the offered load is what we asked for */

@@ -1,0 +1,97 @@
+/* src/flowctl/pfc.h
+ *
+ * PFC's state (flowctl/pfc.c), and the common case of its per-hop accounting
+ * inlined into the forwarding path (issue 13): a packet admitted below XOFF
+ * and released with no pause asserted and no headroom in use only moves two
+ * byte counters. net/switch.c and net/port.c take these paths when the
+ * fabric's flow control is PFC and fall back to flowctl_pfc_ops for
+ * everything else (pause assertion and release, headroom, NICs, the dynamic
+ * threshold): the results are those of the ops alone.
+ */
+#ifndef FABSIM_FLOWCTL_PFC_H
+#define FABSIM_FLOWCTL_PFC_H
+
+#include "core/diag.h"
+#include "core/sim.h"
+#include "flowctl/flowctl.h"
+#include "net/net.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define PFC_NIC UINT32_MAX /* sw_of[] of a NIC's port */
+
+/* Ingress side: one priority group per (port, class): 32 bytes. */
+struct pg {
+    uint64_t bytes;       /* admitted through this port, not yet left the node */
+    uint64_t hdrm;        /* of which arrived while paused (headroom) */
+    sim_time_ps since_ps; /* pause asserted since (NIC watchdog) */
+    uint16_t gen;         /* bumped on XON: stale refresh events die */
+    uint8_t paused;       /* XOFF sent, XON not yet */
+    uint8_t wd_off;       /* NIC watchdog fired: no pause until the stall ends */
+    uint32_t sw;          /* sw_of[port], on the line the hop reads anyway */
+};
+_Static_assert(sizeof(struct pg) == 32, "two groups per cache line");
+
+/* Egress side: the pause this port obeys, per class. */
+struct eg {
+    sim_time_ps until_ps;  /* paused until (0 = not paused; port.fc_hold has bit cls set
+                              exactly while it is not 0) */
+    sim_time_ps from_ps;   /* paused time is accounted up to here (refreshes move it) */
+    sim_time_ps began_ps;  /* start of the current continuous pause (for traces) */
+    sim_time_ps ignore_ps; /* watchdog: pauses ignored until then */
+    uint16_t wd_gen;       /* bumped when a continuous pause ends */
+    uint16_t pad[3];
+};
+
+struct pfc_state {
+    struct pg *pg; /* class-major: [class * nports + port] (pfc_pg), so the class in use
+                      packs two ports' groups per cache line */
+    struct pg *pg_cls[NET_NCLASS]; /* pg + class * nports */
+    uint64_t xoff_fast;            /* xoff, or 0 with the dynamic threshold (always the ops) */
+    struct eg *eg;                 /* port * NET_NCLASS + class */
+    uint32_t nports;
+    uint64_t *shared_used; /* per switch index: bytes outside headroom */
+    uint64_t *sw_buffer;   /* per switch index: shared pool (dynamic mode) */
+    uint32_t *sw_of;       /* per port: its switch's index, PFC_NIC on a NIC (one load per
+                              hop instead of port -> node -> kind, index) */
+    uint64_t headroom, xoff, xon;
+    bool dynamic; /* shared buffer: XOFF = alpha x the switch's free pool */
+    uint32_t alpha_shift;
+    sim_time_ps watchdog_ps;
+    uint8_t *wd_warned; /* per port */
+};
+
+static inline struct pg *pfc_pg(const struct pfc_state *st, uint32_t port, uint32_t cls) {
+    return st->pg_cls[cls] + port;
+}
+
+/* flowctl_pfc_ops.admit at a switch (out_port != NET_NONE) when the group
+ * is not paused and stays at or below a static XOFF: the counts alone. */
+static inline bool pfc_admit_fast(struct net *n, uint32_t in_port, uint32_t out_port,
+                                  struct packet *p) {
+    struct pfc_state *st = n->fc_state;
+    struct pg *g = pfc_pg(st, in_port, p->prio);
+    if (__builtin_expect(g->paused || g->bytes + p->wire_bytes > st->xoff_fast, 0))
+        return flowctl_pfc_ops.admit(n, in_port, out_port, p);
+    g->bytes += p->wire_bytes;
+    st->shared_used[g->sw] += p->wire_bytes;
+    return true;
+}
+
+/* flowctl_pfc_ops.on_release at a switch's ingress port when the group is
+ * not paused and holds no headroom bytes. */
+static inline void pfc_release_fast(struct net *n, uint32_t in_port, const struct packet *p) {
+    struct pfc_state *st = n->fc_state;
+    struct pg *g = pfc_pg(st, in_port, p->prio);
+    uint32_t s = g->sw;
+    if (__builtin_expect(s == PFC_NIC || g->paused || g->hdrm, 0)) {
+        flowctl_pfc_ops.on_release(n, in_port, p);
+        return;
+    }
+    FS_DASSERT(g->bytes >= p->wire_bytes, "pg underflow on port %u", in_port);
+    g->bytes -= p->wire_bytes;
+    st->shared_used[s] -= p->wire_bytes;
+}
+
+#endif /* FABSIM_FLOWCTL_PFC_H */

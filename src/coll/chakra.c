@@ -692,7 +692,7 @@ void chakra_op_done(struct net *n, struct job *j, struct op *o) {
         chakra_start(n, j);
         return;
     }
-    net_work_done(n);
+    coll_job_release(n, j); /* the job's hold (coll_add) */
 }
 
 void coll_write_chakra(const struct net *n, struct jw *w) {

@@ -16,6 +16,7 @@
 #include "core/mem.h"
 #include "innet/innet.h"
 #include "net/net.h"
+#include "par/pcoll.h"
 #include "stats/jw.h"
 #include "core/units.h"
 
@@ -278,23 +279,46 @@ static sim_time_ps host_ps(const struct job *j, uint64_t bytes) {
     return (sim_time_ps)((double)bytes * 8.0 * 1e12 / (double)j->host_rate_bps + 0.5);
 }
 
-/* Transfer xi of op opi: after dt, done (done) or started (in-network). */
-static void timer_at(struct net *n, uint32_t opi, uint32_t xi, sim_time_ps dt, bool done) {
+/* The events the engine schedules while it runs are keyed by its own
+ * counter (entity 0, top bit set), not by entity 0's: a parallel run
+ * (par/pcoll.c) replays the engine on every rank at its windows' ends, in
+ * the order one process runs it, and so gives every such event the key one
+ * process gives it. `node`: the node that acts (a message's sender, a SHARP
+ * member), NET_NONE for the engine's own timers. */
+static void coll_sched(struct net *n, sim_time_ps at_ps, uint16_t kind, uint32_t arg, uint16_t aux,
+                       uint32_t node) {
     struct coll_state *cs = n->coll_state;
-    uint32_t t;
-    if (cs->timer_free) { /* a slot whose timer has run (coll_on_event) */
-        t = cs->timer_free - 1;
-        cs->timer_free = cs->timers[t].op;
-    } else {
-        size_t cap = cs->captimers;
-        fs_grow((void **)&cs->timers, &cap, cs->ntimers + 1, sizeof *cs->timers);
-        cs->captimers = (uint32_t)cap;
-        t = cs->ntimers++;
+    struct event e = {at_ps, 0x80000000u | (cs->seq++ & 0x7fffffffu), arg, kind, aux};
+    if (n->par)
+        pcoll_sched(n, e, node);
+    else
+        calq_push(&n->sim->q, e);
+}
+
+/* Transfer xi of op opi: after dt, done (done) or started (in-network: run
+ * `run` of the member's session). */
+static void timer_at(struct net *n, uint32_t opi, uint32_t xi, sim_time_ps dt, bool done,
+                     uint32_t run, uint32_t node) {
+    struct coll_state *cs = n->coll_state;
+    uint32_t t = NET_NONE;
+    /* several ranks: another rank's SHARP start holds no slot here (its
+     * event is that rank's); slot numbers are each rank's own */
+    if (!n->par || done || pcoll_mine(n, node)) {
+        if (cs->timer_free) { /* a slot whose timer has run (coll_on_event) */
+            t = cs->timer_free - 1;
+            cs->timer_free = cs->timers[t].op;
+        } else {
+            size_t cap = cs->captimers;
+            fs_grow((void **)&cs->timers, &cap, cs->ntimers + 1, sizeof *cs->timers);
+            cs->captimers = (uint32_t)cap;
+            t = cs->ntimers++;
+        }
+        cs->timers[t].op = opi;
+        cs->timers[t].x = xi;
+        cs->timers[t].done = done;
+        cs->timers[t].run = run;
     }
-    cs->timers[t].op = opi;
-    cs->timers[t].x = xi;
-    cs->timers[t].done = done;
-    sim_at(n->sim, n->sim->now_ps + dt, 0, NET_EV_COLL, t, COLL_EV_TIMER);
+    coll_sched(n, n->sim->now_ps + dt, NET_EV_COLL, t, COLL_EV_TIMER, done ? NET_NONE : node);
 }
 
 static void launch(struct net *n, uint32_t opi, uint32_t xi) {
@@ -317,14 +341,18 @@ static void launch(struct net *n, uint32_t opi, uint32_t xi) {
         }
         /* the protocol's flag bytes ride on the wire; its post cost */
         uint64_t ovh = coll_proto_overhead_ps(x->proto, j->overhead_ps);
-        uint32_t mid = net_msg_new(n, qp, coll_proto_wire_bytes(x->proto, x->bytes),
-                                   ovh ? now + ovh : now, -1, opi);
+        uint32_t mid =
+            net_msg_new(n, qp, coll_proto_wire_bytes(x->proto, x->bytes), SIM_TIME_NEVER, -1, opi);
+        n->msgs[mid].post_ps = now + ovh;
         size_t old = cs->msg_x_cap;
         fs_grow((void **)&cs->msg_x, &cs->msg_x_cap, n->nmsgs, sizeof *cs->msg_x);
         if (cs->msg_x_cap > old)
             memset(cs->msg_x + old, 0xff, (cs->msg_x_cap - old) * sizeof *cs->msg_x);
         cs->msg_x[mid] = xi;
-        if (!ovh) net_msg_post_now(n, mid);
+        if (!ovh)
+            net_msg_post_now(n, mid);
+        else
+            coll_sched(n, now + ovh, NET_EV_MSG_POST, mid, 0, n->qps[qp].src);
         break;
     }
     case XF_VIRTUAL:
@@ -335,14 +363,15 @@ static void launch(struct net *n, uint32_t opi, uint32_t xi) {
          * library's send buffers (host_rate), first */
         sim_time_ps dt = j->overhead_ps + host_ps(j, x->bytes);
         uint32_t member, sess = coll_xfer_sess(j, x->qp, &member);
+        uint32_t run = innet_join(n, sess, member, x->bytes, opi, xi);
         if (!dt)
-            innet_start(n, sess, member, x->bytes, opi, xi);
+            innet_send(n, sess, run, member);
         else
-            timer_at(n, opi, xi, dt, false);
+            timer_at(n, opi, xi, dt, false, run, innet_member_node(n, sess, member));
         break;
     }
     case XF_DELAY:
-        timer_at(n, opi, xi, x->bytes, true);
+        timer_at(n, opi, xi, x->bytes, true, NET_NONE, NET_NONE);
         break;
     }
 }
@@ -496,28 +525,37 @@ void coll_innet_done(struct net *n, uint32_t op, uint32_t xfer) {
     const struct job *j = &cs->jobs[cs->ops[op].job];
     sim_time_ps dt = host_ps(j, cs->ops[op].x[xfer].bytes); /* copy the result out */
     if (dt)
-        timer_at(n, op, xfer, dt, true);
+        timer_at(n, op, xfer, dt, true, NET_NONE, NET_NONE);
     else
         xfer_done(n, op, xfer);
+}
+
+void coll_recv_apply(struct net *n, uint32_t mid) {
+    struct coll_state *cs = n->coll_state;
+    uint32_t xi = cs->msg_x[mid];
+    cs->msg_x[mid] = NET_NONE;
+    uint32_t opi = n->msgs[mid].owner;
+    const struct job *j = &cs->jobs[cs->ops[opi].job];
+    sim_time_ps dt = 0;
+    if (j->host_rate_bps) { /* (a ring transfer is rebuilt: only when needed) */
+        struct xfer tmp;
+        const struct xfer *x = xfer_at(&cs->ops[opi], xi, &tmp);
+        dt = x->reduce ? host_ps(j, x->bytes) : 0;
+    }
+    if (dt) /* the receiver reduces the block before anything uses it */
+        timer_at(n, opi, xi, dt, true, NET_NONE, NET_NONE);
+    else
+        xfer_done(n, opi, xi);
 }
 
 static void on_recv(struct net *n, uint32_t mid) {
     struct coll_state *cs = n->coll_state;
     if (mid < cs->msg_x_cap && cs->msg_x[mid] != NET_NONE) {
-        uint32_t xi = cs->msg_x[mid];
-        cs->msg_x[mid] = NET_NONE;
-        uint32_t opi = n->msgs[mid].owner;
-        const struct job *j = &cs->jobs[cs->ops[opi].job];
-        sim_time_ps dt = 0;
-        if (j->host_rate_bps) { /* (a ring transfer is rebuilt: only when needed) */
-            struct xfer tmp;
-            const struct xfer *x = xfer_at(&cs->ops[opi], xi, &tmp);
-            dt = x->reduce ? host_ps(j, x->bytes) : 0;
-        }
-        if (dt) /* the receiver reduces the block before anything uses it */
-            timer_at(n, opi, xi, dt, true);
+        /* several ranks: recorded here, applied by every rank (par/pcoll.c) */
+        if (n->par)
+            pcoll_record(n, PCOLL_RECV, mid, 0, 0);
         else
-            xfer_done(n, opi, xi);
+            coll_recv_apply(n, mid);
     }
     if (cs->prev_recv) cs->prev_recv(n, mid);
 }
@@ -525,6 +563,7 @@ static void on_recv(struct net *n, uint32_t mid) {
 void coll_job_release(struct net *n, struct job *j) {
     if (j->released) return;
     j->released = true;
+    ((struct coll_state *)n->coll_state)->held--;
     coll_job_close_innet(n, j);
     net_work_done(n);
 }
@@ -532,15 +571,23 @@ void coll_job_release(struct net *n, struct job *j) {
 /* One of the job's QPs went to error (retries exhausted): NCCL reports the
  * failed work completion and aborts the communicator (domain.md A12). The
  * job posts nothing more; what its other QPs still carry drains. */
+void coll_failed_apply(struct net *n, uint32_t mid) {
+    struct coll_state *cs = n->coll_state;
+    cs->msg_x[mid] = NET_NONE;
+    struct job *j = &cs->jobs[cs->ops[n->msgs[mid].owner].job];
+    if (j->aborted_ps == SIM_TIME_NEVER) {
+        j->aborted_ps = n->sim->now_ps;
+        coll_job_release(n, j);
+    }
+}
+
 static void on_failed(struct net *n, uint32_t mid) {
     struct coll_state *cs = n->coll_state;
     if (mid < cs->msg_x_cap && cs->msg_x[mid] != NET_NONE) {
-        cs->msg_x[mid] = NET_NONE;
-        struct job *j = &cs->jobs[cs->ops[n->msgs[mid].owner].job];
-        if (j->aborted_ps == SIM_TIME_NEVER) {
-            j->aborted_ps = n->sim->now_ps;
-            coll_job_release(n, j);
-        }
+        if (n->par) /* the abort is every rank's (par/pcoll.c) */
+            pcoll_record(n, PCOLL_FAILED, mid, 0, 0);
+        else
+            coll_failed_apply(n, mid);
     }
     if (cs->prev_failed) cs->prev_failed(n, mid);
 }
@@ -647,6 +694,10 @@ static void job_next(struct net *n, struct job *j) {
 void coll_on_event(struct sim *s, const struct event *e) {
     struct net *n = s->model;
     struct coll_state *cs = n->coll_state;
+    /* several ranks: a SHARP start or aggregation of this rank is done */
+    if (n->par &&
+        (e->aux == COLL_EV_INNET || (e->aux == COLL_EV_TIMER && !cs->timers[e->arg].done)))
+        pcoll_local_done(n);
     if (e->aux == COLL_EV_TIMER) {
         uint32_t opi = cs->timers[e->arg].op, xi = cs->timers[e->arg].x;
         bool done = cs->timers[e->arg].done;
@@ -656,7 +707,7 @@ void coll_on_event(struct sim *s, const struct event *e) {
         if (cs->jobs[o->job].aborted_ps != SIM_TIME_NEVER) return;
         if (!done) {
             uint32_t member, sess = coll_xfer_sess(&cs->jobs[o->job], o->x[xi].qp, &member);
-            innet_start(n, sess, member, o->x[xi].bytes, opi, xi);
+            innet_send(n, sess, cs->timers[e->arg].run, member);
         } else {
             xfer_done(n, opi, xi);
         }
@@ -893,6 +944,7 @@ int coll_add(struct net *n, const struct wl_entry *w, size_t idx, struct diag *d
             return rc;
         }
         net_work_add(n); /* held until the job's last call ends */
+        cs->held++;
         sim_at(n->sim, w->start_ps, 0, NET_EV_COLL, j->id, COLL_EV_START);
     }
     free(all);

@@ -129,7 +129,8 @@ struct coll_state {
     size_t qp_rr_cap;
     struct {
         uint32_t op, x;
-        bool done; /* the timer ends the transfer (host reduce / copy out) */
+        uint32_t run; /* in-network start: the member's run (innet_join) */
+        bool done;    /* the timer ends the transfer (host reduce / copy out) */
     } * timers;
     uint32_t ntimers, captimers;
     uint32_t timer_free; /* 1 + first free timer slot (linked by .op), 0 if none */
@@ -143,6 +144,8 @@ struct coll_state {
     struct chakra_state *chakra; /* chakra.c */
     bool stored_rings;           /* tests only: ring transfers stored (the pre-issue-13 schedule) */
     uint64_t xfers_stored;       /* transfers held in ops' graphs, summed over the calls */
+    uint32_t seq;                /* key counter of the events the engine schedules (coll.c) */
+    uint32_t held;               /* jobs holding the run (coll_add until coll_job_release) */
 };
 
 /* Tests only: build rings as stored transfers again (before the run starts). */
@@ -194,6 +197,11 @@ uint8_t algo_proto(const struct net *n, const struct job *j, int opkind, enum co
 uint64_t coll_proto_wire_bytes(int proto, uint64_t bytes);
 uint64_t coll_proto_overhead_ps(int proto, uint64_t simple_ps);
 
+/* coll.c: message mid of a collective was received (on_recv's work; par/pcoll.c
+ * calls it at the window's end on every rank) */
+void coll_recv_apply(struct net *n, uint32_t mid);
+/* coll.c: message mid's QP went to error: the job aborts (on_failed's work) */
+void coll_failed_apply(struct net *n, uint32_t mid);
 /* coll.c: the job's hold on the run ends (finished or aborted), once */
 void coll_job_release(struct net *n, struct job *j);
 

@@ -23,6 +23,7 @@
 #include "innet/innet_int.h"
 #include "net/net.h"
 #include "net/port.h"
+#include "par/pcoll.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -102,8 +103,8 @@ static void member_send(struct net *n, uint32_t sess, uint32_t run, uint32_t i) 
     }
 }
 
-void innet_start(struct net *n, uint32_t sess, uint32_t i, uint64_t bytes, uint32_t op,
-                 uint32_t xfer) {
+uint32_t innet_join(struct net *n, uint32_t sess, uint32_t i, uint64_t bytes, uint32_t op,
+                    uint32_t xfer) {
     struct innet_sess *s = &innet_get(n)->sess[sess];
     uint32_t key = xfer - i; /* the reduction's first member transfer */
     uint32_t run = NET_NONE, freeslot = NET_NONE;
@@ -135,7 +136,23 @@ void innet_start(struct net *n, uint32_t sess, uint32_t i, uint64_t bytes, uint3
         r->cnt = fs_xcalloc((size_t)s->nt * r->nchunks, sizeof *r->cnt);
     }
     s->runs[run].xfer[i] = xfer;
+    return run;
+}
+
+void innet_send(struct net *n, uint32_t sess, uint32_t run, uint32_t i) {
     member_send(n, sess, run, i);
+}
+
+uint32_t innet_member_node(const struct net *n, uint32_t sess, uint32_t i) {
+    const struct coll_state *cs = n->coll_state;
+    return cs->innet->sess[sess].members[i];
+}
+
+void innet_member_done(struct net *n, uint32_t sess, uint32_t run, uint32_t i) {
+    struct innet_run *r = run_of(&innet_get(n)->sess[sess], run);
+    uint32_t op = r->op, x = r->xfer[i];
+    if (--r->left == 0) r->live = false;
+    coll_innet_done(n, op, x);
 }
 
 static bool consume(struct net *n, uint32_t in_port, uint32_t id) {
@@ -212,6 +229,7 @@ void innet_switch_rx(struct net *n, uint32_t sw, uint32_t in_port, uint32_t id) 
             }
             st->pend[slot] = (struct innet_pending){sess, run, chunk, t};
             sim_at(n->sim, ready + s->agg_ps, sw + 1, NET_EV_COLL, slot, COLL_EV_INNET);
+            if (n->par) pcoll_local_add(n); /* the rank's work until it fires */
             return;
         }
         aggregated(n, sess, run, chunk, t);
@@ -235,9 +253,12 @@ void innet_host_rx(struct net *n, uint32_t node, uint32_t port, uint32_t id) {
         }
     if (i == NET_NONE || !(p->aux >> 31)) return;
     if (++r->recvd[i] == r->nchunks) {
-        uint32_t op = r->op, x = r->xfer[i];
-        if (--r->left == 0) r->live = false;
-        coll_innet_done(n, op, x);
+        /* several ranks (par/): the reduction's state is every rank's; this
+         * rank records the completion, every rank applies it (par/pcoll.c) */
+        if (n->par)
+            pcoll_record(n, PCOLL_INNET, sess, run, i);
+        else
+            innet_member_done(n, sess, run, i);
         return;
     }
     member_send(n, sess, run, i);

@@ -27,11 +27,17 @@ uint32_t innet_nvls_open(struct net *n, const uint32_t *members, uint32_t m);
 /* Releases the session's switch resources. */
 void innet_close(struct net *n, uint32_t sess);
 
-/* Member `i` joins reduction `op` of `bytes` (coll call op, transfer xfer):
- * it starts streaming its chunks; coll_innet_done(op, xfer) once it holds the
- * whole result. */
-void innet_start(struct net *n, uint32_t sess, uint32_t i, uint64_t bytes, uint32_t op,
-                 uint32_t xfer);
+/* Member `i` joins reduction `op` of `bytes` (coll call op, transfer xfer),
+ * returns the run; innet_send then starts streaming its chunks;
+ * coll_innet_done(op, xfer) once it holds the whole result. The join is
+ * state every rank of a parallel run holds (par/pcoll.c); the send is the
+ * member's rank's. */
+uint32_t innet_join(struct net *n, uint32_t sess, uint32_t i, uint64_t bytes, uint32_t op,
+                    uint32_t xfer);
+void innet_send(struct net *n, uint32_t sess, uint32_t run, uint32_t i);
+/* The node of member i; member i of `run` received the whole result. */
+uint32_t innet_member_node(const struct net *n, uint32_t sess, uint32_t i);
+void innet_member_done(struct net *n, uint32_t sess, uint32_t run, uint32_t i);
 
 /* Per-packet hooks: a PKT_INNET packet reached switch `sw` / endpoint `node`. */
 void innet_switch_rx(struct net *n, uint32_t sw, uint32_t in_port, uint32_t id);

@@ -33,6 +33,7 @@
 #include "net/hoq.h"
 #include "net/stuck.h"
 #include "par/part.h"
+#include "par/pcoll.h"
 #include "par/pevents.h"
 #include "par/ptrace.h"
 #include "stats/jw.h"
@@ -51,7 +52,18 @@ struct par_pkt {
 
 /* The status every rank gives at a window's end (u64 words), then one byte
  * count per destination rank. */
-enum { ST_CONTRIB, ST_TRANSIT, ST_ZT, ST_ZO, ST_NEXT, ST_OUTMIN, ST_HELD, ST_EVENTS, ST_WORDS };
+enum {
+    ST_CONTRIB,
+    ST_TRANSIT,
+    ST_ZT,
+    ST_ZO,
+    ST_NEXT,
+    ST_OUTMIN,
+    ST_HELD,
+    ST_EVENTS,
+    ST_NREC, /* bytes of collective records (par/pcoll.c) */
+    ST_WORDS
+};
 
 static bool counted(const struct packet *p) {
     return p->type != PKT_CREDIT && p->type != PKT_PAUSE;
@@ -162,7 +174,10 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
     if (R > 1) {
         for (size_t i = 0; i < sc->nworkload; i++) {
             enum wl_kind k = sc->workload[i].kind;
-            if (k != WL_FLOWS && k != WL_PERMUTATION && k != WL_INCAST && k != WL_ALLTOALL)
+            bool coll = k == WL_ALLREDUCE || k == WL_ALLGATHER || k == WL_REDUCESCATTER ||
+                        k == WL_BROADCAST || k == WL_TRAINING || k == WL_NCCL_TESTS ||
+                        k == WL_CHAKRA; /* par/pcoll.c */
+            if (k != WL_FLOWS && k != WL_PERMUTATION && k != WL_INCAST && k != WL_ALLTOALL && !coll)
                 return diag_set(d, sc->file, sc->workload[i].pos, FS_ENOTSUP,
                                 "not yet supported with N>1 ranks: %s (run it on one process)",
                                 wl_name(k));
@@ -170,6 +185,10 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
         /* An out-of-order receiver (adaptive routing) finds message bounds
          * from the sender's posting (msg.first_psn, msg.next), which only the
          * sending rank does: one message per connection is all it can take. */
+        if (n->ooo_window && pcoll_held(n))
+            return diag_set(d, sc->file, (struct srcpos){0}, FS_ENOTSUP,
+                            "not yet supported with N>1 ranks: adaptive routing with "
+                            "collectives (run it on one process)");
         if (n->ooo_window) {
             uint8_t *seen = fs_xcalloc(n->nqps + 1, 1);
             bool several = false;
@@ -181,7 +200,7 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
                                 "not yet supported with N>1 ranks: adaptive routing with "
                                 "several messages on one connection (run it on one process)");
         }
-        if (n->work_pending != n->nmsgs)
+        if (n->work_pending != n->nmsgs + pcoll_held(n))
             return diag_set(d, sc->file, (struct srcpos){0}, FS_ENOTSUP,
                             "not yet supported with N>1 ranks: work other than messages "
                             "(run it on one process)");
@@ -214,6 +233,15 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
     }
     P->lookahead_ps = lookahead_ps ? lookahead_ps : P->min_cut_ps;
     P->forced = lookahead_ps != 0;
+    if (pcoll_held(n)) { /* collectives: windows no longer than their post overhead */
+        sim_time_ps la;
+        int rc = pcoll_setup(n, &la, d);
+        if (rc) return rc;
+        if (!lookahead_ps && la < P->lookahead_ps) P->lookahead_ps = la;
+        if (P->lookahead_ps == 0)
+            return diag_set(d, sc->file, (struct srcpos){0}, FS_ENOTSUP,
+                            "not yet supported with N>1 ranks: collectives with no post overhead");
+    }
     if (P->ncut && P->lookahead_ps == 0)
         return diag_set(d, sc->file, (struct srcpos){0}, FS_ENOTSUP,
                         "not yet supported with N>1 ranks: a cut link with no delay");
@@ -223,6 +251,10 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
     struct event e;
     int bad = -1;
     while (!calq_pop(&s->q, &e)) {
+        if (P->coll && e.kind == NET_EV_COLL && event_entity(&e) == 0) {
+            pcoll_sched(n, e, NET_NONE); /* a job's start: every rank's */
+            continue;
+        }
         int r = event_rank(n, P, &e);
         if (r < 0 && R > 1) bad = e.kind;
         if (e.kind == NET_EV_SCENARIO) pev_add(P, e.time_ps);
@@ -243,7 +275,7 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
     uint64_t mine = 0;
     for (uint32_t i = 0; i < n->nmsgs; i++)
         if (P->owner[n->qps[n->msgs[i].qp].src] == c->rank) mine++;
-    if (R > 1) n->work_pending = mine;
+    if (R > 1) n->work_pending = mine + pcoll_held(n); /* jobs' holds: every rank's */
     /* The conservation check after every event (debug builds) sums over the
      * whole network; one rank holds a part. The merged counters are checked
      * at the end instead. */
@@ -271,6 +303,7 @@ void par_fini(struct net *n) {
     free(P->work_cpu);
     free(P->nodes);
     free(P->hosts);
+    pcoll_fini(n);
     free(P->sc.t);
     free(P->wkeys.v);
     free(P->qkeys.v);
@@ -278,8 +311,12 @@ void par_fini(struct net *n) {
     n->par = NULL;
 }
 
+/* This rank's own share: with collectives (par/pcoll.c), plus its pending
+ * SHARP starts and aggregations, minus the jobs' holds (every rank's: counted
+ * once, in par_run). */
 static inline uint64_t share(const struct net *n) {
-    return n->work_pending + n->ctrl_pending + n->pkts_in_flight;
+    return (uint64_t)((int64_t)(n->work_pending + n->ctrl_pending + n->pkts_in_flight) +
+                      n->par->coll_adj);
 }
 
 void par_refuse(struct net *n, const char *what) {
@@ -306,9 +343,11 @@ static void exec(struct sim *s, const struct event *e) {
     struct net *n = s->model;
     uint32_t w0 = n->nwarnings, q0 = n->nqp_errs;
     s->handlers[e->kind](s, e);
-    /* Samples and deadlock checks run on every rank; one process ran them once. */
-    bool replicated = e->kind == NET_EV_CTRL || e->kind == NET_EV_SCENARIO ||
-                      (event_entity(e) == 0 && e->kind != NET_EV_MSG_POST);
+    /* Samples and deadlock checks run on every rank; one process ran them
+     * once; a SHARP start (NET_EV_COLL of entity 0) is its member's rank's. */
+    bool replicated =
+        e->kind == NET_EV_CTRL || e->kind == NET_EV_SCENARIO ||
+        (event_entity(e) == 0 && e->kind != NET_EV_MSG_POST && e->kind != NET_EV_COLL);
     if (__builtin_expect(n->nwarnings != w0 || n->nqp_errs != q0, 0))
         pmerge_tag(n, e, w0, q0, replicated);
     s->events_run += !replicated || P->comm.rank == 0;
@@ -413,6 +452,10 @@ static void merge_counters(struct net_counters *a, const struct net_counters *b)
     }
 }
 
+struct qp_retry {
+    uint64_t retries, max_ps, from_ps;
+};
+
 struct par_hdr {
     uint64_t events, done_ps, work, inflight;
     double sync_s, work_cpu_s;
@@ -467,6 +510,8 @@ static void merge(struct model *m, double work_cpu_s) {
     }
     for (uint32_t f = 0; f < n->nflows; f++)
         if (P->owner[n->host_node[n->flows[f].src]] == me) need += sizeof *n->flows;
+    for (uint32_t q = 0; q < n->nqps; q++)
+        if (P->owner[n->qps[q].src] == me) need += sizeof(struct qp_retry);
     for (uint32_t q = 0; q < ncc; q++)
         if (P->owner[n->qps[q].src] == me) need += (size_t)sp->n * sizeof *sp->cc_rows;
     need += (size_t)sp->n * slots * sizeof *sp->rows;
@@ -490,6 +535,12 @@ static void merge(struct model *m, double work_cpu_s) {
     }
     for (uint32_t f = 0; f < n->nflows; f++)
         if (P->owner[n->host_node[n->flows[f].src]] == me) put(&b, &n->flows[f], sizeof *n->flows);
+    for (uint32_t q = 0; q < n->nqps; q++) /* results.json jobs[]: retries, stalls */
+        if (P->owner[n->qps[q].src] == me) {
+            struct qp_retry qr = {n->qps[q].retries_total, n->qps[q].stall_max_ps,
+                                  n->qps[q].stall_from_ps};
+            put(&b, &qr, sizeof qr);
+        }
     for (uint32_t row = 0; row < sp->n; row++) {
         /* (several ranks: the sampler keeps this rank's ports only) */
         for (uint32_t p = 0; p < sp->nports; p++)
@@ -557,6 +608,13 @@ static void merge(struct model *m, double work_cpu_s) {
             memcpy(&n->flows[f],
                    take(&at[P->owner[n->host_node[n->flows[f].src]]], sizeof *n->flows),
                    sizeof *n->flows);
+        for (uint32_t q = 0; q < n->nqps; q++) { /* a QP's retries and stalls: its sender's */
+            struct qp_retry qr;
+            memcpy(&qr, take(&at[P->owner[n->qps[q].src]], sizeof qr), sizeof qr);
+            n->qps[q].retries_total = (uint32_t)qr.retries;
+            n->qps[q].stall_max_ps = qr.max_ps;
+            n->qps[q].stall_from_ps = qr.from_ps;
+        }
         /* A flow's end is its acknowledged messages' last byte at the
          * receiver (nic.c msg_acked), known on the receiving rank. */
         for (uint32_t i = 0; i < n->nmsgs; i++) {
@@ -609,6 +667,8 @@ int par_run(struct model *m) {
     double cpu0 = wall_cpu_s();
     P->out_min_ps = SIM_TIME_NEVER;
     sim_time_ps next = calq_peek_time(&s->q);
+    sim_time_ps cn = P->coll ? pcoll_next_ps(n) : SIM_TIME_NEVER;
+    if (cn < next) next = cn;
     uint64_t *nexts = fs_xcalloc((size_t)R, sizeof *nexts);
     P->comm.ops->allgather(P->comm.ctx, &next, sizeof next, nexts);
     sim_time_ps tmin = SIM_TIME_NEVER;
@@ -629,7 +689,8 @@ int par_run(struct model *m) {
         stk = stuck_next_ps(n);
         sce = pev_next(P);
         hq = hoq_next_ps(n);
-        sim_time_ps wend = add_sat(tmin, P->ncut || P->forced ? P->lookahead_ps : SIM_TIME_NEVER);
+        sim_time_ps wend =
+            add_sat(tmin, P->ncut || P->forced || P->coll ? P->lookahead_ps : SIM_TIME_NEVER);
         if (hq > tmin && hq < wend) wend = hq;
         if (dl > tmin && dl < wend) wend = dl;
         if (stk > tmin && stk < wend) wend = stk;
@@ -649,6 +710,7 @@ int par_run(struct model *m) {
             st[ST_OUTMIN] = P->out_min_ps;
             st[ST_HELD] = (uint64_t)held;
             st[ST_EVENTS] = s->events_run - ev0;
+            st[ST_NREC] = P->coll ? pcoll_rec_bytes(n) : 0;
             for (int r = 0; r < R; r++)
                 st[ST_WORDS + r] = P->out[r].len * sizeof(struct par_pkt);
             double t0 = wall_now_s(), c0 = wall_cpu_s();
@@ -656,6 +718,17 @@ int par_run(struct model *m) {
             P->sync_s += wall_now_s() - t0;
             P->sync_cpu_s += wall_cpu_s() - c0;
             uint64_t sum = 0, anyheld = 0, kt = 0, ko = 0;
+            if (P->coll) {
+                /* every record of the window is known after its first round
+                 * (pcoll.c): every rank applies them, then the jobs' holds
+                 * and the messages they made count in the sum */
+                uint64_t zt = 0, zo = 0;
+                sum += pcoll_replay(n, all + ST_NREC, W, wend, &zt, &zo) + pcoll_held(n);
+                if (!key_le(zt, zo, kt, ko)) {
+                    kt = zt;
+                    ko = zo;
+                }
+            }
             for (int r = 0; r < R; r++) {
                 const uint64_t *a = all + (size_t)r * W;
                 sum += a[ST_CONTRIB] + a[ST_TRANSIT];
@@ -692,6 +765,8 @@ int par_run(struct model *m) {
             if (a[ST_NEXT] < tmin) tmin = a[ST_NEXT];
             if (a[ST_OUTMIN] < tmin) tmin = a[ST_OUTMIN];
         }
+        sim_time_ps cnext = P->coll ? pcoll_next_ps(n) : SIM_TIME_NEVER;
+        if (cnext < tmin) tmin = cnext;
         if (R > 1) {
             fs_grow((void **)&sbuf, &scap, ns + 1, sizeof *sbuf);
             fs_grow((void **)&rbuf, &rcap, nr + 1, sizeof *rbuf);
@@ -718,6 +793,7 @@ int par_run(struct model *m) {
     P->comm.ops->allgather(P->comm.ctx, &now, sizeof now, nows);
     for (int r = 0; r < R; r++)
         if (nows[r] > now) now = nows[r];
+    if (P->coll && pcoll_last_ps(n) > now) now = pcoll_last_ps(n);
     s->now_ps = now;
     free(nows);
     sampler_take(&m->sampler, n, now);

@@ -30,6 +30,7 @@ struct net;
 struct diag;
 struct jw;
 struct par_pkt;
+struct pcoll;
 struct ptrace;
 
 struct par_box {
@@ -71,6 +72,9 @@ struct par {
     double *sync;            /* per rank (rank 0 after the run) */
     double *work_cpu;        /* per rank: CPU seconds of the run outside the collectives */
     uint32_t *nodes, *hosts; /* per rank */
+    /* collectives (par/pcoll.c): NULL without them */
+    struct pcoll *coll;
+    int64_t coll_adj; /* added to this rank's share: SHARP starts pending - jobs' holds */
 };
 
 /* Checks that the scenario's features work on comm->size ranks (exit-2

@@ -277,8 +277,13 @@ static uint64_t upcoming(const struct calq *q) {
     return top ? top->time_ps >> CALQ_WIDTH_LOG2 : UINT64_MAX;
 }
 
-/* hot holds events: the earlier of its top and now[pos]. */
+/* hot holds events: the earlier of its top and now[pos]; or lim was cleared
+ * (sim_stop) with events left in now[]. */
 static __attribute__((noinline)) const struct event *take_hot(struct calq *q) {
+    if (!q->hot.len) { /* only sim_stop() cleared lim */
+        q->lim = q->len;
+        return &q->now[q->pos++];
+    }
     if (q->pos < q->len && before(&q->now[q->pos], evq_top(&q->hot))) return &q->now[q->pos++];
     evq_pop(&q->hot, &q->popped);
     if (!q->hot.len) q->lim = q->len;
@@ -297,7 +302,7 @@ static __attribute__((noinline)) const struct event *take_far(struct calq *q) {
  * bucket holds at most a slot of events and no far event joins the window)
  * stays in this function; the rest is out of line. */
 const struct event *calq_take_slow(struct calq *q) {
-    if (q->hot.len) return take_hot(q);
+    if (q->hot.len || q->pos < q->len) return take_hot(q);
     if (!q->queued) return take_far(q);
     uint64_t c = next_bucket(q);
     uint32_t i = (uint32_t)c & CALQ_MASK, m = q->meta[i].n;

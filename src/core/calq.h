@@ -62,7 +62,8 @@ struct calq_meta {
 
 struct calq {
     /* The bucket being popped (absolute index cur), sorted: now[pos..len),
-     * in its own slot or in buf; lim is len, or 0 while hot holds events
+     * in its own slot or in buf; lim is len, or 0 while hot holds events or
+     * after sim_stop()
      * (pops then take the slow path, which merges them). */
     const struct event *now;
     uint32_t pos, lim, len;

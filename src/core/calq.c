@@ -298,6 +298,13 @@ static __attribute__((noinline)) const struct event *take_far(struct calq *q) {
     return &q->now[0];
 }
 
+/* Sorts a bucket's m > 1 events in its slot; returns the first. */
+static __attribute__((noinline)) const struct event *sort_slot(struct calq *q, struct event *ev,
+                                                              uint32_t m) {
+    q->sorted_buckets += sort_short(ev, m);
+    return &ev[0];
+}
+
 /* now[] is exhausted, or hot holds events. The common case (the next
  * bucket holds at most a slot of events and no far event joins the window)
  * stays in this function; the rest is out of line. */
@@ -319,7 +326,7 @@ const struct event *calq_take_slow(struct calq *q) {
     q->now = ev;
     q->pos = 1;
     q->len = q->lim = m;
-    if (m > 1) q->sorted_buckets += sort_short(ev, m);
+    if (m > 1) return sort_slot(q, ev, m); /* a tail call: this path saves no registers */
     return &ev[0];
 }
 

@@ -2,31 +2,63 @@
 
 #include "core/mem.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+
+/* Reserved address range, largest first: 2^32 - 2^12 packets (all ids below
+ * PKT_NONE, 256 GiB of addresses) where the system allows it (an address
+ * space limit, valgrind), halving down to 2^20 (64 MiB). */
+#define PKT_POOL_RESERVE_MAX (UINT32_MAX - PKT_POOL_CHUNK + 1)
+#define PKT_POOL_RESERVE_MIN (1u << 20)
 
 void pkt_pool_init(struct pkt_pool *pp) {
-    pp->chunks = NULL;
-    pp->nchunks = pp->chunks_cap = 0;
+    pp->base = NULL;
+    pp->len = pp->cap = 0;
     pp->free_head = PKT_NONE;
     pp->in_use = pp->peak = 0;
 }
 
 void pkt_pool_fini(struct pkt_pool *pp) {
-    for (uint32_t i = 0; i < pp->nchunks; i++)
-        free(pp->chunks[i]);
-    free(pp->chunks);
+    if (pp->base) munmap(pp->base, (size_t)pp->cap * sizeof *pp->base);
     pkt_pool_init(pp);
 }
 
-/* Adds one chunk and threads it onto the free list; returns the first id. */
-uint32_t pkt_pool_grow(struct pkt_pool *pp) {
-    if (pp->nchunks == pp->chunks_cap) {
-        pp->chunks_cap = pp->chunks_cap ? pp->chunks_cap * 2 : 16;
-        pp->chunks = fs_xrealloc(pp->chunks, pp->chunks_cap * sizeof *pp->chunks);
+static void reserve(struct pkt_pool *pp) {
+    for (uint64_t cap = PKT_POOL_RESERVE_MAX; cap >= PKT_POOL_RESERVE_MIN; cap /= 2) {
+        cap &= ~(uint64_t)(PKT_POOL_CHUNK - 1);
+        void *b = mmap(NULL, cap * sizeof *pp->base, PROT_NONE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (b != MAP_FAILED) {
+            pp->base = b;
+            pp->cap = (uint32_t)cap;
+            return;
+        }
     }
-    struct packet *c = fs_xcalloc(PKT_POOL_CHUNK, sizeof *c);
-    uint32_t base = pp->nchunks << PKT_POOL_CHUNK_SHIFT;
-    pp->chunks[pp->nchunks++] = c;
+    fprintf(stderr, "fabsim: out of memory reserving the packet pool (%u packets)\n",
+            PKT_POOL_RESERVE_MIN);
+    exit(1);
+}
+
+/* Makes one more chunk usable and threads it onto the free list; returns
+ * its first id. */
+uint32_t pkt_pool_grow(struct pkt_pool *pp) {
+    if (!pp->base) reserve(pp);
+    if (pp->len == pp->cap) {
+        fprintf(stderr,
+                "fabsim: out of memory: more than %u packets in flight at once (the packet "
+                "pool's reserved range)\n",
+                pp->cap);
+        exit(1);
+    }
+    struct packet *c = pp->base + pp->len;
+    if (mprotect(c, PKT_POOL_CHUNK * sizeof *c, PROT_READ | PROT_WRITE)) {
+        fprintf(stderr, "fabsim: out of memory allocating %zu bytes of packets\n",
+                PKT_POOL_CHUNK * sizeof *c);
+        exit(1);
+    }
+    uint32_t base = pp->len;
+    pp->len += PKT_POOL_CHUNK;
     for (uint32_t i = 0; i < PKT_POOL_CHUNK; i++)
         c[i].next = i + 1 < PKT_POOL_CHUNK ? base + i + 1 : pp->free_head;
     pp->free_head = base;

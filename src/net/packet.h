@@ -1,10 +1,11 @@
 /* src/net/packet.h
  *
  * The packet: one 64-byte cache line, payload never stored (DESIGN.md rule 2).
- * Packets live in a chunked pool and are named by 32-bit index; the `next`
- * field links a packet into whichever single list holds it (an egress queue,
- * a link's in-flight FIFO, or the free list). Pointers returned by pkt() stay
- * valid while the pool grows, because chunks never move.
+ * Packets live in a pool and are named by 32-bit index; the `next` field
+ * links a packet into whichever single list holds it (an egress queue, a
+ * link's in-flight FIFO, or the free list). Pointers returned by pkt() stay
+ * valid while the pool grows: its address range is reserved once and never
+ * moves.
  */
 #ifndef FABSIM_NET_PACKET_H
 #define FABSIM_NET_PACKET_H
@@ -85,9 +86,14 @@ static inline uint32_t flow_digest(uint32_t src, uint32_t dst, uint16_t sport) {
 #define PKT_POOL_CHUNK_SHIFT 12
 #define PKT_POOL_CHUNK (1u << PKT_POOL_CHUNK_SHIFT)
 
+/* One address range reserved for the pool at its first use (PROT_NONE: no
+ * memory and no commit charge until used), made usable PKT_POOL_CHUNK
+ * packets at a time and never moved: a packet is base[id] (a shift and an
+ * add on the hot path, where the chunk table cost a load and four more), and
+ * pointers stay valid while the pool grows. */
 struct pkt_pool {
-    struct packet **chunks;
-    uint32_t nchunks, chunks_cap;
+    struct packet *base;
+    uint32_t len, cap; /* packets usable, and reserved */
     uint32_t free_head;
     uint64_t in_use, peak;
 };
@@ -97,7 +103,7 @@ void pkt_pool_fini(struct pkt_pool *pp);
 uint32_t pkt_pool_grow(struct pkt_pool *pp); /* slow path of pkt_alloc */
 
 static inline struct packet *pkt(struct pkt_pool *pp, uint32_t id) {
-    return &pp->chunks[id >> PKT_POOL_CHUNK_SHIFT][id & (PKT_POOL_CHUNK - 1)];
+    return &pp->base[id];
 }
 
 static inline uint32_t pkt_alloc(struct pkt_pool *pp) {

@@ -378,9 +378,10 @@ static uint64_t pfc_ongoing_ps(const struct net *n, uint32_t port) {
     const struct pfc_state *st = n->fc_state;
     sim_time_ps now = n->sim->now_ps;
     uint64_t sum = 0;
-    for (uint32_t c = 0; c < NET_NCLASS; c++) {
-        const struct eg *e = &st->eg[port * NET_NCLASS + c];
-        if (!e->until_ps) continue;
+    /* the classes paused: fc_hold has bit c set exactly while until_ps is not 0 */
+    for (uint32_t hold = n->ports[port].fc_hold; hold; hold &= hold - 1) {
+        const struct eg *e = &st->eg[port * NET_NCLASS + (uint32_t)__builtin_ctz(hold)];
+        FS_DASSERT(e->until_ps, "port %u: fc_hold without a pause", port);
         sim_time_ps end = e->until_ps < now ? e->until_ps : now; /* expiry not yet handled */
         if (end > e->from_ps) sum += end - e->from_ps;
     }

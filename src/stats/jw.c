@@ -3,6 +3,26 @@
 #include "core/diag.h"
 
 #include <math.h>
+#include <stdint.h>
+
+/* The writer is the only user of its stream: no per-character locking (the
+ * output is the same bytes). */
+static void put_s(FILE *f, const char *s) {
+    while (*s)
+        putc_unlocked(*s++, f);
+}
+
+/* Decimal digits of v, as "%llu" prints them. */
+static void put_u64(FILE *f, uint64_t v) {
+    char tmp[20];
+    int k = 0;
+    do {
+        tmp[k++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (k)
+        putc_unlocked(tmp[--k], f);
+}
 
 void jw_init(struct jw *w, FILE *f) {
     w->f = f;
@@ -20,12 +40,12 @@ static bool in_compact(const struct jw *w) {
 
 static void indent(struct jw *w) {
     if (in_compact(w)) {
-        fputc(' ', w->f);
+        putc_unlocked(' ', w->f);
         return;
     }
-    fputc('\n', w->f);
+    putc_unlocked('\n', w->f);
     for (int i = 0; i < w->depth; i++)
-        fputs("  ", w->f);
+        put_s(w->f, "  ");
 }
 
 /* Comma and newline before a value (or key) in the current container. */
@@ -35,14 +55,14 @@ static void pre(struct jw *w) {
         return;
     }
     if (w->depth == 0) return;
-    if (!w->first[w->depth]) fputc(',', w->f);
+    if (!w->first[w->depth]) putc_unlocked(',', w->f);
     w->first[w->depth] = false;
     indent(w);
 }
 
 static void open(struct jw *w, char c, bool compact) {
     pre(w);
-    fputc(c, w->f);
+    putc_unlocked(c, w->f);
     FS_ASSERT(w->depth + 1 < JW_MAX_DEPTH, "JSON nesting too deep");
     w->depth++;
     w->first[w->depth] = true;
@@ -55,11 +75,11 @@ static void close(struct jw *w, char c) {
     w->depth--;
     if (!empty) {
         if (compact)
-            fputc(' ', w->f);
+            putc_unlocked(' ', w->f);
         else
             indent(w);
     }
-    fputc(c, w->f);
+    putc_unlocked(c, w->f);
 }
 
 void jw_obj(struct jw *w) {
@@ -82,22 +102,22 @@ void jw_arr_end(struct jw *w) {
 }
 
 static void raw_str(FILE *f, const char *s) {
-    fputc('"', f);
+    putc_unlocked('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (*p == '"' || *p == '\\')
             fprintf(f, "\\%c", *p);
         else if (*p < 0x20)
             fprintf(f, "\\u%04x", *p);
         else
-            fputc(*p, f);
+            putc_unlocked(*p, f);
     }
-    fputc('"', f);
+    putc_unlocked('"', f);
 }
 
 void jw_key(struct jw *w, const char *k) {
     pre(w);
     raw_str(w->f, k);
-    fputs(": ", w->f);
+    put_s(w->f, ": ");
     w->after_key = true;
 }
 
@@ -107,7 +127,7 @@ void jw_str(struct jw *w, const char *s) {
 }
 void jw_u64(struct jw *w, uint64_t v) {
     pre(w);
-    fprintf(w->f, "%llu", (unsigned long long)v);
+    put_u64(w->f, v);
 }
 void jw_i64(struct jw *w, int64_t v) {
     pre(w);
@@ -116,24 +136,28 @@ void jw_i64(struct jw *w, int64_t v) {
 void jw_num(struct jw *w, double v) {
     pre(w);
     if (!isfinite(v))
-        fputs("null", w->f);
-    else if (v == floor(v) && fabs(v) < 1e15)
-        fprintf(w->f, "%.0f", v);
+        put_s(w->f, "null");
+    else if (v == floor(v) && fabs(v) < 1e15 && !(v == 0 && signbit(v))) {
+        /* an integer below 2^53: "%.0f" prints exactly its digits */
+        if (v < 0) putc_unlocked('-', w->f);
+        put_u64(w->f, (uint64_t)fabs(v));
+    } else if (v == floor(v) && fabs(v) < 1e15)
+        fprintf(w->f, "%.0f", v); /* -0 */
     else
         fprintf(w->f, "%.12g", v);
 }
 void jw_bool(struct jw *w, bool v) {
     pre(w);
-    fputs(v ? "true" : "false", w->f);
+    put_s(w->f, v ? "true" : "false");
 }
 void jw_raw(struct jw *w, const char *json) {
     pre(w);
-    fputs(json, w->f);
+    put_s(w->f, json);
 }
 
 void jw_null(struct jw *w) {
     pre(w);
-    fputs("null", w->f);
+    put_s(w->f, "null");
 }
 void jw_kstr(struct jw *w, const char *k, const char *s) {
     jw_key(w, k);
@@ -152,5 +176,5 @@ void jw_kbool(struct jw *w, const char *k, bool v) {
     jw_bool(w, v);
 }
 void jw_end(struct jw *w) {
-    fputc('\n', w->f);
+    putc_unlocked('\n', w->f);
 }

@@ -57,7 +57,9 @@ struct flowctl_ops {
      * classes, or a credit stall) that is running now and not yet added to
      * paused_ps / credit_stall_ps (those grow when a pause ends or is
      * refreshed). The sampler adds it so each interval gets its share; it must
-     * not change the model (IB CC and the stuck check read the counters). */
+     * not change the model (IB CC and the stuck check read the counters).
+     * Called only while port.fc_hold is not 0: 0 otherwise (PFC holds a
+     * class exactly while it is paused; credits hold every class). */
     uint64_t (*ongoing_ps)(const struct net *n, uint32_t port);
     /* Lossless: a stalled host holds what it receives instead of dropping it. */
     bool lossless;

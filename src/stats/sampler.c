@@ -110,15 +110,18 @@ void sampler_take(struct sampler *sp, struct net *n, sim_time_ps now) {
     for (uint32_t p = 0; p < sp->nports; p++) {
         uint32_t port = sp->port_of ? sp->port_of[p] : p;
         const struct port *pt = &n->ports[port];
-        uint64_t paused = pt->paused_ps + pt->credit_stall_ps + (ongoing ? ongoing(n, port) : 0);
+        /* no pause holds the port: nothing ongoing (flowctl.h) */
+        uint64_t paused =
+            pt->paused_ps + pt->credit_stall_ps + (ongoing && pt->fc_hold ? ongoing(n, port) : 0);
+        uint64_t busy = port_busy_ps(pt);
         row[p].bytes = clamp32(pt->tx_bytes - sp->last_bytes[p]);
-        row[p].busy_ns = clamp32((port_busy_ps(pt) - sp->last_busy[p]) / 1000);
+        row[p].busy_ns = clamp32((busy - sp->last_busy[p]) / 1000);
         /* whole ns of the running total, differenced: the rows of a link sum
          * to its results.json paused_ns + credit_stall_ns (floored once) */
         row[p].paused_ns = clamp32(paused / 1000 - sp->last_paused[p] / 1000);
         row[p].q_bytes = clamp32(pt->q_bytes);
         sp->last_bytes[p] = pt->tx_bytes;
-        sp->last_busy[p] = port_busy_ps(pt);
+        sp->last_busy[p] = busy;
         sp->last_paused[p] = paused;
     }
     sp->n++;

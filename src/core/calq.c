@@ -300,7 +300,7 @@ static __attribute__((noinline)) const struct event *take_far(struct calq *q) {
 
 /* Sorts a bucket's m > 1 events in its slot; returns the first. */
 static __attribute__((noinline)) const struct event *sort_slot(struct calq *q, struct event *ev,
-                                                              uint32_t m) {
+                                                               uint32_t m) {
     if (m == 2) { /* the most common: one comparison, no loop */
         if (before(&ev[1], &ev[0])) {
             struct event x = ev[0];

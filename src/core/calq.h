@@ -107,6 +107,30 @@ static inline void calq_push(struct calq *q, struct event e) {
     calq_push_slow(q, &e);
 }
 
+/* calq_push of the event {time_ps, order, arg, kind, aux}, its fields stored
+ * straight into the bucket (no copy of the event built on the stack). */
+static inline void calq_push_fields(struct calq *q, uint64_t time_ps, uint64_t order, uint32_t arg,
+                                    uint16_t kind, uint16_t aux) {
+    uint64_t b = time_ps >> CALQ_WIDTH_LOG2;
+    if (b - q->cur - 1 < CALQ_MASK) { /* 1 .. CALQ_MASK buckets ahead */
+        uint32_t i = (uint32_t)b & CALQ_MASK, n = q->meta[i].n;
+        if (n < CALQ_SLOT_EVENTS) {
+            struct event *d = &q->slot[i].ev[n];
+            d->time_ps = time_ps;
+            d->order = order;
+            d->arg = arg;
+            d->kind = kind;
+            d->aux = aux;
+            q->meta[i].n = n + 1;
+            q->full[i] = 1;
+            q->queued++;
+            return;
+        }
+    }
+    struct event e = {time_ps, order, arg, kind, aux};
+    calq_push_slow(q, &e);
+}
+
 /* The next event, removed from the queue, or NULL when empty. The pointer
  * stays valid until the next take or pop (pushes do not move it). */
 static inline const struct event *calq_take(struct calq *q) {

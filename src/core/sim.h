@@ -42,8 +42,8 @@ void sim_register(struct sim *s, uint16_t kind, sim_handler_fn fn);
 /* Schedules an event at absolute time `at_ps` (>= now) on behalf of `entity`. */
 static inline void sim_at(struct sim *s, sim_time_ps at_ps, uint32_t entity, uint16_t kind,
                           uint32_t arg, uint16_t aux) {
-    struct event e = {at_ps, ((uint64_t)entity << 32) | s->entity_seq[entity]++, arg, kind, aux};
-    calq_push(&s->q, e);
+    calq_push_fields(&s->q, at_ps, ((uint64_t)entity << 32) | s->entity_seq[entity]++, arg, kind,
+                     aux);
 }
 
 /* Runs events until the queue is empty, sim_stop() is called, or the next

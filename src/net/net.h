@@ -442,9 +442,8 @@ uint32_t net_flow_new(struct net *n, uint32_t src_host, uint32_t dst_host);
  * the receiving rank and order ties exactly as one process does. */
 static inline void net_arrive_at(struct net *n, uint32_t port, sim_time_ps at_ps) {
     const struct port *pt = &n->ports[port];
-    struct event e = {at_ps, ((uint64_t)(pt->node + 1) << 32) | 0x80000000u | port, port,
-                      NET_EV_LINK_ARRIVE, pt->fly_gen};
-    calq_push(&n->sim->q, e);
+    calq_push_fields(&n->sim->q, at_ps, ((uint64_t)(pt->node + 1) << 32) | 0x80000000u | port, port,
+                     NET_EV_LINK_ARRIVE, pt->fly_gen);
 }
 
 /* Accounting of outstanding work (messages, generators). */

@@ -298,19 +298,29 @@ static __attribute__((noinline)) const struct event *take_far(struct calq *q) {
     return &q->now[0];
 }
 
-/* Sorts a bucket's m > 1 events in its slot; returns the first. */
+/* Inserts a[i] into the sorted a[0..i); 1 if it moved. */
+static inline __attribute__((always_inline)) int insert_at(struct event *a, uint32_t i) {
+    if (!before(&a[i], &a[i - 1])) return 0;
+    struct event x = a[i];
+    uint32_t j = i;
+    do {
+        a[j] = a[j - 1];
+        j--;
+    } while (j > 0 && before(&x, &a[j - 1]));
+    a[j] = x;
+    return 1;
+}
+
+/* Sorts a bucket's 1 < m <= CALQ_SLOT_EVENTS events in its slot (insertion
+ * sort unrolled by m: straight-line code, few registers); returns the first. */
 static __attribute__((noinline)) const struct event *sort_slot(struct calq *q, struct event *ev,
                                                                uint32_t m) {
-    if (m == 2) { /* the most common: one comparison, no loop */
-        if (before(&ev[1], &ev[0])) {
-            struct event x = ev[0];
-            ev[0] = ev[1];
-            ev[1] = x;
-            q->sorted_buckets++;
-        }
-        return &ev[0];
-    }
-    q->sorted_buckets += sort_short(ev, m);
+    _Static_assert(CALQ_SLOT_EVENTS == 5, "unrolled for five");
+    int moved = insert_at(ev, 1);
+    if (m > 2) moved |= insert_at(ev, 2);
+    if (m > 3) moved |= insert_at(ev, 3);
+    if (m > 4) moved |= insert_at(ev, 4);
+    q->sorted_buckets += (uint64_t)moved;
     return &ev[0];
 }
 

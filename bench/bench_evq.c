@@ -4,7 +4,7 @@
  * (core/evq.c): the classic "hold" model (pop the earliest event, push one a
  * random time later) at the queue sizes a run sees, against a binary heap of
  * the same events written here for comparison, and against the calendar
- * queue the simulator uses (core/calq.c; 1 ns buckets, 16.8 us window). Hold
+ * queue the simulator uses (core/calq.c; 1 ns buckets, 4.2 us window). Hold
  * increments are uniform in 1 ps .. 1 us, the span of packet events.
  */
 #include "core/calq.h"

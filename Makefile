@@ -213,6 +213,7 @@ install: $(BUILD)/fabsim $(BUILD)/libfabsim.a $(BUILD)/fabsim.1 $(CHART_STAMP)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
 	  $(DESTDIR)$(PREFIX)/share/man/man1 $(SHARE)/web $(SHARE)/docs/labs
 	install -m 755 $(BUILD)/fabsim $(DESTDIR)$(PREFIX)/bin/fabsim
+	if [ -x $(BUILD)/fabsim-mpi ]; then install -m 755 $(BUILD)/fabsim-mpi $(DESTDIR)$(PREFIX)/bin/fabsim-mpi; fi
 	install -m 644 $(BUILD)/libfabsim.a $(DESTDIR)$(PREFIX)/lib/libfabsim.a
 	install -m 644 $(BUILD)/fabsim.1 $(DESTDIR)$(PREFIX)/share/man/man1/fabsim.1
 	cd src && for h in $$(find . -name '*.h' | sort); do \
@@ -225,7 +226,7 @@ install: $(BUILD)/fabsim $(BUILD)/libfabsim.a $(BUILD)/fabsim.1 $(CHART_STAMP)
 	install -m 644 docs/labs/*.md $(SHARE)/docs/labs/
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/fabsim $(DESTDIR)$(PREFIX)/lib/libfabsim.a \
+	rm -f $(DESTDIR)$(PREFIX)/bin/fabsim $(DESTDIR)$(PREFIX)/bin/fabsim-mpi $(DESTDIR)$(PREFIX)/lib/libfabsim.a \
 	  $(DESTDIR)$(PREFIX)/share/man/man1/fabsim.1
 	rm -rf $(DESTDIR)$(PREFIX)/include/fabsim $(SHARE)
 

@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <unistd.h>
 
 enum {
     OPT_SEED = CLI_LONG,
@@ -421,15 +423,41 @@ static int run_cmd(int argc, char **argv, const struct comm *c, uint64_t lookahe
     return rc;
 }
 
+/* Under `mpirun -n N fabsim run` (N > 1): the same run on N ranks is
+ * fabsim-mpi's, the one binary that links MPI (build/fabsim never needs it at
+ * run time). It is taken from the folder of this executable; replaces this
+ * process (same arguments), or returns when there is none. */
+static void exec_mpi_binary(int argc, char **argv) {
+    char self[PATH_MAX], mpi[PATH_MAX + 16];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0) return;
+    self[len] = 0;
+    char *slash = strrchr(self, '/');
+    if (!slash) return;
+    slash[1] = 0;
+    snprintf(mpi, sizeof mpi, "%sfabsim-mpi", self);
+    if (access(mpi, X_OK)) return;
+    char **args = fs_xcalloc((size_t)argc + 2, sizeof *args);
+    args[0] = mpi;
+    for (int i = 0; i < argc; i++)
+        args[i + 1] = argv[i]; /* argv[0] is "run" */
+    fflush(NULL);
+    execv(mpi, args);
+    free(args); /* exec failed: say so below */
+}
+
 int cli_run(int argc, char **argv) {
     /* Started by mpirun: N copies of one process would each run the whole
      * scenario and write the same files. */
     const char *ws = getenv("OMPI_COMM_WORLD_SIZE");
     if (!ws) ws = getenv("PMI_SIZE");
-    if (ws && atoi(ws) > 1)
-        return cli_usage_error("run: build/fabsim is the one-process binary; under mpirun use "
-                               "fabsim-mpi (make mpi): mpirun -n %s build/fabsim-mpi run ...",
-                               ws);
+    if (ws && atoi(ws) > 1) {
+        exec_mpi_binary(argc, argv);
+        return cli_usage_error("run: build/fabsim is the one-process binary and no fabsim-mpi "
+                               "is beside it; `make mpi` builds it (Open MPI's mpicc), then "
+                               "mpirun -n %s build/fabsim run ... runs on %s ranks",
+                               ws, ws);
+    }
     return run_cmd(argc, argv, NULL, 0);
 }
 

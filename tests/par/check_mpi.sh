@@ -287,13 +287,30 @@ else
     fail "a wrong lookahead went unnoticed (rc $rc)"
 fi
 
-# build/fabsim under mpirun says which binary to use.
+# `mpirun -n N build/fabsim run` (the issue's command) runs on N ranks: the
+# one-process binary hands over to the fabsim-mpi beside it (exec, same
+# arguments), and the results are the same as one process's.
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-    mpirun --oversubscribe -n 2 "$FAB" run -q tests/par/roce-pfc-incast.yaml -o "$OUT/wrong" \
+    mpirun --oversubscribe -n 2 "$FAB" run -q tests/par/roce-pfc-incast.yaml -o "$OUT/via" \
+    >"$OUT/via.log" 2>&1
+rc=$?
+"$FAB" run -q tests/par/roce-pfc-incast.yaml -o "$OUT/via1" >/dev/null 2>&1
+if [ "$rc" -eq 0 ] && grep -q '"ranks": 2' "$OUT/via/results.json" &&
+    cmp -s "$OUT/via/links.csv" "$OUT/via1/links.csv"; then
+    ok "mpirun -n 2 build/fabsim run: runs on 2 ranks through fabsim-mpi, same links.csv"
+else
+    cat "$OUT/via.log"
+    fail "mpirun -n 2 build/fabsim run (rc $rc)"
+fi
+# Without a fabsim-mpi beside it, build/fabsim under mpirun says how to get one.
+mkdir -p "$OUT/alone"
+cp "$FAB" "$OUT/alone/fabsim"
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+    mpirun --oversubscribe -n 2 "$OUT/alone/fabsim" run -q tests/par/roce-pfc-incast.yaml -o "$OUT/wrong" \
     >"$OUT/wrong.log" 2>&1
 rc=$?
-if [ "$rc" -eq 2 ] && grep -q "fabsim-mpi" "$OUT/wrong.log"; then
-    ok "build/fabsim under mpirun: exit 2, names fabsim-mpi"
+if [ "$rc" -eq 2 ] && grep -q "make mpi" "$OUT/wrong.log"; then
+    ok "build/fabsim under mpirun without fabsim-mpi: exit 2, says make mpi"
 else
     cat "$OUT/wrong.log"
     fail "build/fabsim under mpirun (rc $rc)"

@@ -54,8 +54,8 @@ void route_fib_free(struct route_fib *f);
 /* Candidate ports for (switch node, destination host): returns the count. */
 uint32_t route_fib_get(const struct net *n, uint32_t sw, uint32_t host, const uint32_t **ports);
 /* The host's own links at its attachment switch `sw` (ROUTE_FIB_DIRECT). */
-static inline uint32_t route_fib_direct(const struct route_fib *f, const struct net *n,
-                                        uint32_t sw, uint32_t host, const uint32_t **ports) {
+static inline uint32_t route_fib_direct(const struct route_fib *f, const struct net *n, uint32_t sw,
+                                        uint32_t host, const uint32_t **ports) {
     (void)n;
     uint32_t a = f->direct_off[host], b = f->direct_off[host + 1];
     while (a < b && f->direct_sw[a] != sw)

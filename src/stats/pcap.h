@@ -32,7 +32,7 @@ struct diag;
 #define PCAP_MAX_PACKETS_DEFAULT 1000000u
 
 struct pcap_sink {
-    FILE *f;            /* out.f */
+    FILE *f;           /* out.f */
     struct fs_out out; /* core/file.h */
     bool roce;
     uint32_t snaplen; /* PCAP_SNAP_HEADERS, PCAP_SNAP_FULL or bytes per packet */

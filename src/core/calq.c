@@ -365,6 +365,31 @@ uint64_t calq_next_time(struct calq *q) {
     return e->time_ps;
 }
 
+const struct event *calq_take_before_slow(struct calq *q, uint64_t limit_ps) {
+    const struct event *e;
+    if (!q->hot.len && q->pos >= q->len && q->queued) {
+        /* The bucket is exhausted and the next one is in the ring: reach it
+         * as calq_take does (a slot bucket sorted in place, no gathering).
+         * Its first event past the limit is put back (it is now[0]); the
+         * window then stands at a bucket no later than the limit's, where
+         * every event still to be pushed belongs. */
+        uint64_t c = next_bucket(q);
+        if (c > limit_ps >> CALQ_WIDTH_LOG2) return NULL;
+        e = calq_take_slow(q);
+        FS_DASSERT(e == &q->now[0] && q->pos == 1, "calq: first event of a bucket");
+        if (e->time_ps < limit_ps) return e;
+        q->pos = 0;
+        return NULL;
+    }
+    while (!(e = head(q))) {
+        uint64_t c = upcoming(q);
+        if (c == UINT64_MAX || c > limit_ps >> CALQ_WIDTH_LOG2) return NULL;
+        move_to(q, c);
+    }
+    if (e->time_ps >= limit_ps) return NULL;
+    return calq_take(q);
+}
+
 int calq_pop_before(struct calq *q, uint64_t limit_ps, struct event *out) {
     const struct event *e;
     while (!(e = head(q))) {

@@ -152,6 +152,20 @@ uint64_t calq_next_time(struct calq *q);
  * FS_EEMPTY; never moves the window past limit_ps, so that events at or after
  * it may still be pushed (a parallel run's window boundary, par/par.c). */
 int calq_pop_before(struct calq *q, uint64_t limit_ps, struct event *out);
+/* The next event if it is earlier than limit_ps, removed from the queue (the
+ * pointer is valid as calq_take's), else NULL; never moves the window past
+ * limit_ps (calq_pop_before without the copy). The common case, the next
+ * event of the bucket being popped, is inline. */
+const struct event *calq_take_before_slow(struct calq *q, uint64_t limit_ps);
+static inline const struct event *calq_take_before(struct calq *q, uint64_t limit_ps) {
+    if (__builtin_expect(q->pos < q->lim, 1)) {
+        const struct event *e = &q->now[q->pos];
+        if (e->time_ps >= limit_ps) return NULL;
+        q->pos++;
+        return e;
+    }
+    return calq_take_before_slow(q, limit_ps);
+}
 /* Time of the next event, UINT64_MAX when empty; moves nothing. */
 uint64_t calq_peek_time(const struct calq *q);
 static inline size_t calq_len(const struct calq *q) {

@@ -332,7 +332,7 @@ struct zero_key {
     uint64_t t, o; /* the event after which this rank's share last fell to zero */
 };
 
-static void exec(struct sim *s, const struct event *e) {
+static inline __attribute__((always_inline)) void exec(struct sim *s, const struct event *e) {
     struct par *P = ((struct net *)s->model)->par;
     s->now_ps = e->time_ps;
     s->stopped = false;
@@ -357,18 +357,22 @@ static void exec(struct sim *s, const struct event *e) {
  * before an event when the rank's share is zero. */
 static int run_window(struct sim *s, struct net *n, sim_time_ps wend, bool cleared,
                       struct zero_key *z) {
-    struct event e;
+    const struct event *e;
     uint64_t prev = share(n);
-    while (!calq_pop_before(&s->q, wend, &e)) {
+    /* Taken by pointer (valid while its handler runs: pushes never move it),
+     * the next event of the current bucket inline, as sim_run does. */
+    while ((e = calq_take_before(&s->q, wend))) {
         if (!cleared && prev == 0) {
-            calq_push(&s->q, e);
+            calq_push(&s->q, *e);
             return 1;
         }
-        exec(s, &e);
+        sim_time_ps t = e->time_ps;
+        uint64_t o = e->order;
+        exec(s, e);
         uint64_t c = share(n);
         if (c == 0 && prev != 0) {
-            z->t = e.time_ps;
-            z->o = e.order;
+            z->t = t;
+            z->o = o;
         }
         prev = c;
     }

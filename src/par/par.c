@@ -35,6 +35,7 @@
 #include "par/part.h"
 #include "par/pcoll.h"
 #include "par/pevents.h"
+#include "par/pmerge.h"
 #include "par/ptrace.h"
 #include "stats/jw.h"
 #include "stats/sampler.h"
@@ -410,27 +411,6 @@ static sim_time_ps add_sat(sim_time_ps a, sim_time_ps b) {
     return a > SIM_TIME_NEVER - b ? SIM_TIME_NEVER : a + b;
 }
 
-/* Gathers `bytes` of `in` from every rank on rank 0: returns the blocks back
- * to back (rank 0; NULL elsewhere) and their sizes in `sizes`. */
-static void *gather0(struct par *P, const void *in, uint64_t bytes, uint64_t *sizes) {
-    int R = P->comm.size;
-    P->comm.ops->allgather(P->comm.ctx, &bytes, sizeof bytes, sizes);
-    size_t *sc = fs_xcalloc((size_t)R, sizeof *sc), *rc = fs_xcalloc((size_t)R, sizeof *rc);
-    sc[0] = bytes;
-    uint64_t total = 0;
-    if (P->comm.rank == 0)
-        for (int r = 0; r < R; r++) {
-            rc[r] = sizes[r];
-            total += sizes[r];
-        }
-    void *out = P->comm.rank == 0 ? fs_xmalloc(total + 1) : NULL;
-    char dummy;
-    P->comm.ops->alltoallv(P->comm.ctx, in, sc, out ? out : &dummy, rc);
-    free(sc);
-    free(rc);
-    return out;
-}
-
 /* Counters are summed, but for the firsts (the earliest nonzero) and the
  * reorder high-water mark (the largest): a new counter in struct
  * net_counters is summed unless listed here. */
@@ -557,7 +537,7 @@ static void merge(struct model *m, double work_cpu_s) {
     }
     FS_ASSERT(b.len == need, "results blob %zu bytes, counted %zu", b.len, need);
     uint64_t *sizes = fs_xcalloc((size_t)R, sizeof *sizes);
-    char *all = gather0(P, b.v, b.len, sizes);
+    char *all = pmerge_gather0(P, b.v, b.len, sizes);
     free(b.v);
     if (me == 0 && sp->port_of) sampler_expand(sp, n->nports);
     if (me == 0) {

@@ -14,14 +14,9 @@ static void put_s(FILE *f, const char *s) {
 
 /* Decimal digits of v, as "%llu" prints them. */
 static void put_u64(FILE *f, uint64_t v) {
-    char tmp[20];
-    int k = 0;
-    do {
-        tmp[k++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (k)
-        putc_unlocked(tmp[--k], f);
+    char buf[20], *end = jw_fmt_u64(buf, v);
+    for (const char *c = buf; c < end; c++)
+        putc_unlocked(*c, f);
 }
 
 void jw_init(struct jw *w, FILE *f) {

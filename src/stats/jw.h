@@ -44,4 +44,19 @@ void jw_knum(struct jw *w, const char *k, double v);
 void jw_kbool(struct jw *w, const char *k, bool v);
 void jw_end(struct jw *w); /* final newline */
 
+/* The decimal digits of v at o, as "%llu" prints them; returns the end (at
+ * most 20 characters, no terminator). The outputs' hand-formatted integers
+ * (results.json here, links.csv in stats/sampler.c). */
+static inline char *jw_fmt_u64(char *o, uint64_t v) {
+    char tmp[20];
+    int k = 0;
+    do {
+        tmp[k++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (k)
+        *o++ = tmp[--k];
+    return o;
+}
+
 #endif /* FABSIM_STATS_JW_H */

@@ -142,18 +142,6 @@ void sampler_on_event(struct sim *s, const struct event *e) {
         sim_at(s, s->now_ps + sp->interval_ps, 0, NET_EV_SAMPLE, 0, 0);
 }
 
-/* Decimal digits of v at o; returns the end. */
-static char *put_u32(char *o, uint32_t v) {
-    char tmp[10];
-    int k = 0;
-    do {
-        tmp[k++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (k)
-        *o++ = tmp[--k];
-    return o;
-}
 
 /* u in [0, 1] as printf's "%.4f" would print it: four decimals of the
  * exact binary value, ties to even. The scaled value is within an ulp of
@@ -210,13 +198,13 @@ int sampler_write_csv(const struct sampler *sp, const struct net *n, FILE *f) {
             memcpy(o, names[p], name_len[p]);
             o += name_len[p];
             *o++ = ',';
-            o = put_u32(o, row[p].bytes);
+            o = jw_fmt_u64(o, row[p].bytes);
             *o++ = ',';
             o = put_frac4(o, u);
             *o++ = ',';
-            o = put_u32(o, row[p].q_bytes);
+            o = jw_fmt_u64(o, row[p].q_bytes);
             *o++ = ',';
-            o = put_u32(o, row[p].paused_ns);
+            o = jw_fmt_u64(o, row[p].paused_ns);
             *o++ = '\n';
         }
     }

@@ -142,7 +142,6 @@ void sampler_on_event(struct sim *s, const struct event *e) {
         sim_at(s, s->now_ps + sp->interval_ps, 0, NET_EV_SAMPLE, 0, 0);
 }
 
-
 /* u in [0, 1] as printf's "%.4f" would print it: four decimals of the
  * exact binary value, ties to even. The scaled value is within an ulp of
  * u x 10^4, so wherever its fraction is not within 1e-6 of one half the

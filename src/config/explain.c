@@ -6,24 +6,12 @@
  * default's source, and the output loads back into the same scenario.
  */
 #include "config/scenario.h"
+#include "config/scenario_int.h"
 
 #include "config/schema.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static void print_quoted(FILE *f, const char *s) {
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(f, "\\x%02x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
 
 /* Formats a plain-typed value; false for strings and custom keys, which
  * print themselves. */
@@ -112,7 +100,7 @@ static void scalar(FILE *f, const struct schema_key *k, const void *obj, bool al
         }
     } else if (k->type == SCHEMA_STRING) {
         const char *s = *(char *const *)((const char *)obj + k->off);
-        print_quoted(f, s ? s : "");
+        print_string(f, s ? s : "");
     } else {
         /* a custom value: print it aside to say whether it is the default */
         char *text = NULL;

@@ -143,20 +143,24 @@ static void pull_far(struct calq *q) {
     q->far_bucket = top ? top->time_ps >> CALQ_WIDTH_LOG2 : UINT64_MAX;
 }
 
+/* Inserts a[i] into the sorted a[0..i); 1 if it moved. */
+static inline __attribute__((always_inline)) int insert_at(struct event *a, uint32_t i) {
+    if (!before(&a[i], &a[i - 1])) return 0;
+    struct event x = a[i];
+    uint32_t j = i;
+    do {
+        a[j] = a[j - 1];
+        j--;
+    } while (j > 0 && before(&x, &a[j - 1]));
+    a[j] = x;
+    return 1;
+}
+
 /* Insertion sort: short buckets, mostly nearly in order. */
 static inline bool sort_short(struct event *a, uint32_t m) {
     bool moved = false;
-    for (uint32_t i = 1; i < m; i++) {
-        if (!before(&a[i], &a[i - 1])) continue;
-        struct event x = a[i];
-        uint32_t j = i;
-        do {
-            a[j] = a[j - 1];
-            j--;
-        } while (j > 0 && before(&x, &a[j - 1]));
-        a[j] = x;
-        moved = true;
-    }
+    for (uint32_t i = 1; i < m; i++)
+        moved |= insert_at(a, i);
     return moved;
 }
 
@@ -296,19 +300,6 @@ static __attribute__((noinline)) const struct event *take_far(struct calq *q) {
     move_to(q, c); /* far events pulled into bucket c are sorted with it: never in hot */
     q->pos = 1;
     return &q->now[0];
-}
-
-/* Inserts a[i] into the sorted a[0..i); 1 if it moved. */
-static inline __attribute__((always_inline)) int insert_at(struct event *a, uint32_t i) {
-    if (!before(&a[i], &a[i - 1])) return 0;
-    struct event x = a[i];
-    uint32_t j = i;
-    do {
-        a[j] = a[j - 1];
-        j--;
-    } while (j > 0 && before(&x, &a[j - 1]));
-    a[j] = x;
-    return 1;
 }
 
 /* Sorts a bucket's 1 < m <= CALQ_SLOT_EVENTS events in its slot (insertion

@@ -25,9 +25,14 @@
 
 #include "core/sim.h"
 
+#include <stdbool.h>
+
 /* Called before each event of the bucket being popped with the events that
- * follow it there (`next`, `ahead` of them); prefetches only. */
-typedef void (*sim_warm_fn)(const void *model, const struct event *next, uint32_t ahead);
+ * follow it there (`next`, `ahead` of them); prefetches only. `start`: the
+ * event is the bucket's first, nothing of the bucket was warmed yet (the
+ * model fills its pipeline). */
+typedef void (*sim_warm_fn)(const void *model, const struct event *next, uint32_t ahead,
+                            bool start);
 
 /* The checks every event used to pay (stopped, the stop time, the
  * after-event hook) are made once per bucket of the calendar queue
@@ -48,13 +53,14 @@ sim_run_warm(struct sim *s, void (*tick)(struct sim *, void *), void *tick_arg, 
     for (;;) {
         if (__builtin_expect(q->pos < q->lim, 1)) {
             e = &q->now[q->pos++];
-            if (warm) warm(s->model, &q->now[q->pos], q->lim - q->pos);
+            if (warm) warm(s->model, &q->now[q->pos], q->lim - q->pos, false);
         } else {
             if (s->stopped) goto done;
             e = calq_take_slow(q);
             if (!e) goto done;
             /* the bucket just reached (q->cur) holds every event until the next slow take */
             if (s->after_event || ((q->cur + 1) << CALQ_WIDTH_LOG2) - 1 > s->stop_ps) goto taken;
+            if (warm && q->pos < q->lim) warm(s->model, &q->now[q->pos], q->lim - q->pos, true);
         }
         FS_DASSERT(e->time_ps >= s->now_ps, "time went back: %llu < %llu",
                    (unsigned long long)e->time_ps, (unsigned long long)s->now_ps);

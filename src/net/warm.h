@@ -102,23 +102,52 @@ NET_WARM_INLINE void net_warm_output(const struct net *n, const struct event *e)
     if (out != NET_NONE) net_warm_lines(&n->ports[out]);
 }
 
-/* Ports and packets: every routing policy. */
-NET_WARM_INLINE void net_warm(const void *model, const struct event *next, uint32_t ahead) {
+static inline uint32_t net_warm_min(uint32_t a, uint32_t b) {
+    return a < b ? a : b;
+}
+
+/* Ports and packets: every routing policy. Before an event, with next[0..)
+ * the events after it in the bucket: the port of next[2] and the packet of
+ * next[0] (its port fetched two events ago). At a bucket's start the
+ * pipeline is filled (the ports of next[0..2], then, their lines on the way
+ * together, next[0]'s packet). */
+NET_WARM_INLINE void net_warm(const void *model, const struct event *next, uint32_t ahead,
+                              bool start) {
     const struct net *n = model;
-    if (ahead < 3) return; /* the bucket's last events go unwarmed */
-    net_warm_port(n, &next[2]);
-    net_warm_packet(n, &next[0]);
+    if (start) {
+        for (uint32_t i = 0; i < net_warm_min(ahead, 3); i++)
+            net_warm_port(n, &next[i]);
+    } else if (ahead > 2) {
+        net_warm_port(n, &next[2]);
+    }
+    if (ahead > 0) net_warm_packet(n, &next[0]);
 }
 
 /* Also the switch's tables and the output port: policies with route_ops
- * warm and guess. */
-NET_WARM_INLINE void net_warm_routed(const void *model, const struct event *next, uint32_t ahead) {
+ * warm and guess. Before an event: the port of next[3], the packets of
+ * next[2], the tables of next[1], the output port of next[0], each stage
+ * reading what the one before fetched one event earlier. At a bucket's
+ * start the pipeline is filled stage by stage, so that each stage's loads
+ * for the first events overlap instead of each event's chain of misses
+ * coming in turn. */
+NET_WARM_INLINE void net_warm_routed(const void *model, const struct event *next, uint32_t ahead,
+                                     bool start) {
     const struct net *n = model;
-    if (ahead < 4) return;
-    net_warm_port(n, &next[3]);
-    net_warm_packet(n, &next[2]);
-    net_warm_tables(n, &next[1]);
-    net_warm_output(n, &next[0]);
+    if (start) {
+        uint32_t m = net_warm_min(ahead, 4);
+        for (uint32_t i = 0; i < m; i++)
+            net_warm_port(n, &next[i]);
+        for (uint32_t i = 0; i < net_warm_min(m, 3); i++)
+            net_warm_packet(n, &next[i]);
+        for (uint32_t i = 0; i < net_warm_min(m, 2); i++)
+            net_warm_tables(n, &next[i]);
+        if (m > 0) net_warm_output(n, &next[0]);
+        return;
+    }
+    if (ahead > 3) net_warm_port(n, &next[3]);
+    if (ahead > 2) net_warm_packet(n, &next[2]);
+    if (ahead > 1) net_warm_tables(n, &next[1]);
+    if (ahead > 0) net_warm_output(n, &next[0]);
 }
 
 #endif /* FABSIM_NET_WARM_H */

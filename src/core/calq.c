@@ -131,6 +131,29 @@ void calq_push_slow(struct calq *q, const struct event *e) {
     }
 }
 
+void calq_push_fields_slow(struct calq *q, uint64_t time_ps, uint64_t order, uint32_t arg,
+                           uint16_t kind, uint16_t aux) {
+    uint64_t b = time_ps >> CALQ_WIDTH_LOG2;
+    if (__builtin_expect(b - q->cur - 1 < CALQ_MASK, 1)) {
+        uint32_t i = (uint32_t)b & CALQ_MASK;
+        struct calq_meta *m = &q->meta[i];
+        uint32_t n = m->n, k = (n - CALQ_SLOT_EVENTS) % CALQ_SLOT_EVENTS;
+        if (n > CALQ_SLOT_EVENTS && k != 0) {
+            struct event *d = &q->chunk[m->tail].ev[k];
+            d->time_ps = time_ps;
+            d->order = order;
+            d->arg = arg;
+            d->kind = kind;
+            d->aux = aux;
+            m->n = n + 1;
+            q->queued++;
+            return;
+        }
+    }
+    struct event e = {time_ps, order, arg, kind, aux};
+    calq_push_slow(q, &e);
+}
+
 /* Moves far events that the window now covers into their buckets (bucket
  * cur's included: called before it is sorted). */
 static void pull_far(struct calq *q) {

@@ -87,6 +87,12 @@ struct calq {
 void calq_init(struct calq *q);
 void calq_fini(struct calq *q);
 void calq_push_slow(struct calq *q, const struct event *e);
+/* calq_push_slow of the event's fields, passed in registers: the event built
+ * on the caller's stack field by field and read back whole stalled every
+ * push into a crowded bucket (the store-to-load forwarding of four narrow
+ * stores into one wide load fails). */
+void calq_push_fields_slow(struct calq *q, uint64_t time_ps, uint64_t order, uint32_t arg,
+                           uint16_t kind, uint16_t aux);
 const struct event *calq_take_slow(struct calq *q);
 
 /* `e.time_ps` must not be earlier than the last popped event's. The common
@@ -127,8 +133,7 @@ static inline void calq_push_fields(struct calq *q, uint64_t time_ps, uint64_t o
             return;
         }
     }
-    struct event e = {time_ps, order, arg, kind, aux};
-    calq_push_slow(q, &e);
+    calq_push_fields_slow(q, time_ps, order, arg, kind, aux);
 }
 
 /* The next event, removed from the queue, or NULL when empty. The pointer

@@ -333,6 +333,12 @@ struct zero_key {
     uint64_t t, o; /* the event after which this rank's share last fell to zero */
 };
 
+/* Events every rank runs (the control plane, scenario events) or that are
+ * entity 0's (samples, checks, posts, the engine's timers): counted once,
+ * their rows kept once. Everything else is a node's event, run by its rank
+ * alone. */
+#define SHARED_KINDS ((1u << NET_EV_CTRL) | (1u << NET_EV_SCENARIO))
+
 static inline __attribute__((always_inline)) void exec(struct sim *s, const struct event *e) {
     struct par *P = ((struct net *)s->model)->par;
     s->now_ps = e->time_ps;
@@ -343,41 +349,68 @@ static inline __attribute__((always_inline)) void exec(struct sim *s, const stru
     P->cur_links = 0;
     struct net *n = s->model;
     uint32_t w0 = n->nwarnings, q0 = n->nqp_errs;
+    uint64_t t = e->time_ps, o = e->order;
+    uint16_t kind = e->kind;
     s->handlers[e->kind](s, e);
     /* Samples and deadlock checks run on every rank; one process ran them
      * once; a SHARP start (NET_EV_COLL of entity 0) is its member's rank's. */
-    bool replicated =
-        e->kind == NET_EV_CTRL || e->kind == NET_EV_SCENARIO ||
-        (event_entity(e) == 0 && e->kind != NET_EV_MSG_POST && e->kind != NET_EV_COLL);
+    bool replicated = ((SHARED_KINDS >> kind) & 1) ||
+                      ((o >> 32) == 0 && kind != NET_EV_MSG_POST && kind != NET_EV_COLL);
     if (__builtin_expect(n->nwarnings != w0 || n->nqp_errs != q0, 0))
-        pmerge_tag(n, e, w0, q0, replicated);
+        pmerge_tag(n, t, o, w0, q0, replicated);
     s->events_run += !replicated || P->comm.rank == 0;
 }
 
 /* Runs this rank's events before `wend`; unless `cleared`, holds (returns 1)
- * before an event when the rank's share is zero. */
+ * before an event when the rank's share is zero. A node's event (the
+ * packets' events: all but a few) takes the lean path, as sim_run runs it:
+ * no bookkeeping but the share's fall to zero and a look at the row
+ * counts; the rest, and every event under --pcap/--trace (their records
+ * want the event's key), go through exec. */
 static int run_window(struct sim *s, struct net *n, sim_time_ps wend, bool cleared,
                       struct zero_key *z) {
+    struct par *P = n->par;
+    struct calq *q = &s->q;
     const struct event *e;
-    uint64_t prev = share(n);
+    uint64_t prev = share(n), ran = 0;
+    uint32_t w0 = n->nwarnings, q0 = n->nqp_errs;
+    uint32_t lean = P->tr ? 0 : ~(uint32_t)SHARED_KINDS; /* kinds that may take it */
+    int held = 0;
     /* Taken by pointer (valid while its handler runs: pushes never move it),
      * the next event of the current bucket inline, as sim_run does. */
-    while ((e = calq_take_before(&s->q, wend))) {
-        if (!cleared && prev == 0) {
-            calq_push(&s->q, *e);
-            return 1;
+    while ((e = calq_take_before(q, wend))) {
+        if (__builtin_expect(prev == 0, 0) && !cleared) {
+            calq_push(q, *e);
+            held = 1;
+            break;
         }
         sim_time_ps t = e->time_ps;
         uint64_t o = e->order;
-        exec(s, e);
-        uint64_t c = share(n);
-        if (c == 0 && prev != 0) {
+        if (__builtin_expect(((lean >> e->kind) & 1) && (o >> 32) != 0, 1)) {
+            s->now_ps = t;
+            P->cur_o = o; /* collectives' records (par/pcoll.c) */
+            s->handlers[e->kind](s, e);
+            ran++;
+            if (__builtin_expect(n->nwarnings != w0 || n->nqp_errs != q0, 0)) {
+                pmerge_tag(n, t, o, w0, q0, false);
+                w0 = n->nwarnings;
+                q0 = n->nqp_errs;
+            }
+        } else {
+            exec(s, e);
+            w0 = n->nwarnings;
+            q0 = n->nqp_errs;
+        }
+        uint64_t c = (uint64_t)((int64_t)(n->work_pending + n->ctrl_pending + n->pkts_in_flight) +
+                                P->coll_adj); /* share(n) */
+        if (__builtin_expect(c == 0, 0) && prev != 0) {
             z->t = t;
             z->o = o;
         }
         prev = c;
     }
-    return 0;
+    s->events_run += ran;
+    return held;
 }
 
 static void run_to_key(struct sim *s, uint64_t kt, uint64_t ko) {

@@ -29,9 +29,9 @@ static void keys_add(struct par_keys *k, struct par_key key, size_t n) {
         k->v[k->len++] = key;
 }
 
-void pmerge_tag(struct net *n, const struct event *e, uint32_t w0, uint32_t q0, bool replicated) {
+void pmerge_tag(struct net *n, uint64_t t, uint64_t o, uint32_t w0, uint32_t q0, bool replicated) {
     struct par *P = n->par;
-    struct par_key key = {e->time_ps, e->order};
+    struct par_key key = {t, o};
     if (n->nwarnings > w0) {
         if (replicated && P->comm.rank != 0) {
             n->nwarnings = w0; /* rank 0 keeps them */

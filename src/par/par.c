@@ -45,12 +45,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct par_pkt {
-    struct packet p;
-    uint32_t port;
-    uint32_t pad;
-};
-
 /* The status every rank gives at a window's end (u64 words), then one byte
  * count per destination rank. */
 enum {
@@ -75,9 +69,9 @@ void par_out(struct net *n, uint32_t port, uint32_t id) {
     struct packet *p = pkt(&n->pool, id);
     struct par_box *b = &P->out[P->owner[n->ports[port].peer_node]];
     if (b->len == b->cap) fs_grow((void **)&b->v, &b->cap, b->len + 1, sizeof *b->v);
-    b->v[b->len].p = *p;
-    b->v[b->len].port = port;
-    b->len++;
+    struct packet *r = &b->v[b->len++]; /* 64 bytes a packet: the port in `next` */
+    *r = *p;
+    r->next = port;
     if (p->t_ps < P->out_min_ps) P->out_min_ps = p->t_ps;
     if (counted(p)) {
         n->pkts_in_flight--;
@@ -88,18 +82,20 @@ void par_out(struct net *n, uint32_t port, uint32_t id) {
 
 /* A packet from another rank joins its link's wire FIFO, as start_tx would
  * have put it there. It must arrive after the window it was sent in. */
-static void deliver(struct net *n, const struct par_pkt *in) {
+static void deliver(struct net *n, const struct packet *in) {
     struct par *P = n->par;
-    uint32_t port = in->port;
+    uint32_t port = in->next;
+    FS_ASSERT(port < n->nports && n->ports[port].remote, "a packet from another rank on port %u",
+              port);
     struct port *pt = &n->ports[port];
-    FS_ASSERT(in->p.t_ps >= P->wend_ps,
+    FS_ASSERT(in->t_ps >= P->wend_ps,
               "causality: a packet on cut link %u arrives at %llu ps, inside the window that "
               "ended at %llu ps (lookahead %llu ps > the link's delay)",
-              port, (unsigned long long)in->p.t_ps, (unsigned long long)P->wend_ps,
+              port, (unsigned long long)in->t_ps, (unsigned long long)P->wend_ps,
               (unsigned long long)P->lookahead_ps);
     uint32_t id = pkt_alloc(&n->pool);
     struct packet *p = pkt(&n->pool, id);
-    *p = in->p;
+    *p = *in;
     p->next = PKT_NONE;
     if (pt->fly_tail == PKT_NONE) {
         pt->fly_head = id;
@@ -678,10 +674,10 @@ int par_run(struct model *m) {
     uint64_t *st = fs_xcalloc(W, sizeof *st), *all = fs_xcalloc(W * (size_t)R, sizeof *all);
     size_t *scount = fs_xcalloc((size_t)R, sizeof *scount);
     size_t *rcount = fs_xcalloc((size_t)R, sizeof *rcount);
-    struct par_pkt *sbuf = NULL, *rbuf = NULL;
+    struct packet *sbuf = NULL, *rbuf = NULL;
     size_t scap = 0, rcap = 0;
     struct zero_key z = {0, 0};
-    double cpu0 = wall_cpu_s();
+    double cpu0 = wall_cpu_s(), sync_t0 = 0, sync_c0 = 0;
     P->out_min_ps = SIM_TIME_NEVER;
     sim_time_ps next = calq_peek_time(&s->q);
     sim_time_ps cn = P->coll ? pcoll_next_ps(n) : SIM_TIME_NEVER;
@@ -729,11 +725,13 @@ int par_run(struct model *m) {
             st[ST_EVENTS] = s->events_run - ev0;
             st[ST_NREC] = P->coll ? pcoll_rec_bytes(n) : 0;
             for (int r = 0; r < R; r++)
-                st[ST_WORDS + r] = P->out[r].len * sizeof(struct par_pkt);
+                st[ST_WORDS + r] = P->out[r].len * sizeof(struct packet);
+            /* From here to the end of the packets' exchange (or to a
+             * second round's run) the rank is in the window's collectives:
+             * one pair of clock reads a window (the CPU clock is a system
+             * call, ~0.4 us). */
             double t0 = wall_now_s(), c0 = wall_cpu_s();
             P->comm.ops->allgather(P->comm.ctx, st, W * sizeof *st, all);
-            P->sync_s += wall_now_s() - t0;
-            P->sync_cpu_s += wall_cpu_s() - c0;
             uint64_t sum = 0, anyheld = 0, kt = 0, ko = 0;
             if (P->coll) {
                 /* every record of the window is known after its first round
@@ -756,6 +754,13 @@ int par_run(struct model *m) {
                     ko = a[ST_ZO];
                 }
             }
+            if (sum == 0 || anyheld) { /* the run ends, or a second round */
+                P->sync_s += wall_now_s() - t0;
+                P->sync_cpu_s += wall_cpu_s() - c0;
+            } else {
+                sync_t0 = t0; /* closed after the exchange */
+                sync_c0 = c0;
+            }
             if (sum == 0) {
                 P->crit_events += most;
                 run_to_key(s, kt, ko);
@@ -772,35 +777,58 @@ int par_run(struct model *m) {
         if (final) break;
         /* Exchange the packets of the cut links. */
         size_t ns = 0, nr = 0;
+        bool crossed = false; /* any packet between any two ranks: every rank knows */
         tmin = SIM_TIME_NEVER;
         for (int r = 0; r < R; r++) {
             const uint64_t *a = all + (size_t)r * W;
-            scount[r] = P->out[r].len * sizeof(struct par_pkt);
+            for (int d = 0; d < R; d++)
+                crossed = crossed || a[ST_WORDS + d];
+            scount[r] = P->out[r].len * sizeof(struct packet);
             rcount[r] = a[ST_WORDS + me];
             ns += P->out[r].len;
-            nr += rcount[r] / sizeof(struct par_pkt);
+            nr += rcount[r] / sizeof(struct packet);
             if (a[ST_NEXT] < tmin) tmin = a[ST_NEXT];
             if (a[ST_OUTMIN] < tmin) tmin = a[ST_OUTMIN];
         }
         sim_time_ps cnext = P->coll ? pcoll_next_ps(n) : SIM_TIME_NEVER;
         if (cnext < tmin) tmin = cnext;
-        if (R > 1) {
-            fs_grow((void **)&sbuf, &scap, ns + 1, sizeof *sbuf);
-            fs_grow((void **)&rbuf, &rcap, nr + 1, sizeof *rbuf);
-            size_t k = 0;
-            for (int r = 0; r < R; r++) {
-                if (P->out[r].len) memcpy(sbuf + k, P->out[r].v, P->out[r].len * sizeof *sbuf);
-                k += P->out[r].len;
-                P->out[r].len = 0;
+        if (R > 1 && crossed) {
+            /* The blocks go back to back in rank order: one box alone (two
+             * ranks: always) is sent from where it is, several are copied
+             * together first. */
+            const struct packet *send = NULL;
+            int boxes = 0;
+            for (int r = 0; r < R; r++)
+                if (P->out[r].len) {
+                    send = P->out[r].v;
+                    boxes++;
+                }
+            if (boxes > 1) {
+                fs_grow((void **)&sbuf, &scap, ns + 1, sizeof *sbuf);
+                size_t k = 0;
+                for (int r = 0; r < R; r++) {
+                    if (P->out[r].len) memcpy(sbuf + k, P->out[r].v, P->out[r].len * sizeof *sbuf);
+                    k += P->out[r].len;
+                }
+                send = sbuf;
             }
-            double t0 = wall_now_s(), c0 = wall_cpu_s();
-            P->comm.ops->alltoallv(P->comm.ctx, sbuf, scount, rbuf, rcount);
-            P->sync_s += wall_now_s() - t0;
-            P->sync_cpu_s += wall_cpu_s() - c0;
+            if (!send) { /* nothing to send: any buffer but the receiving one */
+                fs_grow((void **)&sbuf, &scap, 1, sizeof *sbuf);
+                send = sbuf;
+            }
+            fs_grow((void **)&rbuf, &rcap, nr + 1, sizeof *rbuf);
+            P->comm.ops->alltoallv(P->comm.ctx, send, scount, rbuf, rcount);
+            P->sync_s += wall_now_s() - sync_t0;
+            P->sync_cpu_s += wall_cpu_s() - sync_c0;
+            for (int r = 0; r < R; r++)
+                P->out[r].len = 0;
             for (size_t i = 0; i < nr; i++)
                 deliver(n, &rbuf[i]);
             P->msgs += ns;
-            P->msg_bytes += ns * sizeof *sbuf;
+            P->msg_bytes += ns * sizeof *rbuf;
+        } else {
+            P->sync_s += wall_now_s() - sync_t0;
+            P->sync_cpu_s += wall_cpu_s() - sync_c0;
         }
         P->transit = 0;
         P->out_min_ps = SIM_TIME_NEVER;

@@ -29,12 +29,14 @@ struct model;
 struct net;
 struct diag;
 struct jw;
-struct par_pkt;
+struct packet;
 struct pcoll;
 struct ptrace;
 
+/* Packets put on cut links towards one rank, by value, each with its port in
+ * `next` (a packet in transit is on no list). */
 struct par_box {
-    struct par_pkt *v;
+    struct packet *v;
     size_t len, cap;
 };
 

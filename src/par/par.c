@@ -85,8 +85,7 @@ void par_out(struct net *n, uint32_t port, uint32_t id) {
 static void deliver(struct net *n, const struct packet *in) {
     struct par *P = n->par;
     uint32_t port = in->next;
-    FS_ASSERT(port < n->nports && n->ports[port].remote, "a packet from another rank on port %u",
-              port);
+    FS_ASSERT(port < n->nports, "a packet from another rank on port %u", port);
     struct port *pt = &n->ports[port];
     FS_ASSERT(in->t_ps >= P->wend_ps,
               "causality: a packet on cut link %u arrives at %llu ps, inside the window that "
@@ -362,9 +361,12 @@ static inline __attribute__((always_inline)) void exec(struct sim *s, const stru
  * packets' events: all but a few) takes the lean path, as sim_run runs it:
  * no bookkeeping but the share's fall to zero and a look at the row
  * counts; the rest, and every event under --pcap/--trace (their records
- * want the event's key), go through exec. */
-static int run_window(struct sim *s, struct net *n, sim_time_ps wend, bool cleared,
-                      struct zero_key *z) {
+ * want the event's key), go through exec. `coll` (a constant: two copies of
+ * the loop) says whether collectives run: their records want the event's
+ * order, and the share their adjustment (P->coll_adj, 0 without them). */
+static inline __attribute__((always_inline)) int run_window_(struct sim *s, struct net *n,
+                                                             sim_time_ps wend, bool cleared,
+                                                             struct zero_key *z, const bool coll) {
     struct par *P = n->par;
     struct calq *q = &s->q;
     const struct event *e;
@@ -372,19 +374,15 @@ static int run_window(struct sim *s, struct net *n, sim_time_ps wend, bool clear
     uint32_t w0 = n->nwarnings, q0 = n->nqp_errs;
     uint32_t lean = P->tr ? 0 : ~(uint32_t)SHARED_KINDS; /* kinds that may take it */
     int held = 0;
+    if (prev == 0 && !cleared) goto hold;
     /* Taken by pointer (valid while its handler runs: pushes never move it),
      * the next event of the current bucket inline, as sim_run does. */
     while ((e = calq_take_before(q, wend))) {
-        if (__builtin_expect(prev == 0, 0) && !cleared) {
-            calq_push(q, *e);
-            held = 1;
-            break;
-        }
         sim_time_ps t = e->time_ps;
         uint64_t o = e->order;
         if (__builtin_expect(((lean >> e->kind) & 1) && (o >> 32) != 0, 1)) {
             s->now_ps = t;
-            P->cur_o = o; /* collectives' records (par/pcoll.c) */
+            if (coll) P->cur_o = o; /* collectives' records (par/pcoll.c) */
             s->handlers[e->kind](s, e);
             ran++;
             if (__builtin_expect(n->nwarnings != w0 || n->nqp_errs != q0, 0)) {
@@ -397,16 +395,34 @@ static int run_window(struct sim *s, struct net *n, sim_time_ps wend, bool clear
             w0 = n->nwarnings;
             q0 = n->nqp_errs;
         }
-        uint64_t c = (uint64_t)((int64_t)(n->work_pending + n->ctrl_pending + n->pkts_in_flight) +
-                                P->coll_adj); /* share(n) */
-        if (__builtin_expect(c == 0, 0) && prev != 0) {
-            z->t = t;
-            z->o = o;
+        int64_t c = (int64_t)(n->work_pending + n->ctrl_pending + n->pkts_in_flight); /* share */
+        if (coll) c += P->coll_adj;
+        if (__builtin_expect(c == 0, 0)) {
+            if (prev != 0) {
+                z->t = t;
+                z->o = o;
+            }
+            prev = 0;
+            if (!cleared) goto hold;
+        } else {
+            prev = (uint64_t)c;
         }
-        prev = c;
     }
     s->events_run += ran;
+    return 0;
+hold: /* before the next event of the window, if there is one */
+    s->events_run += ran;
+    if ((e = calq_take_before(q, wend))) {
+        calq_push(q, *e);
+        held = 1;
+    }
     return held;
+}
+
+static int run_window(struct sim *s, struct net *n, sim_time_ps wend, bool cleared,
+                      struct zero_key *z) {
+    return n->par->coll ? run_window_(s, n, wend, cleared, z, true)
+                        : run_window_(s, n, wend, cleared, z, false);
 }
 
 static void run_to_key(struct sim *s, uint64_t kt, uint64_t ko) {
@@ -498,6 +514,54 @@ static const char *take(const char **at, size_t len) {
     return p;
 }
 
+int par_csv_rank(const struct net *n) {
+    return n->par->csv_rank;
+}
+
+/* The links.csv rows go to the rank that writes links.csv (par_csv_rank):
+ * each port's from its owner (several ranks: each sampled its own ports). */
+static void merge_rows(struct net *n, struct sampler *sp) {
+    struct par *P = n->par;
+    /* --trace reads the rows on rank 0, where it is written (stats/ctrace.c) */
+    P->csv_rank = P->comm.size > 1 && !P->tr ? P->comm.size - 1 : 0;
+    int R = P->comm.size, me = P->comm.rank, W = P->csv_rank;
+    size_t need = 0;
+    for (uint32_t p = 0; p < sp->nports; p++) /* several ranks: the sampler has its own ports */
+        if (sp->port_of || P->owner[n->ports[p].node] == me) need += sizeof *sp->rows;
+    need *= sp->n;
+    struct blob b = {fs_xmalloc(need + 1), 0, need + 1};
+    for (uint32_t row = 0; row < sp->n; row++)
+        for (uint32_t p = 0; p < sp->nports; p++)
+            if (sp->port_of || P->owner[n->ports[p].node] == me)
+                put(&b, &sp->rows[(size_t)row * sp->nports + p], sizeof *sp->rows);
+    FS_ASSERT(b.len == need, "rows blob %zu bytes, counted %zu", b.len, need);
+    uint64_t *sizes = fs_xcalloc((size_t)R, sizeof *sizes);
+    char *all = pmerge_gather(P, W, b.v, b.len, sizes);
+    free(b.v);
+    if (me == W) {
+        if (sp->port_of) sampler_expand(sp, n->nports);
+        const char **at = fs_xcalloc((size_t)R, sizeof *at);
+        size_t off = 0;
+        for (int r = 0; r < R; r++) {
+            at[r] = all + off;
+            off += sizes[r];
+        }
+        for (uint32_t row = 0; row < sp->n; row++)
+            for (uint32_t p = 0; p < sp->nports; p++)
+                memcpy(&sp->rows[(size_t)row * sp->nports + p],
+                       take(&at[P->owner[n->ports[p].node]], sizeof *sp->rows), sizeof *sp->rows);
+        off = 0;
+        for (int r = 0; r < R; r++) {
+            FS_ASSERT(at[r] == all + off + sizes[r], "rank %d gave %llu bytes of rows, read %td", r,
+                      (unsigned long long)sizes[r], at[r] - (all + off));
+            off += sizes[r];
+        }
+        free(at);
+    }
+    free(all);
+    free(sizes);
+}
+
 /* Rank 0 takes every entity's state from the rank that owns it. */
 static void merge(struct model *m, double work_cpu_s) {
     struct net *n = &m->net;
@@ -508,14 +572,9 @@ static void merge(struct model *m, double work_cpu_s) {
     struct blob b = {0};
     /* Its exact size first: the blob is the largest thing rank 0 holds. */
     size_t need = sizeof(struct par_hdr) +
-                  (size_t)n->nports * (sizeof n->ports->drops + sizeof *n->port_fail),
-           slots = 0;
+                  (size_t)n->nports * (sizeof n->ports->drops + sizeof *n->port_fail);
     for (uint32_t p = 0; p < n->nports; p++)
-        if (P->owner[n->ports[p].node] == me) {
-            need += sizeof *n->ports;
-            slots += sp->port_of == NULL;
-        }
-    if (sp->port_of) slots = sp->nports;
+        if (P->owner[n->ports[p].node] == me) need += sizeof *n->ports;
     for (uint32_t i = 0; i < n->nmsgs; i++) {
         const struct qp *q = &n->qps[n->msgs[i].qp];
         need += (P->owner[q->src] == me ? sizeof *n->msgs : 0) +
@@ -527,7 +586,6 @@ static void merge(struct model *m, double work_cpu_s) {
         if (P->owner[n->qps[q].src] == me) need += sizeof(struct qp_retry);
     for (uint32_t q = 0; q < ncc; q++)
         if (P->owner[n->qps[q].src] == me) need += (size_t)sp->n * sizeof *sp->cc_rows;
-    need += (size_t)sp->n * slots * sizeof *sp->rows;
     b.v = fs_xmalloc(need + 1);
     b.cap = need + 1;
     struct par_hdr h = {
@@ -554,21 +612,16 @@ static void merge(struct model *m, double work_cpu_s) {
                                   n->qps[q].stall_from_ps};
             put(&b, &qr, sizeof qr);
         }
-    for (uint32_t row = 0; row < sp->n; row++) {
-        /* (several ranks: the sampler keeps this rank's ports only) */
-        for (uint32_t p = 0; p < sp->nports; p++)
-            if (sp->port_of || P->owner[n->ports[p].node] == me)
-                put(&b, &sp->rows[(size_t)row * sp->nports + p], sizeof *sp->rows);
+    for (uint32_t row = 0; row < sp->n; row++)
         /* DCQCN's rate of a QP is its sender's (results.json cc_rates). */
         for (uint32_t q = 0; q < ncc; q++)
             if (P->owner[n->qps[q].src] == me)
                 put(&b, &sp->cc_rows[(size_t)row * SAMPLER_CC_QPS + q], sizeof *sp->cc_rows);
-    }
     FS_ASSERT(b.len == need, "results blob %zu bytes, counted %zu", b.len, need);
     uint64_t *sizes = fs_xcalloc((size_t)R, sizeof *sizes);
-    char *all = pmerge_gather0(P, b.v, b.len, sizes);
+    char *all = pmerge_gather(P, 0, b.v, b.len, sizes);
     free(b.v);
-    if (me == 0 && sp->port_of) sampler_expand(sp, n->nports);
+    merge_rows(n, sp);
     if (me == 0) {
         const char **at = fs_xcalloc((size_t)R, sizeof *at);
         size_t off = 0;
@@ -636,18 +689,12 @@ static void merge(struct model *m, double work_cpu_s) {
             struct flow_row *f = &n->flows[mm->flow];
             if (mm->recv_ps > f->end_ps) f->end_ps = mm->recv_ps;
         }
-        for (uint32_t row = 0; row < sp->n; row++) {
-            for (uint32_t p = 0; p < sp->nports; p++) {
-                size_t k = (size_t)row * sp->nports + p;
-                memcpy(&sp->rows[k], take(&at[P->owner[n->ports[p].node]], sizeof *sp->rows),
-                       sizeof *sp->rows);
-            }
+        for (uint32_t row = 0; row < sp->n; row++)
             for (uint32_t q = 0; q < ncc; q++) {
                 size_t k = (size_t)row * SAMPLER_CC_QPS + q;
                 memcpy(&sp->cc_rows[k], take(&at[P->owner[n->qps[q].src]], sizeof *sp->cc_rows),
                        sizeof *sp->cc_rows);
             }
-        }
         off = 0;
         for (int r = 0; r < R; r++) {
             FS_ASSERT(at[r] == all + off + sizes[r], "rank %d gave %llu bytes of results, read %td",

@@ -34,7 +34,7 @@ void pmerge_rows(struct net *n);
 /* Every rank gives `bytes` bytes; returns every rank's, back to back in rank
  * order (`sizes`: each rank's byte count). */
 void *pmerge_allgatherv(struct par *P, const void *in, uint64_t bytes, uint64_t *sizes);
-/* The same, to rank 0 only (NULL elsewhere). */
-void *pmerge_gather0(struct par *P, const void *in, uint64_t bytes, uint64_t *sizes);
+/* The same, to rank `root` only (NULL elsewhere). */
+void *pmerge_gather(struct par *P, int root, const void *in, uint64_t bytes, uint64_t *sizes);
 
 #endif /* FABSIM_PAR_PMERGE_H */

@@ -28,6 +28,10 @@ struct par;
 #define NET_NONE UINT32_MAX
 #define NET_NCLASS 4 /* egress classes per port: IB VLs / Ethernet priorities modelled */
 
+/* The event loop's cache warm-up (net/warm.h, net/model.c): AUTO picks by
+ * the fabric's size; tests force the others and compare (tests/net/test_warm.c). */
+enum net_warm_mode { NET_WARM_AUTO, NET_WARM_OFF, NET_WARM_PORTS, NET_WARM_ROUTED };
+
 /* Event kinds of the whole model (core/sim dispatches on them). */
 enum net_ev {
     NET_EV_LINK_ARRIVE, /* arg = port whose link delivers its head packet */
@@ -305,6 +309,7 @@ struct net {
     size_t msgs_cap;
     uint32_t msg_free;   /* first free slot, NET_NONE if none */
     bool msg_keep;       /* never recycle: ids are unique over the run */
+    uint8_t warm;        /* enum net_warm_mode: the event loop's cache warm-up (net/warm.h) */
     uint64_t msgs_total; /* messages created */
     struct flow_row *flows;
     uint32_t nflows;

@@ -89,9 +89,33 @@ static uint32_t ecmp_select(struct net *n, uint32_t sw, const struct packet *p) 
     return ports[(uint32_t)(((uint64_t)mix(p->flow_hash ^ st->seed[s]) * c) >> 32)];
 }
 
+/* route_ops.warm: the FIB line ecmp_select will read (none while the
+ * switch forwards with its old view: that path is rare and slow anyway). */
+static void ecmp_warm(const struct net *n, uint32_t sw, const struct packet *p) {
+    const struct route_live *lv = n->route_state;
+    const struct route_fib *f = n->fib;
+    uint32_t s = n->nodes[sw].index;
+    if (lv->stale[s]) return;
+    __builtin_prefetch(&f->grp[(size_t)s * f->ngroups + f->node_group[p->dst]]);
+}
+
+/* route_ops.guess: ecmp_select without the stale view's pruning (which
+ * writes a scratch set). */
+static uint32_t ecmp_guess(const struct net *n, uint32_t sw, const struct packet *p) {
+    const struct ecmp_state *st = n->route_state;
+    const uint32_t *ports;
+    uint32_t s = n->nodes[sw].index;
+    if (st->live.stale[s]) return NET_NONE;
+    uint32_t c = route_fib_lookup_node(n->fib, n, sw, s, p->dst, &ports);
+    if (c <= 1) return c ? ports[0] : NET_NONE;
+    return ports[(uint32_t)(((uint64_t)mix(p->flow_hash ^ st->seed[s]) * c) >> 32)];
+}
+
 const struct route_ops route_ecmp_ops = {
     .name = "ecmp",
     .init = ecmp_init,
     .fini = ecmp_fini,
     .select = ecmp_select,
+    .warm = ecmp_warm,
+    .guess = ecmp_guess,
 };

@@ -30,6 +30,15 @@ struct route_ops {
     uint32_t (*select)(struct net *n, uint32_t sw, const struct packet *p);
     /* Links changed state (up/down): recompute what depends on it. */
     void (*on_topology_change)(struct net *n);
+    /* Optional cache warm-up for a packet that will reach switch `sw` a few
+     * events from now (net/warm.h): `warm` prefetches the table entry select
+     * would read; `guess` (that line fetched by now) returns the port select
+     * would choose, or NET_NONE when it cannot tell cheaply. Both read only:
+     * a hint may be wrong (the tables may change before the packet is
+     * forwarded), never harmful. NULL for policies whose choice reads more
+     * than one table line (adaptive: queue depths; spray: its RNG). */
+    void (*warm)(const struct net *n, uint32_t sw, const struct packet *p);
+    uint32_t (*guess)(const struct net *n, uint32_t sw, const struct packet *p);
 };
 
 /* Minimal output ports per (switch, destination host) over live links, stored

@@ -36,10 +36,20 @@ static uint32_t static_select(struct net *n, uint32_t sw, const struct packet *p
     return n->lft[(size_t)n->nodes[sw].index * n->nhosts + n->nodes[p->dst].index];
 }
 
+/* route_ops.warm / guess: the LFT entry, then the entry itself. */
+static void static_warm(const struct net *n, uint32_t sw, const struct packet *p) {
+    __builtin_prefetch(&n->lft[(size_t)n->nodes[sw].index * n->nhosts + n->nodes[p->dst].index]);
+}
+static uint32_t static_guess(const struct net *n, uint32_t sw, const struct packet *p) {
+    return n->lft[(size_t)n->nodes[sw].index * n->nhosts + n->nodes[p->dst].index];
+}
+
 const struct route_ops route_static_ops = {
     .name = "static",
     .init = static_init,
     .select = static_select,
+    .warm = static_warm,
+    .guess = static_guess,
 };
 
 const struct route_ops *route_select(const struct net *n, struct diag *d) {

@@ -1,0 +1,153 @@
+/* src/net/warm.h
+ *
+ * The network model's cache warm-up for the event loop (core/sim_loop.h):
+ * prefetches for the packet events about to run, so that their cold lines
+ * arrive while earlier events run. Hints only: nothing here writes, so no
+ * result can depend on it.
+ *
+ * A link arrival reads its port's line 0 (the wire's head packet, the far
+ * end), then that packet, then (at a switch) the forwarding table entry
+ * for the packet's destination, then the output port's lines; a transmitter
+ * wake reads its port's lines 0-2 (transmitter, class queues, control
+ * queue), then the head packet of the queue it serves. Each is a load that
+ * depends on the one before, so the warm-up is a pipeline over the events
+ * that follow in the bucket: stage k works on the event k + 1 places ahead
+ * and reads only what stage k + 1 fetched for it one event earlier. Events
+ * of other kinds (timers, message posts) are rare and left alone. Measured
+ * in docs/performance.md "Cache warm-up".
+ */
+#ifndef FABSIM_NET_WARM_H
+#define FABSIM_NET_WARM_H
+
+#include "core/evq.h"
+#include "flowctl/pfc.h"
+#include "net/net.h"
+#include "net/packet.h"
+#include "route/route.h"
+
+#define NET_WARM_INLINE static inline __attribute__((always_inline))
+
+static inline void net_warm_lines(const struct port *pt) {
+    const char *l = (const char *)pt;
+    __builtin_prefetch(l);
+    __builtin_prefetch(l + 64);
+    __builtin_prefetch(l + 128);
+}
+
+/* The port an event names, for the packet events; NULL for other kinds. */
+NET_WARM_INLINE const struct port *net_warm_port_of(const struct net *n, const struct event *e) {
+    return e->kind <= NET_EV_PORT_WAKE ? &n->ports[e->arg] : NULL;
+}
+
+/* Stage: the lines of the port the event names (a wake reads three, an
+ * arrival the first). */
+NET_WARM_INLINE void net_warm_port(const struct net *n, const struct event *e) {
+    const struct port *pt = net_warm_port_of(n, e);
+    if (!pt) return;
+    if (e->kind == NET_EV_PORT_WAKE)
+        net_warm_lines(pt);
+    else
+        __builtin_prefetch(pt);
+}
+
+/* Stage (the port's lines fetched): the packets the event will touch, the
+ * wire's head for an arrival; for a wake each non-empty queue's head (usually
+ * one class) and the wire's tail, which the next transmission is linked to. */
+NET_WARM_INLINE void net_warm_packet(const struct net *n, const struct event *e) {
+    const struct port *pt = net_warm_port_of(n, e);
+    if (!pt) return;
+    const struct packet *base = n->pool.base;
+    if (e->kind == NET_EV_LINK_ARRIVE) {
+        if (pt->fly_head != PKT_NONE) __builtin_prefetch(&base[pt->fly_head]);
+        return;
+    }
+    if (pt->ctrl.head != PKT_NONE) __builtin_prefetch(&base[pt->ctrl.head]);
+    for (unsigned m = pt->cls_mask; m; m &= m - 1)
+        __builtin_prefetch(&base[pt->cls[__builtin_ctz(m)].head]);
+    if (pt->fly_tail != PKT_NONE) __builtin_prefetch(&base[pt->fly_tail]);
+}
+
+/* The packet an arrival at a switch will forward, or NULL. */
+NET_WARM_INLINE const struct packet *net_warm_forwarded(const struct net *n,
+                                                        const struct event *e) {
+    if (e->kind != NET_EV_LINK_ARRIVE) return NULL;
+    const struct port *pt = &n->ports[e->arg];
+    if (!pt->peer_is_switch || pt->fly_head == PKT_NONE) return NULL;
+    return &n->pool.base[pt->fly_head];
+}
+
+/* Stage (the packets fetched): the tables the switch will read, its
+ * forwarding entry and, under PFC, the ingress priority group an arrival
+ * is admitted to or a departure released from. */
+NET_WARM_INLINE void net_warm_tables(const struct net *n, const struct event *e) {
+    bool pfc = n->fc == &flowctl_pfc_ops;
+    const struct packet *p = net_warm_forwarded(n, e);
+    if (p) {
+        uint32_t in_port = n->ports[e->arg].peer;
+        n->route->warm(n, n->ports[in_port].node, p);
+        if (pfc) __builtin_prefetch(pfc_pg(n->fc_state, in_port, p->prio));
+        return;
+    }
+    const struct port *pt = net_warm_port_of(n, e);
+    if (!pfc || !pt || e->kind != NET_EV_PORT_WAKE || pt->is_host || !pt->cls_mask) return;
+    p = &n->pool.base[pt->cls[__builtin_ctz(pt->cls_mask)].head];
+    if (p->in_port != NET_NONE) __builtin_prefetch(pfc_pg(n->fc_state, p->in_port, p->prio));
+}
+
+/* Stage (the forwarding entry fetched): the output port's lines. */
+NET_WARM_INLINE void net_warm_output(const struct net *n, const struct event *e) {
+    const struct packet *p = net_warm_forwarded(n, e);
+    if (!p) return;
+    uint32_t out = n->route->guess(n, n->ports[e->arg].peer_node, p);
+    if (out != NET_NONE) net_warm_lines(&n->ports[out]);
+}
+
+static inline uint32_t net_warm_min(uint32_t a, uint32_t b) {
+    return a < b ? a : b;
+}
+
+/* Ports and packets: every routing policy. Before an event, with next[0..)
+ * the events after it in the bucket: the port of next[2] and the packet of
+ * next[0] (its port fetched two events ago). At a bucket's start the
+ * pipeline is filled (the ports of next[0..2], then, their lines on the way
+ * together, next[0]'s packet). */
+NET_WARM_INLINE void net_warm(const void *model, const struct event *next, uint32_t ahead,
+                              bool start) {
+    const struct net *n = model;
+    if (start) {
+        for (uint32_t i = 0; i < net_warm_min(ahead, 3); i++)
+            net_warm_port(n, &next[i]);
+    } else if (ahead > 2) {
+        net_warm_port(n, &next[2]);
+    }
+    if (ahead > 0) net_warm_packet(n, &next[0]);
+}
+
+/* Also the switch's tables and the output port: policies with route_ops
+ * warm and guess. Before an event: the port of next[3], the packets of
+ * next[2], the tables of next[1], the output port of next[0], each stage
+ * reading what the one before fetched one event earlier. At a bucket's
+ * start the pipeline is filled stage by stage, so that each stage's loads
+ * for the first events overlap instead of each event's chain of misses
+ * coming in turn. */
+NET_WARM_INLINE void net_warm_routed(const void *model, const struct event *next, uint32_t ahead,
+                                     bool start) {
+    const struct net *n = model;
+    if (start) {
+        uint32_t m = net_warm_min(ahead, 4);
+        for (uint32_t i = 0; i < m; i++)
+            net_warm_port(n, &next[i]);
+        for (uint32_t i = 0; i < net_warm_min(m, 3); i++)
+            net_warm_packet(n, &next[i]);
+        for (uint32_t i = 0; i < net_warm_min(m, 2); i++)
+            net_warm_tables(n, &next[i]);
+        if (m > 0) net_warm_output(n, &next[0]);
+        return;
+    }
+    if (ahead > 3) net_warm_port(n, &next[3]);
+    if (ahead > 2) net_warm_packet(n, &next[2]);
+    if (ahead > 1) net_warm_tables(n, &next[1]);
+    if (ahead > 0) net_warm_output(n, &next[0]);
+}
+
+#endif /* FABSIM_NET_WARM_H */

@@ -27,11 +27,13 @@
 #include "net/params.h"
 #include "core/diag.h"
 #include "core/mem.h"
+#include "core/sim_loop.h"
 #include "net/deadlock.h"
 #include "net/model.h"
 #include "net/net.h"
 #include "net/hoq.h"
 #include "net/stuck.h"
+#include "net/warm.h"
 #include "par/part.h"
 #include "par/pcoll.h"
 #include "par/pevents.h"
@@ -366,7 +368,8 @@ static inline __attribute__((always_inline)) void exec(struct sim *s, const stru
  * order, and the share their adjustment (P->coll_adj, 0 without them). */
 static inline __attribute__((always_inline)) int run_window_(struct sim *s, struct net *n,
                                                              sim_time_ps wend, bool cleared,
-                                                             struct zero_key *z, const bool coll) {
+                                                             struct zero_key *z, const bool coll,
+                                                             sim_warm_fn warm) {
     struct par *P = n->par;
     struct calq *q = &s->q;
     const struct event *e;
@@ -376,8 +379,21 @@ static inline __attribute__((always_inline)) int run_window_(struct sim *s, stru
     int held = 0;
     if (prev == 0 && !cleared) goto hold;
     /* Taken by pointer (valid while its handler runs: pushes never move it),
-     * the next event of the current bucket inline, as sim_run does. */
-    while ((e = calq_take_before(q, wend))) {
+     * the next event of the current bucket inline, and the events after it
+     * in the bucket warmed, as sim_run_warm does (core/sim_loop.h). */
+    for (;;) {
+        if (__builtin_expect(q->pos < q->lim, 1)) {
+            e = &q->now[q->pos];
+            if (e->time_ps >= wend) break;
+            q->pos++;
+            if (warm) warm(n, &q->now[q->pos], q->lim - q->pos, false);
+        } else {
+            e = calq_take_before_slow(q, wend);
+            if (!e) break;
+            /* a bucket just reached: nothing of it warmed yet */
+            if (warm && e == q->now && q->pos < q->lim)
+                warm(n, &q->now[q->pos], q->lim - q->pos, true);
+        }
         sim_time_ps t = e->time_ps;
         uint64_t o = e->order;
         if (__builtin_expect(((lean >> e->kind) & 1) && (o >> 32) != 0, 1)) {
@@ -419,10 +435,31 @@ hold: /* before the next event of the window, if there is one */
     return held;
 }
 
+/* The cache warm-up one process would use (net/model.c run_events: none
+ * while the ports fit in a core's L2, then ports and packets, and the
+ * switches' tables where the routing policy can name them). Every rank holds
+ * every port, so the same size rule. */
+#define PAR_WARM_MIN_PORT_BYTES (1u << 20)
+
+static enum net_warm_mode warm_mode(const struct net *n) {
+    enum net_warm_mode w = (enum net_warm_mode)n->warm;
+    if (w == NET_WARM_AUTO)
+        w = (uint64_t)n->nports * sizeof *n->ports < PAR_WARM_MIN_PORT_BYTES ? NET_WARM_OFF
+                                                                             : NET_WARM_ROUTED;
+    if (w == NET_WARM_ROUTED && !(n->route->warm && n->route->guess)) w = NET_WARM_PORTS;
+    return w;
+}
+
 static int run_window(struct sim *s, struct net *n, sim_time_ps wend, bool cleared,
                       struct zero_key *z) {
-    return n->par->coll ? run_window_(s, n, wend, cleared, z, true)
-                        : run_window_(s, n, wend, cleared, z, false);
+    enum net_warm_mode w = warm_mode(n);
+    if (n->par->coll)
+        return w == NET_WARM_OFF     ? run_window_(s, n, wend, cleared, z, true, NULL)
+               : w == NET_WARM_PORTS ? run_window_(s, n, wend, cleared, z, true, net_warm)
+                                     : run_window_(s, n, wend, cleared, z, true, net_warm_routed);
+    return w == NET_WARM_OFF     ? run_window_(s, n, wend, cleared, z, false, NULL)
+           : w == NET_WARM_PORTS ? run_window_(s, n, wend, cleared, z, false, net_warm)
+                                 : run_window_(s, n, wend, cleared, z, false, net_warm_routed);
 }
 
 static void run_to_key(struct sim *s, uint64_t kt, uint64_t ko) {

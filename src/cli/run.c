@@ -335,10 +335,12 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet, const
             return 2;
         }
         m.wall_s = wall_now_s() - t0;
-        if (o->comm->rank != 0) { /* rank 0 writes */
+        if (o->comm->rank != 0) { /* rank 0 writes; the last rank, links.csv (par/pwrite.c) */
             progress_done(pr);
+            rc = par_write_dir(&m, dir, &d);
+            if (rc) diag_print(&d, stderr);
             model_fini(&m);
-            return 0;
+            return rc ? (rc == FS_EINTERNAL ? 1 : 2) : 0;
         }
     } else {
         progress_phase(pr, "running", NULL);
@@ -377,7 +379,7 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet, const
                    ct.dropped ? ", capped by --trace-max" : "");
         }
     }
-    rc = results_write_dir(&m, dir, &d);
+    rc = o->comm ? par_write_dir(&m, dir, &d) : results_write_dir(&m, dir, &d);
     progress_done(pr);
     if (rc) {
         diag_print(&d, stderr);

@@ -29,12 +29,14 @@ struct model;
 struct net;
 struct diag;
 struct jw;
-struct par_pkt;
+struct packet;
 struct pcoll;
 struct ptrace;
 
+/* Packets put on cut links towards one rank, by value, each with its port in
+ * `next` (a packet in transit is on no list). */
 struct par_box {
-    struct par_pkt *v;
+    struct packet *v;
     size_t len, cap;
 };
 
@@ -58,6 +60,7 @@ struct par {
     const char *refused;    /* met at run time something several ranks cannot do yet */
     struct par_times sc;    /* scenario events pending: window boundaries (par/pevents.c) */
     uint32_t nwarn0;        /* warnings of the build (the same on every rank) */
+    int csv_rank;           /* holds the merged links.csv rows and writes the file */
     struct ptrace *tr;      /* --pcap/--trace: the hooks recorded (par/ptrace.c) */
     uint64_t cur_t, cur_o;  /* the event running: its key */
     uint32_t cur_links;     /* link trace hooks it called so far */
@@ -100,6 +103,17 @@ void par_out(struct net *n, uint32_t port, uint32_t id);
 void par_sc_scheduled(struct net *n, sim_time_ps t);
 /* Does this rank run node `node`'s events (true on one process)? */
 bool par_mine(const struct net *n, uint32_t node);
+
+/* The rank that writes links.csv (cli/run.c) and holds its rows after the
+ * run: the last one, while rank 0 writes results.json (0 on one rank, and
+ * with --pcap/--trace, whose trace reads the rows on rank 0). */
+int par_csv_rank(const struct net *n);
+
+/* Every rank, after par_run: writes DIR/results.json (rank 0) and
+ * DIR/links.csv (par_csv_rank) as results_write_dir does, both or neither
+ * (par/pwrite.c). 0, or on the rank that failed FS_EINVAL (no folder) or
+ * FS_EINTERNAL (a write failed), with `d` set. */
+int par_write_dir(const struct model *m, const char *dir, struct diag *d);
 
 /* The partition, for --verbose (rank 0). */
 void par_print(const struct model *m, FILE *f, bool verbose);

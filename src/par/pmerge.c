@@ -29,9 +29,9 @@ static void keys_add(struct par_keys *k, struct par_key key, size_t n) {
         k->v[k->len++] = key;
 }
 
-void pmerge_tag(struct net *n, const struct event *e, uint32_t w0, uint32_t q0, bool replicated) {
+void pmerge_tag(struct net *n, uint64_t t, uint64_t o, uint32_t w0, uint32_t q0, bool replicated) {
     struct par *P = n->par;
-    struct par_key key = {e->time_ps, e->order};
+    struct par_key key = {t, o};
     if (n->nwarnings > w0) {
         if (replicated && P->comm.rank != 0) {
             n->nwarnings = w0; /* rank 0 keeps them */
@@ -62,18 +62,18 @@ void *pmerge_allgatherv(struct par *P, const void *in, uint64_t bytes, uint64_t 
     return out;
 }
 
-void *pmerge_gather0(struct par *P, const void *in, uint64_t bytes, uint64_t *sizes) {
+void *pmerge_gather(struct par *P, int root, const void *in, uint64_t bytes, uint64_t *sizes) {
     int R = P->comm.size;
     P->comm.ops->allgather(P->comm.ctx, &bytes, sizeof bytes, sizes);
     size_t *sc = fs_xcalloc((size_t)R, sizeof *sc), *rc = fs_xcalloc((size_t)R, sizeof *rc);
-    sc[0] = bytes;
+    sc[root] = bytes;
     uint64_t total = 0;
-    if (P->comm.rank == 0)
+    if (P->comm.rank == root)
         for (int r = 0; r < R; r++) {
             rc[r] = sizes[r];
             total += sizes[r];
         }
-    char *out = P->comm.rank == 0 ? fs_xmalloc(total + 1) : NULL, dummy;
+    char *out = P->comm.rank == root ? fs_xmalloc(total + 1) : NULL, dummy;
     P->comm.ops->alltoallv(P->comm.ctx, in, sc, out ? out : &dummy, rc);
     free(sc);
     free(rc);

@@ -25,15 +25,16 @@ struct par_keys {
     size_t len, cap;
 };
 
-/* After event `e` ran: the warnings from index w0 and the QP errors from
- * index q0 on are its rows. A replicated event's rows are rank 0's only. */
-void pmerge_tag(struct net *n, const struct event *e, uint32_t w0, uint32_t q0, bool replicated);
+/* After the event of key (t, o) ran: the warnings from index w0 and the QP
+ * errors from index q0 on are its rows. A replicated event's rows are rank
+ * 0's only. */
+void pmerge_tag(struct net *n, uint64_t t, uint64_t o, uint32_t w0, uint32_t q0, bool replicated);
 /* Every rank: rank 0 gets every rank's rows, in the sequential order. */
 void pmerge_rows(struct net *n);
 /* Every rank gives `bytes` bytes; returns every rank's, back to back in rank
  * order (`sizes`: each rank's byte count). */
 void *pmerge_allgatherv(struct par *P, const void *in, uint64_t bytes, uint64_t *sizes);
-/* The same, to rank 0 only (NULL elsewhere). */
-void *pmerge_gather0(struct par *P, const void *in, uint64_t bytes, uint64_t *sizes);
+/* The same, to rank `root` only (NULL elsewhere). */
+void *pmerge_gather(struct par *P, int root, const void *in, uint64_t bytes, uint64_t *sizes);
 
 #endif /* FABSIM_PAR_PMERGE_H */

@@ -142,7 +142,7 @@ int par_trace_finish(struct net *n) {
     n->trace_ctx = tr->ctx;
     int over = par_sum_u64(n, tr->over) != 0;
     uint64_t *sizes = fs_xcalloc((size_t)R, sizeof *sizes);
-    struct ptrec *all = over ? NULL : pmerge_gather0(P, tr->v, tr->len * sizeof *tr->v, sizes);
+    struct ptrec *all = over ? NULL : pmerge_gather(P, 0, tr->v, tr->len * sizeof *tr->v, sizes);
     if (all) {
         size_t cnt = 0;
         for (int r = 0; r < R; r++)

@@ -287,6 +287,26 @@ else
     fail "a wrong lookahead went unnoticed (rc $rc)"
 fi
 
+# On N > 1 ranks rank 0 writes results.json and the last rank links.csv
+# (par/pwrite.c), both or neither as in one process: a folder where either
+# file goes fails the run (exit 1) and leaves the other file unwritten.
+for n in 2 3; do
+    for f in links.csv results.json; do
+        other=results.json
+        [ "$f" = results.json ] && other=links.csv
+        rm -rf "$OUT/wf"
+        mkdir -p "$OUT/wf/$f"
+        run_n "$n" tests/par/roce-pfc-incast.yaml "$OUT/wf" -q >"$OUT/wf.log" 2>&1
+        rc=$?
+        if [ "$rc" -eq 1 ] && [ ! -e "$OUT/wf/$other" ] && grep -q "$f" "$OUT/wf.log"; then
+            ok "$n ranks, $f cannot be written: exit 1, no $other"
+        else
+            cat "$OUT/wf.log"
+            fail "$n ranks, $f cannot be written (rc $rc)"
+        fi
+    done
+done
+
 # `mpirun -n N build/fabsim run` (the issue's command) runs on N ranks: the
 # one-process binary hands over to the fabsim-mpi beside it (exec, same
 # arguments), and the results are the same as one process's.

@@ -56,15 +56,18 @@ static inline int before(const struct event *a, const struct event *b) {
     return ka < kb;
 }
 
-static void buf_reserve(struct calq *q, uint32_t need) {
+/* Room for `need` events in buf (its first `keep` kept), aux and runs. */
+static void buf_reserve(struct calq *q, uint32_t need, uint32_t keep) {
     if (need <= q->buf_cap) return;
     uint32_t cap = q->buf_cap;
     while (cap < need)
         cap *= 2;
+    struct event *b = fs_xmalloc((size_t)cap * sizeof *b);
+    memcpy(b, q->buf, (size_t)keep * sizeof *b);
     free(q->buf);
     free(q->aux);
     free(q->runs);
-    q->buf = fs_xmalloc((size_t)cap * sizeof *q->buf);
+    q->buf = b;
     q->aux = fs_xmalloc((size_t)cap * sizeof *q->aux);
     q->runs = fs_xmalloc(((size_t)cap + 1) * sizeof *q->runs);
     q->buf_cap = cap;
@@ -101,7 +104,7 @@ void calq_init(struct calq *q) {
     q->full = fs_xaligned(64, CALQ_NB);
     memset(q->full, 0, CALQ_NB);
     q->chunk_len = 1;
-    q->buf_cap = 64;
+    q->buf_cap = 64; /* at least a slot's events */
     q->buf = fs_xmalloc(q->buf_cap * sizeof *q->buf);
     q->aux = fs_xmalloc(q->buf_cap * sizeof *q->aux);
     q->runs = fs_xmalloc((q->buf_cap + 1) * sizeof *q->runs);
@@ -364,26 +367,27 @@ static uint32_t bucket_count(const struct calq *q, uint32_t i) {
     }
 }
 
-/* Gathers the m events of bucket i, which overflowed its slot, into buf
- * (the slot's, then its chunks in order, so that runs stay runs), frees the
- * chunks, and sorts them there. */
-static void gather(struct calq *q, uint32_t i, uint32_t m) {
-    buf_reserve(q, m);
-    struct event *a = q->buf;
+/* Gathers the events of bucket i, which overflowed its slot, into buf (the
+ * slot's, then its chunks in order, so that runs stay runs; the last chunk
+ * up to the write position), frees the chunks; returns how many. */
+static uint32_t gather(struct calq *q, uint32_t i) {
+    const struct calq_meta *mt = &q->meta[i];
     const struct calq_slot *s = slot_at(q, i);
-    copy5(a, s->ev);
-    uint32_t id = s->next;
-    for (uint32_t k = CALQ_SLOT_EVENTS; k < m;) {
+    copy5(q->buf, s->ev);
+    uint32_t k = CALQ_SLOT_EVENTS;
+    for (uint32_t id = s->next;;) {
         struct calq_chunk *ch = chunk_at(q, id);
-        uint32_t c = m - k < CALQ_CHUNK_EVENTS ? m - k : CALQ_CHUNK_EVENTS;
-        memcpy(a + k, ch->ev, c * sizeof *a);
+        bool last = chunk_off(id) + CHUNK_EV_END == mt->end;
+        uint32_t c = last ? (mt->wr - chunk_off(id) - CHUNK_EV0) / EV : CALQ_CHUNK_EVENTS;
+        buf_reserve(q, k + c, k);
+        memcpy(q->buf + k, ch->ev, c * sizeof *q->buf);
         k += c;
-        uint32_t next = ch->next; /* unset past the last chunk: never followed */
+        uint32_t next = ch->next;
         ch->next = q->free_chunk;
         q->free_chunk = id;
+        if (last) return k;
         id = next;
     }
-    sort_buf(q, m);
 }
 
 /* Makes bucket c (absolute, in the window) the one being popped: far events
@@ -395,20 +399,21 @@ static void gather(struct calq *q, uint32_t i, uint32_t m) {
 static void move_to(struct calq *q, uint64_t c) {
     q->cur = c;
     if (q->far_bucket - c <= CALQ_MASK) pull_far(q);
-    uint32_t i = (uint32_t)c & CALQ_MASK, m = bucket_count(q, i);
-    bool chunks = has_chunks(q, i);
+    uint32_t i = (uint32_t)c & CALQ_MASK, m;
+    if (has_chunks(q, i)) {
+        m = gather(q, i);
+        sort_buf(q, m);
+    } else {
+        m = (q->meta[i].wr - slot_ev0(i)) / EV;
+        struct event *ev = slot_at(q, i)->ev;
+        q->now = ev;
+        q->sorted_buckets += sort_short(ev, m);
+    }
     q->full[i] = 0;
     meta_reset(q, i);
     q->queued -= m;
     q->pos = 0;
     q->len = q->lim = m;
-    if (chunks) {
-        gather(q, i, m);
-    } else {
-        struct event *ev = slot_at(q, i)->ev;
-        q->now = ev;
-        q->sorted_buckets += sort_short(ev, m);
-    }
 }
 
 /* The first non-empty bucket after cur (absolute); queued must be > 0. The

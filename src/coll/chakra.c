@@ -411,7 +411,7 @@ static int match_colls(struct net *n, struct job *j, struct ck_entry *e, struct 
             pj->ranks[m] = j->ranks[g->members[m]];
         pj->qkey = NULL;
         pj->qval = NULL;
-        pj->qcap = 0;
+        pj->qcap = pj->qused = 0;
         pj->sess = NET_NONE;
         rng_seed(&pj->ent, n->sc->seed, 0, 0x43480000u + (uint32_t)(e - ck_get(n)->e) * 4096 + p);
     }

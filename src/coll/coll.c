@@ -244,11 +244,9 @@ uint32_t job_qp(struct net *n, struct job *j, uint32_t ch, uint32_t src, uint32_
     }
     j->qkey[h] = key;
     j->qval[h] = qp;
-    /* grow at half load */
-    uint32_t used = 0;
-    for (uint32_t i = 0; i < j->qcap; i++)
-        used += j->qkey[i] != UINT64_MAX;
-    if (used * 2 > j->qcap) {
+    /* grow at half load (counted as keys go in: the count was a scan of the
+     * table per new connection, quadratic in connections) */
+    if (++j->qused * 2 > j->qcap) {
         uint64_t *ok = j->qkey;
         uint32_t *ov = j->qval, oc = j->qcap;
         j->qcap *= 2;

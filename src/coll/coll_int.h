@@ -99,7 +99,7 @@ struct job {
     /* qp map: open addressing on key (channel, src rank, dst rank) */
     uint64_t *qkey;
     uint32_t *qval;
-    uint32_t qcap;
+    uint32_t qcap, qused;
     /* failure: NCCL aborts the communicator when one of its QPs errors */
     sim_time_ps aborted_ps; /* NEVER unless aborted */
     bool released;          /* the job's hold on the run (coll_add) is given back */

@@ -4,12 +4,50 @@
 #include "core/mem.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 _Static_assert(sizeof(struct calq_slot) == 128, "a slot is two cache lines");
+_Static_assert(sizeof(struct calq_chunk) == 1024, "a chunk is 16 cache lines");
 _Static_assert(CALQ_NB % 8 == 0, "the full flags are scanned 8 at a time");
 #define CALQ_INSERTION_MAX 16 /* buckets up to this many events: insertion sort */
+
+/* The arena: the ring's slots, then chunk ids 0.. at 1 KiB each, all within
+ * 32-bit offsets; chunks made usable CALQ_CHUNK_STEP at a time. The range
+ * reserved is the largest the system allows (an address space limit,
+ * valgrind), halving from 4 GiB down to 16 MiB. */
+#define CALQ_SLOTS_BYTES ((size_t)CALQ_NB * sizeof(struct calq_slot))
+#define CALQ_CHUNK_STEP 64u
+#define CALQ_ARENA_MAX ((size_t)UINT32_MAX + 1 - 4096)
+#define CALQ_ARENA_MIN ((size_t)16 << 20)
+#define EV ((uint32_t)sizeof(struct event))
+#define CHUNK_EV0 ((uint32_t)offsetof(struct calq_chunk, ev)) /* its events' offset */
+#define CHUNK_EV_END (CHUNK_EV0 + CALQ_CHUNK_EVENTS * EV)     /* ...and their end */
+
+static inline struct calq_slot *slot_at(const struct calq *q, uint32_t i) {
+    return (struct calq_slot *)(void *)(q->arena + (size_t)i * sizeof(struct calq_slot));
+}
+static inline uint32_t chunk_off(uint32_t id) {
+    return (uint32_t)(CALQ_SLOTS_BYTES + (size_t)id * sizeof(struct calq_chunk));
+}
+static inline struct calq_chunk *chunk_at(const struct calq *q, uint32_t id) {
+    return (struct calq_chunk *)(void *)(q->arena + chunk_off(id));
+}
+/* Offset of bucket i's first event (in its slot). */
+static inline uint32_t slot_ev0(uint32_t i) {
+    return i * (uint32_t)sizeof(struct calq_slot) + (uint32_t)offsetof(struct calq_slot, ev);
+}
+/* Bucket i empty: its block is its slot. */
+static inline void meta_reset(struct calq *q, uint32_t i) {
+    q->meta[i].wr = slot_ev0(i);
+    q->meta[i].end = slot_ev0(i) + CALQ_SLOT_EVENTS * EV;
+}
+/* Does bucket i hold more than its slot? */
+static inline bool has_chunks(const struct calq *q, uint32_t i) {
+    return q->meta[i].end != slot_ev0(i) + CALQ_SLOT_EVENTS * EV;
+}
 
 /* (time, order) as one 128-bit comparison. */
 static inline int before(const struct event *a, const struct event *b) {
@@ -32,15 +70,36 @@ static void buf_reserve(struct calq *q, uint32_t need) {
     q->buf_cap = cap;
 }
 
+static void arena_commit(struct calq *q, size_t from, size_t bytes) {
+    if (mprotect(q->arena + from, bytes, PROT_READ | PROT_WRITE)) {
+        fprintf(stderr, "fabsim: out of memory allocating %zu bytes of the event queue\n", bytes);
+        exit(1);
+    }
+}
+
 void calq_init(struct calq *q) {
     memset(q, 0, sizeof *q);
     q->cur = UINT64_MAX; /* before bucket 0: the window starts at 0 */
+    size_t bytes = CALQ_ARENA_MAX;
+    for (; bytes >= CALQ_ARENA_MIN; bytes /= 2) {
+        void *b = mmap(NULL, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (b != MAP_FAILED) {
+            q->arena = b;
+            break;
+        }
+    }
+    if (!q->arena) {
+        fprintf(stderr, "fabsim: out of memory reserving the event queue (%zu bytes)\n",
+                CALQ_ARENA_MIN);
+        exit(1);
+    }
+    q->chunk_max = (uint32_t)((bytes - CALQ_SLOTS_BYTES) / sizeof(struct calq_chunk));
+    arena_commit(q, 0, CALQ_SLOTS_BYTES);
     q->meta = fs_xcalloc(CALQ_NB, sizeof *q->meta);
-    q->slot = fs_xaligned(64, CALQ_NB * sizeof *q->slot);
+    for (uint32_t i = 0; i < CALQ_NB; i++)
+        meta_reset(q, i);
     q->full = fs_xaligned(64, CALQ_NB);
     memset(q->full, 0, CALQ_NB);
-    q->chunk_cap = 16;
-    q->chunk = fs_xaligned(64, q->chunk_cap * sizeof *q->chunk);
     q->chunk_len = 1;
     q->buf_cap = 64;
     q->buf = fs_xmalloc(q->buf_cap * sizeof *q->buf);
@@ -57,9 +116,9 @@ void calq_fini(struct calq *q) {
     free(q->aux);
     free(q->runs);
     free(q->meta);
-    free(q->slot);
+    if (q->arena)
+        munmap(q->arena, CALQ_SLOTS_BYTES + (size_t)q->chunk_max * sizeof(struct calq_chunk));
     free(q->full);
-    free(q->chunk);
     evq_fini(&q->hot);
     evq_fini(&q->far);
     memset(q, 0, sizeof *q);
@@ -68,60 +127,53 @@ void calq_fini(struct calq *q) {
 static uint32_t chunk_alloc(struct calq *q) {
     uint32_t id = q->free_chunk;
     if (id) {
-        q->free_chunk = q->chunk[id].next;
+        q->free_chunk = chunk_at(q, id)->next;
         return id;
     }
-    if (q->chunk_len == q->chunk_cap) {
-        struct calq_slot *c = fs_xaligned(64, 2 * (size_t)q->chunk_cap * sizeof *c);
-        memcpy(c, q->chunk, q->chunk_len * sizeof *c);
-        free(q->chunk);
-        q->chunk = c;
-        q->chunk_cap *= 2;
+    if (q->chunk_len >= q->chunk_cap) { /* chunk 0 is never used */
+        uint32_t add = CALQ_CHUNK_STEP;
+        if (q->chunk_max - q->chunk_cap < add) {
+            fprintf(stderr,
+                    "fabsim: out of memory: more than %u chunks of events pending at once (the "
+                    "event queue's reserved range)\n",
+                    q->chunk_max);
+            exit(1);
+        }
+        arena_commit(q, chunk_off(q->chunk_cap), (size_t)add * sizeof(struct calq_chunk));
+        q->chunk_cap += add;
     }
     return q->chunk_len++;
 }
 
-/* Appends e to the bucket in ring slot i: into the slot, else into its last
- * chunk, else into a new one linked after it. Stores only, but for a new
- * chunk taken from the free list. */
-static __attribute__((noinline)) void put(struct calq *q, const struct event *e, uint32_t i) {
+/* Bucket i's block is full: a new chunk, linked after it, becomes the block. */
+static __attribute__((noinline)) void new_chunk(struct calq *q, uint32_t i) {
     struct calq_meta *m = &q->meta[i];
-    uint32_t n = m->n++;
-    q->queued++;
-    if (n < CALQ_SLOT_EVENTS) {
-        q->slot[i].ev[n] = *e;
-        q->full[i] = 1;
-        return;
-    }
-    uint32_t k = (n - CALQ_SLOT_EVENTS) % CALQ_SLOT_EVENTS;
-    if (k == 0) {
-        uint32_t id = chunk_alloc(q);
-        if (n == CALQ_SLOT_EVENTS)
-            q->slot[i].next = id;
-        else
-            q->chunk[m->tail].next = id;
-        m->tail = id;
-    }
-    q->chunk[m->tail].ev[k] = *e;
+    uint32_t id = chunk_alloc(q);
+    if (!has_chunks(q, i))
+        slot_at(q, i)->next = id;
+    else /* the last chunk's events end at m->end */
+        ((struct calq_chunk *)(void *)(q->arena + m->end - CHUNK_EV_END))->next = id;
+    m->wr = chunk_off(id) + CHUNK_EV0;
+    m->end = chunk_off(id) + CHUNK_EV_END;
 }
 
-/* calq_push found the bucket's slot full, or the event outside the buckets
- * ahead. A crowded bucket (most pushes in a large fabric started in step)
- * takes the first branch: a store into its last chunk, 4 times in 5. */
+/* Appends e to the bucket in ring slot i. */
+static void put(struct calq *q, const struct event *e, uint32_t i) {
+    struct calq_meta *m = &q->meta[i];
+    if (m->wr == m->end) new_chunk(q, i);
+    memcpy(q->arena + m->wr, e, sizeof *e);
+    m->wr += EV;
+    q->full[i] = 1;
+    q->queued++;
+}
+
+/* calq_push found the bucket's block full, or the event outside the buckets
+ * ahead. */
 void calq_push_slow(struct calq *q, const struct event *e) {
     uint64_t b = e->time_ps >> CALQ_WIDTH_LOG2, d = b - q->cur;
     FS_DASSERT(q->cur == UINT64_MAX || b >= q->cur, "event in the past of the calendar window");
     if (__builtin_expect(d - 1 < CALQ_MASK, 1)) {
-        uint32_t i = (uint32_t)b & CALQ_MASK;
-        struct calq_meta *m = &q->meta[i];
-        uint32_t k = (m->n - CALQ_SLOT_EVENTS) % CALQ_SLOT_EVENTS;
-        if (m->n > CALQ_SLOT_EVENTS && k != 0) {
-            q->chunk[m->tail].ev[k] = *e;
-            m->n++;
-            q->queued++;
-        } else {
-            put(q, e, i);
-        }
+        put(q, e, (uint32_t)b & CALQ_MASK);
     } else if (d == 0) { /* into the bucket being popped: merged at pop time */
         evq_push(&q->hot, *e);
         q->lim = 0;
@@ -129,6 +181,28 @@ void calq_push_slow(struct calq *q, const struct event *e) {
         evq_push(&q->far, *e);
         if (b < q->far_bucket) q->far_bucket = b;
     }
+}
+
+void calq_push_fields_slow(struct calq *q, uint64_t time_ps, uint64_t order, uint32_t arg,
+                           uint16_t kind, uint16_t aux) {
+    uint64_t b = time_ps >> CALQ_WIDTH_LOG2;
+    if (__builtin_expect(b - q->cur - 1 < CALQ_MASK, 1)) {
+        /* a full block: a new chunk (one push in 42 into a crowded bucket) */
+        uint32_t i = (uint32_t)b & CALQ_MASK;
+        new_chunk(q, i);
+        struct calq_meta *m = &q->meta[i];
+        struct event *d = (struct event *)(void *)(q->arena + m->wr);
+        d->time_ps = time_ps;
+        d->order = order;
+        d->arg = arg;
+        d->kind = kind;
+        d->aux = aux;
+        m->wr += EV;
+        q->queued++;
+        return;
+    }
+    struct event e = {time_ps, order, arg, kind, aux};
+    calq_push_slow(q, &e);
 }
 
 /* Moves far events that the window now covers into their buckets (bucket
@@ -164,13 +238,64 @@ static inline bool sort_short(struct event *a, uint32_t m) {
     return moved;
 }
 
+/* The first of a[0..n) (sorted) that e comes before: binary search. */
+static inline size_t upper(const struct event *a, size_t n, const struct event *e) {
+    size_t lo = 0;
+    while (n) {
+        size_t h = n / 2;
+        if (before(e, &a[lo + h])) {
+            n = h;
+        } else {
+            lo += h + 1;
+            n -= h + 1;
+        }
+    }
+    return lo;
+}
+
+/* Merges a short run s[0..ns) into a long one l[0..nl) at d: each short
+ * event's place found by binary search, the long run copied between them
+ * in blocks. */
+static struct event *merge_sparse(const struct event *l, size_t nl, const struct event *s,
+                                  size_t ns, struct event *d) {
+    for (size_t i = 0; i < ns; i++) {
+        size_t k = upper(l, nl, &s[i]); /* the long run's events before s[i] */
+        memcpy(d, l, k * sizeof *l);
+        d += k;
+        l += k;
+        nl -= k;
+        *d++ = s[i];
+    }
+    memcpy(d, l, nl * sizeof *l);
+    return d + nl;
+}
+
+/* Merges a[lo..mid) and a[mid..hi) into d[lo..hi). Runs of a crowded
+ * bucket mostly interleave event by event: branch-free (a branch per event
+ * mispredicts half the time); a run 8 times longer than the other is
+ * copied in blocks between the other's events. */
 static void merge_runs(const struct event *a, uint32_t lo, uint32_t mid, uint32_t hi,
                        struct event *d) {
-    uint32_t i = lo, j = mid, k = lo;
-    while (i < mid && j < hi)
-        d[k++] = before(&a[j], &a[i]) ? a[j++] : a[i++];
-    if (i < mid) memcpy(d + k, a + i, (mid - i) * sizeof *a);
-    if (j < hi) memcpy(d + k, a + j, (hi - j) * sizeof *a);
+    const struct event *x = a + lo, *xe = a + mid, *y = a + mid, *ye = a + hi;
+    d += lo;
+    size_t nx = mid - lo, ny = hi - mid;
+    if (nx >= 8 * ny) {
+        merge_sparse(x, nx, y, ny, d);
+        return;
+    }
+    if (ny >= 8 * nx) {
+        merge_sparse(y, ny, x, nx, d);
+        return;
+    }
+    while (x < xe && y < ye) {
+        uintptr_t t = (uintptr_t)before(y, x), px = (uintptr_t)x, py = (uintptr_t)y;
+        __asm__("" : "+r"(t)); /* a value in a register, not a comparison redone per use */
+        *d++ = *(const struct event *)(px ^ ((px ^ py) & (0 - t))); /* y if t, else x */
+        y += t;
+        x += 1 - t;
+    }
+    if (x < xe) memcpy(d, x, (size_t)(xe - x) * sizeof *a);
+    if (y < ye) memcpy(d, y, (size_t)(ye - y) * sizeof *a);
 }
 
 /* Sorts buf[0..m) by (time, order) and points now at it. A long bucket is a
@@ -215,19 +340,45 @@ static void sort_buf(struct calq *q, uint32_t m) {
     }
 }
 
-/* Gathers the m events of a bucket that overflowed its slot into buf (the
- * slot's, then its chunks in order, so that runs stay runs), frees the
+/* Copies a slot's five events: straight-line moves, not a memcpy call (or
+ * a rep movs, which costs more than the move itself at 120 bytes). */
+static inline void copy5(struct event *d, const struct event *s) {
+    _Static_assert(CALQ_SLOT_EVENTS == 5, "copies five");
+    d[0] = s[0];
+    d[1] = s[1];
+    d[2] = s[2];
+    d[3] = s[3];
+    d[4] = s[4];
+}
+
+/* The events in bucket i: its slot's, its full chunks', and its last
+ * chunk's up to the write position. */
+static uint32_t bucket_count(const struct calq *q, uint32_t i) {
+    const struct calq_meta *m = &q->meta[i];
+    if (!has_chunks(q, i)) return (m->wr - slot_ev0(i)) / EV;
+    uint32_t n = CALQ_SLOT_EVENTS;
+    for (uint32_t id = slot_at(q, i)->next;; id = chunk_at(q, id)->next) {
+        if (chunk_off(id) + CHUNK_EV_END == m->end)
+            return n + (m->wr - chunk_off(id) - CHUNK_EV0) / EV;
+        n += CALQ_CHUNK_EVENTS;
+    }
+}
+
+/* Gathers the m events of bucket i, which overflowed its slot, into buf
+ * (the slot's, then its chunks in order, so that runs stay runs), frees the
  * chunks, and sorts them there. */
-static void gather(struct calq *q, const struct calq_slot *s, uint32_t m) {
+static void gather(struct calq *q, uint32_t i, uint32_t m) {
     buf_reserve(q, m);
-    memcpy(q->buf, s->ev, sizeof s->ev);
-    uint32_t k = CALQ_SLOT_EVENTS;
-    for (uint32_t id = s->next; k < m;) {
-        struct calq_slot *ch = &q->chunk[id];
-        uint32_t c = m - k < CALQ_SLOT_EVENTS ? m - k : CALQ_SLOT_EVENTS;
-        memcpy(q->buf + k, ch->ev, c * sizeof *q->buf);
+    struct event *a = q->buf;
+    const struct calq_slot *s = slot_at(q, i);
+    copy5(a, s->ev);
+    uint32_t id = s->next;
+    for (uint32_t k = CALQ_SLOT_EVENTS; k < m;) {
+        struct calq_chunk *ch = chunk_at(q, id);
+        uint32_t c = m - k < CALQ_CHUNK_EVENTS ? m - k : CALQ_CHUNK_EVENTS;
+        memcpy(a + k, ch->ev, c * sizeof *a);
         k += c;
-        uint32_t next = ch->next;
+        uint32_t next = ch->next; /* unset past the last chunk: never followed */
         ch->next = q->free_chunk;
         q->free_chunk = id;
         id = next;
@@ -244,17 +395,19 @@ static void gather(struct calq *q, const struct calq_slot *s, uint32_t m) {
 static void move_to(struct calq *q, uint64_t c) {
     q->cur = c;
     if (q->far_bucket - c <= CALQ_MASK) pull_far(q);
-    uint32_t i = (uint32_t)c & CALQ_MASK, m = q->meta[i].n;
+    uint32_t i = (uint32_t)c & CALQ_MASK, m = bucket_count(q, i);
+    bool chunks = has_chunks(q, i);
     q->full[i] = 0;
-    q->meta[i].n = 0;
+    meta_reset(q, i);
     q->queued -= m;
     q->pos = 0;
     q->len = q->lim = m;
-    if (m > CALQ_SLOT_EVENTS) {
-        gather(q, &q->slot[i], m);
+    if (chunks) {
+        gather(q, i, m);
     } else {
-        q->now = q->slot[i].ev;
-        q->sorted_buckets += sort_short(q->slot[i].ev, m);
+        struct event *ev = slot_at(q, i)->ev;
+        q->now = ev;
+        q->sorted_buckets += sort_short(ev, m);
     }
 }
 
@@ -322,16 +475,18 @@ const struct event *calq_take_slow(struct calq *q) {
     if (q->hot.len || q->pos < q->len) return take_hot(q);
     if (!q->queued) return take_far(q);
     uint64_t c = next_bucket(q);
-    uint32_t i = (uint32_t)c & CALQ_MASK, m = q->meta[i].n;
-    if (m > CALQ_SLOT_EVENTS || q->far_bucket - c <= CALQ_MASK) {
+    uint32_t i = (uint32_t)c & CALQ_MASK;
+    if (has_chunks(q, i) || q->far_bucket - c <= CALQ_MASK) {
         move_to(q, c);
         q->pos = 1;
         return &q->now[0];
     }
-    struct event *ev = q->slot[i].ev;
+    struct calq_meta *mt = &q->meta[i];
+    uint32_t s0 = slot_ev0(i), m = (mt->wr - s0) / EV;
+    struct event *ev = slot_at(q, i)->ev;
+    mt->wr = s0;
     q->cur = c;
     q->full[i] = 0;
-    q->meta[i].n = 0;
     q->queued -= m;
     q->now = ev;
     q->pos = 1;
@@ -405,13 +560,13 @@ uint64_t calq_peek_time(const struct calq *q) {
         const struct event *top = evq_top(&q->far);
         return top ? top->time_ps : UINT64_MAX;
     }
-    uint32_t i = (uint32_t)next_bucket(q) & CALQ_MASK, m = q->meta[i].n;
-    const struct calq_slot *s = &q->slot[i];
+    uint32_t i = (uint32_t)next_bucket(q) & CALQ_MASK, m = bucket_count(q, i);
+    const struct calq_slot *s = slot_at(q, i);
     uint64_t t = min_time(s->ev, m < CALQ_SLOT_EVENTS ? m : CALQ_SLOT_EVENTS, UINT64_MAX);
     uint32_t k = CALQ_SLOT_EVENTS;
-    for (uint32_t id = s->next; k < m; id = q->chunk[id].next) {
-        uint32_t c = m - k < CALQ_SLOT_EVENTS ? m - k : CALQ_SLOT_EVENTS;
-        t = min_time(q->chunk[id].ev, c, t);
+    for (uint32_t id = s->next; k < m; id = chunk_at(q, id)->next) {
+        uint32_t c = m - k < CALQ_CHUNK_EVENTS ? m - k : CALQ_CHUNK_EVENTS;
+        t = min_time(chunk_at(q, id)->ev, c, t);
         k += c;
     }
     return t;

@@ -7,10 +7,10 @@
  * core/evq.c holding what lies beyond the window (timers, samples).
  *
  * A future bucket is an unsorted array of events kept by value: its first
- * five in its 128-byte slot of the ring, the rest in chunks chained from
- * it. Scheduling an event appends it, with no comparison, and reads only
- * the bucket's count (struct calq_meta, a small hot array) before storing
- * it. When the window reaches a bucket, its events are sorted by (time,
+ * five in its 128-byte slot of the ring, the rest in 1 KiB chunks chained
+ * from it. Scheduling an event appends it, with no comparison, and reads only
+ * the bucket's write position (struct calq_meta, a small hot array) before
+ * storing it. When the window reaches a bucket, its events are sorted by (time,
  * order) in place (insertion sort: a few events) or gathered into one array
  * and sorted there (a natural merge sort of its ascending runs: a fabric
  * started in step holds thousands of events at the same time stamp, which
@@ -39,17 +39,31 @@
 #define CALQ_SLOT_EVENTS 5
 
 struct calq_slot {
-    uint32_t next; /* the first overflow chunk (a slot), the next one (a chunk), or
-                      the next free chunk; only read where the count says it is set */
+    uint32_t next; /* the bucket's first overflow chunk, when it has one */
     uint32_t spare;
     struct event ev[CALQ_SLOT_EVENTS];
 };
 
-/* A bucket's count and last chunk, apart from its events: pushes read only
- * this small, hot array and store the event without reading its line. */
+/* A crowded bucket's events past its slot: chunks of 42 (1 KiB), so that
+ * a bucket of a fabric started in step (hundreds of same-time events) is a
+ * few runs of sequential lines, which pushes fill and the gather reads as
+ * streams, rather than a chain of 128-byte chunks each a cold line apart. */
+#define CALQ_CHUNK_EVENTS 42
+
+struct calq_chunk {
+    uint32_t next; /* the next chunk of the bucket, or the next free chunk */
+    uint32_t spare;
+    struct event ev[CALQ_CHUNK_EVENTS];
+    uint64_t pad;
+};
+
+/* A bucket's write position and the end of the block it writes in (its
+ * slot, then its last chunk), as byte offsets in the arena: pushes read only
+ * this small, hot array, and a push that finds room (all but one in 42 in a
+ * crowded bucket) stores the event and the next position, nothing else. */
 struct calq_meta {
-    uint32_t n;    /* events in the bucket */
-    uint32_t tail; /* its last overflow chunk, when n > CALQ_SLOT_EVENTS */
+    uint32_t wr;  /* where the bucket's next event goes */
+    uint32_t end; /* the end of that block's events */
 };
 
 /* The window: 2^10 ps (~1 ns) buckets, 2^12 of them (~4.2 us; 512 KiB of
@@ -68,12 +82,14 @@ struct calq {
     const struct event *now;
     uint32_t pos, lim, len;
     uint64_t cur;
-    struct calq_meta *meta;  /* CALQ_NB buckets, a ring over the window */
-    struct calq_slot *slot;  /* their first events */
-    uint8_t *full;           /* 1 for a non-empty bucket, scanned 8 at a time */
-    struct calq_slot *chunk; /* overflow chunks (0 unused) */
-    uint32_t chunk_len, chunk_cap, free_chunk;
-    size_t queued;           /* events in the buckets after cur */
+    struct calq_meta *meta; /* CALQ_NB buckets, a ring over the window */
+    /* The slots of the ring (bucket i's at i x 128), then the chunks: one
+     * reserved address range, made usable as chunks are needed and never
+     * moved (a handler's event in a slot stays put while it pushes). */
+    char *arena;
+    uint8_t *full; /* 1 for a non-empty bucket, scanned 8 at a time */
+    uint32_t chunk_len, chunk_cap, chunk_max, free_chunk; /* chunk 0 unused */
+    size_t queued;                                        /* events in the buckets after cur */
     struct evq hot;          /* pushed into bucket cur after it was sorted */
     struct evq far;          /* events past the window: bucket > cur + CALQ_MASK */
     uint64_t far_bucket;     /* bucket of far's earliest event, UINT64_MAX if none */
@@ -87,18 +103,26 @@ struct calq {
 void calq_init(struct calq *q);
 void calq_fini(struct calq *q);
 void calq_push_slow(struct calq *q, const struct event *e);
+/* calq_push_slow of the event's fields, passed in registers (an event built
+ * on the caller's stack field by field and read back whole stalls the
+ * store-to-load forwarding of four narrow stores into one wide load). */
+void calq_push_fields_slow(struct calq *q, uint64_t time_ps, uint64_t order, uint32_t arg,
+                           uint16_t kind, uint16_t aux);
 const struct event *calq_take_slow(struct calq *q);
 
 /* `e.time_ps` must not be earlier than the last popped event's. The common
- * case, a bucket ahead of the one being popped with room in its slot, is a
- * store of the event, two of flags and two increments. */
+ * case, a bucket ahead of the one being popped with room in its block (its
+ * slot, or its last chunk), is a store of the event, of the next position,
+ * of a flag and an increment. */
 static inline void calq_push(struct calq *q, struct event e) {
     uint64_t b = e.time_ps >> CALQ_WIDTH_LOG2;
     if (b - q->cur - 1 < CALQ_MASK) { /* 1 .. CALQ_MASK buckets ahead */
-        uint32_t i = (uint32_t)b & CALQ_MASK, n = q->meta[i].n;
-        if (n < CALQ_SLOT_EVENTS) {
-            q->slot[i].ev[n] = e;
-            q->meta[i].n = n + 1;
+        uint32_t i = (uint32_t)b & CALQ_MASK;
+        struct calq_meta *m = &q->meta[i];
+        uint32_t w = m->wr;
+        if (w != m->end) {
+            *(struct event *)(void *)(q->arena + w) = e;
+            m->wr = w + (uint32_t)sizeof e;
             q->full[i] = 1;
             q->queued++;
             return;
@@ -113,22 +137,23 @@ static inline void calq_push_fields(struct calq *q, uint64_t time_ps, uint64_t o
                                     uint16_t kind, uint16_t aux) {
     uint64_t b = time_ps >> CALQ_WIDTH_LOG2;
     if (b - q->cur - 1 < CALQ_MASK) { /* 1 .. CALQ_MASK buckets ahead */
-        uint32_t i = (uint32_t)b & CALQ_MASK, n = q->meta[i].n;
-        if (n < CALQ_SLOT_EVENTS) {
-            struct event *d = &q->slot[i].ev[n];
+        uint32_t i = (uint32_t)b & CALQ_MASK;
+        struct calq_meta *m = &q->meta[i];
+        uint32_t w = m->wr;
+        if (w != m->end) {
+            struct event *d = (struct event *)(void *)(q->arena + w);
             d->time_ps = time_ps;
             d->order = order;
             d->arg = arg;
             d->kind = kind;
             d->aux = aux;
-            q->meta[i].n = n + 1;
+            m->wr = w + (uint32_t)sizeof *d;
             q->full[i] = 1;
             q->queued++;
             return;
         }
     }
-    struct event e = {time_ps, order, arg, kind, aux};
-    calq_push_slow(q, &e);
+    calq_push_fields_slow(q, time_ps, order, arg, kind, aux);
 }
 
 /* The next event, removed from the queue, or NULL when empty. The pointer

@@ -1,8 +1,10 @@
 #include "core/mem.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Out of memory is the machine's limit, not a bug: exit 1 with one line
  * (SPEC.md exit codes), not abort()'s 134 and core dump. */
@@ -35,6 +37,25 @@ void *fs_xrealloc(void *p, size_t n) {
 void *fs_xaligned(size_t align, size_t n) {
     void *p = aligned_alloc(align, n ? n : align);
     if (!p) oom(n);
+    return p;
+}
+
+void fs_advise_huge(void *p, size_t n) {
+    uintptr_t a = ((uintptr_t)p + FS_HUGE_PAGE - 1) & ~(uintptr_t)(FS_HUGE_PAGE - 1);
+    uintptr_t b = ((uintptr_t)p + n) & ~(uintptr_t)(FS_HUGE_PAGE - 1);
+#ifdef MADV_HUGEPAGE
+    if (b > a) (void)madvise((void *)a, b - a, MADV_HUGEPAGE);
+#else
+    (void)a;
+    (void)b;
+#endif
+}
+
+void *fs_xaligned_huge(size_t n) {
+    if (n < FS_HUGE_PAGE) return fs_xaligned(64, (n + 63) & ~(size_t)63);
+    n = (n + FS_HUGE_PAGE - 1) & ~(FS_HUGE_PAGE - 1);
+    void *p = fs_xaligned(FS_HUGE_PAGE, n);
+    fs_advise_huge(p, n);
     return p;
 }
 

@@ -312,7 +312,10 @@ static int pfc_init(struct net *n, struct diag *d) {
     struct pfc_state *st = fs_xcalloc(1, sizeof *st);
     n->fc_state = st;
     st->nports = n->nports;
-    st->pg = fs_xcalloc((size_t)n->nports * NET_NCLASS + 1, sizeof *st->pg);
+    /* on huge pages when large: every switch hop reads a group at random */
+    size_t pg_bytes = ((size_t)n->nports * NET_NCLASS + 1) * sizeof *st->pg;
+    st->pg = fs_xaligned_huge(pg_bytes);
+    memset(st->pg, 0, pg_bytes);
     for (uint32_t c = 0; c < NET_NCLASS; c++)
         st->pg_cls[c] = st->pg + (size_t)c * n->nports;
     st->eg = fs_xcalloc((size_t)n->nports * NET_NCLASS + 1, sizeof *st->eg);

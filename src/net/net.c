@@ -110,9 +110,9 @@ void net_finish_ports(struct net *n) {
     uint32_t *newid = fs_xmalloc(n->nports * sizeof *newid);
     for (uint32_t i = 0; i < n->nports; i++)
         newid[i] = count[n->ports[i].node]++;
-    /* cache-line aligned: struct port's hot line is one line */
-    struct port *np = aligned_alloc(64, ((size_t)n->nports + 1) * sizeof *np);
-    FS_ASSERT(np, "out of memory for %u ports", n->nports);
+    /* cache-line aligned (struct port's hot line is one line), on huge pages
+     * when large (every hop reads two ports at random) */
+    struct port *np = fs_xaligned_huge(((size_t)n->nports + 1) * sizeof *np);
     for (uint32_t i = 0; i < n->nports; i++) {
         np[newid[i]] = n->ports[i];
         np[newid[i]].peer = newid[n->ports[i].peer];

@@ -2,6 +2,7 @@
 
 #include "core/mem.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -24,13 +25,20 @@ void pkt_pool_fini(struct pkt_pool *pp) {
     pkt_pool_init(pp);
 }
 
+/* The range starts on a huge page (the slack before and after is given
+ * back) and asks for huge pages: a chunk is one 2 MiB page, backed at its
+ * first touch when the system has one (core/mem.h). */
 static void reserve(struct pkt_pool *pp) {
     for (uint64_t cap = PKT_POOL_RESERVE_MAX; cap >= PKT_POOL_RESERVE_MIN; cap /= 2) {
         cap &= ~(uint64_t)(PKT_POOL_CHUNK - 1);
-        void *b = mmap(NULL, cap * sizeof *pp->base, PROT_NONE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (b != MAP_FAILED) {
-            pp->base = b;
+        size_t bytes = cap * sizeof *pp->base, map = bytes + FS_HUGE_PAGE;
+        char *m = mmap(NULL, map, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (m != MAP_FAILED) {
+            char *b = (char *)(((uintptr_t)m + FS_HUGE_PAGE - 1) & ~(uintptr_t)(FS_HUGE_PAGE - 1));
+            if (b > m) munmap(m, (size_t)(b - m));
+            if (m + map > b + bytes) munmap(b + bytes, (size_t)(m + map - (b + bytes)));
+            fs_advise_huge(b, bytes);
+            pp->base = (struct packet *)b;
             pp->cap = (uint32_t)cap;
             return;
         }

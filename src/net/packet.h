@@ -83,7 +83,7 @@ static inline uint32_t flow_digest(uint32_t src, uint32_t dst, uint16_t sport) {
     return (uint32_t)(h >> 32) ^ (uint32_t)h;
 }
 
-#define PKT_POOL_CHUNK_SHIFT 12
+#define PKT_POOL_CHUNK_SHIFT 15 /* 2 MiB: one huge page (core/mem.h) */
 #define PKT_POOL_CHUNK (1u << PKT_POOL_CHUNK_SHIFT)
 
 /* One address range reserved for the pool at its first use (PROT_NONE: no

@@ -213,7 +213,7 @@ void route_fib_build(struct net *n) {
 
     /* One BFS per group, from its first host. */
     uint32_t G = f->ngroups;
-    f->grp = fs_xmalloc(((size_t)S * G + 1) * sizeof *f->grp);
+    f->grp = fs_xaligned_huge(((size_t)S * G + 1) * sizeof *f->grp); /* read at random per hop */
     struct intern in = {.f = f};
     f->set_off = NULL;
     in.off_cap = 0;

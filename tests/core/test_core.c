@@ -153,11 +153,18 @@ static void test_calq_same_time(void **state) {
         assert_int_equal(ra, rb);
         if (ra) break;
         assert_true(a.time_ps == b.time_ps && a.order == b.order);
+        assert_true(a.arg == b.arg && a.kind == b.kind && a.aux == b.aux);
         if (i > 250000) continue; /* drain */
         struct event e = {a.time_ps + delay[rng_below(&r, 4)],
-                          ((uint64_t)rng_below(&r, 8192) << 32) | seq++, 0, 0, 0};
-        if (e.time_ps == a.time_ps) e.order = a.order + 1; /* never before what was popped */
-        calq_push(&c, e);
+                          ((uint64_t)rng_below(&r, 8192) << 32) | seq, seq, (uint16_t)(seq >> 3),
+                          (uint16_t)(seq * 7)};
+        if (e.time_ps == a.time_ps) /* never before what was popped; orders stay unique */
+            e.order = ((a.order >> 32) + 1) << 32 | seq;
+        seq++;
+        if (i & 1) /* the simulator's pushes: fields straight into the bucket */
+            calq_push_fields(&c, e.time_ps, e.order, e.arg, e.kind, e.aux);
+        else
+            calq_push(&c, e);
         evq_push(&h, e);
     }
     print_message("calendar: %llu buckets sorted when reached\n",

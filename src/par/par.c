@@ -330,10 +330,10 @@ struct zero_key {
     uint64_t t, o; /* the event after which this rank's share last fell to zero */
 };
 
-/* Events every rank runs (the control plane, scenario events) or that are
- * entity 0's (samples, checks, posts, the engine's timers): counted once,
- * their rows kept once. Everything else is a node's event, run by its rank
- * alone. */
+/* Kinds every rank runs (the control plane, scenario events): with the
+ * events of entity 0 (samples, checks, posts, the engine's timers) they go
+ * through exec, which counts a replicated event once and keeps its rows
+ * once. Everything else is a node's event, run by its rank alone. */
 #define SHARED_KINDS ((1u << NET_EV_CTRL) | (1u << NET_EV_SCENARIO))
 
 static inline __attribute__((always_inline)) void exec(struct sim *s, const struct event *e) {
@@ -363,9 +363,10 @@ static inline __attribute__((always_inline)) void exec(struct sim *s, const stru
  * packets' events: all but a few) takes the lean path, as sim_run runs it:
  * no bookkeeping but the share's fall to zero and a look at the row
  * counts; the rest, and every event under --pcap/--trace (their records
- * want the event's key), go through exec. `coll` (a constant: two copies of
- * the loop) says whether collectives run: their records want the event's
- * order, and the share their adjustment (P->coll_adj, 0 without them). */
+ * want the event's key), go through exec. `coll` says whether collectives
+ * run (their records want the event's order, and the share their
+ * adjustment, P->coll_adj, 0 without them), `warm` which cache warm-up:
+ * constants, one copy of the loop for each pair (run_window). */
 static inline __attribute__((always_inline)) int run_window_(struct sim *s, struct net *n,
                                                              sim_time_ps wend, bool cleared,
                                                              struct zero_key *z, const bool coll,

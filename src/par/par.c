@@ -436,24 +436,11 @@ hold: /* before the next event of the window, if there is one */
     return held;
 }
 
-/* The cache warm-up one process would use (net/model.c run_events: none
- * while the ports fit in a core's L2, then ports and packets, and the
- * switches' tables where the routing policy can name them). Every rank holds
- * every port, so the same size rule. */
-#define PAR_WARM_MIN_PORT_BYTES (1u << 20)
-
-static enum net_warm_mode warm_mode(const struct net *n) {
-    enum net_warm_mode w = (enum net_warm_mode)n->warm;
-    if (w == NET_WARM_AUTO)
-        w = (uint64_t)n->nports * sizeof *n->ports < PAR_WARM_MIN_PORT_BYTES ? NET_WARM_OFF
-                                                                             : NET_WARM_ROUTED;
-    if (w == NET_WARM_ROUTED && !(n->route->warm && n->route->guess)) w = NET_WARM_PORTS;
-    return w;
-}
-
+/* The cache warm-up one process would use (net/warm.h net_warm_mode): every
+ * rank holds every port, so the same size rule. */
 static int run_window(struct sim *s, struct net *n, sim_time_ps wend, bool cleared,
                       struct zero_key *z) {
-    enum net_warm_mode w = warm_mode(n);
+    enum net_warm_mode w = net_warm_mode(n);
     if (n->par->coll)
         return w == NET_WARM_OFF     ? run_window_(s, n, wend, cleared, z, true, NULL)
                : w == NET_WARM_PORTS ? run_window_(s, n, wend, cleared, z, true, net_warm)

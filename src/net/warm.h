@@ -101,8 +101,10 @@ NET_WARM_INLINE void net_warm_tables(const struct net *n, const struct event *e)
     bool pfc = n->fc == &flowctl_pfc_ops;
     const struct packet *p = net_warm_forwarded(n, e);
     if (p) {
-        uint32_t in_port = n->ports[e->arg].peer;
-        n->route->warm(n, n->ports[in_port].node, p);
+        const struct port *pt =
+            &n->ports[e->arg]; /* the switch from its line: not the far port's */
+        uint32_t in_port = pt->peer;
+        n->route->warm(n, pt->peer_node, p);
         if (pfc) __builtin_prefetch(pfc_pg(n->fc_state, in_port, p->prio));
         return;
     }

@@ -84,13 +84,16 @@ void model_estimate(const struct model_params *sc, struct mem_estimate *e) {
     e->part[0].bytes = nodes * (sizeof(struct node) + 24 + 8) + ports * sizeof(struct port);
     /* route/fib.c: one 4-byte entry per (switch, host group) — hosts with the
      * same attachment switches form a group, so there are at most as many
-     * groups as switches — plus each host's group and own links, and the
-     * interned candidate sets (about one per switch and fan-out). Static
-     * routing adds route/static.c's LFT: 4 bytes per (switch, host). */
+     * groups as switches — plus each host's group, own links and their
+     * switches (host_group, direct_off, direct, direct_sw), every node's
+     * group (node_group), and the interned candidate sets (about one per
+     * switch and fan-out). Static routing adds route/static.c's LFT: 4
+     * bytes per (switch, host). */
     uint64_t groups = c.endpoints < c.switches ? c.endpoints : c.switches;
     e->part[1].what = "forwarding tables (switches x host groups, static LFTs)";
     e->part[1].bytes =
-        c.switches * (groups ? groups : 1) * 4 + c.endpoints * 12 + c.switches * c.fanout * 8;
+        c.switches * (groups ? groups : 1) * 4 + c.endpoints * 16 + nodes * 4 +
+        c.switches * c.fanout * 8;
     if (sc->fabric.routing == ROUTING_STATIC) e->part[1].bytes += cells * 4;
     e->part[2].what = "subnet manager tables (switches x LIDs)";
     if (sc->fabric.control_plane.kind == CP_SM && sc->fabric.kind == FABRIC_INFINIBAND)

@@ -338,21 +338,9 @@ static void tick(struct sim *s, void *arg) {
         ((model_progress_fn)a[0])((const struct model *)a[1], a[2]);
 }
 
-/* The event loop with the cache warm-up that pays at this size (net/warm.h):
- * none while the ports fit in a core's L2 (2 MiB here: 128 hosts run at
- * 187-203 ns per link-hop with or without, and the prefetches cost 3 % more
- * instructions), then ports and packets, and the switches' tables and
- * output ports where the routing policy can say which (docs/performance.md
- * "Cache warm-up"). */
-#define WARM_MIN_PORT_BYTES (1u << 20)
-
+/* The event loop with the cache warm-up that pays at this size (net/warm.h). */
 static void run_events(struct model *m, void *targ) {
-    const struct net *n = &m->net;
-    enum net_warm_mode w = n->warm;
-    if (w == NET_WARM_AUTO)
-        w = (uint64_t)n->nports * sizeof *n->ports < WARM_MIN_PORT_BYTES ? NET_WARM_OFF
-                                                                         : NET_WARM_ROUTED;
-    if (w == NET_WARM_ROUTED && !(n->route->warm && n->route->guess)) w = NET_WARM_PORTS;
+    enum net_warm_mode w = net_warm_mode(&m->net);
     if (w == NET_WARM_OFF)
         sim_run_warm(&m->sim, tick, targ, TICK_EVENTS, NULL);
     else if (w == NET_WARM_PORTS)

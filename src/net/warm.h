@@ -65,6 +65,24 @@ NET_WARM_INLINE void net_warm_packet(const struct net *n, const struct event *e)
     for (unsigned m = pt->cls_mask; m; m &= m - 1)
         __builtin_prefetch(&base[pt->cls[__builtin_ctz(m)].head]);
     if (pt->fly_tail != PKT_NONE) __builtin_prefetch(&base[pt->fly_tail]);
+    if (pt->is_host) __builtin_prefetch(&n->nics[n->nodes[pt->node].index]); /* it pulls */
+}
+
+/* The QP a wake at a NIC's port will pull from first (its ring's head; the
+ * NIC fetched one stage before), or NULL. */
+NET_WARM_INLINE const struct qp *net_warm_pulled(const struct net *n, const struct event *e) {
+    if (e->kind != NET_EV_PORT_WAKE || !n->ports[e->arg].is_host) return NULL;
+    uint32_t qp = n->nics[n->nodes[n->ports[e->arg].node].index].rr_head;
+    return qp != NET_NONE ? &n->qps[qp] : NULL;
+}
+
+/* The packet an arrival at a NIC delivers, or NULL. */
+NET_WARM_INLINE const struct packet *net_warm_delivered(const struct net *n,
+                                                        const struct event *e) {
+    if (e->kind != NET_EV_LINK_ARRIVE) return NULL;
+    const struct port *pt = &n->ports[e->arg];
+    if (pt->peer_is_switch || pt->fly_head == PKT_NONE) return NULL;
+    return &n->pool.base[pt->fly_head];
 }
 
 /* The packet an arrival at a switch will forward, or NULL. */
@@ -83,9 +101,22 @@ NET_WARM_INLINE void net_warm_tables(const struct net *n, const struct event *e)
     bool pfc = n->fc == &flowctl_pfc_ops;
     const struct packet *p = net_warm_forwarded(n, e);
     if (p) {
-        uint32_t in_port = n->ports[e->arg].peer;
-        n->route->warm(n, n->ports[in_port].node, p);
+        const struct port *pt =
+            &n->ports[e->arg]; /* the switch from its line: not the far port's */
+        uint32_t in_port = pt->peer;
+        n->route->warm(n, pt->peer_node, p);
         if (pfc) __builtin_prefetch(pfc_pg(n->fc_state, in_port, p->prio));
+        return;
+    }
+    if ((p = net_warm_delivered(n, e)) != NULL && p->type != PKT_PAUSE &&
+        p->type != PKT_CREDIT) { /* the QP it is for (both sides' fields) */
+        __builtin_prefetch(&n->qps[p->qp]);
+        __builtin_prefetch((const char *)&n->qps[p->qp] + 64);
+        return;
+    }
+    const struct qp *q = net_warm_pulled(n, e);
+    if (q) {
+        __builtin_prefetch(q);
         return;
     }
     const struct port *pt = net_warm_port_of(n, e);
@@ -94,12 +125,34 @@ NET_WARM_INLINE void net_warm_tables(const struct net *n, const struct event *e)
     if (p->in_port != NET_NONE) __builtin_prefetch(pfc_pg(n->fc_state, p->in_port, p->prio));
 }
 
-/* Stage (the forwarding entry fetched): the output port's lines. */
+/* Stage (the forwarding entry fetched): the output port's lines; at a NIC
+ * pulling, the message its first QP sends from. */
 NET_WARM_INLINE void net_warm_output(const struct net *n, const struct event *e) {
     const struct packet *p = net_warm_forwarded(n, e);
-    if (!p) return;
+    if (!p) {
+        const struct qp *q = net_warm_pulled(n, e);
+        if (q && q->next_psn < q->posted_pkts) __builtin_prefetch(&n->msgs[q->cur_msg]);
+        return;
+    }
     uint32_t out = n->route->guess(n, n->ports[e->arg].peer_node, p);
     if (out != NET_NONE) net_warm_lines(&n->ports[out]);
+}
+
+/* The warm-up that pays at this size (docs/performance.md "Cache warm-up"):
+ * none while the ports fit in a core's L2 (2 MiB here: 128 hosts run at
+ * 187-203 ns per link-hop with or without, and the prefetches cost 3 % more
+ * instructions), then ports and packets, and the switches' tables and
+ * output ports where the routing policy can say which. n->warm forces a
+ * mode (tests). Both event loops ask (net/model.c, par/par.c). */
+#define NET_WARM_MIN_PORT_BYTES (1u << 20)
+
+static inline enum net_warm_mode net_warm_mode(const struct net *n) {
+    enum net_warm_mode w = (enum net_warm_mode)n->warm;
+    if (w == NET_WARM_AUTO)
+        w = (uint64_t)n->nports * sizeof *n->ports < NET_WARM_MIN_PORT_BYTES ? NET_WARM_OFF
+                                                                             : NET_WARM_ROUTED;
+    if (w == NET_WARM_ROUTED && !(n->route->warm && n->route->guess)) w = NET_WARM_PORTS;
+    return w;
 }
 
 static inline uint32_t net_warm_min(uint32_t a, uint32_t b) {

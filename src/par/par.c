@@ -330,10 +330,10 @@ struct zero_key {
     uint64_t t, o; /* the event after which this rank's share last fell to zero */
 };
 
-/* Events every rank runs (the control plane, scenario events) or that are
- * entity 0's (samples, checks, posts, the engine's timers): counted once,
- * their rows kept once. Everything else is a node's event, run by its rank
- * alone. */
+/* Kinds every rank runs (the control plane, scenario events): with the
+ * events of entity 0 (samples, checks, posts, the engine's timers) they go
+ * through exec, which counts a replicated event once and keeps its rows
+ * once. Everything else is a node's event, run by its rank alone. */
 #define SHARED_KINDS ((1u << NET_EV_CTRL) | (1u << NET_EV_SCENARIO))
 
 static inline __attribute__((always_inline)) void exec(struct sim *s, const struct event *e) {
@@ -363,9 +363,10 @@ static inline __attribute__((always_inline)) void exec(struct sim *s, const stru
  * packets' events: all but a few) takes the lean path, as sim_run runs it:
  * no bookkeeping but the share's fall to zero and a look at the row
  * counts; the rest, and every event under --pcap/--trace (their records
- * want the event's key), go through exec. `coll` (a constant: two copies of
- * the loop) says whether collectives run: their records want the event's
- * order, and the share their adjustment (P->coll_adj, 0 without them). */
+ * want the event's key), go through exec. `coll` says whether collectives
+ * run (their records want the event's order, and the share their
+ * adjustment, P->coll_adj, 0 without them), `warm` which cache warm-up:
+ * constants, one copy of the loop for each pair (run_window). */
 static inline __attribute__((always_inline)) int run_window_(struct sim *s, struct net *n,
                                                              sim_time_ps wend, bool cleared,
                                                              struct zero_key *z, const bool coll,
@@ -435,24 +436,11 @@ hold: /* before the next event of the window, if there is one */
     return held;
 }
 
-/* The cache warm-up one process would use (net/model.c run_events: none
- * while the ports fit in a core's L2, then ports and packets, and the
- * switches' tables where the routing policy can name them). Every rank holds
- * every port, so the same size rule. */
-#define PAR_WARM_MIN_PORT_BYTES (1u << 20)
-
-static enum net_warm_mode warm_mode(const struct net *n) {
-    enum net_warm_mode w = (enum net_warm_mode)n->warm;
-    if (w == NET_WARM_AUTO)
-        w = (uint64_t)n->nports * sizeof *n->ports < PAR_WARM_MIN_PORT_BYTES ? NET_WARM_OFF
-                                                                             : NET_WARM_ROUTED;
-    if (w == NET_WARM_ROUTED && !(n->route->warm && n->route->guess)) w = NET_WARM_PORTS;
-    return w;
-}
-
+/* The cache warm-up one process would use (net/warm.h net_warm_mode): every
+ * rank holds every port, so the same size rule. */
 static int run_window(struct sim *s, struct net *n, sim_time_ps wend, bool cleared,
                       struct zero_key *z) {
-    enum net_warm_mode w = warm_mode(n);
+    enum net_warm_mode w = net_warm_mode(n);
     if (n->par->coll)
         return w == NET_WARM_OFF     ? run_window_(s, n, wend, cleared, z, true, NULL)
                : w == NET_WARM_PORTS ? run_window_(s, n, wend, cleared, z, true, net_warm)

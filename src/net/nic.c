@@ -1,5 +1,4 @@
 #include "net/nic.h"
-#include "net/nic_warm.h" /* compiled with the NIC it describes, for net/warm.h to call */
 
 #include "cc/cc.h"
 #include "net/params.h"

@@ -27,9 +27,10 @@ struct trun {
     int rc; /* model_build result */
 };
 
-/* Loads `yaml` (+ --set overrides), builds and runs. Fails the test on a
- * load error; a build error is left in t->rc (FS_ENOTSUP: mechanism not yet). */
-static inline void trun_start(struct trun *t, const char *yaml, const char *const *sets,
+/* Loads `yaml` (+ --set overrides) and builds, without running (a test sets
+ * what it compares first). Fails the test on a load error; a build error is
+ * left in t->rc (FS_ENOTSUP: mechanism not yet). */
+static inline void trun_build(struct trun *t, const char *yaml, const char *const *sets,
                               size_t nsets) {
     struct diag d = {0};
     memset(t, 0, sizeof *t);
@@ -39,11 +40,14 @@ static inline void trun_start(struct trun *t, const char *yaml, const char *cons
         fail_msg("scenario did not load");
     }
     t->rc = model_build(&t->m, &t->sc, &d);
-    if (t->rc) {
-        diag_print(&d, stderr);
-        return;
-    }
-    model_run(&t->m, NULL, NULL);
+    if (t->rc) diag_print(&d, stderr);
+}
+
+/* trun_build, then runs. */
+static inline void trun_start(struct trun *t, const char *yaml, const char *const *sets,
+                              size_t nsets) {
+    trun_build(t, yaml, sets, nsets);
+    if (!t->rc) model_run(&t->m, NULL, NULL);
 }
 
 static inline void trun_end(struct trun *t) {

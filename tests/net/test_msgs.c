@@ -30,32 +30,20 @@ struct res {
 };
 
 static struct res run(const char *yaml, bool keep) {
-    struct scenario sc;
-    struct model m;
-    struct diag d = {0};
-    if (scenario_load_string(&sc, yaml, "test.yaml", NULL, 0, &d)) {
-        diag_print(&d, stderr);
-        fail_msg("scenario did not load");
-    }
-    assert_int_equal(model_build(&m, &sc, &d), 0);
-    m.net.msg_keep = keep;
-    model_run(&m, NULL, NULL);
+    struct trun t;
+    trun_build(&t, yaml, NULL, 0);
+    assert_int_equal(t.rc, 0);
+    struct model *m = &t.m;
+    m->net.msg_keep = keep;
+    model_run(m, NULL, NULL);
     struct res r = {0};
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    results_write_json(&m, f);
-    fclose(f);
-    char *w = strstr(buf, "\"wall_s\"");
-    if (w) memmove(w, strchr(w, '\n'), strlen(strchr(w, '\n')) + 1);
-    r.json = buf;
-    r.total = m.net.msgs_total;
-    r.slots = m.net.nmsgs;
-    r.qp_errs = m.net.nqp_errs;
-    r.retx = m.net.c.retransmitted_packets;
-    r.completed = m.completed;
-    model_fini(&m);
-    scenario_fini(&sc);
+    r.json = tresults_json(&t);
+    r.total = m->net.msgs_total;
+    r.slots = m->net.nmsgs;
+    r.qp_errs = m->net.nqp_errs;
+    r.retx = m->net.c.retransmitted_packets;
+    r.completed = m->completed;
+    trun_end(&t);
     return r;
 }
 

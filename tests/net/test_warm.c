@@ -35,24 +35,17 @@ struct out {
 };
 
 static struct out run(const char *yaml, enum net_warm_mode warm) {
-    struct scenario sc;
-    struct model m;
-    struct diag d = {0};
-    if (scenario_load_string(&sc, yaml, "test.yaml", NULL, 0, &d)) {
-        diag_print(&d, stderr);
-        fail_msg("scenario did not load");
-    }
-    assert_int_equal(model_build(&m, &sc, &d), 0);
-    m.net.warm = (uint8_t)warm;
-    model_run(&m, NULL, NULL);
-    struct trun t = {.m = m};
-    struct out o = {.json = tresults_json(&t), .events = m.sim.events_run};
+    struct trun t;
+    trun_build(&t, yaml, NULL, 0);
+    assert_int_equal(t.rc, 0);
+    t.m.net.warm = (uint8_t)warm;
+    model_run(&t.m, NULL, NULL);
+    struct out o = {.json = tresults_json(&t), .events = t.m.sim.events_run};
     size_t len = 0;
     FILE *f = open_memstream(&o.csv, &len);
-    sampler_write_csv(&m.sampler, &m.net, f);
+    sampler_write_csv(&t.m.sampler, &t.m.net, f);
     fclose(f);
-    model_fini(&m);
-    scenario_fini(&sc);
+    trun_end(&t);
     return o;
 }
 

@@ -9,7 +9,9 @@
  * end), then that packet, then (at a switch) the forwarding table entry
  * for the packet's destination, then the output port's lines; a transmitter
  * wake reads its port's lines 0-2 (transmitter, class queues, control
- * queue), then the head packet of the queue it serves. Each is a load that
+ * queue), then the head packet of the queue it serves; at a NIC, a wake
+ * pulls from the NIC's first active QP and its message, an arrival reads the
+ * QP the packet is for. Each is a load that
  * depends on the one before, so the warm-up is a pipeline over the events
  * that follow in the bucket: stage k works on the event k + 1 places ahead
  * and reads only what stage k + 1 fetched for it one event earlier. Events
@@ -94,9 +96,10 @@ NET_WARM_INLINE const struct packet *net_warm_forwarded(const struct net *n,
     return &n->pool.base[pt->fly_head];
 }
 
-/* Stage (the packets fetched): the tables the switch will read, its
- * forwarding entry and, under PFC, the ingress priority group an arrival
- * is admitted to or a departure released from. */
+/* Stage (the packets fetched): the tables the event will read: at a switch
+ * its forwarding entry and, under PFC, the ingress priority group an arrival
+ * is admitted to or a departure released from; at a NIC the QP an arrival
+ * is for, or the QP a wake pulls from. */
 NET_WARM_INLINE void net_warm_tables(const struct net *n, const struct event *e) {
     bool pfc = n->fc == &flowctl_pfc_ops;
     const struct packet *p = net_warm_forwarded(n, e);
@@ -108,8 +111,8 @@ NET_WARM_INLINE void net_warm_tables(const struct net *n, const struct event *e)
         if (pfc) __builtin_prefetch(pfc_pg(n->fc_state, in_port, p->prio));
         return;
     }
-    if ((p = net_warm_delivered(n, e)) != NULL && p->type != PKT_PAUSE &&
-        p->type != PKT_CREDIT) { /* the QP it is for (both sides' fields) */
+    if ((p = net_warm_delivered(n, e)) != NULL && p->type != PKT_PAUSE && p->type != PKT_CREDIT &&
+        p->qp < n->nqps) { /* its QP (both sides' fields) */
         __builtin_prefetch(&n->qps[p->qp]);
         __builtin_prefetch((const char *)&n->qps[p->qp] + 64);
         return;

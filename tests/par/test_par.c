@@ -40,6 +40,26 @@ static void load(struct scenario *sc, struct model *m, const char *text) {
     assert_int_equal(model_build(m, sc, &d), 0);
 }
 
+/* `text` run in one process (a), and built again as one rank of the
+ * parallel engine (b: par_comm_self, windows of `window_ps`, 0 = the
+ * lookahead), not yet run. */
+static void seq_and_one_rank(struct scenario *sc, struct model *a, struct model *b,
+                             const char *text, sim_time_ps window_ps) {
+    load(sc, a, text);
+    model_run(a, NULL, NULL);
+    struct diag d = {0};
+    assert_int_equal(model_build(b, sc, &d), 0);
+    struct comm c; /* par_setup keeps a copy */
+    par_comm_self(&c);
+    assert_int_equal(par_setup(b, &c, window_ps, &d), 0);
+}
+
+static void fini_both(struct scenario *sc, struct model *a, struct model *b) {
+    model_fini(a);
+    model_fini(b);
+    scenario_fini(sc);
+}
+
 static void test_partition_fat_tree(void **state) {
     (void)state;
     struct scenario sc;
@@ -81,13 +101,7 @@ static void test_one_rank_is_sequential(void **state) {
     (void)state;
     struct scenario sc;
     struct model a, b;
-    load(&sc, &a, FT);
-    model_run(&a, NULL, NULL);
-    struct diag d = {0};
-    assert_int_equal(model_build(&b, &sc, &d), 0);
-    struct comm c;
-    par_comm_self(&c);
-    assert_int_equal(par_setup(&b, &c, 0, &d), 0);
+    seq_and_one_rank(&sc, &a, &b, FT, 0);
     assert_int_equal(par_run(&b), 0);
     assert_true(a.completed && b.completed);
     assert_int_equal(a.sim.now_ps, b.sim.now_ps);
@@ -104,9 +118,7 @@ static void test_one_rank_is_sequential(void **state) {
         assert_int_equal(a.net.flows[f].end_ps, b.net.flows[f].end_ps);
     assert_int_equal(b.net.par->ncut, 0);
     assert_true(b.net.par->windows >= 1);
-    model_fini(&a);
-    model_fini(&b);
-    scenario_fini(&sc);
+    fini_both(&sc, &a, &b);
 }
 
 /* A lookahead-free run on one rank: whatever the window, the same results
@@ -115,21 +127,13 @@ static void test_one_rank_windows(void **state) {
     (void)state;
     struct scenario sc;
     struct model a, b;
-    load(&sc, &a, FT);
-    model_run(&a, NULL, NULL);
-    struct diag d = {0};
-    assert_int_equal(model_build(&b, &sc, &d), 0);
-    struct comm c;
-    par_comm_self(&c);
-    assert_int_equal(par_setup(&b, &c, 100000, &d), 0); /* 100 ns windows */
+    seq_and_one_rank(&sc, &a, &b, FT, 100000); /* 100 ns windows */
     assert_int_equal(par_run(&b), 0);
     assert_int_equal(a.sim.now_ps, b.sim.now_ps);
     assert_int_equal(a.sim.events_run, b.sim.events_run);
     assert_memory_equal(&a.net.c, &b.net.c, sizeof a.net.c);
     assert_true(b.net.par->windows > 100);
-    model_fini(&a);
-    model_fini(&b);
-    scenario_fini(&sc);
+    fini_both(&sc, &a, &b);
 }
 
 /* Scenario events' times, a window boundary each, come out in order
@@ -171,22 +175,14 @@ static void test_one_rank_stuck(void **state) {
         "events:\n  - {at: 100us, link_down: h0-leaf0}\n  - {at: 100us, link_down: h5-leaf2}\n";
     struct scenario sc;
     struct model a, b;
-    load(&sc, &a, ST);
-    model_run(&a, NULL, NULL);
-    struct diag d = {0};
-    assert_int_equal(model_build(&b, &sc, &d), 0);
-    struct comm c;
-    par_comm_self(&c);
-    assert_int_equal(par_setup(&b, &c, 0, &d), 0);
+    seq_and_one_rank(&sc, &a, &b, ST, 0);
     assert_int_equal(par_run(&b), 0);
     assert_true(a.net.stuck.detected && b.net.stuck.detected);
     assert_int_equal(a.net.stuck.at_ps, 11 * PS_PER_MS);
     assert_int_equal(b.net.stuck.at_ps, a.net.stuck.at_ps);
     assert_int_equal(b.net.stuck.nwaiting, 3);
     assert_int_equal(a.sim.events_run, b.sim.events_run);
-    model_fini(&a);
-    model_fini(&b);
-    scenario_fini(&sc);
+    fini_both(&sc, &a, &b);
 }
 
 /* Collectives through the parallel engine on one rank (par/pcoll.c: the
@@ -210,13 +206,7 @@ static void test_one_rank_collectives(void **state) {
     (void)state;
     struct scenario sc;
     struct model a, b;
-    load(&sc, &a, COLL);
-    model_run(&a, NULL, NULL);
-    struct diag d = {0};
-    assert_int_equal(model_build(&b, &sc, &d), 0);
-    struct comm c;
-    par_comm_self(&c);
-    assert_int_equal(par_setup(&b, &c, 0, &d), 0);
+    seq_and_one_rank(&sc, &a, &b, COLL, 0);
     /* the least post overhead: LL's 2.7/14 of 1 us */
     assert_int_equal(b.net.par->lookahead_ps, 1000000ull * 27 / 140);
     assert_int_equal(par_run(&b), 0);
@@ -244,9 +234,7 @@ static void test_one_rank_collectives(void **state) {
     for (uint32_t p = 0; p < a.net.nports; p++)
         assert_int_equal(a.net.ports[p].tx_packets, b.net.ports[p].tx_packets);
     assert_true(b.net.par->windows > 10);
-    model_fini(&a);
-    model_fini(&b);
-    scenario_fini(&sc);
+    fini_both(&sc, &a, &b);
 }
 
 int main(void) {

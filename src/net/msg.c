@@ -51,8 +51,8 @@ void net_msg_post_now(struct net *n, uint32_t id) {
     q->posted_pkts += m->npkts;
     if (q->msg_tail != NET_NONE) n->msgs[q->msg_tail].next = id;
     q->msg_tail = id;
-    if (q->una_msg == NET_NONE) q->una_msg = id;
-    if (q->cur_msg == NET_NONE) q->cur_msg = id;
+    if (q->una_msg == NET_NONE) net_qp_set_una(n, q, id);
+    if (q->cur_msg == NET_NONE) net_qp_set_cur(n, q, id);
     if (m->flow >= 0) {
         struct flow_row *f = &n->flows[m->flow];
         f->size_bytes += m->size_bytes;

@@ -237,7 +237,14 @@ uint32_t net_link_by_name(const struct net *n, const char *name, bool *directed)
 }
 
 uint32_t net_qp_new(struct net *n, uint32_t src_node, uint32_t dst_node, uint8_t prio) {
-    fs_grow((void **)&n->qps, &n->qps_cap, n->nqps + 1, sizeof *n->qps);
+    if (n->nqps + 1 > n->qps_cap) { /* 128-byte aligned: a QP is two lines (net.h) */
+        size_t cap = n->qps_cap ? 2 * n->qps_cap : 64;
+        struct qp *a = fs_xaligned(128, cap * sizeof *a);
+        if (n->nqps) memcpy(a, n->qps, (size_t)n->nqps * sizeof *a);
+        free(n->qps);
+        n->qps = a;
+        n->qps_cap = cap;
+    }
     uint32_t id = n->nqps++;
     struct qp *q = &n->qps[id];
     memset(q, 0, sizeof *q);

@@ -169,39 +169,53 @@ struct flow_row {
     uint32_t failed; /* messages lost to a QP error (the flow never completes) */
 };
 
+/* One queue pair, two cache lines (net_qp_new allocates the array 128-byte
+ * aligned): line 0 holds what the sender reads for every data packet it
+ * pulls (nic_pull: the PSNs, the current message's PSN range and last
+ * packet's payload, so that the message's own line is read once per
+ * message, not per packet), line 1 what an ACK advances (ack_upto) and the
+ * receiver's state. Both lines are read by an arrival (net/warm.h fetches
+ * both). */
 struct qp {
-    uint32_t src, dst; /* node ids */
-    /* sender */
+    /* line 0: the sender, per data packet */
+    uint32_t src, dst;    /* node ids */
     uint32_t posted_pkts; /* PSNs [0, posted_pkts) belong to posted messages */
     uint32_t next_psn, una, max_sent_psn;
-    uint32_t cur_msg;            /* message that next_psn falls in */
-    uint32_t una_msg;            /* oldest message not fully acknowledged */
-    uint32_t msg_tail;           /* last posted message */
-    sim_time_ps rto_deadline_ps; /* SIM_TIME_NEVER when nothing is outstanding */
-    uint32_t nic_next;           /* next QP sending from the same NIC */
-    uint32_t rr_next;            /* link in the host's active ring */
-    uint8_t active;              /* in the host's active ring */
+    uint32_t cur_msg; /* message that next_psn falls in (set with net_qp_set_cur) */
+    /* cur_msg's first PSN, its end (first + npkts) and its last packet's
+     * payload: copies of the message's fields, valid while cur_msg is not NET_NONE */
+    uint32_t cur_first_psn, cur_end_psn, cur_last_bytes;
+    uint32_t rr_next; /* link in the host's active ring */
+    /* flow_digest of the 5-tuple, once per QP: [0] src -> dst (data), [1]
+     * dst -> src (ACK, NAK, CNP); packets carry it for ECMP */
+    uint32_t flow_hash[2];
+    uint8_t active; /* in the host's active ring */
     uint8_t prio;
-    uint16_t entropy; /* UDP source port (RoCEv2) / flow label: set with net_qp_set_entropy */
     /* RC retry state (domain.md A12): timeouts since the last forward progress;
      * the QP errors after retry_cnt of them */
     uint8_t retries;
     uint8_t error;
-    uint16_t pad16;
-    uint32_t retries_total;    /* every timeout-driven resend */
+    sim_time_ps rto_deadline_ps; /* SIM_TIME_NEVER when nothing is outstanding */
+    /* line 1: acknowledgements, the receiver, what is cold */
     sim_time_ps progress_ps;   /* last forward progress (first send or an ACK advancing) */
     sim_time_ps stall_max_ps;  /* longest span without progress that needed a timeout */
     sim_time_ps stall_from_ps; /* ...and when it began */
+    uint32_t una_msg;          /* oldest message not fully acknowledged (net_qp_set_una) */
+    uint32_t una_end_psn;      /* its end (first + npkts), valid while una_msg is not NET_NONE */
+    uint32_t msg_tail;         /* last posted message */
+    uint32_t nic_next;         /* next QP sending from the same NIC */
+    uint32_t retries_total;    /* every timeout-driven resend */
     /* receiver */
     uint32_t expect_psn;
     uint32_t since_ack; /* in-order packets since the last ACK */
     uint32_t recv_msg;  /* message being received */
+    uint16_t entropy;   /* UDP source port (RoCEv2) / flow label: set with net_qp_set_entropy */
     uint8_t nak_sent;
-    uint8_t pad[3];
-    /* flow_digest of the 5-tuple, once per QP: [0] src -> dst (data), [1]
-     * dst -> src (ACK, NAK, CNP); packets carry it for ECMP */
-    uint32_t flow_hash[2];
+    uint8_t pad8;
+    uint32_t pad32;
 };
+_Static_assert(sizeof(struct qp) == 128 && __builtin_offsetof(struct qp, progress_ps) == 64,
+               "a QP is two cache lines, the sender's per-packet fields in the first");
 
 struct nic {
     uint32_t node;
@@ -425,6 +439,21 @@ uint32_t net_link_by_name(const struct net *n, const char *name, bool *directed)
 
 /* Queue pairs and messages */
 uint32_t net_qp_new(struct net *n, uint32_t src_node, uint32_t dst_node, uint8_t prio);
+/* The message the QP sends next (cur_msg) and the oldest one not fully
+ * acknowledged (una_msg), with the copies of their PSN range the per-packet
+ * paths read instead of the message (NET_NONE: none). */
+static inline void net_qp_set_cur(struct net *n, struct qp *q, uint32_t mid) {
+    q->cur_msg = mid;
+    if (mid == NET_NONE) return;
+    const struct msg *m = &n->msgs[mid];
+    q->cur_first_psn = m->first_psn;
+    q->cur_end_psn = m->first_psn + m->npkts;
+    q->cur_last_bytes = (uint32_t)(m->size_bytes - (uint64_t)(m->npkts - 1) * n->mtu_bytes);
+}
+static inline void net_qp_set_una(struct net *n, struct qp *q, uint32_t mid) {
+    q->una_msg = mid;
+    if (mid != NET_NONE) q->una_end_psn = n->msgs[mid].first_psn + n->msgs[mid].npkts;
+}
 /* Sets the QP's UDP source port and its flow digests (qp.flow_hash). */
 void net_qp_set_entropy(struct net *n, uint32_t qp, uint16_t entropy);
 /* Creates a message of `size_bytes` on `qp`, posted at `at_ps` (an event), or

@@ -135,11 +135,9 @@ uint32_t nic_pull(struct net *n, uint32_t node, uint32_t port) {
             ring_push(n, c, qp);
             continue;
         }
-        const struct msg *m = &n->msgs[q->cur_msg];
-        uint32_t off = q->next_psn - m->first_psn;
-        uint64_t left = m->size_bytes - (uint64_t)off * n->mtu_bytes;
-        uint32_t payload = left < n->mtu_bytes ? (uint32_t)left : n->mtu_bytes;
-        bool first = off == 0, last = off + 1 == m->npkts;
+        /* the message's PSN range and last payload from the QP's line (net_qp_set_cur) */
+        bool first = q->next_psn == q->cur_first_psn, last = q->next_psn + 1 == q->cur_end_psn;
+        uint32_t payload = last ? q->cur_last_bytes : n->mtu_bytes;
         uint32_t wire = net_data_wire_bytes(n, payload, first);
         uint32_t vl = n->sl2vl[q->prio & 15];
         if ((n->ports[port].fc_hold >> vl & 1u) && !n->fc->can_send(n, port, vl, wire)) {
@@ -170,7 +168,7 @@ uint32_t nic_pull(struct net *n, uint32_t node, uint32_t port) {
         }
         q->next_psn++;
         if (q->next_psn > q->max_sent_psn) q->max_sent_psn = q->next_psn;
-        if (last) q->cur_msg = m->next;
+        if (last) net_qp_set_cur(n, q, n->msgs[q->cur_msg].next);
         if (q->next_psn < q->posted_pkts)
             ring_push(n, c, qp);
         else
@@ -248,15 +246,14 @@ static void ack_upto(struct net *n, uint32_t qp, uint32_t a) {
         q->retries = 0;
     }
     q->progress_ps = n->sim->now_ps;
-    while (q->una_msg != NET_NONE &&
-           n->msgs[q->una_msg].first_psn + n->msgs[q->una_msg].npkts <= a) {
+    while (q->una_msg != NET_NONE && q->una_end_psn <= a) {
         uint32_t mid = q->una_msg;
-        q->una_msg = n->msgs[mid].next;
+        net_qp_set_una(n, q, n->msgs[mid].next);
         msg_acked(n, mid);
     }
     if (q->next_psn < a) { /* acknowledged beyond what we were about to resend */
         q->next_psn = a;
-        q->cur_msg = seek_msg(n, q, a);
+        net_qp_set_cur(n, q, seek_msg(n, q, a));
     }
     if (q->una >= q->max_sent_psn)
         q->rto_deadline_ps = SIM_TIME_NEVER;
@@ -272,7 +269,7 @@ static void go_back(struct net *n, uint32_t qp, uint32_t psn) {
     if (n->go_back_0) psn = n->msgs[m].first_psn;
     if (psn < q->next_psn) {
         q->next_psn = psn;
-        q->cur_msg = m;
+        net_qp_set_cur(n, q, m);
     }
     nic_activate(n, qp);
 }
@@ -506,7 +503,8 @@ void nic_qp_error(struct net *n, uint32_t qp) {
     /* Every posted message not yet acknowledged completes in error (the
      * first with RETRY_EXC_ERR, the rest flushed); so does any posted later. */
     uint32_t m = q->una_msg;
-    q->una_msg = q->cur_msg = NET_NONE;
+    net_qp_set_una(n, q, NET_NONE);
+    net_qp_set_cur(n, q, NET_NONE);
     q->una = q->next_psn = q->max_sent_psn = q->posted_pkts;
     while (m != NET_NONE) {
         uint32_t next = n->msgs[m].next;

@@ -128,15 +128,11 @@ NET_WARM_INLINE void net_warm_tables(const struct net *n, const struct event *e)
     if (p->in_port != NET_NONE) __builtin_prefetch(pfc_pg(n->fc_state, p->in_port, p->prio));
 }
 
-/* Stage (the forwarding entry fetched): the output port's lines; at a NIC
- * pulling, the message its first QP sends from. */
+/* Stage (the forwarding entry fetched): the output port's lines. (A NIC
+ * pulling reads its QP's line only: the message's PSN range is in it.) */
 NET_WARM_INLINE void net_warm_output(const struct net *n, const struct event *e) {
     const struct packet *p = net_warm_forwarded(n, e);
-    if (!p) {
-        const struct qp *q = net_warm_pulled(n, e);
-        if (q && q->next_psn < q->posted_pkts) __builtin_prefetch(&n->msgs[q->cur_msg]);
-        return;
-    }
+    if (!p) return;
     uint32_t out = n->route->guess(n, n->ports[e->arg].peer_node, p);
     if (out != NET_NONE) net_warm_lines(&n->ports[out]);
 }

@@ -175,6 +175,53 @@ static void test_calq_same_time(void **state) {
     evq_fini(&h);
 }
 
+/* Crowded buckets of a ring AllReduce: one long ascending run and a few
+ * short ones (merged into it in blocks, merge_sparse) before and after it,
+ * the long run first, in the middle or last, and buckets of equal runs
+ * (merged event by event); pops exactly the heap's. */
+static void test_calq_long_run(void **state) {
+    (void)state;
+    struct calq c;
+    struct evq h;
+    calq_init(&c);
+    evq_init(&h, 16);
+    struct rng r;
+    rng_seed(&r, 11, 0, 0);
+    uint32_t seq = 0;
+    uint64_t pushed = 0;
+    for (uint64_t b = 0; b < 400; b++) {
+        uint32_t nruns = 2 + rng_below(&r, 7), big = rng_below(&r, nruns);
+        int equal = b % 5 == 0; /* runs of the same length: merged pass by pass */
+        for (uint32_t k = 0; k < nruns; k++) {
+            uint32_t len = equal ? 40 : k == big ? 150 + rng_below(&r, 200) : 1 + rng_below(&r, 12);
+            uint64_t t = b * 1024 + rng_below(&r, 3) * 100, o = rng_below(&r, 1000);
+            for (uint32_t i = 0; i < len; i++) { /* ascending (time, order) */
+                o += 1 + rng_below(&r, 50);
+                if (rng_below(&r, 8) == 0) t += 10 + rng_below(&r, 100);
+                struct event e = {t, o << 20 | seq, seq, (uint16_t)k, (uint16_t)(seq * 3)};
+                seq++;
+                calq_push(&c, e);
+                evq_push(&h, e);
+                pushed++;
+            }
+        }
+    }
+    uint64_t popped = 0;
+    for (;;) {
+        struct event a, x;
+        int ra = calq_pop(&c, &a), rb = evq_pop(&h, &x);
+        assert_int_equal(ra, rb);
+        if (ra) break;
+        assert_true(a.time_ps == x.time_ps && a.order == x.order);
+        assert_true(a.arg == x.arg && a.kind == x.kind && a.aux == x.aux);
+        popped++;
+    }
+    assert_int_equal(popped, pushed);
+    assert_true(c.sorted_buckets > 300);
+    calq_fini(&c);
+    evq_fini(&h);
+}
+
 /* Streams: same (seed, entity, stream) -> same numbers; others differ;
  * rng_below is uniform enough (chi-square over 10 bins). */
 static void test_rng_streams(void **state) {
@@ -238,6 +285,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_evq_order),         cmocka_unit_test(test_calq_matches_heap),
         cmocka_unit_test(test_calq_dense_sparse), cmocka_unit_test(test_calq_same_time),
+        cmocka_unit_test(test_calq_long_run),
         cmocka_unit_test(test_rng_streams),       cmocka_unit_test(test_units),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -283,10 +283,13 @@ static void test_units(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_evq_order),         cmocka_unit_test(test_calq_matches_heap),
-        cmocka_unit_test(test_calq_dense_sparse), cmocka_unit_test(test_calq_same_time),
+        cmocka_unit_test(test_evq_order),
+        cmocka_unit_test(test_calq_matches_heap),
+        cmocka_unit_test(test_calq_dense_sparse),
+        cmocka_unit_test(test_calq_same_time),
         cmocka_unit_test(test_calq_long_run),
-        cmocka_unit_test(test_rng_streams),       cmocka_unit_test(test_units),
+        cmocka_unit_test(test_rng_streams),
+        cmocka_unit_test(test_units),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -488,13 +488,12 @@ static __attribute__((noinline)) const struct event *sort_slot(struct calq *q, s
     return &ev[0];
 }
 
-/* now[] is exhausted, or hot holds events. The common case (the next
- * bucket holds at most a slot of events and no far event joins the window)
- * stays in this function; the rest is out of line. */
-const struct event *calq_take_slow(struct calq *q) {
-    if (q->hot.len || q->pos < q->len) return take_hot(q);
-    if (!q->queued) return take_far(q);
-    uint64_t c = next_bucket(q);
+/* now[] and hot are exhausted and c is the next non-empty bucket in the
+ * ring: makes it the one being popped and takes its first event. The common
+ * case (it holds at most a slot of events and no far event joins the
+ * window) stays in this function; the rest is out of line. */
+static inline __attribute__((always_inline)) const struct event *take_bucket(struct calq *q,
+                                                                             uint64_t c) {
     uint32_t i = (uint32_t)c & CALQ_MASK;
     if (has_chunks(q, i) || q->far_bucket - c <= CALQ_MASK) {
         move_to(q, c);
@@ -513,6 +512,13 @@ const struct event *calq_take_slow(struct calq *q) {
     q->len = q->lim = m;
     if (m > 1) return sort_slot(q, ev, m); /* a tail call: this path saves no registers */
     return &ev[0];
+}
+
+/* now[] is exhausted, or hot holds events. */
+const struct event *calq_take_slow(struct calq *q) {
+    if (q->hot.len || q->pos < q->len) return take_hot(q);
+    if (!q->queued) return take_far(q);
+    return take_bucket(q, next_bucket(q));
 }
 
 /* The earliest of now[] and hot, or NULL when both are empty. */
@@ -541,7 +547,7 @@ const struct event *calq_take_before_slow(struct calq *q, uint64_t limit_ps) {
          * every event still to be pushed belongs. */
         uint64_t c = next_bucket(q);
         if (c > limit_ps >> CALQ_WIDTH_LOG2) return NULL;
-        e = calq_take_slow(q);
+        e = take_bucket(q, c); /* the bucket found once, not again by calq_take_slow */
         FS_DASSERT(e == &q->now[0] && q->pos == 1, "calq: first event of a bucket");
         if (e->time_ps < limit_ps) return e;
         q->pos = 0;

@@ -25,6 +25,7 @@
 #include "par/comm.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <limits.h>
 #include <mpi.h>
 #include <netinet/in.h>
@@ -34,7 +35,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 static void mpi_allgather(void *ctx, const void *in, size_t bytes, void *out) {
     (void)ctx;
@@ -73,27 +73,38 @@ static void mpi_alltoallv(void *ctx, const void *in, const size_t *scount, void 
 /* TCP_NODELAY on every connected TCP socket whose peer is this machine
  * (127.0.0.0/8, ::1): the MPI library's connections to its local daemon. A
  * socket of any other kind, or to another host, is left as it is. */
-static void nodelay_loopback(void) {
-    long max = sysconf(_SC_OPEN_MAX);
-    if (max < 0 || max > 4096) max = 4096;
-    for (int fd = 3; fd < max; fd++) {
-        int type;
-        socklen_t len = sizeof type;
-        if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) || type != SOCK_STREAM) continue;
-        struct sockaddr_storage peer;
-        len = sizeof peer;
-        if (getpeername(fd, (struct sockaddr *)&peer, &len)) continue;
-        int local = 0;
-        if (peer.ss_family == AF_INET) {
-            const struct sockaddr_in *a = (const struct sockaddr_in *)&peer;
-            local = (ntohl(a->sin_addr.s_addr) >> 24) == 127;
-        } else if (peer.ss_family == AF_INET6) {
-            const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&peer;
-            local = IN6_IS_ADDR_LOOPBACK(&a->sin6_addr);
-        }
-        int one = 1;
-        if (local) (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+static void nodelay_fd(int fd) {
+    int type;
+    socklen_t len = sizeof type;
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) || type != SOCK_STREAM) return;
+    struct sockaddr_storage peer;
+    len = sizeof peer;
+    if (getpeername(fd, (struct sockaddr *)&peer, &len)) return;
+    int local = 0;
+    if (peer.ss_family == AF_INET) {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)&peer;
+        local = (ntohl(a->sin_addr.s_addr) >> 24) == 127;
+    } else if (peer.ss_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&peer;
+        local = IN6_IS_ADDR_LOOPBACK(&a->sin6_addr);
     }
+    int one = 1;
+    if (local) (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+/* The open descriptors from /proc/self/fd (Linux); elsewhere the first 256. */
+static void nodelay_loopback(void) {
+    DIR *d = opendir("/proc/self/fd");
+    if (!d) {
+        for (int fd = 3; fd < 256; fd++)
+            nodelay_fd(fd);
+        return;
+    }
+    for (struct dirent *e; (e = readdir(d));) {
+        int fd = atoi(e->d_name);
+        if (fd > 2 && fd != dirfd(d)) nodelay_fd(fd);
+    }
+    closedir(d);
 }
 
 static const struct comm_ops MPI_OPS = {mpi_allgather, mpi_alltoallv};

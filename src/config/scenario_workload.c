@@ -276,6 +276,9 @@ static int channels_parse(struct schema_ctx *c, const struct yaml_node *n, void 
         w->channels = 0;
         return 0;
     }
+    if (n && n->type == YAML_SCALAR && !(n->text[0] >= '0' && n->text[0] <= '9'))
+        return schema_fail(c, n, FS_EINVAL, "expected auto or a channel count 1..64, got '%.64s'",
+                           n->text);
     uint64_t v;
     int rc = schema_number(c, SCHEMA_U32, n, 1, 64, &v);
     if (rc) return rc;

@@ -351,6 +351,15 @@ static void launch(struct net *n, uint32_t opi, uint32_t xi) {
             net_msg_post_now(n, mid);
         else
             coll_sched(n, now + ovh, NET_EV_MSG_POST, mid, 0, n->qps[qp].src);
+        /* Several ranks, out-of-order delivery (adaptive routing, spray):
+         * the receiver finds where messages end from their PSN ranges, which
+         * the posting gives on the sender's rank. The receiver's rank numbers
+         * the message now, in launch order, which is the QP's posting order:
+         * a connection's messages are posted `ovh` after their launch, and a
+         * job's calls, each with one protocol, run one after another. */
+        if (n->par && n->ooo_window && !pcoll_mine(n, n->qps[qp].src) &&
+            pcoll_mine(n, n->qps[qp].dst))
+            net_msg_number(n, mid);
         break;
     }
     case XF_VIRTUAL:

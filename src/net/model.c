@@ -22,7 +22,6 @@
 #include "workload/workload.h"
 
 #include <string.h>
-#include <time.h>
 
 /* Scenario events (SPEC.md `events:`), resolved to ports/nodes at build. */
 /* Deadlock look interval: a port that sent nothing for this long while
@@ -327,13 +326,6 @@ int model_build_params(struct model *m, const struct model_params *params, struc
  * (core/sig.h); every 16th time, the progress line. */
 #define TICK_EVENTS (1u << 16)
 
-/* The adaptive warm-up (run_events): ticks the loop runs before it stops to
- * time or change the warm-up. */
-struct warm_slice {
-    uint32_t ticks_left;
-    bool paused; /* the slice ended, not the run */
-};
-
 static void tick(struct sim *s, void *arg) {
     void **a = arg;
     struct model *m = a[1];
@@ -344,94 +336,22 @@ static void tick(struct sim *s, void *arg) {
     }
     if (a[0] && (s->events_run / TICK_EVENTS) % 16 == 0)
         ((model_progress_fn)a[0])((const struct model *)a[1], a[2]);
-    struct warm_slice *ws = a[3];
-    if (ws && --ws->ticks_left == 0) {
-        ws->paused = true;
-        sim_stop(s); /* the loop returns; run_events resumes it */
-    }
-}
-
-static void run_mode(struct model *m, void *targ, enum net_warm_mode w, uint64_t tick_every) {
-    if (w == NET_WARM_OFF)
-        sim_run_warm(&m->sim, tick, targ, tick_every, NULL);
-    else if (w == NET_WARM_PORTS)
-        sim_run_warm(&m->sim, tick, targ, tick_every, net_warm);
-    else
-        sim_run_warm(&m->sim, tick, targ, tick_every, net_warm_routed);
-}
-
-static double cpu_now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* Runs one slice of `ticks` ticks in mode w: CPU seconds per event, or a
- * negative value when the run ended (finished, stopped, interrupted). */
-static double run_slice(struct model *m, void *targ, struct warm_slice *ws, enum net_warm_mode w,
-                        uint32_t ticks, uint64_t tick_every) {
-    struct sim *s = &m->sim;
-    ws->ticks_left = ticks;
-    ws->paused = false;
-    uint64_t e0 = s->events_run;
-    double t0 = cpu_now_s();
-    run_mode(m, targ, w, tick_every);
-    if (!ws->paused) return -1.0;
-    s->stopped = false; /* paused by tick(): nothing else stopped it */
-    return (cpu_now_s() - t0) / (double)(s->events_run - e0 ? s->events_run - e0 : 1);
-}
-
-/* Whether the switches' stages of the warm-up pay depends on the traffic,
- * not only on the fabric's size: at 1,024 hosts a permutation (every packet
- * through the core) runs ~5 % faster with them, a ring AllReduce (most
- * packets between hosts of one leaf, whose tables and ports stay cached)
- * ~5-10 % slower (docs/performance.md "Warm-up chosen as the run goes").
- * So where AUTO would take them, the loop times both ways on short slices
- * now and then and runs on with the faster. The warm-up writes nothing, so
- * the choice cannot change a result (tests/net/test_warm.c runs every case
- * with it, on slices of a few hundred events). */
-#define ADAPT_PROBE_TICKS 4u /* ticks each way when timing (2^18 events) */
-#define ADAPT_RUN_TICKS 256u /* ticks run with the faster before timing again */
-/* A test forcing NET_WARM_ADAPT: events per tick, and every slice
- * ADAPT_PROBE_TICKS long (the way changes often). */
-#define ADAPT_TEST_TICK 256u
-
-static void run_adaptive(struct model *m, void *targ, uint64_t tick_every, uint32_t run_ticks) {
-    struct warm_slice ws;
-    void **a = targ;
-    a[3] = &ws;
-    double lead = 0; /* the switches' stages' relative cost, smoothed over rounds */
-    for (uint32_t round = 0;; round++) {
-        double cost[2];
-        const struct route_ops *r = m->net.route;
-        enum net_warm_mode way[2] = {NET_WARM_PORTS,
-                                     r->warm && r->guess ? NET_WARM_ROUTED : NET_WARM_PORTS};
-        for (uint32_t k = 0; k < 2; k++) { /* the order alternates: neither always goes first */
-            uint32_t i = (k + round) & 1;
-            cost[i] = run_slice(m, targ, &ws, way[i], ADAPT_PROBE_TICKS, tick_every);
-            if (cost[i] < 0) return;
-        }
-        /* one probe is noisy (other processes share the caches): half the
-         * weight to the last round, half to those before it */
-        lead = 0.5 * lead + 0.5 * (cost[1] - cost[0]) / cost[0];
-        if (run_slice(m, targ, &ws, way[lead < 0], run_ticks, tick_every) < 0) return;
-    }
 }
 
 /* The event loop with the cache warm-up that pays at this size (net/warm.h). */
 static void run_events(struct model *m, void *targ) {
     enum net_warm_mode w = net_warm_mode(&m->net);
-    if (m->net.warm == NET_WARM_ADAPT)
-        run_adaptive(m, targ, ADAPT_TEST_TICK, ADAPT_PROBE_TICKS);
-    else if (w == NET_WARM_ROUTED && m->net.warm == NET_WARM_AUTO)
-        run_adaptive(m, targ, TICK_EVENTS, ADAPT_RUN_TICKS);
+    if (w == NET_WARM_OFF)
+        sim_run_warm(&m->sim, tick, targ, TICK_EVENTS, NULL);
+    else if (w == NET_WARM_PORTS)
+        sim_run_warm(&m->sim, tick, targ, TICK_EVENTS, net_warm);
     else
-        run_mode(m, targ, w, TICK_EVENTS);
+        sim_run_warm(&m->sim, tick, targ, TICK_EVENTS, net_warm_routed);
 }
 
 void model_run(struct model *m, model_progress_fn progress, void *arg) {
     double t0 = wall_now_s();
-    void *targ[4] = {(void *)progress, m, arg, NULL};
+    void *targ[3] = {(void *)progress, m, arg};
     if (sig_pending()) /* arrived while building */
         m->interrupted = sig_pending();
     else

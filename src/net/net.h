@@ -29,10 +29,8 @@ struct par;
 #define NET_NCLASS 4 /* egress classes per port: IB VLs / Ethernet priorities modelled */
 
 /* The event loop's cache warm-up (net/warm.h, net/model.c): AUTO picks by
- * the fabric's size (and, where it would take the switches' stages, times
- * them against ports and packets only as the run goes: ADAPT); tests force
- * the others and compare (tests/net/test_warm.c). */
-enum net_warm_mode { NET_WARM_AUTO, NET_WARM_OFF, NET_WARM_PORTS, NET_WARM_ROUTED, NET_WARM_ADAPT };
+ * the fabric's size; tests force the others and compare (tests/net/test_warm.c). */
+enum net_warm_mode { NET_WARM_AUTO, NET_WARM_OFF, NET_WARM_PORTS, NET_WARM_ROUTED };
 
 /* Event kinds of the whole model (core/sim dispatches on them). */
 enum net_ev {

@@ -150,7 +150,6 @@ static inline enum net_warm_mode net_warm_mode(const struct net *n) {
     if (w == NET_WARM_AUTO)
         w = (uint64_t)n->nports * sizeof *n->ports < NET_WARM_MIN_PORT_BYTES ? NET_WARM_OFF
                                                                              : NET_WARM_ROUTED;
-    if (w == NET_WARM_ADAPT) w = NET_WARM_ROUTED; /* the parallel loop (par/par.c) does not time */
     if (w == NET_WARM_ROUTED && !(n->route->warm && n->route->guess)) w = NET_WARM_PORTS;
     return w;
 }

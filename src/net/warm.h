@@ -176,21 +176,41 @@ static inline uint32_t net_warm_min(uint32_t a, uint32_t b) {
     return a < b ? a : b;
 }
 
-/* Ports and packets: every routing policy. Before an event, with next[0..)
- * the events after it in the bucket: the port of next[2] and the packet of
- * next[0] (its port fetched two events ago). At a bucket's start the
- * pipeline is filled (the ports of next[0..2], then, their lines on the way
- * together, next[0]'s packet). */
+/* Stage (the packet fetched): the forwarding entry an arrival at a switch
+ * will read (route_ops.warm; ECMP's inline), nothing else. */
+NET_WARM_INLINE void net_warm_fib(const struct net *n, const struct event *e) {
+    const struct packet *p = net_warm_forwarded(n, e);
+    if (!p) return;
+    uint32_t sw = n->ports[e->arg].peer_node;
+    if (n->route == &route_ecmp_ops)
+        ecmp_warm_inline(n, sw, p);
+    else if (n->route->warm)
+        n->route->warm(n, sw, p);
+}
+
+/* Ports, packets and forwarding entries: every routing policy (the entry
+ * where route_ops has `warm`). Before an event, with next[0..) the events
+ * after it in the bucket: the port of next[3], the packet of next[2], the
+ * forwarding entry of next[1], each stage reading what the one before
+ * fetched one event earlier; the output port is left to the handler (at
+ * 1,024 hosts fetching it too, through route_ops.guess, cost more than it
+ * saved: docs/performance.md "ECMP inline, the warm-up by size"). At a
+ * bucket's start the pipeline is filled stage by stage. */
 NET_WARM_INLINE void net_warm(const void *model, const struct event *next, uint32_t ahead,
                               bool start) {
     const struct net *n = model;
     if (start) {
-        for (uint32_t i = 0; i < net_warm_min(ahead, 3); i++)
+        for (uint32_t i = 0; i < net_warm_min(ahead, 4); i++)
             net_warm_port(n, &next[i]);
-    } else if (ahead > 2) {
-        net_warm_port(n, &next[2]);
+        for (uint32_t i = 0; i < net_warm_min(ahead, 3); i++)
+            net_warm_packet(n, &next[i]);
+        for (uint32_t i = 0; i < net_warm_min(ahead, 2); i++)
+            net_warm_fib(n, &next[i]);
+        return;
     }
-    if (ahead > 0) net_warm_packet(n, &next[0]);
+    if (ahead > 3) net_warm_port(n, &next[3]);
+    if (ahead > 2) net_warm_packet(n, &next[2]);
+    if (ahead > 1) net_warm_fib(n, &next[1]);
 }
 
 /* Also the switch's tables and the output port: policies with route_ops

@@ -28,8 +28,8 @@ static inline uint32_t ecmp_mix(uint32_t h) {
 }
 
 /* route_ops.select: the output port at switch node `sw` for `p`. */
-static inline uint32_t ecmp_select_inline(const struct net *n, uint32_t sw,
-                                          const struct packet *p) {
+static inline __attribute__((always_inline)) uint32_t
+ecmp_select_inline(const struct net *n, uint32_t sw, const struct packet *p) {
     const struct ecmp_state *st = n->route_state;
     const uint32_t *ports;
     uint32_t s = n->nodes[sw].index;

@@ -57,7 +57,6 @@ static inline __attribute__((always_inline)) void start_tx(struct net *n, uint32
     struct port *pt = &n->ports[port];
     struct packet *p = pkt(&n->pool, id);
     sim_time_ps now = n->sim->now_ps;
-    sim_time_ps prev_end = pt->busy_until_ps; /* when the wire's tail finished serialising */
     sim_time_ps ser;
     if (pt->ps_per_byte) { /* port_busy_ps() derives the busy time from tx_bytes */
         ser = (sim_time_ps)p->wire_bytes * pt->ps_per_byte;
@@ -66,6 +65,7 @@ static inline __attribute__((always_inline)) void start_tx(struct net *n, uint32
         pt->busy_frac_ps += ser;
     }
     trace_tx(n, port, p, now);
+    sim_time_ps prev_end = pt->busy_until_ps; /* when the wire's tail finished serialising */
     pt->busy_until_ps = now + ser;
     pt->tx_bytes += p->wire_bytes;
     pt->tx_packets++;
@@ -85,10 +85,10 @@ static inline __attribute__((always_inline)) void start_tx(struct net *n, uint32
          * forward, it arrives deliver_ps after its last bit left: only
          * stores to its line, no load that waits for it (a cold line per
          * hop at 1,024 hosts). A cut-through port reads it. */
-        sim_time_ps t_ps = pt->cut_through ? t->t_ps : prev_end + pt->deliver_ps;
-        FS_DASSERT(t_ps == t->t_ps, "port %u: wire tail arrives at %llu, not %llu", port,
-                   (unsigned long long)t->t_ps, (unsigned long long)t_ps);
-        uint64_t dt = p->t_ps - t_ps;
+        FS_DASSERT(pt->cut_through || prev_end + pt->deliver_ps == t->t_ps,
+                   "port %u: wire tail arrives at %llu, not %llu", port,
+                   (unsigned long long)t->t_ps, (unsigned long long)(prev_end + pt->deliver_ps));
+        uint64_t dt = pt->cut_through ? p->t_ps - t->t_ps : now + ser - prev_end;
         t->next_dt_ps = dt < PKT_DT_FAR ? (uint32_t)dt : PKT_DT_FAR;
     }
     pt->fly_tail = id;

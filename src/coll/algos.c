@@ -23,6 +23,10 @@
  * Transfers the receiver must reduce (reduce-scatter steps, tree up, folds)
  * are flagged: with a host reduction rate (host_rate) they count as received
  * only once reduced.
+ * ring on multi-GPU hosts (the job holds every GPU of H > 1 hosts of G > 1
+ *   GPUs, one NIC each): NCCL's node-aware ring. Each channel is one ring
+ *   through every GPU; a host's GPUs follow each other over NVLink and the
+ *   ring crosses to the next host once, rail to rail (node_ring_order).
  * hierarchical (multi-GPU hosts): reduce-scatter inside each host over
  *   NVLink, AllReduce per rail (GPU g of every host) over the network,
  *   all-gather inside each host.
@@ -178,6 +182,44 @@ static void ring_steps(struct ctx *c, const uint32_t *mem, uint32_t m, uint32_t 
     }
 #undef RID
     free(qp);
+}
+
+/* ---- NCCL's ring on multi-GPU hosts ----
+ * NCCL builds its rings from the node's topology: on a host with one NIC
+ * per GPU each channel's ring enters the host at one GPU from the network,
+ * visits every GPU of the host over NVLink, and leaves for the next host
+ * through a NIC on the rail it entered on (the last GPU's data reaches that
+ * NIC over NVLink: PXN, NCCL >= 2.12), with two channels per NIC (the
+ * channel listings of nccl issue 320 on DGX A100; COLL_CHANNELS_DEFAULT).
+ * So every network hop stays on one rail and the channels spread evenly
+ * over the NICs. fabsim keeps that without PXN's relay: a channel's ring
+ * enters host h at GPU r(h) and leaves from GPU r(h+1), whose own NIC is on
+ * the rail of the next host's entry GPU; r alternates between two rails
+ * (b, b+1 for channel base b; b+2 closes a ring of an odd number of hosts).
+ * Each NIC carries what it carries under NCCL (2 channels in, 2 out per
+ * host); what is left out is the PXN hop over NVLink (1 in 2G of a GPU's
+ * NVLink traffic). docs/model.md "Algorithms", docs/validation.md G4, G6. */
+bool algo_node_ring(const struct job *j) {
+    return j->gpus > 1 && j->nnodes > 1 && j->nranks == j->gpus * j->nnodes;
+}
+
+/* The GPU (rail) channel base b enters host h at. */
+static uint32_t node_ring_rail(uint32_t b, uint32_t G, uint32_t H, uint32_t h) {
+    h %= H;
+    if (H % 2 && G > 2 && h == H - 1) return (b + 2) % G;
+    return (b + h % 2) % G; /* G = 2, H odd: the ring's last hop changes rail */
+}
+
+/* Channel ch's ring as rank indices (rank h * G + g is GPU g of host h). */
+static void node_ring_order(const struct job *j, uint32_t ch, uint32_t *mem) {
+    uint32_t G = j->gpus, H = j->nnodes, b = ch % G, k = 0;
+    for (uint32_t h = 0; h < H; h++) {
+        uint32_t in = node_ring_rail(b, G, H, h), out = node_ring_rail(b, G, H, h + 1);
+        mem[k++] = h * G + in;
+        for (uint32_t g = 0; g < G; g++)
+            if (g != in && g != out) mem[k++] = h * G + g;
+        if (out != in) mem[k++] = h * G + out;
+    }
 }
 
 /* NCCL's binary tree (ncclGetBtree): parent of rank r among n, -1 for root 0. */
@@ -472,11 +514,13 @@ void algo_build(struct net *n, struct job *j, struct op *o, int opkind, enum col
             hier_pipelined(&c, ch, sc, pre, pc);
             break;
         default:
-            if (opkind == WL_BROADCAST)
+            if (opkind == WL_BROADCAST) {
                 chain_chan(&c, m, ch, sc, pre, pc);
-            else
-                ring_steps(&c, mem, m, ch, opkind == WL_ALLREDUCE ? 2 * (m - 1) : m - 1,
-                           opkind == WL_ALLGATHER ? 0 : m - 1, cdiv(sc, m), pre, pc);
+                break;
+            }
+            if (algo_node_ring(j)) node_ring_order(j, ch, mem);
+            ring_steps(&c, mem, m, ch, opkind == WL_ALLREDUCE ? 2 * (m - 1) : m - 1,
+                       opkind == WL_ALLGATHER ? 0 : m - 1, cdiv(sc, m), pre, pc);
             break;
         }
         for (uint32_t i = 0; i < m; i++)

@@ -351,6 +351,15 @@ static void launch(struct net *n, uint32_t opi, uint32_t xi) {
             net_msg_post_now(n, mid);
         else
             coll_sched(n, now + ovh, NET_EV_MSG_POST, mid, 0, n->qps[qp].src);
+        /* Several ranks, out-of-order delivery (adaptive routing, spray):
+         * the receiver finds where messages end from their PSN ranges, which
+         * the posting gives on the sender's rank. The receiver's rank numbers
+         * the message now, in launch order, which is the QP's posting order:
+         * a connection's messages are posted `ovh` after their launch, and a
+         * job's calls, each with one protocol, run one after another. */
+        if (n->par && n->ooo_window && !pcoll_mine(n, n->qps[qp].src) &&
+            pcoll_mine(n, n->qps[qp].dst))
+            net_msg_number(n, mid);
         break;
     }
     case XF_VIRTUAL:
@@ -789,11 +798,10 @@ static int resolve_algo(struct net *n, struct job *j, struct diag *d) {
                 a = cand[i];
             }
         }
-        /* NCCL's ring and tree are node-aware on multi-GPU hosts (NVLink
-         * inside, network between); ours is the hierarchical schedule */
-        if ((a == ALGO_RING || a == ALGO_TREE) && j->nnodes > 1 && j->gpus > 1 &&
-            j->nranks == j->gpus * j->nnodes && kind == WL_ALLREDUCE)
-            a = ALGO_HIERARCHICAL;
+        /* NCCL's ring on multi-GPU hosts is node-aware (algos.c
+         * node_ring_order); its tree (a chain inside the host, a tree
+         * between hosts) is not built: ours is the hierarchical schedule */
+        if (a == ALGO_TREE && algo_node_ring(j) && kind == WL_ALLREDUCE) a = ALGO_HIERARCHICAL;
     }
     bool ar = kind == WL_ALLREDUCE;
     const char *bad = NULL;
@@ -815,6 +823,10 @@ static int resolve_algo(struct net *n, struct job *j, struct diag *d) {
                         bad);
     j->algo = a;
     j->sess = NET_NONE;
+    /* channels: auto — NCCL's two per NIC; a node-aware ring has one NIC per
+     * GPU (nccl issue 320's DGX A100 listing: channels 0-1 on one NIC, 2-3 on
+     * the next, ...) */
+    if (a == ALGO_RING && !w->channels && algo_node_ring(j)) j->channels = 2 * j->gpus;
     if (a == ALGO_SHARP && j->gpus > 1 && j->nnodes > 1 && j->nranks == j->gpus * j->nnodes) {
         /* NCCL's CollNet on multi-GPU hosts: reduce-scatter inside the host
          * over NVLink, SHARP AllReduce of each shard across the hosts on

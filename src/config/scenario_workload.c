@@ -267,6 +267,34 @@ static int wl_mode(const void *obj) {
  * collective each one calls. alltoall_perf runs point-to-point exchanges. */
 static const char *const NCCL_OPS[] = {"all_reduce", "all_gather", "reduce_scatter",
                                        "broadcast",  "alltoall",   NULL};
+/* channels: a count 1..64, or auto (stored 0): NCCL's 2 per NIC — 2 on
+ * hosts with one NIC, 2 per GPU in a node-aware ring over hosts with one
+ * NIC per GPU (coll.c resolve_algo). */
+static int channels_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct wl_entry *w = obj;
+    if (n && n->type == YAML_SCALAR && !strcmp(n->text, "auto")) {
+        w->channels = 0;
+        return 0;
+    }
+    if (n && n->type == YAML_SCALAR && !(n->text[0] >= '0' && n->text[0] <= '9'))
+        return schema_fail(c, n, FS_EINVAL, "expected auto or a channel count 1..64, got '%.64s'",
+                           n->text);
+    uint64_t v;
+    int rc = schema_number(c, SCHEMA_U32, n, 1, 64, &v);
+    if (rc) return rc;
+    w->channels = (uint32_t)v;
+    return 0;
+}
+
+static void channels_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    const struct wl_entry *w = obj;
+    if (w->channels)
+        fprintf(f, "%u", w->channels);
+    else
+        fputs("auto", f);
+}
+
 static const enum wl_kind NCCL_OP_KINDS[] = {WL_ALLREDUCE, WL_ALLGATHER, WL_REDUCESCATTER,
                                              WL_BROADCAST, WL_ALLTOALL};
 
@@ -506,9 +534,9 @@ static const struct schema_key WORKLOAD_KEYS[] = {
      .only = WL_ENGINE},
     {KEY("repeat", SCHEMA_U32, WLE(repeat), "1", NULL, "SPEC.md example"), .min = 1,
      .max = 1u << 20, .only = WL_COLL},
-    {KEY("channels", SCHEMA_U32, WLE(channels), "2", NULL,
+    {KEY("channels", SCHEMA_CUSTOM, 0, "auto", NULL,
          "docs/model.md: NCCL's usual 2 channels per NIC"),
-     .min = 1, .max = 64, .only = WL_ENGINE},
+     .only = WL_ENGINE, .parse = channels_parse, .print = channels_print},
     {KEY("protocol", SCHEMA_ENUM, WLE(protocol), "auto", NULL,
          "domain.md B: NCCL picks LL / LL128 / Simple per size (NCCL_PROTO unset)"),
      .only = WL_ENGINE, .names = PROTO_NAMES},

@@ -37,6 +37,15 @@ uint32_t net_msg_new(struct net *n, uint32_t qp, uint64_t size_bytes, sim_time_p
     return id;
 }
 
+void net_msg_number(struct net *n, uint32_t id) {
+    struct msg *m = &n->msgs[id];
+    struct qp *q = &n->qps[m->qp];
+    m->first_psn = q->posted_pkts;
+    q->posted_pkts += m->npkts;
+    if (q->msg_tail != NET_NONE) n->msgs[q->msg_tail].next = id;
+    q->msg_tail = id;
+}
+
 void net_msg_post_now(struct net *n, uint32_t id) {
     struct msg *m = &n->msgs[id];
     struct qp *q = &n->qps[m->qp];
@@ -47,10 +56,7 @@ void net_msg_post_now(struct net *n, uint32_t id) {
         nic_msg_failed(n, id);
         return;
     }
-    m->first_psn = q->posted_pkts;
-    q->posted_pkts += m->npkts;
-    if (q->msg_tail != NET_NONE) n->msgs[q->msg_tail].next = id;
-    q->msg_tail = id;
+    net_msg_number(n, id);
     if (q->una_msg == NET_NONE) q->una_msg = id;
     if (q->cur_msg == NET_NONE) q->cur_msg = id;
     if (m->flow >= 0) {

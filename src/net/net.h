@@ -432,6 +432,12 @@ void net_qp_set_entropy(struct net *n, uint32_t qp, uint16_t entropy);
 uint32_t net_msg_new(struct net *n, uint32_t qp, uint64_t size_bytes, sim_time_ps at_ps,
                      int32_t flow, uint32_t owner);
 void net_msg_post_now(struct net *n, uint32_t msg);
+/* The posting's numbering alone: the message's PSN range (first_psn) and its
+ * link after the QP's last message (msg.next), what an out-of-order receiver
+ * reads to find where messages end. net_msg_post_now does it; a parallel
+ * run's receiving rank does it alone for a message another rank posts
+ * (coll.c launch). */
+void net_msg_number(struct net *n, uint32_t msg);
 /* The message is acknowledged and its completion consumed: its slot may be
  * reused (kept as it is while n->msg_keep). Its record stays readable until
  * the next net_msg_new. */

@@ -308,6 +308,11 @@ static void rx_data_ooo(struct net *n, uint32_t node, struct packet *p) {
         nic_send_ctrl(n, node, p->qp, PKT_ACK, q->expect_psn); /* duplicate */
         return;
     }
+    /* the message's PSN range is what completes it below (on several ranks
+     * numbered apart from the posting: coll.c launch) */
+    FS_DASSERT(p->psn - n->msgs[p->aux].first_psn < n->msgs[p->aux].npkts,
+              "PSN %u outside its message %u's range (first %u, %u packets)", p->psn, p->aux,
+              n->msgs[p->aux].first_psn, n->msgs[p->aux].npkts);
     if (p->psn >= q->expect_psn + W) {
         if (!q->nak_sent) {
             q->nak_sent = 1;

@@ -11,18 +11,30 @@
  * (OMPI_MCA_pml=ob1, set before MPI_Init): the BTLs are ob1's, and the other
  * PMLs' start-up is most of MPI_Init's time.
  *
+ * After MPI_Init the process's loopback TCP connections (Open MPI's PMIx
+ * client to its local server) get TCP_NODELAY: PMIx writes a request as
+ * several small segments, Nagle's algorithm holds the later ones until the
+ * first is acknowledged, and the server's delayed ACK (Linux: 40 ms minimum)
+ * releases them — 40-50 ms of every MPI_Finalize (its PMIx fence) spent
+ * waiting (docs/performance.md "Parallel runs: start and end").
+ *
  * FABSIM_PAR_LOOKAHEAD_PS (tests only) forces a window length: longer than
  * the shortest cut link, it must be caught by the engine's causality check.
  */
 #include "cli/cli.h"
 #include "par/comm.h"
 
+#include <arpa/inet.h>
+#include <dirent.h>
 #include <limits.h>
 #include <mpi.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 static void mpi_allgather(void *ctx, const void *in, size_t bytes, void *out) {
     (void)ctx;
@@ -58,6 +70,43 @@ static void mpi_alltoallv(void *ctx, const void *in, const size_t *scount, void 
     free(sc);
 }
 
+/* TCP_NODELAY on every connected TCP socket whose peer is this machine
+ * (127.0.0.0/8, ::1): the MPI library's connections to its local daemon. A
+ * socket of any other kind, or to another host, is left as it is. */
+static void nodelay_fd(int fd) {
+    int type;
+    socklen_t len = sizeof type;
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) || type != SOCK_STREAM) return;
+    struct sockaddr_storage peer;
+    len = sizeof peer;
+    if (getpeername(fd, (struct sockaddr *)&peer, &len)) return;
+    int local = 0;
+    if (peer.ss_family == AF_INET) {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)&peer;
+        local = (ntohl(a->sin_addr.s_addr) >> 24) == 127;
+    } else if (peer.ss_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&peer;
+        local = IN6_IS_ADDR_LOOPBACK(&a->sin6_addr);
+    }
+    int one = 1;
+    if (local) (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+/* The open descriptors from /proc/self/fd (Linux); elsewhere the first 256. */
+static void nodelay_loopback(void) {
+    DIR *d = opendir("/proc/self/fd");
+    if (!d) {
+        for (int fd = 3; fd < 256; fd++)
+            nodelay_fd(fd);
+        return;
+    }
+    for (struct dirent *e; (e = readdir(d));) {
+        int fd = atoi(e->d_name);
+        if (fd > 2 && fd != dirfd(d)) nodelay_fd(fd);
+    }
+    closedir(d);
+}
+
 static const struct comm_ops MPI_OPS = {mpi_allgather, mpi_alltoallv};
 
 int main(int argc, char **argv) {
@@ -68,6 +117,7 @@ int main(int argc, char **argv) {
      * (docs/performance.md "Parallel runs"). Only when no PML is named. */
     if (getenv("OMPI_MCA_btl") && !getenv("OMPI_MCA_pml")) setenv("OMPI_MCA_pml", "ob1", 0);
     MPI_Init(&argc, &argv);
+    nodelay_loopback();
     struct comm c = {0, 1, &MPI_OPS, NULL};
     MPI_Comm_rank(MPI_COMM_WORLD, &c.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &c.size);

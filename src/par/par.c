@@ -182,12 +182,10 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
         }
         /* An out-of-order receiver (adaptive routing) finds message bounds
          * from the sender's posting (msg.first_psn, msg.next), which only the
-         * sending rank does: one message per connection is all it can take. */
-        if (n->ooo_window && pcoll_held(n))
-            return diag_set(d, sc->file, (struct srcpos){0}, FS_ENOTSUP,
-                            "not yet supported with N>1 ranks: adaptive routing with "
-                            "collectives (run it on one process)");
-        if (n->ooo_window) {
+         * sending rank does. A collective's receiving rank numbers the
+         * messages itself (coll.c launch); the workloads' messages, posted
+         * from the build, leave one message per connection as all it can take. */
+        if (n->ooo_window && !pcoll_held(n)) {
             uint8_t *seen = fs_xcalloc(n->nqps + 1, 1);
             bool several = false;
             for (uint32_t i = 0; i < n->nmsgs && !several; i++)

@@ -213,6 +213,21 @@ static void nvls_vs_ring_one_node(void **state) {
     assert_true(ring < 2.0 * 7 / 8 * (double)w.size_bytes * 8 / 400e3 / 4);
 }
 
+/* Bytes the spines sent, and the least and most any GPU's NIC sent. */
+static void rail_bytes(const struct net *n, uint64_t *spine, uint64_t *nic_min, uint64_t *nic_max) {
+    *spine = *nic_max = 0;
+    *nic_min = UINT64_MAX;
+    for (uint32_t p = 0; p < n->nports; p++) {
+        const struct port *pt = &n->ports[p];
+        const struct node *v = &n->nodes[pt->node];
+        if (v->kind == NODE_SWITCH && v->role == ROLE_SPINE) *spine += pt->tx_bytes;
+        if (v->kind == NODE_HOST && p == v->first_port) { /* port 0: the NIC */
+            if (pt->tx_bytes < *nic_min) *nic_min = pt->tx_bytes;
+            if (pt->tx_bytes > *nic_max) *nic_max = pt->tx_bytes;
+        }
+    }
+}
+
 static void hierarchical_rail(void **state) {
     (void)state;
     struct scenario sc;
@@ -234,17 +249,46 @@ static void hierarchical_rail(void **state) {
     /* the schedule is cut into pieces that pipeline the phases (algos.c
      * hier_pipelined): never faster than the busier of NVLink and network */
     double bound = fmax(2 * (7.0 / 8) * S / nv, 2 * 0.75 * (S / 8) / nic);
+    /* NCCL's node-aware ring (algos.c node_ring_order), channels auto = 2 per
+     * NIC = 16: a GPU's NIC sends only in the 2 channels whose ring leaves
+     * its host through it, 2 x 2(n-1)/n x S/16: the ring's bound is the 8
+     * NICs' payload rate, 2(n-1)/n x S / (8 x nic). */
     w.algorithm = ALGO_RING;
-    double flat = run_time(&sc, 0, NULL, NULL);
+    struct model m;
+    struct diag d;
+    assert_int_equal(run(&m, &sc, &d), 0);
+    assert_true(m.completed);
+    double ring = row_time_us(&m, 0);
+    uint64_t spine, nic_min, nic_max;
+    rail_bytes(&m.net, &spine, &nic_min, &nic_max);
+    model_fini(&m);
+    double ring_bound = 2.0 * 31 / 32 * S / (8 * nic);
     w.algorithm = ALGO_AUTO;
     int algo;
     run_time(&sc, 0, &algo, NULL);
     print_message("rail-optimised 4 x 8 GPUs, 16 MiB: hierarchical %.1f us (bandwidth model "
-                  "%.1f us), flat ring %.1f us; auto picks %d\n",
-                  hier, model, flat, algo);
-    assert_true(hier < flat / 2);
+                  "%.1f us), node-aware ring %.1f us (NIC bound %.1f us), spines sent %llu B, "
+                  "NICs %llu-%llu B; auto picks %d\n",
+                  hier, model, ring, ring_bound, (unsigned long long)spine,
+                  (unsigned long long)nic_min, (unsigned long long)nic_max, algo);
     assert_true(hier > bound && hier < model * 1.3);
+    /* every network hop stays on its rail (static routing would put a
+     * cross-rail hop on a spine), the NICs evenly loaded, near the bound */
+    assert_int_equal(spine, 0);
+    assert_true(nic_min > 0 && (double)nic_max < (double)nic_min * 1.05);
+    assert_true(ring > ring_bound && ring < ring_bound * 1.3);
+    assert_true(ring < hier);
+    /* NCCL's model picks its tree at 16 MiB on 32 ranks: ours is hierarchical */
     assert_int_equal(algo, ALGO_HIERARCHICAL);
+    /* an odd number of hosts: the third rail closes the ring, still on rails */
+    sc.topo.hosts = 3;
+    w.algorithm = ALGO_RING;
+    assert_int_equal(run(&m, &sc, &d), 0);
+    assert_true(m.completed);
+    rail_bytes(&m.net, &spine, &nic_min, &nic_max);
+    model_fini(&m);
+    assert_int_equal(spine, 0);
+    assert_true(nic_min > 0 && (double)nic_max < (double)nic_min * 1.05);
 }
 
 int main(void) {

@@ -480,7 +480,7 @@ static void test_module_defaults(void **state) {
     assert_int_equal(f->dcqcn.preset, DCQCN_PRESET_CONNECTX);
     const struct wl_entry *ar = &sc.workload[0], *tr = &sc.workload[1];
     assert_int_equal(ar->priority, 0);
-    assert_int_equal(ar->channels, 2);
+    assert_int_equal(ar->channels, 0); /* auto: 2 per NIC (coll.c) */
     assert_int_equal(ar->slice_bytes, 512 * KIB);
     assert_int_equal(ar->step_overhead_ps, 1 * PS_US);
     assert_int_equal(tr->kind, WL_TRAINING);
@@ -491,7 +491,7 @@ static void test_module_defaults(void **state) {
     assert_int_equal(tr->backward_ps, 0);
     assert_int_equal(tr->algorithm, ALGO_RING);
     assert_int_equal(tr->jobs, 1);
-    assert_int_equal(tr->channels, 2);
+    assert_int_equal(tr->channels, 0);
     assert_int_equal(sc.workload[2].priority, 0);
     scenario_fini(&sc);
 
@@ -857,6 +857,8 @@ static const struct bad BAD[] = {
      NULL, FS_EINVAL, NULL, 2, 35, "belongs to: training"},
     {"channels 0", "workload:\n  - {kind: allreduce, size: 1MiB, channels: 0}\n", NULL, FS_ERANGE,
      NULL, 2, 45, "at least 1"},
+    {"channels word", "workload:\n  - {kind: allreduce, size: 1MiB, channels: many}\n", NULL,
+     FS_EINVAL, NULL, 2, 45, "expected auto or a channel count 1..64, got 'many'"},
     {"--set bad priority", "workload: [{kind: alltoall, size: 1B}]\n", "workload.0.priority=9",
      FS_ERANGE, "--set", 1, 21, "at most 3"},
     {"ibcc on roce", "fabric: {kind: roce, congestion_control: ibcc}\n", NULL, FS_EINVAL, NULL, 1,

@@ -10,7 +10,8 @@
 # BGP, and by SHIELD then the SM; gray links, flaps, bit errors and a host
 # stall; QPs exhausting their retries and a stuck run's diagnosis on several
 # ranks; ring, tree and SHARP collectives (SHARP's aggregation switches on
-# several ranks), training, nccl_tests and Chakra traces, a ring AllReduce
+# several ranks), training, nccl_tests and Chakra traces, collectives under
+# adaptive routing (out-of-order delivery), a ring AllReduce
 # across a rerouted failure (its QPs' retries merged from their senders'
 # ranks); what is not supported yet on several ranks
 # (poisson workloads) exits 2 with "not yet supported with N>1 ranks",
@@ -78,7 +79,7 @@ for s in tests/par/ib-fattree-perm.yaml tests/par/ib-fattree-adaptive.yaml \
     tests/par/ib-allreduce-sharp.yaml tests/par/ib-allreduce-ring.yaml \
     tests/par/roce-allreduce-tree.yaml scenarios/labs/sharp/03-allreduce-sharp-8.yaml \
     tests/par/ib-training-nccl.yaml scenarios/examples/chakra.yaml \
-    tests/par/ib-failure-allreduce.yaml; do
+    tests/par/ib-failure-allreduce.yaml tests/par/ib-allreduce-adaptive.yaml; do
     name=$(basename "$s" .yaml)
     "$FAB" run -q "$s" -o "$OUT/$name-seq" || fail "$name: sequential run"
     for n in 1 2 3 4; do

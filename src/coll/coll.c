@@ -357,9 +357,24 @@ static void launch(struct net *n, uint32_t opi, uint32_t xi) {
          * the message now, in launch order, which is the QP's posting order:
          * a connection's messages are posted `ovh` after their launch, and a
          * job's calls, each with one protocol, run one after another. */
-        if (n->par && n->ooo_window && !pcoll_mine(n, n->qps[qp].src) &&
-            pcoll_mine(n, n->qps[qp].dst))
-            net_msg_number(n, mid);
+        if (n->par && n->ooo_window) {
+            /* Every rank keeps each QP's latest post (the engine runs alike
+             * everywhere, so all stop at the same launch): a post scheduled
+             * before an earlier launch's (calls of two protocols at once on
+             * one connection) would be numbered out of order. */
+            size_t had = cs->qp_post_cap;
+            fs_grow((void **)&cs->qp_post, &cs->qp_post_cap, n->nqps, sizeof *cs->qp_post);
+            if (cs->qp_post_cap > had)
+                memset(cs->qp_post + had, 0, (cs->qp_post_cap - had) * sizeof *cs->qp_post);
+            if (cs->qp_post[qp] > now + ovh) {
+                pcoll_refuse(n, "adaptive routing with a connection's messages posted out of "
+                                "launch order (collectives of different protocols at once)");
+                break;
+            }
+            cs->qp_post[qp] = now + ovh;
+            if (!pcoll_mine(n, n->qps[qp].src) && pcoll_mine(n, n->qps[qp].dst))
+                net_msg_number(n, mid);
+        }
         break;
     }
     case XF_VIRTUAL:
@@ -979,6 +994,7 @@ void coll_fini(struct net *n) {
     free(cs->ops);
     free(cs->msg_x);
     free(cs->qp_rr);
+    free(cs->qp_post);
     free(cs->timers);
     free(cs->stack);
     free(cs->train);

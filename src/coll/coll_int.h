@@ -127,6 +127,10 @@ struct coll_state {
     size_t msg_x_cap;
     uint32_t *qp_rr; /* first QP of a connection -> messages posted (round robin) */
     size_t qp_rr_cap;
+    /* several ranks, out-of-order delivery: per QP the latest post time
+     * scheduled (coll.c launch checks that posting keeps launch order) */
+    sim_time_ps *qp_post;
+    size_t qp_post_cap;
     struct {
         uint32_t op, x;
         uint32_t run; /* in-network start: the member's run (innet_join) */

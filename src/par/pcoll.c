@@ -105,6 +105,10 @@ void pcoll_record(struct net *n, uint32_t kind, uint32_t a, uint32_t b, uint32_t
     C->rec[C->nrec++] = (struct pcoll_rec_s){t, o, C->sub++, kind, a, b, c};
 }
 
+void pcoll_refuse(struct net *n, const char *what) {
+    par_refuse(n, what);
+}
+
 bool pcoll_mine(const struct net *n, uint32_t node) {
     return n->par->owner[node] == n->par->comm.rank;
 }

@@ -40,6 +40,11 @@ void pcoll_sched(struct net *n, struct event e, uint32_t node);
 void pcoll_local_add(struct net *n);
 void pcoll_local_done(struct net *n);
 
+/* Stops a run on several ranks that met, at a transition every rank makes
+ * alike, what they cannot do yet (par_refuse: exit 2, "not yet supported
+ * with N>1 ranks: what"). */
+void pcoll_refuse(struct net *n, const char *what);
+
 /* Whether this rank owns `node`. */
 bool pcoll_mine(const struct net *n, uint32_t node);
 

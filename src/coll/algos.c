@@ -12,7 +12,8 @@
  * tree AllReduce: NCCL's double binary tree (ncclGetBtree / ncclGetDtree):
  *   even channels use tree 0, odd channels the mirrored (or shifted) tree 1,
  *   so every rank is a leaf in one of them; chunks are reduced up and
- *   broadcast down, pipelined.
+ *   broadcast down, pipelined. On multi-GPU hosts the tree is between hosts
+ *   and a chain over NVLink inside each (node_tree_parent).
  * halving_doubling: Rabenseifner's reduce-scatter by recursive halving and
  *   all-gather by recursive doubling; ranks beyond the largest power of two
  *   fold their data into a partner first and get the result back at the end.
@@ -244,6 +245,21 @@ static int dtree_parent(int t, int r, int n) {
     return p < 0 ? -1 : (p + 1) % n;
 }
 
+/* NCCL's tree on multi-GPU hosts (algo_node_ring's jobs): a chain through
+ * the host's GPUs over NVLink, and the double binary tree (ncclGetDtree)
+ * between hosts, whose hops go from the head GPU of one host to the head
+ * GPU of another — the same GPU index, one rail. Channel ch uses tree ch % 2
+ * and heads on rail (ch / 2) % G, so that 2G channels spread the network
+ * hops evenly over the NICs, as the node-aware ring does. The chain runs
+ * head, head + 1, ... (mod G): each GPU's parent is the one before it. */
+static int node_tree_parent(const struct job *j, uint32_t ch, uint32_t i) {
+    uint32_t G = j->gpus, H = j->nnodes, h = i / G, g = i % G, r = (ch / 2) % G;
+    uint32_t k = (g + G - r) % G; /* place in the host's chain */
+    if (k > 0) return (int)(h * G + (r + k - 1) % G);
+    int p = dtree_parent((int)(ch % 2), (int)h, (int)H);
+    return p < 0 ? -1 : (int)((uint32_t)p * G + r);
+}
+
 static void tree_chan(struct ctx *c, uint32_t m, uint32_t ch, uint64_t bytes, bool reduce,
                       const uint32_t *pre, uint32_t *post) {
     struct op *o = c->o;
@@ -251,8 +267,10 @@ static void tree_chan(struct ctx *c, uint32_t m, uint32_t ch, uint64_t bytes, bo
     uint32_t ns = bytes > c->slice ? (uint32_t)cdiv(bytes, c->slice) : 1;
     int *par = fs_xmalloc(m * sizeof *par);
     uint32_t root = 0;
+    /* node-aware for AllReduce (a Broadcast's tree is rooted at rank 0) */
+    bool node = reduce && algo_node_ring(c->j);
     for (uint32_t i = 0; i < m; i++) {
-        par[i] = dtree_parent(t, (int)i, (int)m);
+        par[i] = node ? node_tree_parent(c->j, ch, i) : dtree_parent(t, (int)i, (int)m);
         if (par[i] < 0) root = i;
     }
     uint32_t up0 = o->nx;

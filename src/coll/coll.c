@@ -813,10 +813,8 @@ static int resolve_algo(struct net *n, struct job *j, struct diag *d) {
                 a = cand[i];
             }
         }
-        /* NCCL's ring on multi-GPU hosts is node-aware (algos.c
-         * node_ring_order); its tree (a chain inside the host, a tree
-         * between hosts) is not built: ours is the hierarchical schedule */
-        if (a == ALGO_TREE && algo_node_ring(j) && kind == WL_ALLREDUCE) a = ALGO_HIERARCHICAL;
+        /* NCCL's ring and tree on multi-GPU hosts are node-aware (algos.c
+         * node_ring_order, node_tree_parent) */
     }
     bool ar = kind == WL_ALLREDUCE;
     const char *bad = NULL;
@@ -841,7 +839,9 @@ static int resolve_algo(struct net *n, struct job *j, struct diag *d) {
     /* channels: auto — NCCL's two per NIC; a node-aware ring has one NIC per
      * GPU (nccl issue 320's DGX A100 listing: channels 0-1 on one NIC, 2-3 on
      * the next, ...) */
-    if (a == ALGO_RING && !w->channels && algo_node_ring(j)) j->channels = 2 * j->gpus;
+    if ((a == ALGO_RING || (a == ALGO_TREE && kind == WL_ALLREDUCE)) && !w->channels &&
+        algo_node_ring(j))
+        j->channels = 2 * j->gpus;
     if (a == ALGO_SHARP && j->gpus > 1 && j->nnodes > 1 && j->nranks == j->gpus * j->nnodes) {
         /* NCCL's CollNet on multi-GPU hosts: reduce-scatter inside the host
          * over NVLink, SHARP AllReduce of each shard across the hosts on

@@ -65,6 +65,7 @@ static inline __attribute__((always_inline)) void start_tx(struct net *n, uint32
         pt->busy_frac_ps += ser;
     }
     trace_tx(n, port, p, now);
+    sim_time_ps prev_end = pt->busy_until_ps; /* when the wire's tail finished serialising */
     pt->busy_until_ps = now + ser;
     pt->tx_bytes += p->wire_bytes;
     pt->tx_packets++;
@@ -80,7 +81,14 @@ static inline __attribute__((always_inline)) void start_tx(struct net *n, uint32
     } else {
         struct packet *t = pkt(&n->pool, pt->fly_tail);
         t->next = id;
-        uint64_t dt = p->t_ps - t->t_ps;
+        /* The tail is the packet this port started last, so, store and
+         * forward, it arrives deliver_ps after its last bit left: only
+         * stores to its line, no load that waits for it (a cold line per
+         * hop at 1,024 hosts). A cut-through port reads it. */
+        FS_DASSERT(pt->cut_through || prev_end + pt->deliver_ps == t->t_ps,
+                   "port %u: wire tail arrives at %llu, not %llu", port,
+                   (unsigned long long)t->t_ps, (unsigned long long)(prev_end + pt->deliver_ps));
+        uint64_t dt = pt->cut_through ? p->t_ps - t->t_ps : now + ser - prev_end;
         t->next_dt_ps = dt < PKT_DT_FAR ? (uint32_t)dt : PKT_DT_FAR;
     }
     pt->fly_tail = id;

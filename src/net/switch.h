@@ -15,6 +15,7 @@
 #include "innet/innet.h"
 #include "net/net.h"
 #include "net/port.h"
+#include "route/ecmp.h"
 #include "route/route.h"
 
 #include <stdint.h>
@@ -36,7 +37,9 @@ static inline __attribute__((always_inline)) void switch_rx(struct net *n, uint3
         innet_switch_rx(n, sw, in_port, id);
         return;
     }
-    uint32_t out = n->route->select(n, sw, p);
+    /* ECMP (the RoCE fabrics' policy) inline, the others through route_ops */
+    uint32_t out =
+        n->route == &route_ecmp_ops ? ecmp_select_inline(n, sw, p) : n->route->select(n, sw, p);
     if (out == NET_NONE || !n->ports[out].up) {
         if (n->fc->on_discard) n->fc->on_discard(n, in_port, p);
         /* no route: lost where it arrived; routed into a dead link: lost there */

@@ -25,6 +25,7 @@
 #include "flowctl/pfc.h"
 #include "net/net.h"
 #include "net/packet.h"
+#include "route/ecmp.h"
 #include "route/route.h"
 
 #define NET_WARM_INLINE static inline __attribute__((always_inline))
@@ -107,7 +108,10 @@ NET_WARM_INLINE void net_warm_tables(const struct net *n, const struct event *e)
         const struct port *pt =
             &n->ports[e->arg]; /* the switch from its line: not the far port's */
         uint32_t in_port = pt->peer;
-        n->route->warm(n, pt->peer_node, p);
+        if (n->route == &route_ecmp_ops) /* inline: route/ecmp.h */
+            ecmp_warm_inline(n, pt->peer_node, p);
+        else
+            n->route->warm(n, pt->peer_node, p);
         if (pfc) __builtin_prefetch(pfc_pg(n->fc_state, in_port, p->prio));
         return;
     }
@@ -133,23 +137,33 @@ NET_WARM_INLINE void net_warm_tables(const struct net *n, const struct event *e)
 NET_WARM_INLINE void net_warm_output(const struct net *n, const struct event *e) {
     const struct packet *p = net_warm_forwarded(n, e);
     if (!p) return;
-    uint32_t out = n->route->guess(n, n->ports[e->arg].peer_node, p);
+    uint32_t sw = n->ports[e->arg].peer_node;
+    uint32_t out =
+        n->route == &route_ecmp_ops ? ecmp_guess_inline(n, sw, p) : n->route->guess(n, sw, p);
     if (out != NET_NONE) net_warm_lines(&n->ports[out]);
 }
 
 /* The warm-up that pays at this size (docs/performance.md "Cache warm-up"):
  * none while the ports fit in a core's L2 (2 MiB here: 128 hosts run at
  * 187-203 ns per link-hop with or without, and the prefetches cost 3 % more
- * instructions), then ports and packets, and the switches' tables and
- * output ports where the routing policy can say which. n->warm forces a
- * mode (tests). Both event loops ask (net/model.c, par/par.c). */
+ * instructions), then ports and packets, and from 4 MiB of ports (3,456
+ * hosts and up) also the switches' tables and output ports where the
+ * routing policy can say which: below that the output port is mostly still
+ * cached and those two stages cost more than they save (1,024 hosts: ~5 %
+ * faster without them; docs/performance.md "ECMP inline, the warm-up by
+ * size"). n->warm forces a mode (tests). Both event loops ask (net/model.c,
+ * par/par.c). */
 #define NET_WARM_MIN_PORT_BYTES (1u << 20)
+#define NET_WARM_MIN_ROUTED_PORT_BYTES (4u << 20)
 
 static inline enum net_warm_mode net_warm_mode(const struct net *n) {
     enum net_warm_mode w = (enum net_warm_mode)n->warm;
-    if (w == NET_WARM_AUTO)
-        w = (uint64_t)n->nports * sizeof *n->ports < NET_WARM_MIN_PORT_BYTES ? NET_WARM_OFF
-                                                                             : NET_WARM_ROUTED;
+    if (w == NET_WARM_AUTO) {
+        uint64_t bytes = (uint64_t)n->nports * sizeof *n->ports;
+        w = bytes < NET_WARM_MIN_PORT_BYTES          ? NET_WARM_OFF
+            : bytes < NET_WARM_MIN_ROUTED_PORT_BYTES ? NET_WARM_PORTS
+                                                     : NET_WARM_ROUTED;
+    }
     if (w == NET_WARM_ROUTED && !(n->route->warm && n->route->guess)) w = NET_WARM_PORTS;
     return w;
 }
@@ -158,21 +172,41 @@ static inline uint32_t net_warm_min(uint32_t a, uint32_t b) {
     return a < b ? a : b;
 }
 
-/* Ports and packets: every routing policy. Before an event, with next[0..)
- * the events after it in the bucket: the port of next[2] and the packet of
- * next[0] (its port fetched two events ago). At a bucket's start the
- * pipeline is filled (the ports of next[0..2], then, their lines on the way
- * together, next[0]'s packet). */
+/* Stage (the packet fetched): the forwarding entry an arrival at a switch
+ * will read (route_ops.warm; ECMP's inline), nothing else. */
+NET_WARM_INLINE void net_warm_fib(const struct net *n, const struct event *e) {
+    const struct packet *p = net_warm_forwarded(n, e);
+    if (!p) return;
+    uint32_t sw = n->ports[e->arg].peer_node;
+    if (n->route == &route_ecmp_ops)
+        ecmp_warm_inline(n, sw, p);
+    else if (n->route->warm)
+        n->route->warm(n, sw, p);
+}
+
+/* Ports, packets and forwarding entries: every routing policy (the entry
+ * where route_ops has `warm`). Before an event, with next[0..) the events
+ * after it in the bucket: the port of next[3], the packet of next[2], the
+ * forwarding entry of next[1], each stage reading what the one before
+ * fetched one event earlier; the output port is left to the handler (at
+ * 1,024 hosts fetching it too, through route_ops.guess, cost more than it
+ * saved: docs/performance.md "ECMP inline, the warm-up by size"). At a
+ * bucket's start the pipeline is filled stage by stage. */
 NET_WARM_INLINE void net_warm(const void *model, const struct event *next, uint32_t ahead,
                               bool start) {
     const struct net *n = model;
     if (start) {
-        for (uint32_t i = 0; i < net_warm_min(ahead, 3); i++)
+        for (uint32_t i = 0; i < net_warm_min(ahead, 4); i++)
             net_warm_port(n, &next[i]);
-    } else if (ahead > 2) {
-        net_warm_port(n, &next[2]);
+        for (uint32_t i = 0; i < net_warm_min(ahead, 3); i++)
+            net_warm_packet(n, &next[i]);
+        for (uint32_t i = 0; i < net_warm_min(ahead, 2); i++)
+            net_warm_fib(n, &next[i]);
+        return;
     }
-    if (ahead > 0) net_warm_packet(n, &next[0]);
+    if (ahead > 3) net_warm_port(n, &next[3]);
+    if (ahead > 2) net_warm_packet(n, &next[2]);
+    if (ahead > 1) net_warm_fib(n, &next[1]);
 }
 
 /* Also the switch's tables and the output port: policies with route_ops

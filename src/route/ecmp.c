@@ -21,6 +21,7 @@
  * the same seed, and a flow that one tier sent to bucket b is sent to bucket
  * b again by the next: hash polarisation.
  */
+#include "route/ecmp.h"
 #include "route/route.h"
 
 #include "net/params.h"
@@ -32,11 +33,6 @@
 #include <string.h>
 
 #define ECMP_RNG_STREAM 0x45434d50u /* "ECMP" */
-
-struct ecmp_state {
-    struct route_live live; /* first: ctrl/bgp.c reaches it via route_state */
-    uint32_t *seed;         /* per switch (by index): its hash seed */
-};
 
 static int ecmp_init(struct net *n, struct diag *d) {
     (void)d;
@@ -62,53 +58,25 @@ static void ecmp_fini(struct net *n) {
     n->route_state = NULL;
 }
 
-static inline uint32_t mix(uint32_t h) {
-    h ^= h >> 16;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13;
-    h *= 0xc2b2ae35u;
-    h ^= h >> 16;
-    return h;
-}
-
 /* The packet's flow digest mixed with switch sw's seed: the 32-bit
  * finaliser of MurmurHash3 (Appleby, public domain). */
 uint32_t ecmp_hash(const struct net *n, uint32_t sw, const struct packet *p) {
     const struct ecmp_state *st = n->route_state;
-    return mix(p->flow_hash ^ st->seed[n->nodes[sw].index]);
+    return ecmp_mix(p->flow_hash ^ st->seed[n->nodes[sw].index]);
 }
 
+/* The choice itself is inline in route/ecmp.h (the forwarding path calls it
+ * directly); route_ops points here for every other caller. */
 static uint32_t ecmp_select(struct net *n, uint32_t sw, const struct packet *p) {
-    const struct ecmp_state *st = n->route_state;
-    const uint32_t *ports;
-    uint32_t s = n->nodes[sw].index;
-    uint32_t c = route_live_get_node(n, sw, s, p->dst, &ports);
-    if (c == 0) return NET_NONE;
-    if (c == 1) return ports[0];
-    /* Bucket from the hash's high bits (multiply-shift, no modulo bias). */
-    return ports[(uint32_t)(((uint64_t)mix(p->flow_hash ^ st->seed[s]) * c) >> 32)];
+    return ecmp_select_inline(n, sw, p);
 }
 
-/* route_ops.warm: the FIB line ecmp_select will read (none while the
- * switch forwards with its old view: that path is rare and slow anyway). */
 static void ecmp_warm(const struct net *n, uint32_t sw, const struct packet *p) {
-    const struct route_live *lv = n->route_state;
-    const struct route_fib *f = n->fib;
-    uint32_t s = n->nodes[sw].index;
-    if (lv->stale[s]) return;
-    __builtin_prefetch(&f->grp[(size_t)s * f->ngroups + f->node_group[p->dst]]);
+    ecmp_warm_inline(n, sw, p);
 }
 
-/* route_ops.guess: ecmp_select without the stale view's pruning (which
- * writes a scratch set). */
 static uint32_t ecmp_guess(const struct net *n, uint32_t sw, const struct packet *p) {
-    const struct ecmp_state *st = n->route_state;
-    const uint32_t *ports;
-    uint32_t s = n->nodes[sw].index;
-    if (st->live.stale[s]) return NET_NONE;
-    uint32_t c = route_fib_lookup_node(n->fib, n, sw, s, p->dst, &ports);
-    if (c <= 1) return c ? ports[0] : NET_NONE;
-    return ports[(uint32_t)(((uint64_t)mix(p->flow_hash ^ st->seed[s]) * c) >> 32)];
+    return ecmp_guess_inline(n, sw, p);
 }
 
 const struct route_ops route_ecmp_ops = {

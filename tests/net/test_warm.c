@@ -2,9 +2,10 @@
  *
  * Issue 13: the event loop's cache warm-up (core/sim_loop.h, net/warm.h)
  * prefetches for the events about to run and must change nothing. Each
- * case runs with the warm-up off, with ports and packets, and with the
- * switches' tables and output ports too (forced: by default small fabrics
- * run without), and results.json and links.csv must be byte-identical. The
+ * case runs with the warm-up off, with ports, packets and forwarding
+ * entries, and with the switches' tables and output ports too (forced: by
+ * default small fabrics run without), and results.json and links.csv must
+ * be byte-identical. The
  * cases go through what the warm-up reads: ECMP under BGP with a link going
  * down (switches forwarding with a stale view), InfiniBand credits with the
  * subnet manager rerouting, adaptive routing and spraying (no guess),

@@ -10,9 +10,9 @@
  * for the packet's destination, then the output port's lines; a transmitter
  * wake reads its port's lines 0-2 (transmitter, class queues, control
  * queue), then the head packet of the queue it serves; at a NIC, a wake
- * pulls from the NIC's first active QP and its message, an arrival reads the
- * QP the packet is for. Each is a load that
- * depends on the one before, so the warm-up is a pipeline over the events
+ * pulls from the NIC's first active QP (its message's range is in it), an
+ * arrival reads the QP the packet is for. Each is a load that depends on
+ * the one before, so the warm-up is a pipeline over the events
  * that follow in the bucket: stage k works on the event k + 1 places ahead
  * and reads only what stage k + 1 fetched for it one event earlier. Events
  * of other kinds (timers, message posts) are rare and left alone. Measured

@@ -38,8 +38,10 @@ if command -v valgrind >/dev/null 2>&1; then
         -o "$T/run" --quiet >/dev/null 2>"$T/cg.err"
     ir_run=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$T/cg.err")
     if command -v callgrind_annotate >/dev/null 2>&1; then
+        # "N (P%)  file:function [object]", or without the object when the
+        # function's own lines were inlined from a header (model_run)
         incl() { callgrind_annotate --inclusive=yes "$T/cg.out" 2>/dev/null |
-            sed -n "s/^ *\([0-9,]*\) .*:$1 \[.*/\1/p" | head -n 1 | tr -d ,; }
+            sed -n "s/^ *\([0-9,]*\) .*:$1\( \[.*\)\{0,1\}$/\1/p" | head -n 1 | tr -d ,; }
         w=$(incl results_write_dir) r=$(incl model_run)
         [ -n "$w" ] && [ -n "$r" ] && out_share=$(awk "BEGIN{printf \"%.1f\", 100*$w/$r}")
     fi

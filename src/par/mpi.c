@@ -16,7 +16,7 @@
  * several small segments, Nagle's algorithm holds the later ones until the
  * first is acknowledged, and the server's delayed ACK (Linux: 40 ms minimum)
  * releases them — 40-50 ms of every MPI_Finalize (its PMIx fence) spent
- * waiting (docs/performance.md "Parallel runs: start and end").
+ * waiting (docs/performance.md "Parallel runs").
  *
  * FABSIM_PAR_LOOKAHEAD_PS (tests only) forces a window length: longer than
  * the shortest cut link, it must be caught by the engine's causality check.

@@ -97,6 +97,15 @@ NET_WARM_INLINE const struct packet *net_warm_forwarded(const struct net *n,
     return &n->pool.base[pt->fly_head];
 }
 
+/* The forwarding entry switch `sw` will read for `p` (route_ops.warm;
+ * ECMP's inline, route/ecmp.h). */
+NET_WARM_INLINE void net_warm_route(const struct net *n, uint32_t sw, const struct packet *p) {
+    if (n->route == &route_ecmp_ops)
+        ecmp_warm_inline(n, sw, p);
+    else if (n->route->warm)
+        n->route->warm(n, sw, p);
+}
+
 /* Stage (the packets fetched): the tables the event will read: at a switch
  * its forwarding entry and, under PFC, the ingress priority group an arrival
  * is admitted to or a departure released from; at a NIC the QP an arrival
@@ -108,10 +117,7 @@ NET_WARM_INLINE void net_warm_tables(const struct net *n, const struct event *e)
         const struct port *pt =
             &n->ports[e->arg]; /* the switch from its line: not the far port's */
         uint32_t in_port = pt->peer;
-        if (n->route == &route_ecmp_ops) /* inline: route/ecmp.h */
-            ecmp_warm_inline(n, pt->peer_node, p);
-        else
-            n->route->warm(n, pt->peer_node, p);
+        net_warm_route(n, pt->peer_node, p);
         if (pfc) __builtin_prefetch(pfc_pg(n->fc_state, in_port, p->prio));
         return;
     }
@@ -176,12 +182,7 @@ static inline uint32_t net_warm_min(uint32_t a, uint32_t b) {
  * will read (route_ops.warm; ECMP's inline), nothing else. */
 NET_WARM_INLINE void net_warm_fib(const struct net *n, const struct event *e) {
     const struct packet *p = net_warm_forwarded(n, e);
-    if (!p) return;
-    uint32_t sw = n->ports[e->arg].peer_node;
-    if (n->route == &route_ecmp_ops)
-        ecmp_warm_inline(n, sw, p);
-    else if (n->route->warm)
-        n->route->warm(n, sw, p);
+    if (p) net_warm_route(n, n->ports[e->arg].peer_node, p);
 }
 
 /* Ports, packets and forwarding entries: every routing policy (the entry

@@ -200,7 +200,7 @@ static void ring_steps(struct ctx *c, const uint32_t *mem, uint32_t m, uint32_t 
  * Each NIC carries what it carries under NCCL (2 channels in, 2 out per
  * host); what is left out is the PXN hop over NVLink (1 in 2G of a GPU's
  * NVLink traffic). docs/model.md "Algorithms", docs/validation.md G4, G6. */
-bool algo_node_ring(const struct job *j) {
+bool algo_node_aware(const struct job *j) {
     return j->gpus > 1 && j->nnodes > 1 && j->nranks == j->gpus * j->nnodes;
 }
 
@@ -245,7 +245,7 @@ static int dtree_parent(int t, int r, int n) {
     return p < 0 ? -1 : (p + 1) % n;
 }
 
-/* NCCL's tree on multi-GPU hosts (algo_node_ring's jobs): a chain through
+/* NCCL's tree on multi-GPU hosts (algo_node_aware's jobs): a chain through
  * the host's GPUs over NVLink, and the double binary tree (ncclGetDtree)
  * between hosts, whose hops go from the head GPU of one host to the head
  * GPU of another — the same GPU index, one rail. Channel ch uses tree ch % 2
@@ -268,7 +268,7 @@ static void tree_chan(struct ctx *c, uint32_t m, uint32_t ch, uint64_t bytes, bo
     int *par = fs_xmalloc(m * sizeof *par);
     uint32_t root = 0;
     /* node-aware for AllReduce (a Broadcast's tree is rooted at rank 0) */
-    bool node = reduce && algo_node_ring(c->j);
+    bool node = reduce && algo_node_aware(c->j);
     for (uint32_t i = 0; i < m; i++) {
         par[i] = node ? node_tree_parent(c->j, ch, i) : dtree_parent(t, (int)i, (int)m);
         if (par[i] < 0) root = i;
@@ -536,7 +536,7 @@ void algo_build(struct net *n, struct job *j, struct op *o, int opkind, enum col
                 chain_chan(&c, m, ch, sc, pre, pc);
                 break;
             }
-            if (algo_node_ring(j)) node_ring_order(j, ch, mem);
+            if (algo_node_aware(j)) node_ring_order(j, ch, mem);
             ring_steps(&c, mem, m, ch, opkind == WL_ALLREDUCE ? 2 * (m - 1) : m - 1,
                        opkind == WL_ALLGATHER ? 0 : m - 1, cdiv(sc, m), pre, pc);
             break;

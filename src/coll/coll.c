@@ -840,7 +840,7 @@ static int resolve_algo(struct net *n, struct job *j, struct diag *d) {
      * GPU (nccl issue 320's DGX A100 listing: channels 0-1 on one NIC, 2-3 on
      * the next, ...) */
     if ((a == ALGO_RING || (a == ALGO_TREE && kind == WL_ALLREDUCE)) && !w->channels &&
-        algo_node_ring(j))
+        algo_node_aware(j))
         j->channels = 2 * j->gpus;
     if (a == ALGO_SHARP && j->gpus > 1 && j->nnodes > 1 && j->nranks == j->gpus * j->nnodes) {
         /* NCCL's CollNet on multi-GPU hosts: reduce-scatter inside the host

@@ -168,9 +168,9 @@ uint32_t job_qp(struct net *n, struct job *j, uint32_t ch, uint32_t src_rank, ui
 /* Algorithms (algos.c): fill op `o` for job `j`. pre[i]/post[i]: per rank,
  * the transfer the rank's first send waits for (NET_NONE: none) and, out, a
  * transfer done when the rank holds its result. */
-/* The job holds every GPU of several multi-GPU hosts: its rings are NCCL's
- * node-aware rings (algos.c). */
-bool algo_node_ring(const struct job *j);
+/* The job holds every GPU of several multi-GPU hosts: it runs NCCL's
+ * node-aware ring and tree (algos.c). */
+bool algo_node_aware(const struct job *j);
 void algo_build(struct net *n, struct job *j, struct op *o, int opkind, enum coll_algo a,
                 uint64_t bytes, const uint32_t *pre, uint32_t *post);
 

@@ -576,6 +576,11 @@ double coll_nccl_time_us(int op, int algo, uint64_t bytes, uint32_t nranks, uint
         if (op != WL_ALLREDUCE) return INFINITY;
         lat = base_simple + 2.0 * ((ppn - 1) * nvl_tree + log2((double)N) * net_tree);
         algbw = B * 0.92 * 0.5;
+        /* One GPU per host: NCCL's tree graph has pattern TREE ("all NIC
+         * traffic going to/from the same GPU", graph.h; search.cc forces it
+         * when a node has one GPU) and tuning.cc takes a further 0.85 off
+         * the tree's bandwidth (comm->maxTreePattern == TREE, NCCL >= 2.18.3). */
+        if (ppn == 1) algbw *= 0.85;
         break;
     case ALGO_SHARP: /* CollNet Direct: each rank sends S, receives S */
         if (op != WL_ALLREDUCE) return INFINITY;

@@ -65,7 +65,9 @@ void coll_write_jobs(const struct net *n, struct jw *w);
  * protocol; domain.md B) of a collective of `bytes` on `nranks` ranks over
  * `nnodes` hosts, with per-rank network bandwidth `bw_bps`; microseconds.
  * algo: enum coll_algo; op: enum wl_kind. Returns a huge value when the
- * algorithm does not apply. */
+ * algorithm does not apply. The tree's bandwidth term is 0.92 x 0.5 x bw,
+ * x 0.85 more with one rank per host (NCCL's TREE graph pattern); NCCL's
+ * size correction table (treeCorrectionFactor) is left out. */
 double coll_nccl_time_us(int op, int algo, uint64_t bytes, uint32_t nranks, uint32_t nnodes,
                          uint64_t bw_bps, uint64_t nvlink_bps);
 

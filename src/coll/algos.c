@@ -12,7 +12,8 @@
  * tree AllReduce: NCCL's double binary tree (ncclGetBtree / ncclGetDtree):
  *   even channels use tree 0, odd channels the mirrored (or shifted) tree 1,
  *   so every rank is a leaf in one of them; chunks are reduced up and
- *   broadcast down, pipelined. On multi-GPU hosts the tree is between hosts
+ *   broadcast down, pipelined, a receive slot freed when the step is
+ *   consumed (tree_allreduce_deps). On multi-GPU hosts the tree is between hosts
  *   and a chain over NVLink inside each (node_tree_parent).
  * halving_doubling: Rabenseifner's reduce-scatter by recursive halving and
  *   all-gather by recursive doubling; ranks beyond the largest power of two
@@ -260,6 +261,69 @@ static int node_tree_parent(const struct job *j, uint32_t ch, uint32_t i) {
     return p < 0 ? -1 : (int)((uint32_t)p * G + r);
 }
 
+/* The dependencies of a tree AllReduce as NCCL's runTreeSplit and its net
+ * transport have them. Every connection has NCCL_STEPS slots on each side:
+ * the sender's GPU writes step s into its send buffer once its send of step
+ * s - NCCL_STEPS has completed, and the proxy puts step s on the wire once
+ * the receiver's proxy has posted the receive for it, i.e. once the
+ * receiving GPU has consumed step s - NCCL_STEPS (a receive slot is freed
+ * when the primitive that reads it is done, not when the data arrived).
+ * A rank's reduce-up step s (recvReduceSend, J) runs when its children's
+ * step s has arrived and consumes it; its broadcast-down step s
+ * (recvCopySend, D) runs when step s came from the parent (at the root: the
+ * reduced step; the root's recvReduceCopySend consumes its children's step
+ * there) and writes it for both children at once. Each runs its steps in
+ * order. up0/dn0: transfer s * m + i is rank i's send up / the send down to
+ * rank i (the root's are join points). */
+static void tree_allreduce_deps(struct ctx *c, uint32_t m, uint32_t ns, uint32_t root,
+                                const int *par, uint32_t up0, uint32_t dn0, const uint32_t *pre) {
+    struct op *o = c->o;
+    /* children as lists: first[i], then next[k] (NET_NONE ends) */
+    uint32_t *first = fs_xmalloc(2 * m * sizeof *first), *next = first + m;
+    for (uint32_t i = 0; i < m; i++)
+        first[i] = next[i] = NET_NONE;
+    for (uint32_t i = m; i-- > 0;)
+        if (i != root) {
+            next[i] = first[par[i]];
+            first[par[i]] = i;
+        }
+    uint32_t J0 = o->nx; /* J0 + s * m + i: rank i's reduce-up step s has run */
+    for (uint32_t k = 0; k < ns * m; k++)
+        vnode(c);
+    uint32_t D0 = o->nx; /* D0 + s * m + i: rank i's broadcast-down step s has run */
+    for (uint32_t k = 0; k < ns * m; k++)
+        vnode(c);
+    const uint32_t W = NCCL_STEPS;
+    for (uint32_t s = 0; s < ns; s++)
+        for (uint32_t i = 0; i < m; i++) {
+            uint32_t u = up0 + s * m + i, d = dn0 + s * m + i, J = J0 + s * m + i,
+                     D = D0 + s * m + i;
+            if (pre) op_dep(o, pre[i], J);
+            if (s > 0) op_dep(o, J - m, J);
+            op_dep(o, J, u);
+            if (i != root && s >= W) {
+                uint32_t p = (uint32_t)par[i];
+                op_dep(o, u - W * m, J);                               /* own send slot */
+                op_dep(o, (p == root ? D0 : J0) + (s - W) * m + p, u); /* parent's slot */
+            }
+            if (i == root) op_dep(o, u, d); /* the root's result: its reduced step */
+            if (first[i] == NET_NONE) continue;
+            op_dep(o, i == root ? u : d, D);
+            if (s > 0) op_dep(o, D - m, D);
+            for (uint32_t k = first[i]; k != NET_NONE; k = next[k]) {
+                uint32_t dk = dn0 + s * m + k;
+                op_dep(o, D, dk);
+                if (s < W) continue;
+                op_dep(o, dk - W * m, D);                                      /* own send slot */
+                if (first[k] != NET_NONE) op_dep(o, D0 + (s - W) * m + k, dk); /* child's slot */
+            }
+        }
+    for (uint32_t s = 0; s < ns; s++)
+        for (uint32_t i = 0; i < m; i++)
+            if (i != root) op_dep(o, up0 + s * m + i, J0 + s * m + (uint32_t)par[i]);
+    free(first);
+}
+
 static void tree_chan(struct ctx *c, uint32_t m, uint32_t ch, uint64_t bytes, bool reduce,
                       const uint32_t *pre, uint32_t *post) {
     struct op *o = c->o;
@@ -292,26 +356,20 @@ static void tree_chan(struct ctx *c, uint32_t m, uint32_t ch, uint64_t bytes, bo
         if (reduce) o->x[up0 + s * m + root].kind = XF_VIRTUAL;
         o->x[dn0 + s * m + root].kind = XF_VIRTUAL;
     }
-    /* root "up" slot = the reduced chunk at the root; root "down" slot = its
-     * result ready to go down */
-    for (uint32_t s = 0; s < ns; s++)
-        for (uint32_t i = 0; i < m; i++) {
-            uint32_t u = up0 + s * m + i, d = dn0 + s * m + i;
-            if (reduce) {
-                if (pre) op_dep(o, pre[i], u);
-                if (i != root && s >= NCCL_STEPS) op_dep(o, up0 + (s - NCCL_STEPS) * m + i, u);
-            }
-            if (i == root) {
-                op_dep(o, reduce ? u : (pre ? pre[i] : NET_NONE), d);
-                continue;
-            }
-            op_dep(o, dn0 + s * m + (uint32_t)par[i], d);
-            if (s >= NCCL_STEPS) op_dep(o, dn0 + (s - NCCL_STEPS) * m + i, d);
-        }
-    if (reduce) /* a rank's up-chunk waits for its children's up-chunks */
+    if (reduce) {
+        tree_allreduce_deps(c, m, ns, root, par, up0, dn0, pre);
+    } else {
         for (uint32_t s = 0; s < ns; s++)
-            for (uint32_t i = 0; i < m; i++)
-                if (i != root) op_dep(o, up0 + s * m + i, up0 + s * m + (uint32_t)par[i]);
+            for (uint32_t i = 0; i < m; i++) {
+                uint32_t d = dn0 + s * m + i;
+                if (i == root) {
+                    op_dep(o, pre ? pre[i] : NET_NONE, d);
+                    continue;
+                }
+                op_dep(o, dn0 + s * m + (uint32_t)par[i], d);
+                if (s >= NCCL_STEPS) op_dep(o, dn0 + (s - NCCL_STEPS) * m + i, d);
+            }
+    }
     for (uint32_t i = 0; i < m; i++) {
         uint32_t v = vnode(c);
         if (pre) op_dep(o, pre[i], v);

@@ -130,7 +130,8 @@ static const struct schema_key CP_KEYS[] = {
      .min = 1, .only = M(CP_SM)},
     {KEY("proc", SCHEMA_TIME, CPL(proc_ps), "1ms", NULL, "docs/scenario.md: not in domain.md (C)"),
      .only = M(CP_BGP)},
-    {KEY("mrai", SCHEMA_TIME, CPL(mrai_ps), "0", NULL, "docs/scenario.md: not in domain.md (C)"),
+    {KEY("mrai", SCHEMA_TIME, CPL(mrai_ps), "0", NULL,
+         "docs/sources.md A10: FRRouting (SONiC) default MRAI 0"),
      .only = M(CP_BGP)},
     {KEY("port_down_delay", SCHEMA_TIME, CPL(port_down_ps), "100us", NULL,
          "domain.md A12: hardware drops a down port from its ECMP groups in us-ms; link "

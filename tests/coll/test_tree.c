@@ -68,7 +68,7 @@ static struct tree_run run_tree(const char *yaml) {
     return r;
 }
 
-static void tree_loss_is_credit_stalls(void **state) {
+static void tree_bound_slots_and_credit_stalls(void **state) {
     (void)state;
     struct tree_run def = run_tree(TREE_YAML("1MiB")), big = run_tree(TREE_YAML("64MiB"));
     print_message("tree 16 ranks 64 MiB, one switch: 1 MiB ports %.1f%% of the bound, hosts "
@@ -106,7 +106,7 @@ static void nccl_tree_model(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(tree_loss_is_credit_stalls),
+        cmocka_unit_test(tree_bound_slots_and_credit_stalls),
         cmocka_unit_test(nccl_tree_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

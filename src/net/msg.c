@@ -69,6 +69,14 @@ void net_msg_post_now(struct net *n, uint32_t id) {
 
 void net_msg_release(struct net *n, uint32_t id) {
     if (n->msg_keep) return;
+    if (n->on_msg_release) {
+        n->on_msg_release(n, id);
+        return;
+    }
+    net_msg_free(n, id);
+}
+
+void net_msg_free(struct net *n, uint32_t id) {
     struct msg *m = &n->msgs[id];
     FS_ASSERT(!m->freed, "message %u released twice", id);
     struct qp *q = &n->qps[m->qp];

@@ -323,6 +323,10 @@ struct net {
     size_t msgs_cap;
     uint32_t msg_free;   /* first free slot, NET_NONE if none */
     bool msg_keep;       /* never recycle: ids are unique over the run */
+    /* Several ranks (par/pcoll.c): a release is recorded and every rank frees
+     * the slot at the window's end, so free lists, and the ids the
+     * collectives' messages get, agree on every rank. NULL: freed at once. */
+    void (*on_msg_release)(struct net *n, uint32_t msg);
     uint8_t warm;        /* enum net_warm_mode: the event loop's cache warm-up (net/warm.h) */
     uint64_t msgs_total; /* messages created */
     struct flow_row *flows;
@@ -471,6 +475,8 @@ void net_msg_number(struct net *n, uint32_t msg);
  * reused (kept as it is while n->msg_keep). Its record stays readable until
  * the next net_msg_new. */
 void net_msg_release(struct net *n, uint32_t msg);
+/* Puts the slot on the free list now (net_msg_release without the hook). */
+void net_msg_free(struct net *n, uint32_t msg);
 uint32_t net_flow_new(struct net *n, uint32_t src_host, uint32_t dst_host);
 
 /* Schedules the arrival of a link's head packet. Its key is the sending

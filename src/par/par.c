@@ -202,8 +202,10 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
                             "(run it on one process)");
     }
     /* merge() takes each message from its sender's rank and its receive
-     * time from the receiver's, by id: ids must not be reused */
-    if (R > 1) n->msg_keep = true;
+     * time from the receiver's, by id: the messages made before the run are
+     * never recycled; the collectives' are, on every rank at once
+     * (pcoll_msg_release), and nothing reads them after the run */
+    if (R > 1 && !pcoll_held(n)) n->msg_keep = true;
     struct par *P = fs_xcalloc(1, sizeof *P);
     n->par = P;
     P->comm = *c;
@@ -1058,6 +1060,10 @@ void par_write_json(const struct net *n, struct jw *w) {
     jw_ku64(w, "messages", P->msgs);
     jw_ku64(w, "message_bytes", P->msg_bytes);
     jw_ku64(w, "critical_events", P->crit_events);
+    /* the message table's size against the messages of the run: the
+     * collectives' slots are recycled on every rank (pcoll_msg_release) */
+    jw_ku64(w, "message_records", n->nmsgs);
+    jw_ku64(w, "messages_posted", n->msgs_total);
     jw_key(w, "ranks_detail");
     jw_arr(w);
     for (int r = 0; r < P->comm.size; r++) {

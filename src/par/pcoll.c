@@ -60,6 +60,7 @@ struct pcoll {
     sim_time_ps act_min;     /* the earliest action scheduled since the last window began */
     uint64_t local;          /* SHARP starts and aggregations pending on this rank */
     uint64_t done_t, done_o; /* the last record or timer applied */
+    uint32_t msgs_built;     /* messages made before the run: never recycled */
 };
 
 static void adj(struct net *n);
@@ -144,14 +145,22 @@ int pcoll_setup(struct net *n, sim_time_ps *lookahead_ps, struct diag *d) {
     (void)d;
     P->coll = fs_xcalloc(1, sizeof *P->coll);
     P->coll->act_min = SIM_TIME_NEVER;
+    P->coll->msgs_built = n->nmsgs;
+    /* several ranks: a message's slot is recycled on every rank at once (one
+     * process frees it as soon as it is acknowledged) */
+    if (P->comm.size > 1) n->on_msg_release = pcoll_msg_release;
     /* The least delay between a transition and what it does to the network:
      * a message's post overhead (LL and LL128 post for less than Simple) or
-     * a SHARP member's start (the whole overhead and its copy). */
+     * a SHARP member's start (the whole overhead and its copy). A job whose
+     * protocol is set posts with it or with Simple (SHARP, NVLS and
+     * halving-doubling calls: algo_proto), which costs the most: its own
+     * overhead bounds it; with `auto` any of the three may come. */
     sim_time_ps la = SIM_TIME_NEVER;
     for (uint32_t i = 0; cs && i < cs->njobs; i++) {
-        uint64_t o = cs->jobs[i].overhead_ps;
+        const struct job *j = &cs->jobs[i];
         for (int p = 0; p < 3; p++) {
-            uint64_t v = coll_proto_overhead_ps(p, o);
+            if (j->w->protocol != PROTO_AUTO && p != (int)j->w->protocol) continue;
+            uint64_t v = coll_proto_overhead_ps(p, j->overhead_ps);
             if (v < la) la = v;
         }
     }
@@ -172,6 +181,15 @@ void pcoll_fini(struct net *n) {
 /* par.c's share() adds P->coll_adj: kept here, where local and held change. */
 static void adj(struct net *n) {
     n->par->coll_adj = (int64_t)n->par->coll->local - (int64_t)pcoll_held(n);
+}
+
+void pcoll_msg_release(struct net *n, uint32_t id) {
+    if (id < n->par->coll->msgs_built) return;
+    /* the sender's QP forgets it now, as on one process: a message posted
+     * on the QP before the window's end is not linked after it */
+    struct qp *q = &n->qps[n->msgs[id].qp];
+    if (q->msg_tail == id) q->msg_tail = NET_NONE;
+    pcoll_record(n, PCOLL_FREE, id, 0, 0);
 }
 
 void pcoll_local_add(struct net *n) {
@@ -215,6 +233,49 @@ static int rec_cmp(const void *x, const void *y) {
     return a->sub < b->sub ? -1 : a->sub > b->sub;
 }
 
+static void merge2(const struct pcoll_rec_s *x, size_t nx, const struct pcoll_rec_s *y, size_t ny,
+                   struct pcoll_rec_s *out) {
+    size_t i = 0, j = 0, k = 0;
+    while (i < nx && j < ny)
+        out[k++] = rec_cmp(&y[j], &x[i]) < 0 ? y[j++] : x[i++];
+    while (i < nx)
+        out[k++] = x[i++];
+    while (j < ny)
+        out[k++] = y[j++];
+}
+
+/* Each rank's records come in its own event order: nb sorted runs (bounds
+ * b[0..nb], b[nb] = n), merged pairwise, O(n log R) where a sort of them all
+ * cost a 1,024-rank AllReduce's ranks ~0.6 G instructions each. A run out of
+ * order (it must not be: see the top of this file) falls back to qsort.
+ * Returns the sorted array (a, or the buffer that replaced it). */
+static struct pcoll_rec_s *sort_runs(struct pcoll_rec_s *a, size_t n, size_t *b, int nb) {
+    for (int r = 0; r < nb; r++)
+        for (size_t i = b[r] + 1; i < b[r + 1]; i++)
+            if (rec_cmp(&a[i - 1], &a[i]) > 0) {
+                qsort(a, n, sizeof *a, rec_cmp);
+                return a;
+            }
+    struct pcoll_rec_s *t = fs_xmalloc(n * sizeof *t + 1);
+    while (nb > 1) {
+        int m = 0;
+        for (int r = 0; r < nb; r += 2) {
+            if (r + 1 < nb)
+                merge2(a + b[r], b[r + 1] - b[r], a + b[r + 1], b[r + 2] - b[r + 1], t + b[r]);
+            else
+                memcpy(t + b[r], a + b[r], (b[r + 1] - b[r]) * sizeof *a);
+            b[m++] = b[r];
+        }
+        b[m] = n;
+        nb = m;
+        struct pcoll_rec_s *x = a;
+        a = t;
+        t = x;
+    }
+    free(t);
+    return a;
+}
+
 uint64_t pcoll_replay(struct net *n, const uint64_t *rec_bytes, size_t stride, sim_time_ps wend,
                       uint64_t *zt, uint64_t *zo) {
     struct par *P = n->par;
@@ -238,12 +299,17 @@ uint64_t pcoll_replay(struct net *n, const uint64_t *rec_bytes, size_t stride, s
         all = fs_xmalloc(total);
         P->comm.ops->alltoallv(P->comm.ctx, rep, sc, all, rc);
         free(rep);
+        size_t *b = fs_xmalloc(((size_t)R + 1) * sizeof *b);
+        b[0] = 0;
+        for (int r = 0; r < R; r++)
+            b[r + 1] = b[r] + rc[r] / sizeof *all;
+        all = sort_runs(all, nall, b, R);
+        free(b);
         free(sc);
         free(rc);
-        qsort(all, nall, sizeof *all, rec_cmp);
     }
     C->nrec = 0;
-    uint32_t before = n->nmsgs;
+    uint64_t before = n->msgs_total;
     sim_time_ps now = s->now_ps;
     size_t i = 0;
     for (;;) {
@@ -262,6 +328,8 @@ uint64_t pcoll_replay(struct net *n, const uint64_t *rec_bytes, size_t stride, s
                 coll_recv_apply(n, r->a);
             else if (r->kind == PCOLL_FAILED)
                 coll_failed_apply(n, r->a);
+            else if (r->kind == PCOLL_FREE)
+                net_msg_free(n, r->a);
             else
                 innet_member_done(n, r->a, r->b, r->c);
         } else {
@@ -290,5 +358,5 @@ uint64_t pcoll_replay(struct net *n, const uint64_t *rec_bytes, size_t stride, s
     s->stopped = false;
     adj(n);
     free(all);
-    return n->nmsgs - before;
+    return n->msgs_total - before;
 }

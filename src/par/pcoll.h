@@ -26,7 +26,7 @@
 struct net;
 struct diag;
 
-enum pcoll_rec { PCOLL_RECV = 1, PCOLL_INNET = 2, PCOLL_FAILED = 3 };
+enum pcoll_rec { PCOLL_RECV = 1, PCOLL_INNET = 2, PCOLL_FAILED = 3, PCOLL_FREE = 4 };
 
 /* A collective's input met on this rank, during the current event. */
 void pcoll_record(struct net *n, uint32_t kind, uint32_t a, uint32_t b, uint32_t c);
@@ -34,6 +34,13 @@ void pcoll_record(struct net *n, uint32_t kind, uint32_t a, uint32_t b, uint32_t
  * timers (every rank, applied at the window's end), else the node that acts
  * (kept on its rank only; a message posted elsewhere is not this rank's work). */
 void pcoll_sched(struct net *n, struct event e, uint32_t node);
+
+/* net.on_msg_release on several ranks: a collective's message acknowledged
+ * at its sender (a record: every rank frees its slot at the window's end, in
+ * the records' order, so the ids later messages get agree on every rank).
+ * The workloads' messages, made before the run, are kept: the results'
+ * merge reads each from its sender's and its receiver's rank. */
+void pcoll_msg_release(struct net *n, uint32_t msg);
 
 /* A SHARP start or aggregation pending on this rank (it will send packets):
  * this rank's work until its event runs (coll.c, innet.c). */

@@ -529,7 +529,7 @@ static const struct schema_key WORKLOAD_KEYS[] = {
     {KEY("ranks", SCHEMA_CUSTOM, 0, "all", NULL, "SPEC.md example"), .only = WL_ENGINE,
      .parse = ranks_parse, .print = ranks_print},
     {KEY("algorithm", SCHEMA_ENUM, WLE(algorithm), "ring", NULL, "SPEC.md example"),
-     .only = WL_COLL | WL_INPUTS, .names = ALGO_NAMES},
+     .only = WL_ENGINE, .names = ALGO_NAMES},
     {KEY("jobs", SCHEMA_U32, WLE(jobs), "1", NULL, "SPEC.md example"), .min = 1, .max = 1u << 16,
      .only = WL_ENGINE},
     {KEY("repeat", SCHEMA_U32, WLE(repeat), "1", NULL, "SPEC.md example"), .min = 1,

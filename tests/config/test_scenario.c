@@ -530,7 +530,7 @@ static void test_module_keys(void **state) {
             "  - {kind: allreduce, size: 1MiB, priority: 3, channels: 4, slice: 128KiB,\n"
             "     step_overhead: 2us, algorithm: hierarchical}\n"
             "  - {kind: training, size: 64MiB, iterations: 2, forward: 1ms, backward: 6ms,\n"
-            "     bucket: 16MiB, channels: 1, jobs: 2, ranks: all}\n"
+            "     bucket: 16MiB, channels: 1, jobs: 2, ranks: all, algorithm: sharp}\n"
             "  - {kind: incast, priority: 1, senders: 2, receiver: h0, size: 1MiB}\n",
             NULL, 0);
     const struct fabric_params *f = &sc.fabric;
@@ -580,6 +580,7 @@ static void test_module_keys(void **state) {
     assert_int_equal(tr->channels, 1);
     assert_int_equal(tr->jobs, 2);
     assert_true(tr->ranks_all);
+    assert_int_equal(tr->algorithm, ALGO_SHARP); /* docs/scenario.md: training takes it (T) */
     assert_int_equal(sc.workload[2].priority, 1);
     scenario_fini(&sc);
 

@@ -508,6 +508,7 @@ static void merge_counters(struct net_counters *a, const struct net_counters *b)
 
 struct qp_retry {
     uint64_t retries, max_ps, from_ps;
+    uint64_t rto_ps; /* the pending retransmission deadline (results' incomplete_reason) */
 };
 
 struct par_hdr {
@@ -634,7 +635,7 @@ static void merge(struct model *m, double work_cpu_s) {
     for (uint32_t q = 0; q < n->nqps; q++) /* results.json jobs[]: retries, stalls */
         if (P->owner[n->qps[q].src] == me) {
             struct qp_retry qr = {n->qps[q].retries_total, n->qps[q].stall_max_ps,
-                                  n->qps[q].stall_from_ps};
+                                  n->qps[q].stall_from_ps, n->qps[q].rto_deadline_ps};
             put(&b, &qr, sizeof qr);
         }
     for (uint32_t row = 0; row < sp->n; row++)
@@ -705,6 +706,7 @@ static void merge(struct model *m, double work_cpu_s) {
             n->qps[q].retries_total = (uint32_t)qr.retries;
             n->qps[q].stall_max_ps = qr.max_ps;
             n->qps[q].stall_from_ps = qr.from_ps;
+            n->qps[q].rto_deadline_ps = qr.rto_ps;
         }
         /* A flow's end is its acknowledged messages' last byte at the
          * receiver (nic.c msg_acked), known on the receiving rank. */

@@ -64,7 +64,7 @@ static void write_summary(const struct model *m, struct jw *w) {
     jw_key(w, "summary");
     jw_obj(w);
     jw_kbool(w, "completed", m->completed);
-    char why[200];
+    char why[400];
     jw_key(w, "incomplete_reason");
     if (results_incomplete_reason(m, why, sizeof why))
         jw_str(w, why);
@@ -300,7 +300,30 @@ bool results_incomplete_reason(const struct model *m, char *buf, size_t len) {
     }
     if (!m->completed) {
         units_fmt_time(m->sim.now_ps, t, sizeof t);
-        snprintf(buf, len, "stopped at %s with work left", t);
+        /* Nothing in flight and QPs with packets unacknowledged: only their
+         * retransmission timers can move the run on. A tail drop on a lossy
+         * fabric (no later packet to trigger a NAK) waits for the local ACK
+         * timeout, 4.096 us x 2^timeout: 4.29 s at NCCL's default 20, past
+         * the 1 s cap of a run without `stop`. */
+        uint32_t waiting = 0;
+        sim_time_ps first = SIM_TIME_NEVER;
+        for (uint32_t q = 0; n->pkts_in_flight == 0 && q < n->nqps; q++) {
+            sim_time_ps d = n->qps[q].rto_deadline_ps;
+            if (n->qps[q].error || d == SIM_TIME_NEVER) continue;
+            waiting++;
+            if (d < first) first = d;
+        }
+        if (waiting) {
+            char at[32];
+            units_fmt_time(n->rto_ps, to, sizeof to);
+            units_fmt_time(first, at, sizeof at);
+            snprintf(buf, len,
+                     "stopped at %s with work left: nothing in flight, %u QP(s) wait for their "
+                     "retransmission timeout (%s, the first at %s): a lost tail packet is only "
+                     "resent then; raise `stop`, or see fabric.transport.timeout and .rto",
+                     t, waiting, to, at);
+        } else
+            snprintf(buf, len, "stopped at %s with work left", t);
         return true;
     }
     return false;
@@ -462,8 +485,8 @@ void results_print_summary(const struct model *m, FILE *f) {
                 "HOQ discards\n",
                 (unsigned long long)n->c.timeouts, (unsigned long long)n->c.corrupted,
                 (unsigned long long)n->c.gray_dropped, (unsigned long long)n->c.hoq_discards);
-    char why[200];
-    if (n->nqp_errs && results_incomplete_reason(m, why, sizeof why))
+    char why[400];
+    if ((n->nqp_errs || !m->completed) && results_incomplete_reason(m, why, sizeof why))
         fprintf(f, "  finding: %s\n", why);
     stuck_print(n, f);
     for (uint32_t i = 0; i < n->nwarnings; i++)

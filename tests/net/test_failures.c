@@ -11,6 +11,7 @@
 
 #include "net/net.h"
 #include "route/route.h"
+#include "stats/results.h"
 
 #include <math.h>
 
@@ -257,6 +258,50 @@ static void test_link_flap(void **state) {
     trun_end(&t);
 }
 
+
+/* A lossy RoCE fabric (no PFC, no congestion control) under two ring jobs:
+ * incast drops at the spines, and a QP whose lost packet was its last one
+ * has no later packet to draw a NAK: only its local ACK timeout (4.29 s at
+ * NCCL's 20) resends it. Under the 1 s cap the run stops with nothing in
+ * flight, and the reason says which timers it waits for (it said "stopped
+ * with work left" and nothing else); given the time it completes after
+ * timeouts, each a stall of one timeout. */
+static void test_lossy_tail_drop_waits_for_timeout(void **state) {
+    (void)state;
+    const char *base = "name: lossy\nseed: 1\n"
+                       "fabric: {kind: roce, link: 100Gbps, flow_control: none, routing: ecmp, "
+                       "congestion_control: none}\n"
+                       "topology: {kind: leaf_spine, leaves: 4, spines: 2, hosts_per_leaf: 4}\n"
+                       "workload:\n  - {kind: allreduce, size: 16MiB, algorithm: ring, jobs: 2}\n";
+    struct trun t;
+    trun_start(&t, base, NULL, 0);
+    assert_int_equal(t.rc, 0);
+    struct outcome o = outcome_of(&t);
+    assert_false(o.completed);
+    assert_true(o.drops > 1000);
+    assert_int_equal(t.m.net.pkts_in_flight, 0);
+    char why[400];
+    assert_true(results_incomplete_reason(&t.m, why, sizeof why));
+    printf("  %s\n", why);
+    assert_non_null(strstr(why, "wait for their retransmission timeout (4.29497s, the first at 4.29"));
+    uint32_t waiting = 0;
+    for (uint32_t q = 0; q < t.m.net.nqps; q++)
+        waiting += t.m.net.qps[q].rto_deadline_ps != SIM_TIME_NEVER;
+    assert_true(waiting > 0);
+    trun_end(&t);
+
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml, "%sstop: 20s\n", base);
+    trun_start(&t, yaml, NULL, 0);
+    assert_int_equal(t.rc, 0);
+    o = outcome_of(&t);
+    assert_true(o.completed);
+    assert_true(o.retries > 0);
+    /* the longest stall is whole timeouts: one, not a fraction of one */
+    assert_true(o.stall >= T20 && o.stall < 2 * T20);
+    trun_end(&t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_port_down_bgp),
@@ -266,6 +311,7 @@ int main(void) {
         cmocka_unit_test(test_credit_deadlock_ends_in_hoq_discards),
         cmocka_unit_test(test_ib_gray_found_by_sweep),
         cmocka_unit_test(test_link_flap),
+        cmocka_unit_test(test_lossy_tail_drop_waits_for_timeout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

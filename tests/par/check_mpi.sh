@@ -79,7 +79,8 @@ for s in tests/par/ib-fattree-perm.yaml tests/par/ib-fattree-adaptive.yaml \
     tests/par/ib-allreduce-sharp.yaml tests/par/ib-allreduce-ring.yaml \
     tests/par/roce-allreduce-tree.yaml scenarios/labs/sharp/03-allreduce-sharp-8.yaml \
     tests/par/ib-training-nccl.yaml scenarios/examples/chakra.yaml \
-    tests/par/ib-failure-allreduce.yaml tests/par/ib-allreduce-adaptive.yaml; do
+    tests/par/ib-failure-allreduce.yaml tests/par/ib-allreduce-adaptive.yaml \
+    tests/par/roce-lossy-timeout.yaml; do
     name=$(basename "$s" .yaml)
     "$FAB" run -q "$s" -o "$OUT/$name-seq" || fail "$name: sequential run"
     for n in 1 2 3 4; do

@@ -11,8 +11,8 @@
 
 #include <string.h>
 
-uint32_t net_msg_new(struct net *n, uint32_t qp, uint64_t size_bytes, sim_time_ps at_ps,
-                     int32_t flow, uint32_t owner) {
+uint32_t net_msg_reserve(struct net *n, uint32_t qp, uint64_t size_bytes, int32_t flow,
+                         uint32_t owner) {
     uint32_t id = n->msg_free;
     if (id != NET_NONE) {
         n->msg_free = n->msgs[id].next;
@@ -20,7 +20,6 @@ uint32_t net_msg_new(struct net *n, uint32_t qp, uint64_t size_bytes, sim_time_p
         fs_grow((void **)&n->msgs, &n->msgs_cap, n->nmsgs + 1, sizeof *n->msgs);
         id = n->nmsgs++;
     }
-    n->msgs_total++;
     struct msg *m = &n->msgs[id];
     memset(m, 0, sizeof *m);
     m->qp = qp;
@@ -29,10 +28,23 @@ uint32_t net_msg_new(struct net *n, uint32_t qp, uint64_t size_bytes, sim_time_p
     m->flow = flow;
     m->owner = owner;
     m->next = NET_NONE;
-    m->post_ps = at_ps;
-    if (flow >= 0) n->flows[flow].msgs_left++;
-    n->bytes_posted += size_bytes;
+    m->post_ps = SIM_TIME_NEVER;
+    return id;
+}
+
+void net_msg_activate(struct net *n, uint32_t id) {
+    const struct msg *m = &n->msgs[id];
+    n->msgs_total++;
+    if (m->flow >= 0) n->flows[m->flow].msgs_left++;
+    n->bytes_posted += m->size_bytes;
     net_work_add(n);
+}
+
+uint32_t net_msg_new(struct net *n, uint32_t qp, uint64_t size_bytes, sim_time_ps at_ps,
+                     int32_t flow, uint32_t owner) {
+    uint32_t id = net_msg_reserve(n, qp, size_bytes, flow, owner);
+    n->msgs[id].post_ps = at_ps;
+    net_msg_activate(n, id);
     if (at_ps != SIM_TIME_NEVER) sim_at(n->sim, at_ps, 0, NET_EV_MSG_POST, id, 0);
     return id;
 }

@@ -465,6 +465,14 @@ void net_qp_set_entropy(struct net *n, uint32_t qp, uint16_t entropy);
 uint32_t net_msg_new(struct net *n, uint32_t qp, uint64_t size_bytes, sim_time_ps at_ps,
                      int32_t flow, uint32_t owner);
 void net_msg_post_now(struct net *n, uint32_t msg);
+/* net_msg_new in two halves: the record alone (an id, its size and QP; no
+ * work, no flow count), and later the accounting that makes it the run's
+ * work. Several ranks reserve a Poisson source's messages before the run,
+ * alike on every rank, and its sender's rank activates each when the source
+ * makes it (workload_pregen). */
+uint32_t net_msg_reserve(struct net *n, uint32_t qp, uint64_t size_bytes, int32_t flow,
+                         uint32_t owner);
+void net_msg_activate(struct net *n, uint32_t msg);
 /* The posting's numbering alone: the message's PSN range (first_psn) and its
  * link after the QP's last message (msg.next), what an out-of-order receiver
  * reads to find where messages end. net_msg_post_now does it; a parallel

@@ -42,6 +42,7 @@
 #include "stats/jw.h"
 #include "stats/sampler.h"
 #include "stats/wall.h"
+#include "workload/workload.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -169,17 +170,23 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
     const struct model_params *sc = m->sc;
     struct sim *s = &m->sim;
     int R = c->size;
+    uint32_t pregen = 0; /* Poisson messages reserved (ids at the end of the table) */
     if (R > 1) {
         for (size_t i = 0; i < sc->nworkload; i++) {
             enum wl_kind k = sc->workload[i].kind;
             bool coll = k == WL_ALLREDUCE || k == WL_ALLGATHER || k == WL_REDUCESCATTER ||
                         k == WL_BROADCAST || k == WL_TRAINING || k == WL_NCCL_TESTS ||
                         k == WL_CHAKRA; /* par/pcoll.c */
-            if (k != WL_FLOWS && k != WL_PERMUTATION && k != WL_INCAST && k != WL_ALLTOALL && !coll)
+            if (k != WL_FLOWS && k != WL_PERMUTATION && k != WL_INCAST && k != WL_ALLTOALL &&
+                k != WL_POISSON && !coll)
                 return diag_set(d, sc->file, sc->workload[i].pos, FS_ENOTSUP,
                                 "not yet supported with N>1 ranks: %s (run it on one process)",
                                 wl_name(k));
         }
+        /* Poisson sources make messages as they run, on their sender's
+         * rank: their records are reserved here, alike on every rank, so a
+         * packet's message id means the same message everywhere. */
+        pregen = workload_pregen(n, s->stop_ps);
         /* An out-of-order receiver (adaptive routing) finds message bounds
          * from the sender's posting (msg.first_psn, msg.next), which only the
          * sending rank does. A collective's receiving rank numbers the
@@ -196,7 +203,9 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
                                 "not yet supported with N>1 ranks: adaptive routing with "
                                 "several messages on one connection (run it on one process)");
         }
-        if (n->work_pending != n->nmsgs + pcoll_held(n))
+        /* the work: messages, the jobs' holds, each Poisson source's hold
+         * until its end (the reserved messages are not work yet) */
+        if (n->work_pending != n->nmsgs - pregen + pcoll_held(n) + workload_gens(n))
             return diag_set(d, sc->file, (struct srcpos){0}, FS_ENOTSUP,
                             "not yet supported with N>1 ranks: work other than messages "
                             "(run it on one process)");
@@ -269,10 +278,13 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
         return diag_set(d, sc->file, (struct srcpos){0}, FS_ENOTSUP,
                         "not yet supported with N>1 ranks: %s (run it on one process)",
                         kind_name((uint16_t)bad));
-    /* This rank's share of the work: the messages its hosts send. */
+    /* This rank's share of the work: the messages its hosts send, and the
+     * Poisson sources they hold. */
     uint64_t mine = 0;
-    for (uint32_t i = 0; i < n->nmsgs; i++)
+    for (uint32_t i = 0; i < n->nmsgs - pregen; i++)
         if (P->owner[n->qps[n->msgs[i].qp].src] == c->rank) mine++;
+    for (uint32_t i = 0; R > 1 && i < workload_gens(n); i++)
+        if (P->owner[workload_gen_src(n, i)] == c->rank) mine++;
     if (R > 1) n->work_pending = mine + pcoll_held(n); /* jobs' holds: every rank's */
     /* The conservation check after every event (debug builds) sums over the
      * whole network; one rank holds a part. The merged counters are checked
@@ -513,6 +525,7 @@ struct qp_retry {
 
 struct par_hdr {
     uint64_t events, done_ps, work, inflight;
+    uint64_t pre_made; /* reserved Poisson messages this rank made (workload_pregen) */
     double sync_s, work_cpu_s;
     struct net_counters c;
 };
@@ -614,9 +627,14 @@ static void merge(struct model *m, double work_cpu_s) {
         if (P->owner[n->qps[q].src] == me) need += (size_t)sp->n * sizeof *sp->cc_rows;
     b.v = fs_xmalloc(need + 1);
     b.cap = need + 1;
-    struct par_hdr h = {
-        m->sim.events_run, n->done_ps, n->work_pending, n->pkts_in_flight + P->transit, P->sync_s,
-        work_cpu_s,        n->c};
+    struct par_hdr h = {m->sim.events_run,
+                        n->done_ps,
+                        n->work_pending,
+                        n->pkts_in_flight + P->transit,
+                        workload_pregen_made(n),
+                        P->sync_s,
+                        work_cpu_s,
+                        n->c};
     put(&b, &h, sizeof h);
     for (uint32_t p = 0; p < n->nports; p++) {
         /* A NIC counts a packet it drops on its link's sending port (nic.c),
@@ -664,6 +682,7 @@ static void merge(struct model *m, double work_cpu_s) {
             P->sync[r] = hr.sync_s;
             P->work_cpu[r] = hr.work_cpu_s;
             m->sim.events_run += hr.events;
+            P->pre_made += hr.pre_made;
             if (hr.done_ps > n->done_ps) n->done_ps = hr.done_ps;
             n->work_pending += hr.work;
             n->pkts_in_flight += hr.inflight;
@@ -1065,7 +1084,8 @@ void par_write_json(const struct net *n, struct jw *w) {
     /* the message table's size against the messages of the run: the
      * collectives' slots are recycled on every rank (pcoll_msg_release) */
     jw_ku64(w, "message_records", n->nmsgs);
-    jw_ku64(w, "messages_posted", n->msgs_total);
+    /* a Poisson source's messages are made on its sender's rank only */
+    jw_ku64(w, "messages_posted", n->msgs_total - workload_pregen_made(n) + P->pre_made);
     jw_key(w, "ranks_detail");
     jw_arr(w);
     for (int r = 0; r < P->comm.size; r++) {

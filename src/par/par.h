@@ -69,6 +69,7 @@ struct par {
     /* statistics (results.json `parallel`) */
     uint64_t windows, rounds, msgs, msg_bytes;
     uint64_t crit_events;    /* sum over windows of the busiest rank's events */
+    uint64_t pre_made;       /* reserved Poisson messages made, summed (rank 0 after the run) */
     uint64_t *events;        /* per rank (rank 0 after the run) */
     double sync_s;           /* wall seconds this rank spent in the window collectives */
     double sync_cpu_s;       /* CPU seconds it spent there (MPI polls while it waits) */

@@ -23,6 +23,11 @@ struct gen {
     double size_bytes; /* fixed size, or the mean */
     int exponential;
     uint64_t end_ps;
+    uint64_t first_ps; /* the first arrival */
+    /* several ranks (workload_pregen): its messages reserved before the run,
+     * ids [m0, m0 + nm), the next one to make is m0 + k */
+    bool pre;
+    uint32_t m0, nm, k;
 };
 
 /* An all-to-all is also reported as a collective (SPEC.md): its row spans
@@ -116,12 +121,25 @@ static int add_poisson(struct net *n, struct wl_state *ws, const struct wl_entry
         g->size_bytes = (double)w->packet_bytes;
         g->exponential = w->exponential;
         g->end_ps = w->start_ps + w->duration_ps;
+        g->pre = false;
+        g->m0 = g->nm = g->k = 0;
         net_work_add(n);
         uint64_t first = w->start_ps + (uint64_t)llround(rng_exponential(&g->rng, g->mean_gap_ps));
+        g->first_ps = first;
         sim_at(n->sim, first, n->host_node[src] + 1, NET_EV_GEN, ws->ngens, 0);
         ws->ngens++;
     }
     return 0;
+}
+
+/* A message's size: fixed, or exponential with the source's mean. */
+static uint64_t gen_size(const struct gen *g, struct rng *r) {
+    uint64_t size = (uint64_t)g->size_bytes;
+    if (g->exponential) {
+        size = (uint64_t)llround(rng_exponential(r, g->size_bytes));
+        if (size == 0) size = 1;
+    }
+    return size;
 }
 
 void workload_on_gen(struct sim *s, const struct event *e) {
@@ -132,15 +150,59 @@ void workload_on_gen(struct sim *s, const struct event *e) {
         net_work_done(n);
         return;
     }
-    uint64_t size = (uint64_t)g->size_bytes;
-    if (g->exponential) {
-        size = (uint64_t)llround(rng_exponential(&g->rng, g->size_bytes));
-        if (size == 0) size = 1;
-    }
-    uint32_t m = net_msg_new(n, g->qp, size, SIM_TIME_NEVER, g->flow, NET_NONE);
+    uint64_t size = gen_size(g, &g->rng);
+    uint32_t m;
+    if (g->pre) { /* reserved alike on every rank: made now, here */
+        FS_ASSERT(g->k < g->nm && n->msgs[g->m0 + g->k].size_bytes == size,
+                  "poisson source %u: arrival %u at %llu ps not reserved", e->arg, g->k,
+                  (unsigned long long)s->now_ps);
+        m = g->m0 + g->k++;
+        net_msg_activate(n, m);
+    } else
+        m = net_msg_new(n, g->qp, size, SIM_TIME_NEVER, g->flow, NET_NONE);
     net_msg_post_now(n, m);
     uint64_t next = s->now_ps + (uint64_t)llround(rng_exponential(&g->rng, g->mean_gap_ps));
     sim_at(s, next, event_entity(e), NET_EV_GEN, e->arg, 0);
+}
+
+uint32_t workload_pregen(struct net *n, sim_time_ps until_ps) {
+    struct wl_state *ws = n->wl_state;
+    uint32_t made = 0;
+    for (uint32_t i = 0; ws && i < ws->ngens; i++) {
+        struct gen *g = &ws->gens[i];
+        /* the source's own stream, copied: the arrivals its events will draw */
+        struct rng r = g->rng;
+        g->pre = true;
+        g->m0 = n->nmsgs;
+        g->nm = g->k = 0;
+        for (uint64_t t = g->first_ps; t < g->end_ps && t <= until_ps;) {
+            uint64_t size = gen_size(g, &r);
+            uint32_t id = net_msg_reserve(n, g->qp, size, g->flow, NET_NONE);
+            FS_ASSERT(id == g->m0 + g->nm, "reserved message %u out of sequence", id);
+            g->nm++;
+            t += (uint64_t)llround(rng_exponential(&r, g->mean_gap_ps));
+        }
+        made += g->nm;
+    }
+    return made;
+}
+
+uint64_t workload_pregen_made(const struct net *n) {
+    const struct wl_state *ws = n->wl_state;
+    uint64_t k = 0;
+    for (uint32_t i = 0; ws && i < ws->ngens; i++)
+        k += ws->gens[i].k;
+    return k;
+}
+
+uint32_t workload_gens(const struct net *n) {
+    const struct wl_state *ws = n->wl_state;
+    return ws ? ws->ngens : 0;
+}
+
+uint32_t workload_gen_src(const struct net *n, uint32_t i) {
+    const struct wl_state *ws = n->wl_state;
+    return n->qps[ws->gens[i].qp].src;
 }
 
 /* nccl-tests' alltoall size is what one rank sends in all, `size` to each

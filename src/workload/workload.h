@@ -9,6 +9,7 @@
 
 #include "coll/coll.h"
 #include "core/diag.h"
+#include "core/time.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -113,5 +114,16 @@ void workload_fini(struct net *n);
 /* After the run: completes the rows that summarise workloads (all-to-all). */
 void workload_finish(struct net *n);
 void workload_on_gen(struct sim *s, const struct event *e);
+/* Several ranks (par/par.c): reserves, on every rank alike, the message of
+ * every arrival the Poisson sources will make up to until_ps (their events
+ * draw the same streams), so that the ids agree across ranks; each source's
+ * events then make their reserved messages on the sender's rank. Returns
+ * how many. */
+uint32_t workload_pregen(struct net *n, sim_time_ps until_ps);
+/* How many of them this rank made so far (results.json parallel.messages_posted). */
+uint64_t workload_pregen_made(const struct net *n);
+/* The Poisson sources: how many, and source i's sending node. */
+uint32_t workload_gens(const struct net *n);
+uint32_t workload_gen_src(const struct net *n, uint32_t i);
 
 #endif /* FABSIM_WORKLOAD_WORKLOAD_H */

@@ -107,8 +107,9 @@ void net_ctrl_release(struct net *n) {
 }
 
 void net_work_done(struct net *n) {
+    if (n->sim->now_ps > n->work_last_ps) n->work_last_ps = n->sim->now_ps;
     if (--n->work_pending == 0) {
-        n->done_ps = n->sim->now_ps;
+        n->done_ps = n->work_last_ps;
         net_check_idle(n);
     }
 }

@@ -360,6 +360,11 @@ struct net {
     uint64_t work_total;
     uint64_t bytes_posted; /* payload of every message created (progress lines) */
     sim_time_ps done_ps;   /* when work_pending last reached 0: the workload finished */
+    /* the latest time work_pending fell (net_work_done): done_ps is that
+     * when it reaches 0. One process: now. Several ranks: the collectives'
+     * replay releases a job at its record's time, which may lie before this
+     * rank's own last acknowledgement of the window (par/pcoll.c). */
+    sim_time_ps work_last_ps;
     /* Control-plane activity (an SM re-sweep, BGP convergence) keeps the run
      * going but is not workload: it never delays done_ps or `completed`. */
     uint32_t ctrl_pending;

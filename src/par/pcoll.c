@@ -146,20 +146,42 @@ int pcoll_setup(struct net *n, sim_time_ps *lookahead_ps, struct diag *d) {
     P->coll = fs_xcalloc(1, sizeof *P->coll);
     P->coll->act_min = SIM_TIME_NEVER;
     P->coll->msgs_built = n->nmsgs;
-    /* several ranks: a message's slot is recycled on every rank at once (one
-     * process frees it as soon as it is acknowledged) */
-    if (P->comm.size > 1) n->on_msg_release = pcoll_msg_release;
+    /* A message's slot is freed at the window's end, in the records' order,
+     * on every rank at once (one process frees it as soon as it is
+     * acknowledged). On one rank too: freed at once, a slot acknowledged
+     * late in a window would be reused by a message the replay makes for an
+     * earlier record before its own receive record is applied (its
+     * transfer index overwritten: a call that never ends, seen with windows
+     * longer than a receive-to-ACK delay). */
+    n->on_msg_release = pcoll_msg_release;
     /* The least delay between a transition and what it does to the network:
      * a message's post overhead (LL and LL128 post for less than Simple) or
      * a SHARP member's start (the whole overhead and its copy). A job whose
      * protocol is set posts with it or with Simple (SHARP, NVLS and
      * halving-doubling calls: algo_proto), which costs the most: its own
-     * overhead bounds it; with `auto` any of the three may come. */
+     * overhead bounds it. */
     sim_time_ps la = SIM_TIME_NEVER;
     for (uint32_t i = 0; cs && i < cs->njobs; i++) {
         const struct job *j = &cs->jobs[i];
+        const struct wl_entry *w = j->w;
+        if (w->protocol == PROTO_AUTO &&
+            (w->kind == WL_ALLREDUCE || w->kind == WL_ALLGATHER || w->kind == WL_REDUCESCATTER ||
+             w->kind == WL_BROADCAST)) {
+            /* `auto` picks per call size (algo_proto), and a plain
+             * collective's sizes are all known: only those calls' protocols
+             * (a 64 MiB ring posts with Simple, never LL). Training buckets,
+             * nccl_tests sweeps and Chakra traces take any of the three. */
+            size_t ns = w->sizes && w->nsizes ? w->nsizes : 1;
+            for (size_t k = 0; k < ns; k++) {
+                uint64_t bytes = w->sizes && w->nsizes ? w->sizes[k] : w->size_bytes;
+                uint8_t p = algo_proto(n, j, (int)w->kind, j->algo, bytes);
+                uint64_t v = coll_proto_overhead_ps(p, j->overhead_ps);
+                if (v < la) la = v;
+            }
+            continue;
+        }
         for (int p = 0; p < 3; p++) {
-            if (j->w->protocol != PROTO_AUTO && p != (int)j->w->protocol) continue;
+            if (w->protocol != PROTO_AUTO && p != (int)w->protocol) continue;
             uint64_t v = coll_proto_overhead_ps(p, j->overhead_ps);
             if (v < la) la = v;
         }

@@ -301,6 +301,31 @@ for s in tests/par/roce-poisson-mean.yaml; do
     fi
 done
 
+# Windows longer than a message's receive-to-ACK delay (~284 ns here) but
+# within the post overhead (LL128 286 ns): a slot acknowledged late in a
+# window must not be reused by the replay before its receive is applied
+# (a call never ended, results differed, before slots were freed in the
+# records' order on one rank too).
+FABSIM_PAR_LOOKAHEAD_PS=285713 run_n 1 tests/par/ib-allreduce-ring.yaml "$OUT/la1" -q \
+    >"$OUT/la1.log" 2>&1
+if same "$OUT/ib-allreduce-ring-seq" "$OUT/la1"; then
+    ok "1 rank, 285.7 ns windows over a ring's receive and ACK: byte-identical to one process"
+else
+    cat "$OUT/la1.log"
+    fail "1 rank, 285.7 ns windows: differs from one process"
+fi
+# A window that holds a job's last receive and, later in it, the last ACK:
+# the replay ends the job at the receive's time, and the run's done_ns is
+# still the ACK's (net.work_last_ps), as on one process.
+FABSIM_PAR_LOOKAHEAD_PS=999999 run_n 1 scenarios/labs/subnet_manager/01-failure-ib-sm.yaml \
+    "$OUT/la2" -q >"$OUT/la2.log" 2>&1
+if same "$OUT/01-failure-ib-sm-seq" "$OUT/la2"; then
+    ok "1 rank, 1 us windows over a job's last receive and ACK: done_ns as one process"
+else
+    cat "$OUT/la2.log"
+    fail "1 rank, 1 us windows: differs from one process"
+fi
+
 # A window longer than the shortest cut link (325 ns here): caught.
 FABSIM_PAR_LOOKAHEAD_PS=5000000 run_n 2 tests/par/roce-pfc-incast.yaml "$OUT/bad" -q \
     >"$OUT/bad.log" 2>&1

@@ -321,11 +321,12 @@ struct net {
     struct msg *msgs;
     uint32_t nmsgs; /* slots in use or free: [0, nmsgs) */
     size_t msgs_cap;
-    uint32_t msg_free;   /* first free slot, NET_NONE if none */
-    bool msg_keep;       /* never recycle: ids are unique over the run */
-    /* Several ranks (par/pcoll.c): a release is recorded and every rank frees
-     * the slot at the window's end, so free lists, and the ids the
-     * collectives' messages get, agree on every rank. NULL: freed at once. */
+    uint32_t msg_free; /* first free slot, NET_NONE if none */
+    bool msg_keep;     /* never recycle: ids are unique over the run */
+    /* Windowed runs with collectives (par/pcoll.c): a release is recorded
+     * and every rank frees the slot at the window's end, in the records'
+     * order, so free lists, and the ids the collectives' messages get, agree
+     * on every rank and with the replay's order. NULL: freed at once. */
     void (*on_msg_release)(struct net *n, uint32_t msg);
     uint8_t warm;        /* enum net_warm_mode: the event loop's cache warm-up (net/warm.h) */
     uint64_t msgs_total; /* messages created */

@@ -627,14 +627,9 @@ static void merge(struct model *m, double work_cpu_s) {
         if (P->owner[n->qps[q].src] == me) need += (size_t)sp->n * sizeof *sp->cc_rows;
     b.v = fs_xmalloc(need + 1);
     b.cap = need + 1;
-    struct par_hdr h = {m->sim.events_run,
-                        n->done_ps,
-                        n->work_pending,
-                        n->pkts_in_flight + P->transit,
-                        workload_pregen_made(n),
-                        P->sync_s,
-                        work_cpu_s,
-                        n->c};
+    struct par_hdr h = {
+        m->sim.events_run,       n->done_ps, n->work_pending, n->pkts_in_flight + P->transit,
+        workload_pregen_made(n), P->sync_s,  work_cpu_s,      n->c};
     put(&b, &h, sizeof h);
     for (uint32_t p = 0; p < n->nports; p++) {
         /* A NIC counts a packet it drops on its link's sending port (nic.c),

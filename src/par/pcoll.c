@@ -164,9 +164,8 @@ int pcoll_setup(struct net *n, sim_time_ps *lookahead_ps, struct diag *d) {
     for (uint32_t i = 0; cs && i < cs->njobs; i++) {
         const struct job *j = &cs->jobs[i];
         const struct wl_entry *w = j->w;
-        if (w->protocol == PROTO_AUTO &&
-            (w->kind == WL_ALLREDUCE || w->kind == WL_ALLGATHER || w->kind == WL_REDUCESCATTER ||
-             w->kind == WL_BROADCAST)) {
+        if (w->protocol == PROTO_AUTO && (w->kind == WL_ALLREDUCE || w->kind == WL_ALLGATHER ||
+                                          w->kind == WL_REDUCESCATTER || w->kind == WL_BROADCAST)) {
             /* `auto` picks per call size (algo_proto), and a plain
              * collective's sizes are all known: only those calls' protocols
              * (a 64 MiB ring posts with Simple, never LL). Training buckets,

@@ -258,7 +258,6 @@ static void test_link_flap(void **state) {
     trun_end(&t);
 }
 
-
 /* A lossy RoCE fabric (no PFC, no congestion control) under two ring jobs:
  * incast drops at the spines, and a QP whose lost packet was its last one
  * has no later packet to draw a NAK: only its local ACK timeout (4.29 s at
@@ -283,7 +282,8 @@ static void test_lossy_tail_drop_waits_for_timeout(void **state) {
     char why[400];
     assert_true(results_incomplete_reason(&t.m, why, sizeof why));
     printf("  %s\n", why);
-    assert_non_null(strstr(why, "wait for their retransmission timeout (4.29497s, the first at 4.29"));
+    assert_non_null(
+        strstr(why, "wait for their retransmission timeout (4.29497s, the first at 4.29"));
     uint32_t waiting = 0;
     for (uint32_t q = 0; q < t.m.net.nqps; q++)
         waiting += t.m.net.qps[q].rto_deadline_ps != SIM_TIME_NEVER;

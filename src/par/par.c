@@ -751,7 +751,7 @@ int par_run(struct model *m) {
     struct packet *sbuf = NULL, *rbuf = NULL;
     size_t scap = 0, rcap = 0;
     struct zero_key z = {0, 0};
-    double cpu0 = wall_cpu_s(), sync_t0 = 0, sync_c0 = 0;
+    double cpu0 = wall_cpu_s(), sync_t0 = 0;
     P->out_min_ps = SIM_TIME_NEVER;
     sim_time_ps next = calq_peek_time(&s->q);
     sim_time_ps cn = P->coll ? pcoll_next_ps(n) : SIM_TIME_NEVER;
@@ -802,9 +802,10 @@ int par_run(struct model *m) {
                 st[ST_WORDS + r] = P->out[r].len * sizeof(struct packet);
             /* From here to the end of the packets' exchange (or to a
              * second round's run) the rank is in the window's collectives:
-             * one pair of clock reads a window (the CPU clock is a system
-             * call, ~0.4 us). */
-            double t0 = wall_now_s(), c0 = wall_cpu_s();
+             * wall clock only (vDSO, ~30 ns). The process's CPU clock is a
+             * system call, 0.4-1.6 us: two a window were most of a short
+             * window's cost (docs/performance.md "Per-window cost"). */
+            double t0 = wall_now_s();
             P->comm.ops->allgather(P->comm.ctx, st, W * sizeof *st, all);
             uint64_t sum = 0, anyheld = 0, kt = 0, ko = 0;
             if (P->coll) {
@@ -830,10 +831,8 @@ int par_run(struct model *m) {
             }
             if (sum == 0 || anyheld) { /* the run ends, or a second round */
                 P->sync_s += wall_now_s() - t0;
-                P->sync_cpu_s += wall_cpu_s() - c0;
             } else {
                 sync_t0 = t0; /* closed after the exchange */
-                sync_c0 = c0;
             }
             if (sum == 0) {
                 P->crit_events += most;
@@ -893,7 +892,6 @@ int par_run(struct model *m) {
             fs_grow((void **)&rbuf, &rcap, nr + 1, sizeof *rbuf);
             P->comm.ops->alltoallv(P->comm.ctx, send, scount, rbuf, rcount);
             P->sync_s += wall_now_s() - sync_t0;
-            P->sync_cpu_s += wall_cpu_s() - sync_c0;
             for (int r = 0; r < R; r++)
                 P->out[r].len = 0;
             for (size_t i = 0; i < nr; i++)
@@ -902,7 +900,6 @@ int par_run(struct model *m) {
             P->msg_bytes += ns * sizeof *rbuf;
         } else {
             P->sync_s += wall_now_s() - sync_t0;
-            P->sync_cpu_s += wall_cpu_s() - sync_c0;
         }
         P->transit = 0;
         P->out_min_ps = SIM_TIME_NEVER;
@@ -920,7 +917,11 @@ int par_run(struct model *m) {
     if (!rc) {
         /* Warnings and QP errors (rows on the ranks that met them). */
         pmerge_rows(n);
-        merge(m, wall_cpu_s() - cpu0 - P->sync_cpu_s);
+        /* Work: the CPU outside the collectives. Open MPI's shared-memory
+         * transport polls while it waits, so their wall time is CPU time
+         * (with more ranks than cores a waiting rank yields: less). */
+        double work = wall_cpu_s() - cpu0 - P->sync_s;
+        merge(m, work > 0 ? work : 0);
         if (P->tr && par_trace_finish(n)) {
             P->refused = "--pcap or --trace holding more than --pcap-max plus --trace-max "
                          "records on one rank";

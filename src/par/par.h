@@ -72,7 +72,6 @@ struct par {
     uint64_t pre_made;       /* reserved Poisson messages made, summed (rank 0 after the run) */
     uint64_t *events;        /* per rank (rank 0 after the run) */
     double sync_s;           /* wall seconds this rank spent in the window collectives */
-    double sync_cpu_s;       /* CPU seconds it spent there (MPI polls while it waits) */
     double *sync;            /* per rank (rank 0 after the run) */
     double *work_cpu;        /* per rank: CPU seconds of the run outside the collectives */
     uint32_t *nodes, *hosts; /* per rank */

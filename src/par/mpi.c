@@ -14,8 +14,8 @@
  * On one machine the packets go through Open MPI's shared-memory BTL (vader),
  * whose single-copy mechanism (CMA: a process_vm_readv system call per large
  * message) is off unless the user sets it: a window's few KB of packets are
- * cheaper copied through the shared FIFOs (1,024-host bench on 2 ranks 5-9 %
- * less wall time; docs/performance.md "Shared-memory copies").
+ * cheaper copied through the shared FIFOs (2 ranks: 5-11 % less wall time;
+ * docs/performance.md "Shared-memory copies").
  *
  * After MPI_Init the process's loopback TCP connections (Open MPI's PMIx
  * client to its local server) get TCP_NODELAY: PMIx writes a request as

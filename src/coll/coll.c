@@ -595,7 +595,7 @@ void coll_job_release(struct net *n, struct job *j) {
  * job posts nothing more; what its other QPs still carry drains. */
 void coll_failed_apply(struct net *n, uint32_t mid) {
     struct coll_state *cs = n->coll_state;
-    cs->msg_x[mid] = NET_NONE;
+    if (mid < cs->msg_x_cap) cs->msg_x[mid] = NET_NONE;
     struct job *j = &cs->jobs[cs->ops[n->msgs[mid].owner].job];
     if (j->aborted_ps == SIM_TIME_NEVER) {
         j->aborted_ps = n->sim->now_ps;
@@ -605,7 +605,11 @@ void coll_failed_apply(struct net *n, uint32_t mid) {
 
 static void on_failed(struct net *n, uint32_t mid) {
     struct coll_state *cs = n->coll_state;
-    if (mid < cs->msg_x_cap && cs->msg_x[mid] != NET_NONE) {
+    /* Any collective message, even one whose data already arrived (msg_x
+     * cleared at the receive, its ACK lost): the sender's work request still
+     * completes with RETRY_EXC_ERR and NCCL aborts the communicator
+     * (domain.md A12). Only collectives set an owner (net_msg_new). */
+    if (n->msgs[mid].owner != NET_NONE && n->msgs[mid].owner < cs->nops) {
         if (n->par) /* the abort is every rank's (par/pcoll.c) */
             pcoll_record(n, PCOLL_FAILED, mid, 0, 0);
         else
@@ -1007,8 +1011,8 @@ void coll_fini(struct net *n) {
  * the failure that caused it (the control_plane row of the latest failure
  * before its first timeout: local reroute, reroute or link up, whichever
  * came first). Without such a row, the stall itself. */
-static sim_time_ps qp_outage_ps(const struct net *n, const struct qp *q) {
-    sim_time_ps from = q->stall_from_ps, best = SIM_TIME_NEVER;
+static sim_time_ps qp_outage_ps(const struct net *n, sim_time_ps from, sim_time_ps stall) {
+    sim_time_ps best = SIM_TIME_NEVER;
     const struct cp_row *row = NULL;
     for (uint32_t i = 0; i < n->ncp_rows; i++) {
         const struct cp_row *r = &n->cp_rows[i];
@@ -1019,7 +1023,7 @@ static sim_time_ps qp_outage_ps(const struct net *n, const struct qp *q) {
         for (int k = 0; k < 3; k++)
             if (t[k] < best) best = t[k];
     }
-    if (best == SIM_TIME_NEVER || best < from) return q->stall_max_ps;
+    if (best == SIM_TIME_NEVER || best < from) return stall;
     return best - from;
 }
 
@@ -1040,7 +1044,17 @@ void coll_write_jobs(const struct net *n, struct jw *w) {
             retries += q->retries_total;
             if (q->stall_max_ps > stall) stall = q->stall_max_ps;
             if (q->stall_max_ps) {
-                sim_time_ps o = qp_outage_ps(n, q);
+                sim_time_ps o = qp_outage_ps(n, q->stall_from_ps, q->stall_max_ps);
+                if (o > outage) outage = o;
+            }
+            /* Still waiting on its timer when the run stopped: stalled so far. */
+            if (!q->error && q->retries && q->rto_deadline_ps != SIM_TIME_NEVER) {
+                sim_time_ps now_stall = n->sim->now_ps - q->progress_ps;
+                if (now_stall > stall) stall = now_stall;
+                /* a reroute does not repair a QP whose end lost its link */
+                sim_time_ps o = net_node_attached(n, q->src) && net_node_attached(n, q->dst)
+                                    ? qp_outage_ps(n, q->progress_ps, now_stall)
+                                    : now_stall;
                 if (o > outage) outage = o;
             }
         }

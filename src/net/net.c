@@ -167,6 +167,15 @@ static uint32_t node_or_nic(const struct net *n, const char *name, bool *nic) {
     return NET_NONE;
 }
 
+bool net_node_attached(const struct net *n, uint32_t v) {
+    const struct node *nd = &n->nodes[v];
+    for (uint32_t i = 0; i < nd->nports; i++) {
+        const struct port *p = &n->ports[nd->first_port + i];
+        if (p->up && n->ports[p->peer].up) return true;
+    }
+    return false;
+}
+
 uint32_t net_node_by_name(const struct net *n, const char *name) {
     bool nic;
     return node_or_nic(n, name, &nic);

@@ -438,6 +438,9 @@ void net_number_parallel(struct net *n);
 /* A node by name; on multi-GPU hosts the NIC name h3.n5 gives the GPU node
  * h3.g5 (its NIC is part of it: SPEC.md Names). NET_NONE if none. */
 uint32_t net_node_by_name(const struct net *n, const char *name);
+/* Has node `v` a live link (both directions up)? A QP whose host has none
+ * reaches nothing, whatever the routes. */
+bool net_node_attached(const struct net *n, uint32_t v);
 /* "leaf0->spine1", with "#k" for the k-th parallel link. */
 void net_port_name(const struct net *n, uint32_t port, char *buf, size_t len);
 /* "host-leaf", "leaf-spine", ...: lower role first. */

@@ -505,6 +505,12 @@ void nic_qp_error(struct net *n, uint32_t qp) {
     r->psn = q->una;
     r->retries = q->retries;
     r->at_ps = n->sim->now_ps;
+    /* The span without progress that ended in the error is a stall too
+     * (results.json jobs[].stalled_ns): from the last progress to now. */
+    if (n->sim->now_ps - q->progress_ps > q->stall_max_ps) {
+        q->stall_max_ps = n->sim->now_ps - q->progress_ps;
+        q->stall_from_ps = q->progress_ps;
+    }
     /* Every posted message not yet acknowledged completes in error (the
      * first with RETRY_EXC_ERR, the rest flushed); so does any posted later. */
     uint32_t m = q->una_msg;

@@ -305,24 +305,52 @@ bool results_incomplete_reason(const struct model *m, char *buf, size_t len) {
          * fabric (no later packet to trigger a NAK) waits for the local ACK
          * timeout, 4.096 us x 2^timeout: 4.29 s at NCCL's default 20, past
          * the 1 s cap of a run without `stop`. */
-        uint32_t waiting = 0;
+        uint32_t waiting = 0, cut_off = 0, cut_node = NET_NONE;
         sim_time_ps first = SIM_TIME_NEVER;
         for (uint32_t q = 0; n->pkts_in_flight == 0 && q < n->nqps; q++) {
             sim_time_ps d = n->qps[q].rto_deadline_ps;
             if (n->qps[q].error || d == SIM_TIME_NEVER) continue;
             waiting++;
             if (d < first) first = d;
+            uint32_t ends[2] = {n->qps[q].dst, n->qps[q].src};
+            for (int k = 0; k < 2 && n->sc_events_left == 0; k++)
+                if (!net_node_attached(n, ends[k])) { /* waits in vain */
+                    cut_off++;
+                    if (cut_node == NET_NONE) cut_node = ends[k];
+                    break;
+                }
         }
-        if (waiting) {
+        bool capped = !m->params.stop_ps && m->sim.now_ps >= MODEL_STOP_CAP_PS;
+        if (cut_off) {
+            /* More time cannot help: every retry goes into a dead link until
+             * the QP exhausts its retries (domain.md A12). */
+            units_fmt_time(n->rto_ps, to, sizeof to);
+            char budget[32];
+            units_fmt_time((uint64_t)(n->retry_cnt + 1) * n->rto_ps, budget, sizeof budget);
+            snprintf(buf, len,
+                     "stopped at %s with work left: %u of %u QP(s) waiting for their "
+                     "retransmission timeout cannot reach their peer (%s has no live link and "
+                     "no link_up follows); raising `stop` cannot help: they retry every %s and "
+                     "go to error after %u retries (%s), aborting their jobs",
+                     t, cut_off, waiting, n->names[cut_node], to, n->retry_cnt, budget);
+        } else if (waiting) {
             char at[32];
             units_fmt_time(n->rto_ps, to, sizeof to);
             units_fmt_time(first, at, sizeof at);
             snprintf(buf, len,
                      "stopped at %s with work left: nothing in flight, %u QP(s) wait for their "
                      "retransmission timeout (%s, the first at %s): a lost tail packet is only "
-                     "resent then; raise `stop`, or see fabric.transport.timeout and .rto",
-                     t, waiting, to, at);
-        } else
+                     "resent then; %s, or see fabric.transport.timeout and .rto",
+                     t, waiting, to, at,
+                     capped ? "the run was cut short at the default cap (the scenario gives no "
+                              "`stop`): set `stop` past that time"
+                            : "raise `stop`");
+        } else if (capped)
+            snprintf(buf, len,
+                     "cut short at %s, the default cap of a scenario without `stop`, with work "
+                     "left: set `stop` to let it finish",
+                     t);
+        else
             snprintf(buf, len, "stopped at %s with work left", t);
         return true;
     }

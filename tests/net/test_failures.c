@@ -116,6 +116,17 @@ static void test_hold_timer_gray_20_survives_18_aborts(void **state) {
     assert_true(r->at_ps > 8 * (4096000ULL << 18) && r->at_ps < 8 * (4096000ULL << 18) + MS);
     /* still far from a storm: thousands of packets into a 9 s black hole */
     assert_true(a.drops < 200000 && b.drops < 200000);
+    /* The job aborts when one of its QPs errors, even a QP whose data had
+     * all arrived (only its ACKs were lost): NCCL sees RETRY_EXC_ERR on the
+     * send and aborts the communicator. The stall up to the error counts. */
+    char *j18 = tresults_json(&t18);
+    assert_null(strstr(j18, "\"aborted_at_ns\": null"));
+    assert_non_null(strstr(j18, "\"would_abort_timeout_18\": true"));
+    assert_null(strstr(j18, "\"stalled_ns\": 0,"));
+    free(j18);
+    char *j20 = tresults_json(&t20);
+    assert_non_null(strstr(j20, "\"aborted_at_ns\": null"));
+    free(j20);
     trun_end(&t20);
     trun_end(&t18);
 }
@@ -235,6 +246,42 @@ static void test_ib_gray_found_by_sweep(void **state) {
     trun_end(&t);
 }
 
+/* The destination's own link goes down and never comes back: no reroute
+ * can help, so the reason says so (it advised "raise `stop`"), the job's
+ * stall runs to the stop, and timeout 18 would have aborted it. Without
+ * `stop` the reason also says the run was cut at the default cap. */
+static void test_unreachable_destination(void **state) {
+    (void)state;
+    struct trun t;
+    job_run(&t, "{kind: infiniband}", "{at: 20us, link_down: leaf1-h3}", "10s");
+    char why[512];
+    assert_true(results_incomplete_reason(&t.m, why, sizeof why));
+    printf("  %s\n", why);
+    assert_non_null(strstr(why, "cannot reach their peer (h3 has no live link"));
+    assert_non_null(strstr(why, "raising `stop` cannot help"));
+    char *j = tresults_json(&t);
+    assert_non_null(strstr(j, "\"would_abort_timeout_18\": true"));
+    assert_non_null(strstr(j, "\"stalled_ns\": 99999")); /* ~10 s, from 20 us */
+    free(j);
+    trun_end(&t);
+}
+
+static void test_default_cap_said(void **state) {
+    (void)state;
+    struct trun t;
+    const char *yaml = "name: cap\nseed: 1\nfabric: {kind: infiniband, link: 10Gbps}\n"
+                       "topology: {kind: leaf_spine, leaves: 2, spines: 2, hosts_per_leaf: 2}\n"
+                       "workload:\n  - {kind: allreduce, size: 4GiB, algorithm: ring}\n";
+    trun_start(&t, yaml, NULL, 0);
+    assert_int_equal(t.rc, 0);
+    assert_false(t.m.completed);
+    char why[512];
+    assert_true(results_incomplete_reason(&t.m, why, sizeof why));
+    printf("  %s\n", why);
+    assert_non_null(strstr(why, "the default cap of a scenario without `stop`"));
+    trun_end(&t);
+}
+
 /* A flapping link: down 1 ms, up 2 ms, three times. Each down phase is a
  * control_plane row with its up time; BGP converges after each change (the
  * run is held open for it) and the job completes. */
@@ -311,6 +358,8 @@ int main(void) {
         cmocka_unit_test(test_credit_deadlock_ends_in_hoq_discards),
         cmocka_unit_test(test_ib_gray_found_by_sweep),
         cmocka_unit_test(test_link_flap),
+        cmocka_unit_test(test_unreachable_destination),
+        cmocka_unit_test(test_default_cap_said),
         cmocka_unit_test(test_lossy_tail_drop_waits_for_timeout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -156,16 +156,7 @@ static int bgp_init(struct net *n, struct diag *d) {
     st->dist = fs_xcalloc(n->nnodes + 1, sizeof *st->dist);
     st->queue = fs_xcalloc(n->nnodes + 1, sizeof *st->queue);
     st->last_ps = SIM_TIME_NEVER;
-    /* Up and down need tiers: a link between two switches of one tier (the
-     * ring) leaves plain shortest paths. */
-    st->layered = true;
-    for (uint32_t p = 0; p < n->nports; p++) {
-        const struct port *pt = &n->ports[p];
-        uint32_t a = pt->node, b = n->ports[pt->peer].node;
-        if (n->nodes[a].kind == NODE_SWITCH && n->nodes[b].kind == NODE_SWITCH &&
-            n->nodes[a].level == n->nodes[b].level)
-            st->layered = false;
-    }
+    st->layered = route_layered(n);
     n->ctrl_state = st;
     sim_register(n->sim, NET_EV_CTRL, on_converge);
     return 0;

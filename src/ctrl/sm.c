@@ -316,6 +316,17 @@ static void shield(struct net *n, struct sm *sm, uint32_t dp) {
             r->local_rerouted_ps == SIM_TIME_NEVER && r->at_ps <= n->sim->now_ps)
             r->local_rerouted_ps = n->sim->now_ps;
     }
+    /* pFRN (MLNXSM 5.11 "self healing network with PFRN", sources.md A10):
+     * under adaptive routing the switch also tells its peers, which mask it
+     * in their AR groups for the destinations it lost, so AR stops choosing
+     * a spine with no live port down to the destination. Modelled as every
+     * AR group rebuilt over the live links, valley-free (ar_updn / ar_ftree,
+     * the engines pFRN runs with), at the SHIELD time: the messages' one
+     * hop (~1 us) is left out. */
+    if (n->sc->fabric.routing == ROUTING_ADAPTIVE) {
+        n->fib_updown = route_layered(n);
+        route_fib_build(n);
+    }
     uint32_t H = sm->H, s = n->nodes[v].index;
     for (uint32_t h = 0; h < H; h++) {
         uint32_t *e = &n->lft[(size_t)s * H + h];

@@ -284,3 +284,16 @@ void route_fib_build(struct net *n) {
 uint32_t route_fib_get(const struct net *n, uint32_t sw, uint32_t host, const uint32_t **ports) {
     return route_fib_lookup(n->fib, n, sw, host, ports);
 }
+
+/* Up and down need tiers: a link between two switches of one tier (the
+ * ring) leaves plain shortest paths. */
+bool route_layered(const struct net *n) {
+    for (uint32_t p = 0; p < n->nports; p++) {
+        const struct port *pt = &n->ports[p];
+        uint32_t a = pt->node, b = n->ports[pt->peer].node;
+        if (n->nodes[a].kind == NODE_SWITCH && n->nodes[b].kind == NODE_SWITCH &&
+            n->nodes[a].level == n->nodes[b].level)
+            return false;
+    }
+    return true;
+}

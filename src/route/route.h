@@ -57,6 +57,9 @@ struct route_fib {
                                       a packet's dst picks its group in one load */
 };
 
+/* Does every switch-switch link join two tiers (so that valley-free,
+ * n->fib_updown, is defined)? */
+bool route_layered(const struct net *n);
 /* BFS over live links from every destination group; replaces n->fib. */
 void route_fib_build(struct net *n);
 void route_fib_free(struct route_fib *f);

@@ -282,6 +282,37 @@ static void test_default_cap_said(void **state) {
     trun_end(&t);
 }
 
+/* InfiniBand adaptive routing across a port-down: without a notification
+ * the far leaf keeps choosing the spine that lost its link to the
+ * destination's leaf (the packets die there) until the SM reroutes; with
+ * SHIELD's pFRN the spine's peers mask it within 10 us. With a short ACK
+ * timeout (exponent 10: 4.2 ms) the job then stalls one timeout (its
+ * in-flight packets at the failure are lost either way: the AR receiver
+ * waits for them inside its reorder window) instead of retrying into the
+ * black hole until the SM's reroute (~20 ms), and loses ~180 packets, not
+ * ~12,500. */
+static void test_ar_pfrn_avoids_dead_spine(void **state) {
+    (void)state;
+    struct trun on, off;
+    const char *ev = "{at: 100us, link_down: leaf0-spine0}";
+    job_run(&on,
+            "{kind: infiniband, routing: adaptive, transport: {timeout: 10}, "
+            "control_plane: {shield: true}}",
+            ev, "20s");
+    struct outcome a = outcome_of(&on);
+    job_run(&off, "{kind: infiniband, routing: adaptive, transport: {timeout: 10}}", ev, "20s");
+    struct outcome b = outcome_of(&off);
+    const sim_time_ps t10 = 4096000ULL << 10;
+    assert_true(a.completed && b.completed);
+    assert_int_equal(on.m.net.cp_rows[0].local_rerouted_ps, 110 * US);
+    assert_true(a.stall >= t10 && a.stall < t10 + t10 / 10);
+    assert_true(a.drops < 500);
+    assert_true(b.stall > 2 * t10);
+    assert_true(b.drops > 5000);
+    trun_end(&on);
+    trun_end(&off);
+}
+
 /* A flapping link: down 1 ms, up 2 ms, three times. Each down phase is a
  * control_plane row with its up time; BGP converges after each change (the
  * run is held open for it) and the job completes. */
@@ -359,6 +390,7 @@ int main(void) {
         cmocka_unit_test(test_ib_gray_found_by_sweep),
         cmocka_unit_test(test_link_flap),
         cmocka_unit_test(test_unreachable_destination),
+        cmocka_unit_test(test_ar_pfrn_avoids_dead_spine),
         cmocka_unit_test(test_default_cap_said),
         cmocka_unit_test(test_lossy_tail_drop_waits_for_timeout),
     };

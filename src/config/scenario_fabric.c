@@ -143,6 +143,20 @@ static const struct schema_key CP_KEYS[] = {
     {KEY("sweep_interval", SCHEMA_TIME, CPL(sweep_interval_ps), "10s", NULL,
          "domain.md A10: OSM_DEFAULT_SWEEP_INTERVAL_SECS 10"),
      .min = 1, .only = M(CP_SM)},
+    {KEY("smp_timeout", SCHEMA_TIME, CPL(smp_timeout_ps), "200ms", NULL,
+         "docs/sources.md A10: OpenSM transaction_timeout 200 ms (osm_base.h)"),
+     .min = 1, .only = M(CP_SM)},
+    {KEY("smp_retries", SCHEMA_U32, CPL(smp_retries), "3", NULL,
+         "docs/sources.md A10: OpenSM OSM_DEFAULT_RETRY_COUNT 3 (osm_vendor_ibumad.h)"),
+     .max = 100, .only = M(CP_SM)},
+    {KEY("unhealthy_down", SCHEMA_TIME, CPL(unhealthy_ps), "0", NULL,
+         "docs/sources.md A10: Quantum fast recovery from unhealthy links exists; its "
+         "window is not published, so off unless set (C)"),
+     .only = M(CP_SM)},
+    {KEY("detect_mult", SCHEMA_U32, CPL(detect_mult), "3", NULL,
+         "docs/sources.md A10: BFD detect multiplier 3 (typical configuration); BGP hold = "
+         "3 x keepalive (RFC 4271 suggests 90 s / 30 s)"),
+     .min = 1, .max = 1000, .only = M(CP_BGP)},
 };
 static const struct schema_table CP_TABLE = {
     TABLE("control_plane", CP_KEYS), .mode_of = cp_mode,     .mode_what = "control_plane kind",

@@ -35,6 +35,17 @@ struct control_plane_params {
     bool fast_fallover;
     /* sm: periodic light sweep (finds gray links no trap reports) */
     uint64_t sweep_interval_ps;
+    /* sm: an SMP is resent this often, each after this long (OpenSM
+     * transaction_retries, transaction_timeout) before the SM gives up on
+     * the port it probes */
+    uint32_t smp_retries;
+    uint64_t smp_timeout_ps;
+    /* sm: the switch's fast recovery from unhealthy links takes a port that
+     * counts errors down this long after they begin; 0 = off */
+    uint64_t unhealthy_ps;
+    /* bgp: `detect` is this many probe intervals (BFD detect multiplier;
+     * hold time / keepalive) lost in a row */
+    uint32_t detect_mult;
 };
 
 struct ctrl_ops {

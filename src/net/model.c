@@ -65,23 +65,77 @@ static struct link_loss *link_loss_of(struct net *n, uint32_t port) {
     return &n->loss[port];
 }
 
-static void set_loss(struct net *n, uint32_t port, double ber, double drop) {
+static void set_loss(struct net *n, uint32_t port, double ber, double drop, int errors) {
     struct link_loss *l = link_loss_of(n, port);
     if (ber >= 0) l->ber = ber;
     if (drop >= 0) l->drop = drop;
+    if (errors >= 0) l->errors = errors != 0;
 }
 
-/* When the control plane notices a gray link (up, not forwarding): BFD or
- * the BGP hold timer (control_plane.detect) on Ethernet; on InfiniBand no
- * trap is sent, so the SM's next periodic sweep (domain.md A10: 10 s).
- * NEVER without a control plane. */
-static sim_time_ps gray_found_at(const struct net *n) {
+/* Does a probe cross gray link `port` (losing `drop` of what it carries)?
+ * Drawn from the link's own liveness stream (not the packets' loss stream,
+ * so the data path's losses are those of a run without the probe). */
+static bool probe_lost(struct rng *r, double drop) {
+    return drop >= 1.0 || rng_uniform(r) < drop;
+}
+
+/* When the control plane notices gray link `port` (docs/model.md
+ * "Failures: what notices a gray link"), and by what; NEVER when nothing
+ * does before the run's cap.
+ * - Ethernet (bgp): BFD (RFC 5880) or, without it, the BGP keepalives (RFC
+ *   4271): a probe every detect/detect_mult; the session goes down when
+ *   detect_mult probes in a row are lost, each with probability `drop`. A
+ *   link that drops everything is found `detect` after the failure.
+ * - InfiniBand (sm): no trap (the ports stay Active). The switch's fast
+ *   recovery from unhealthy links (Quantum firmware BER monitor; off unless
+ *   unhealthy_ps is set) takes the port down `unhealthy_ps` after the
+ *   errors begin, when the losses are errors it counts. Otherwise the SM's
+ *   periodic sweep (sources.md A10: 10 s) probes the port with an SMP that
+ *   crosses the link; the probe fails when all 1 + smp_retries tries are
+ *   lost (drop^(1 + retries)), after (1 + retries) x smp_timeout, and the
+ *   SM then takes the link out. */
+static sim_time_ps gray_found_at(const struct net *n, const struct sc_event *ev, uint32_t port,
+                                 uint8_t *by) {
     const struct control_plane_params *cp = &n->sc->fabric.control_plane;
-    sim_time_ps now = n->sim->now_ps;
-    if (!n->ctrl) return SIM_TIME_NEVER;
-    if (cp->kind == CP_BGP) return now + cp->detect_ps;
+    sim_time_ps now = n->sim->now_ps, cap = n->sim->stop_ps;
+    *by = CP_DET_NONE;
+    if (!n->ctrl || ev->drop <= 0) return SIM_TIME_NEVER;
+    struct rng r;
+    rng_seed(&r, n->sc->seed, port, 0x4c495645u /* "LIVE" */);
+    if (cp->kind == CP_BGP) {
+        uint32_t mult = cp->detect_mult ? cp->detect_mult : 3, run = 0;
+        sim_time_ps iv = cp->detect_ps / mult;
+        if (iv == 0) return SIM_TIME_NEVER;
+        if (ev->drop >= 1.0) {
+            *by = CP_DET_LIVENESS;
+            return now + cp->detect_ps;
+        }
+        for (sim_time_ps t = now + iv; t <= cap; t += iv) {
+            run = probe_lost(&r, ev->drop) ? run + 1 : 0;
+            if (run == mult) {
+                *by = CP_DET_LIVENESS;
+                return t;
+            }
+        }
+        return SIM_TIME_NEVER;
+    }
+    sim_time_ps found = SIM_TIME_NEVER;
+    if (ev->errors && cp->unhealthy_ps) {
+        found = now + cp->unhealthy_ps;
+        *by = CP_DET_UNHEALTHY;
+    }
     sim_time_ps iv = cp->sweep_interval_ps ? cp->sweep_interval_ps : 10 * PS_PER_S;
-    return (now / iv + 1) * iv;
+    uint32_t tries = 1 + cp->smp_retries;
+    double p_fail = 1;
+    for (uint32_t k = 0; k < tries; k++)
+        p_fail *= ev->drop;
+    sim_time_ps give_up = (sim_time_ps)tries * cp->smp_timeout_ps;
+    for (sim_time_ps t = (now / iv + 1) * iv; t <= cap && t + give_up < found; t += iv)
+        if (p_fail >= 1.0 || rng_uniform(&r) < p_fail) {
+            *by = CP_DET_SWEEP;
+            return t + give_up;
+        }
+    return found;
 }
 
 static void cp_row_open(struct net *n, uint32_t row, uint8_t kind, uint32_t port) {
@@ -146,15 +200,19 @@ static void on_scenario_event(struct sim *s, const struct event *e) {
             /* Found: the switches take the link out of service (BFD down ->
              * BGP session down; the SM disables the port). */
             n->cp_rows[st->cp_row].detected_ps = s->now_ps;
-            set_link(n, st, false, CTRL_CAUSE_GRAY);
+            /* the switch's own monitor takes the port down: a port-down to
+             * the SM (trap) and to SHIELD alike */
+            set_link(n, st, false,
+                     n->cp_rows[st->cp_row].detected_by == CP_DET_UNHEALTHY ? CTRL_CAUSE_PORT
+                                                                            : CTRL_CAUSE_GRAY);
             break;
         }
         cp_row_open(n, st->cp_row, EV_LINK_GRAY, st->port[0]);
         n->cp_rows[st->cp_row].drops_at_start =
             n->par ? par_sum_u64(n, link_drops(n, st)) : link_drops(n, st);
         for (int i = 0; i < 2; i++)
-            if (st->port[i] != NET_NONE) set_loss(n, st->port[i], -1, ev->drop);
-        sim_time_ps t = gray_found_at(n);
+            if (st->port[i] != NET_NONE) set_loss(n, st->port[i], -1, ev->drop, ev->errors);
+        sim_time_ps t = gray_found_at(n, ev, st->port[0], &n->cp_rows[st->cp_row].detected_by);
         if (t != SIM_TIME_NEVER) {
             sim_at(s, t, 0, NET_EV_SCENARIO, idx, EV_AUX_GRAY_FOUND);
             par_sc_scheduled(n, t);
@@ -180,7 +238,7 @@ static void on_scenario_event(struct sim *s, const struct event *e) {
     }
     case EV_LINK_BER:
         for (int i = 0; i < 2; i++)
-            if (st->port[i] != NET_NONE) set_loss(n, st->port[i], ev->ber, -1);
+            if (st->port[i] != NET_NONE) set_loss(n, st->port[i], ev->ber, -1, -1);
         break;
     }
 }
@@ -306,7 +364,7 @@ int model_build_params(struct model *m, const struct model_params *params, struc
     if ((rc = build_events(m, d))) return rc;
     if (f->ber > 0) /* fabric.ber: every link; link_ber events override from their time */
         for (uint32_t p = 0; p < n->nports; p++)
-            set_loss(n, p, f->ber, -1);
+            set_loss(n, p, f->ber, -1, -1);
     if ((rc = workload_build(n, d))) return rc;
     sampler_init(&m->sampler, n, sc->output.sample_ps);
     n->sampler = &m->sampler;

@@ -261,10 +261,14 @@ struct qp_err_row {
 };
 
 /* One row of results.json "control_plane". */
+/* What noticed a gray failure (results.json control_plane[].detected_by). */
+enum cp_detect { CP_DET_NONE, CP_DET_LIVENESS, CP_DET_SWEEP, CP_DET_UNHEALTHY };
+
 struct cp_row {
-    uint8_t event;     /* enum ev_kind */
-    uint8_t converged; /* every switch of the control plane converged (or nothing to do) */
-    uint8_t pad[2];
+    uint8_t event;       /* enum ev_kind */
+    uint8_t converged;   /* every switch of the control plane converged (or nothing to do) */
+    uint8_t detected_by; /* enum cp_detect: what noticed a gray failure */
+    uint8_t pad;
     uint32_t port;                 /* link (port on the named side) */
     sim_time_ps at_ps;             /* the event */
     sim_time_ps rerouted_ps;       /* new forwarding state everywhere, or SIM_TIME_NEVER */
@@ -280,6 +284,7 @@ struct link_loss {
     struct rng rng; /* per-link stream: results do not depend on other links */
     double ber;     /* bit error rate */
     double drop;    /* gray failure: fraction of packets dropped */
+    bool errors;    /* ...counted as CRC errors (corrupted), not vanished */
 };
 
 struct deadlock_info {

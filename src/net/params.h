@@ -91,6 +91,7 @@ struct sc_event {
     uint64_t for_ps;
     struct srcpos pos;
     double drop;             /* link_gray: fraction of packets dropped (1 = all) */
+    bool errors;             /* link_gray: the losses are CRC errors the far port counts */
     double ber;              /* link_ber: the link's bit error rate from `at` on */
     uint64_t down_ps, up_ps; /* link_flap: each cycle down this long, then up this long */
     uint32_t count;          /* link_flap: cycles */

@@ -225,7 +225,11 @@ void port_on_wake(struct sim *s, const struct event *e) {
 static bool port_loses(struct net *n, uint32_t port, const struct packet *p) {
     struct link_loss *l = &n->loss[port];
     if (l->drop > 0 && (l->drop >= 1.0 || rng_uniform(&l->rng) < l->drop)) {
-        n->c.gray_dropped++;
+        if (l->errors) { /* corrupted on the wire: the far port counts it */
+            n->port_fail[port].corrupted++;
+            n->c.corrupted++;
+        } else
+            n->c.gray_dropped++;
         return true;
     }
     if (l->ber > 0) {

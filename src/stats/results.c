@@ -385,6 +385,12 @@ static void write_control_plane(const struct model *m, struct jw *w) {
          * nothing to change); false when the run ended first */
         jw_kbool(w, "converged", r->rerouted_ps != SIM_TIME_NEVER);
         knum_or_null(w, "detected_at_ns", r->detected_ps); /* gray: found by BFD/hold/sweep */
+        static const char *const by[] = {NULL, "liveness", "sweep", "unhealthy_link"};
+        jw_key(w, "detected_by"); /* what found it: null for a port-down, or never found */
+        if (r->detected_by && r->detected_by < sizeof by / sizeof *by)
+            jw_str(w, by[r->detected_by]);
+        else
+            jw_null(w);
         knum_or_null(w, "up_at_ns", r->up_ps);
         jw_obj_end(w);
     }

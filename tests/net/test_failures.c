@@ -228,10 +228,11 @@ static void test_credit_deadlock_ends_in_hoq_discards(void **state) {
     trun_end(&t);
 }
 
-/* InfiniBand: a gray link sends no trap (its ports stay Active); the SM
- * finds it at its next periodic sweep (10 s, domain.md A10) and routes
- * around it then. The job's QPs retry every 4.3 s and the third retry
- * (12.9 s) gets through. */
+/* InfiniBand: a gray link sends no trap (its ports stay Active); the SM's
+ * next periodic sweep (10 s, sources.md A10) probes the port through the
+ * link, its SMP and 3 resends are lost (200 ms each: OpenSM's transaction
+ * timeout and retry count), and the SM takes the link out at 10.8 s. The
+ * job's QPs retry every 4.3 s and the third retry (12.9 s) gets through. */
 static void test_ib_gray_found_by_sweep(void **state) {
     (void)state;
     struct trun t;
@@ -239,7 +240,8 @@ static void test_ib_gray_found_by_sweep(void **state) {
             "{at: 100us, link_gray: leaf0-spine0}", "30s");
     struct outcome o = outcome_of(&t);
     const struct cp_row *r = &t.m.net.cp_rows[0];
-    assert_int_equal(r->detected_ps, 10 * 1000 * MS);
+    assert_int_equal(r->detected_by, CP_DET_SWEEP);
+    assert_int_equal(r->detected_ps, 10 * 1000 * MS + 4 * 200 * MS);
     assert_true(r->rerouted_ps > r->detected_ps && r->rerouted_ps < r->detected_ps + 100 * MS);
     assert_true(o.completed);
     assert_true(o.stall > 3 * T20 - 10 * MS && o.stall < 3 * T20 + 100 * MS);
@@ -311,6 +313,70 @@ static void test_ar_pfrn_avoids_dead_spine(void **state) {
     assert_true(b.drops > 5000);
     trun_end(&on);
     trun_end(&off);
+}
+
+/* A gray link whose losses are CRC errors (errors: true) on InfiniBand with
+ * the switch's fast recovery from unhealthy links (Quantum BER monitor,
+ * sources.md A10; window set to 50 ms here, the firmware's is not
+ * published): the switch takes the port down 50 ms after the errors begin,
+ * which is a port-down to the SM (trap) and to SHIELD, long before the 10 s
+ * sweep. The same silent (errors: false) link waits for the sweep: the
+ * monitor counts errors, and vanished packets are none. The losses are
+ * counted as corrupted, not as gray drops. */
+static void test_ib_unhealthy_link_monitor(void **state) {
+    (void)state;
+    struct trun t, s;
+    job_run(&t,
+            "{kind: infiniband, routing_engine: minhop, control_plane: {shield: true, "
+            "unhealthy_down: 50ms}}",
+            "{at: 100us, link_gray: leaf0-spine0, errors: true}", "30s");
+    struct outcome o = outcome_of(&t);
+    const struct cp_row *r = &t.m.net.cp_rows[0];
+    assert_int_equal(r->detected_by, CP_DET_UNHEALTHY);
+    assert_int_equal(r->detected_ps, 100 * US + 50 * MS);
+    assert_int_equal(r->local_rerouted_ps, 100 * US + 50 * MS + 10 * US); /* SHIELD */
+    assert_true(r->rerouted_ps > r->detected_ps && r->rerouted_ps < r->detected_ps + 100 * MS);
+    assert_true(t.m.net.c.corrupted > 0);
+    assert_int_equal(t.m.net.c.gray_dropped, 0);
+    assert_true(o.completed);
+    assert_true(o.stall < T20 + 100 * MS); /* one timeout, not three */
+    job_run(&s,
+            "{kind: infiniband, routing_engine: minhop, control_plane: {shield: true, "
+            "unhealthy_down: 50ms}}",
+            "{at: 100us, link_gray: leaf0-spine0}", "30s");
+    assert_int_equal(s.m.net.cp_rows[0].detected_by, CP_DET_SWEEP);
+    assert_int_equal(s.m.net.c.corrupted, 0);
+    trun_end(&t);
+    trun_end(&s);
+}
+
+/* Liveness probes against a partial gray link (drop 0.5): BFD (150 ms =
+ * 3 x 50 ms) needs three lost in a row, so it finds the link after a run of
+ * probes, a multiple of 50 ms and later than 150 ms; the same on InfiniBand:
+ * the sweep's SMP fails only when all 4 tries are lost (1/16 per sweep), so
+ * the SM finds it rarely, in whole sweeps plus 0.8 s. Reproducible (the
+ * probes draw from the link's own stream) and independent of the data
+ * path's losses. */
+static void test_partial_gray_liveness(void **state) {
+    (void)state;
+    struct trun a, b;
+    job_run(&a,
+            "{kind: roce, routing: ecmp, congestion_control: none, control_plane: {detect: 150ms}}",
+            "{at: 100us, link_gray: leaf0-spine0, drop: 0.5}", "5s");
+    const struct cp_row *r = &a.m.net.cp_rows[0];
+    assert_int_equal(r->detected_by, CP_DET_LIVENESS);
+    sim_time_ps d = r->detected_ps - 100 * US;
+    printf("  BFD found the half-gray link after %.3f s\n", d / 1e12);
+    assert_true(d >= 150 * MS && d % (50 * MS) == 0);
+    job_run(&b, "{kind: infiniband, routing_engine: minhop}",
+            "{at: 100us, link_gray: leaf0-spine0, drop: 0.5}", "300s");
+    r = &b.m.net.cp_rows[0];
+    printf("  the SM found it at %.3f s\n", r->detected_ps / 1e12);
+    assert_true(
+        r->detected_ps == SIM_TIME_NEVER ||
+        (r->detected_ps > 10 * 1000 * MS && (r->detected_ps - 800 * MS) % (10 * 1000 * MS) == 0));
+    trun_end(&a);
+    trun_end(&b);
 }
 
 /* A flapping link: down 1 ms, up 2 ms, three times. Each down phase is a
@@ -388,6 +454,8 @@ int main(void) {
         cmocka_unit_test(test_hold_timer_gray_20_survives_18_aborts),
         cmocka_unit_test(test_credit_deadlock_ends_in_hoq_discards),
         cmocka_unit_test(test_ib_gray_found_by_sweep),
+        cmocka_unit_test(test_ib_unhealthy_link_monitor),
+        cmocka_unit_test(test_partial_gray_liveness),
         cmocka_unit_test(test_link_flap),
         cmocka_unit_test(test_unreachable_destination),
         cmocka_unit_test(test_ar_pfrn_avoids_dead_spine),

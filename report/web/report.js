@@ -639,6 +639,7 @@
     main.append(toc);
   }
   const verdictClass = (v) => (v === 'holds' ? 'ok' : v === 'holds with a nuance' ? 'nu' : v === 'does not hold here' ? 'err' : 'na');
+  const subClass = (v) => (v === 'holds under conditions' ? 'nu' : verdictClass(v));
   if (DATA.labs.some((l) => l.verdict)) {
     main.append(el('h2', { id: 'verdicts' }, 'The course’s claims, tested'));
     const t = el('table', { class: 'verdicts' });
@@ -653,7 +654,18 @@
     sec.append(el('h2', {}, lab.title));
     if (lab.verdict) {
       sec.append(el('blockquote', { class: 'claim' }, '“' + lab.claim + '”', lab.claim_source ? el('div', { class: 'src' }, '— ' + lab.claim_source) : null));
-      sec.append(el('p', { class: 'verdict' }, el('span', { class: 'badge ' + verdictClass(lab.verdict) }, lab.verdict), lab.verdict_text));
+      if ((lab.claims || []).length) {
+        /* Sub-claims, each with its own verdict; the lab's is derived from them. */
+        sec.append(el('p', { class: 'verdict' }, el('span', { class: 'badge ' + verdictClass(lab.verdict) }, lab.verdict),
+          `derived from its ${lab.claims.length} claims:`));
+        const ct = el('table', { class: 'claims' });
+        ct.append(el('tr', {}, el('th', { class: 'l' }, 'claim'), el('th', { class: 'l' }, 'verdict'), el('th', { class: 'l' }, 'what the runs say')));
+        for (const c of lab.claims)
+          ct.append(el('tr', {}, el('td', { class: 'l claim' }, c.claim), el('td', { class: 'l' }, el('span', { class: 'badge ' + subClass(c.verdict) }, c.verdict)),
+            el('td', { class: 'l' }, c.text)));
+        sec.append(ct);
+      } else
+        sec.append(el('p', { class: 'verdict' }, el('span', { class: 'badge ' + verdictClass(lab.verdict) }, lab.verdict), lab.verdict_text));
       sec.append(el('h3', {}, 'Evidence'));
       const ul = el('ul', { class: 'findings' });
       for (const f of lab.findings) ul.append(el('li', { class: f.available ? '' : 'na' }, el('strong', {}, f.title + ': '), f.text));

@@ -72,21 +72,7 @@ double expr_done_us(const struct jv *res) {
 /* A dotted path where a number part indexes an array ("control_plane.0.at_ns").
  * Booleans read as 1/0; anything else (null, missing, text) as NaN. */
 static double path_num(const struct jv *v, const char *path) {
-    char part[128];
-    while (v && *path) {
-        size_t l = strcspn(path, ".");
-        if (l >= sizeof part) return NAN;
-        memcpy(part, path, l);
-        part[l] = 0;
-        path += l + (path[l] == '.');
-        if (v->type == JV_ARR) {
-            char *end;
-            unsigned long i = strtoul(part, &end, 10);
-            v = (!*end && i < v->n) ? v->items[i] : NULL;
-        } else {
-            v = jv_get(v, part);
-        }
-    }
+    v = jv_path(v, path);
     if (!v) return NAN;
     if (v->type == JV_NUM) return v->num;
     if (v->type == JV_BOOL) return v->b ? 1 : 0;

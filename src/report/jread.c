@@ -367,7 +367,12 @@ const struct jv *jv_path(const struct jv *o, const char *path) {
         if (len >= sizeof part) return NULL;
         memcpy(part, path, len);
         part[len] = 0;
-        o = jv_get(o, part);
+        if (o->type == JV_ARR) { /* a decimal index: "jobs.0.stalled_ns" */
+            char *end;
+            unsigned long i = strtoul(part, &end, 10);
+            o = len && !*end && i < o->n ? o->items[i] : NULL;
+        } else
+            o = jv_get(o, part);
         path += len + (dot ? 1 : 0);
     }
     return o;

@@ -30,7 +30,8 @@ void jread_free(struct jv *v);
 
 /* Member of an object (NULL when absent or `o` is not an object). */
 const struct jv *jv_get(const struct jv *o, const char *key);
-/* Dotted path through objects, e.g. "summary.packets_dropped". */
+/* Dotted path through objects and, by decimal index, arrays, e.g.
+ * "summary.packets_dropped", "jobs.0.stalled_ns". */
 const struct jv *jv_path(const struct jv *o, const char *path);
 /* Number at a dotted path, or `dflt` when absent / not a number. */
 double jv_num_at(const struct jv *o, const char *path, double dflt);

@@ -25,6 +25,19 @@ static const char *const chart_types[] = {
     "deadlock", "fct",        "dcqcn_rate",     "bom",
 };
 
+const char *lab_sub_name(enum lab_sub v) {
+    switch (v) {
+    case LAB_SUB_HOLDS:
+        return "holds";
+    case LAB_SUB_CONDITIONS:
+        return "holds under conditions";
+    case LAB_SUB_NOT:
+        return "does not hold here";
+    default:
+        return "not decided";
+    }
+}
+
 const char *lab_verdict_name(enum lab_verdict v) {
     switch (v) {
     case LAB_HOLDS:
@@ -373,9 +386,63 @@ static int parse_verdict(struct lab_def *L, const char *file, const struct yaml_
     return 0;
 }
 
+/* claims: [{id, claim, holds, conditions?, says: {holds, conditions?, not}}] */
+static int parse_claims(struct lab_def *L, const char *file, const struct yaml_node *n,
+                        struct diag *d) {
+    static const char *const keys[] = {"id", "claim", "holds", "conditions", "says", NULL};
+    static const char *const says_keys[] = {"holds", "conditions", "not", NULL};
+    if (n->type != YAML_SEQ || !n->nitems)
+        return err_at(d, file, n,
+                      "claims: expected a list of {id, claim, holds, conditions, says}, got %s",
+                      yaml_describe(n));
+    L->claims = fs_xcalloc(n->nitems + 1, sizeof *L->claims);
+    for (size_t i = 0; i < n->nitems; i++) {
+        const struct yaml_node *c = n->items[i];
+        struct lab_claim *lc = &L->claims[L->nclaims++];
+        lc->holds.root = lc->conditions.root = -1;
+        int rc = check_keys(d, file, c, "claim", keys);
+        if (rc) return rc;
+        const struct yaml_node *h = yaml_map_get(c, "holds"), *co = yaml_map_get(c, "conditions"),
+                               *says = yaml_map_get(c, "says");
+        if (!yaml_map_get(c, "id") || !yaml_map_get(c, "claim") || !h || !says)
+            return err_at(d, file, c, "claims: each needs `id:`, `claim:`, `holds:` and `says:`");
+        if ((rc = scalar(d, file, yaml_map_get(c, "id"), "claims: id", &lc->id)) ||
+            (rc = scalar(d, file, yaml_map_get(c, "claim"), "claims: claim", &lc->text)) ||
+            (rc = parse_expr(d, file, h, EXPR_CTX_LAB, &lc->holds, "claims: holds")) ||
+            (rc = bind(d, file, h, L, &lc->holds, L->nm, "claims: holds")))
+            return rc;
+        for (size_t k = 0; k + 1 < L->nclaims; k++)
+            if (!strcmp(L->claims[k].id, lc->id))
+                return err_at(d, file, c, "claims: id '%s' given twice", lc->id);
+        if (co) {
+            lc->has_conditions = true;
+            if ((rc = parse_expr(d, file, co, EXPR_CTX_LAB, &lc->conditions,
+                                 "claims: conditions")) ||
+                (rc = bind(d, file, co, L, &lc->conditions, L->nm, "claims: conditions")))
+                return rc;
+        }
+        if ((rc = check_keys(d, file, says, "claims: says", says_keys))) return rc;
+        static const enum lab_sub v[] = {LAB_SUB_HOLDS, LAB_SUB_CONDITIONS, LAB_SUB_NOT};
+        for (size_t k = 0; k < 3; k++) {
+            const struct yaml_node *t = yaml_map_get(says, says_keys[k]);
+            if (!t) {
+                if (v[k] == LAB_SUB_CONDITIONS && !co) continue;
+                return err_at(d, file, says, "claims: says: needs `%s:`", says_keys[k]);
+            }
+            if (v[k] == LAB_SUB_CONDITIONS && !co)
+                return err_at(d, file, t, "claims: says: `conditions:` needs a `conditions:` rule");
+            if ((rc = scalar(d, file, t, "claims: says", &lc->says[v[k]])) ||
+                (rc = check_template(d, file, t, L, "claims: says")))
+                return rc;
+        }
+    }
+    return 0;
+}
+
 int lab_load(struct lab_def *L, const char *path, struct diag *d) {
-    static const char *const keys[] = {"title",    "claim",   "claim_source", "runs", "metrics",
-                                       "findings", "verdict", "charts",       "next", NULL};
+    static const char *const keys[] = {"title",  "claim",    "claim_source", "runs",   "metrics",
+                                       "claims", "findings", "verdict",      "charts", "next",
+                                       NULL};
     static const char *const fkeys[] = {"title", "text", NULL};
     memset(L, 0, sizeof *L);
     L->holds.root = L->nuance.root = -1;
@@ -411,11 +478,19 @@ int lab_load(struct lab_def *L, const char *path, struct diag *d) {
     if (yaml_map_get(root, "runs") && (rc = parse_runs(L, file, yaml_map_get(root, "runs"), d)))
         goto out;
     if ((rc = parse_metrics(L, file, yaml_map_get(root, "metrics"), d))) goto out;
-    const struct yaml_node *fs = yaml_map_get(root, "findings");
-    if (!fs || !yaml_map_get(root, "verdict")) {
-        rc = err_at(d, file, root, "lab.yaml: needs `%s:`", fs ? "verdict" : "findings");
+    const struct yaml_node *fs = yaml_map_get(root, "findings"), *cl = yaml_map_get(root, "claims");
+    if (cl && yaml_map_get(root, "verdict")) {
+        rc = err_at(d, file, yaml_map_get(root, "verdict"),
+                    "lab.yaml: with `claims:` the verdict is derived from the claims' verdicts; "
+                    "remove `verdict:`");
         goto out;
     }
+    if (!fs || (!cl && !yaml_map_get(root, "verdict"))) {
+        rc = err_at(d, file, root, "lab.yaml: needs `%s:`",
+                    fs ? "verdict: (or claims:)" : "findings");
+        goto out;
+    }
+    if (cl && (rc = parse_claims(L, file, cl, d))) goto out;
     if (fs->type != YAML_SEQ) {
         rc = err_at(d, file, fs, "findings: expected a list of {title, text}, got %s",
                     yaml_describe(fs));
@@ -431,7 +506,7 @@ int lab_load(struct lab_def *L, const char *path, struct diag *d) {
             (rc = check_template(d, file, yaml_map_get(f, "text"), L, "finding: text")))
             goto out;
     }
-    if ((rc = parse_verdict(L, file, yaml_map_get(root, "verdict"), d))) goto out;
+    if (!cl && (rc = parse_verdict(L, file, yaml_map_get(root, "verdict"), d))) goto out;
     if (yaml_map_get(root, "charts") &&
         (rc = parse_charts(L, file, yaml_map_get(root, "charts"), d)))
         goto out;
@@ -486,6 +561,14 @@ void lab_fini(struct lab_def *L) {
     expr_fini(&L->nuance);
     for (int i = 0; i < 4; i++)
         free(L->says[i]);
+    for (size_t i = 0; i < L->nclaims; i++) {
+        struct lab_claim *c = &L->claims[i];
+        free(c->id), free(c->text);
+        expr_fini(&c->holds), expr_fini(&c->conditions);
+        for (int k = 0; k < 4; k++)
+            free(c->says[k]);
+    }
+    free(L->claims);
     free(L->runs), free(L->m), free(L->f), free(L->charts);
     free(L->path), free(L->title), free(L->claim), free(L->claim_source), free(L->next);
     memset(L, 0, sizeof *L);
@@ -585,6 +668,83 @@ void lab_eval(const struct lab_def *L, lab_find_fn find, void *ctx, struct lab_e
     out->available = fs_xcalloc(L->nf + 1, sizeof *out->available);
     for (size_t i = 0; i < L->nf; i++)
         out->findings[i] = fill(L, out, L->f[i].text, &out->available[i]);
+    lab_decide(L, out);
+}
+
+/* Names the metrics of `rules` that have no value: "a (not run), b (...)". */
+static char *missing_metrics(const struct lab_def *L, const struct lab_eval *out,
+                             const struct expr *const *rules, int nrules) {
+    char *buf = NULL;
+    size_t blen = 0;
+    FILE *f = open_memstream(&buf, &blen);
+    int listed = 0;
+    for (int r = 0; r < nrules; r++)
+        for (size_t k = 0; k < rules[r]->len; k++) {
+            const struct expr_node *x = &rules[r]->n[k];
+            if (x->op != EXPR_NAME || x->metric < 0 || !isnan(out->values[x->metric])) continue;
+            const struct lab_metric *m = &L->m[x->metric];
+            fflush(f);
+            if (strstr(buf ? buf : "", m->name) && listed) continue;
+            fprintf(f, "%s%s (%s)", listed++ ? ", " : "", m->name,
+                    out->why[x->metric] ? out->why[x->metric] : "no value");
+        }
+    fclose(f);
+    return buf;
+}
+
+/* The claims' verdicts, then the lab's derived from them. */
+static void decide_claims(const struct lab_def *L, struct lab_eval *out) {
+    out->sub = fs_xcalloc(L->nclaims + 1, sizeof *out->sub);
+    out->sub_text = fs_xcalloc(L->nclaims + 1, sizeof *out->sub_text);
+    size_t counts[4] = {0};
+    char *buf = NULL;
+    size_t blen = 0;
+    FILE *f = open_memstream(&buf, &blen);
+    for (size_t i = 0; i < L->nclaims; i++) {
+        const struct lab_claim *c = &L->claims[i];
+        double h = expr_eval_lab(&c->holds, out->values);
+        double co = c->has_conditions ? expr_eval_lab(&c->conditions, out->values) : 0;
+        enum lab_sub v = LAB_SUB_UNDECIDED;
+        char t[1400];
+        if (isnan(h) || isnan(co)) {
+            const struct expr *rules[2] = {&c->holds, &c->conditions};
+            char *miss = missing_metrics(L, out, rules, c->has_conditions ? 2 : 1);
+            snprintf(t, sizeof t, "not decided: no value for %s",
+                     miss && *miss ? miss : "the rule");
+            free(miss);
+            out->sub_text[i] = fs_xstrdup(t);
+        } else if (h != 0 && co != 0) {
+            out->sub_text[i] = fs_xstrdup(
+                "not decided: the rules overlap (`holds` and `conditions` are both true)");
+        } else {
+            v = h != 0 ? LAB_SUB_HOLDS : co != 0 ? LAB_SUB_CONDITIONS : LAB_SUB_NOT;
+            out->sub_text[i] = fill(L, out, c->says[v], NULL);
+        }
+        out->sub[i] = v;
+        counts[v]++;
+        fprintf(f, "%s%s: %s.", i ? " " : "", c->id, lab_sub_name(v));
+    }
+    fclose(f);
+    out->verdict = counts[LAB_SUB_UNDECIDED]             ? LAB_UNDECIDED
+                   : counts[LAB_SUB_HOLDS] == L->nclaims ? LAB_HOLDS
+                   : counts[LAB_SUB_NOT] == L->nclaims   ? LAB_NOT
+                                                         : LAB_NUANCE;
+    out->verdict_text = buf;
+}
+
+void lab_decide(const struct lab_def *L, struct lab_eval *out) {
+    free(out->verdict_text), free(out->undecided);
+    out->verdict_text = out->undecided = NULL;
+    if (out->sub_text)
+        for (size_t i = 0; i < L->nclaims; i++)
+            free(out->sub_text[i]);
+    free(out->sub), free(out->sub_text);
+    out->sub = NULL;
+    out->sub_text = NULL;
+    if (L->nclaims) {
+        decide_claims(L, out);
+        return;
+    }
     double h = expr_eval_lab(&L->holds, out->values);
     double n = L->has_nuance ? expr_eval_lab(&L->nuance, out->values) : 0;
     if (isnan(h) || (h != 0 && isnan(n)))
@@ -595,22 +755,8 @@ void lab_eval(const struct lab_def *L, lab_find_fn find, void *ctx, struct lab_e
         out->verdict_text = fill(L, out, L->says[out->verdict], NULL);
     } else {
         /* Name the metrics of the rule that have no value. */
-        char *buf = NULL;
-        size_t blen = 0;
-        FILE *f = open_memstream(&buf, &blen);
         const struct expr *rules[2] = {&L->holds, &L->nuance};
-        int listed = 0;
-        for (int r = 0; r < 2; r++)
-            for (size_t k = 0; k < rules[r]->len; k++) {
-                const struct expr_node *x = &rules[r]->n[k];
-                if (x->op != EXPR_NAME || x->metric < 0 || !isnan(out->values[x->metric])) continue;
-                const struct lab_metric *m = &L->m[x->metric];
-                if (strstr(buf ? buf : "", m->name) && listed) continue;
-                fflush(f);
-                fprintf(f, "%s%s (%s)", listed++ ? ", " : "", m->name,
-                        out->why[x->metric] ? out->why[x->metric] : "no value");
-            }
-        fclose(f);
+        char *buf = missing_metrics(L, out, rules, 2);
         out->undecided = buf;
         char t[1200];
         snprintf(t, sizeof t, "not decided: no value for %s", buf && *buf ? buf : "the rule");
@@ -625,6 +771,9 @@ void lab_eval_fini(const struct lab_def *L, struct lab_eval *ev) {
         free(ev->findings[i]);
     free(ev->values), free(ev->why), free(ev->findings), free(ev->available);
     free(ev->verdict_text), free(ev->undecided);
+    for (size_t i = 0; ev->sub_text && i < L->nclaims; i++)
+        free(ev->sub_text[i]);
+    free(ev->sub), free(ev->sub_text);
     memset(ev, 0, sizeof *ev);
 }
 

@@ -48,6 +48,19 @@ struct lab_chart {
 
 enum lab_verdict { LAB_UNDECIDED, LAB_HOLDS, LAB_NUANCE, LAB_NOT };
 
+/* A sub-claim's verdict (lab.yaml `claims:`): its `holds` rule, else its
+ * `conditions` rule (it holds only under the conditions its text names),
+ * else it does not hold. The two rules must not both be true: a run where
+ * they are is undecided ("the rules overlap"), never silently one of them. */
+enum lab_sub { LAB_SUB_UNDECIDED, LAB_SUB_HOLDS, LAB_SUB_CONDITIONS, LAB_SUB_NOT };
+
+struct lab_claim {
+    char *id, *text; /* the sub-claim, as the course says it */
+    struct expr holds, conditions;
+    bool has_conditions;
+    char *says[4]; /* text per enum lab_sub ([0]: unused) */
+};
+
 struct lab_def {
     char *path;
     char *title, *claim, *claim_source, *next;
@@ -60,6 +73,10 @@ struct lab_def {
     struct expr holds, nuance;
     bool has_nuance;
     char *says[4]; /* text per enum lab_verdict ([0]: unused) */
+    /* Sub-claims: with them the lab's verdict is derived (all hold: holds;
+     * none: does not hold; otherwise: holds with a nuance), never a rule. */
+    struct lab_claim *claims;
+    size_t nclaims;
     struct lab_chart *charts;
     size_t ncharts;
 };
@@ -76,6 +93,8 @@ struct lab_eval {
     enum lab_verdict verdict;
     char *verdict_text; /* the rule's text for the verdict, numbers filled in */
     char *undecided;    /* LAB_UNDECIDED: which metrics had no value */
+    enum lab_sub *sub;  /* per claim */
+    char **sub_text;    /* per claim: its text for its verdict, numbers filled in */
 };
 
 /* 0, or an FS_E* code with `d` filled; lab_fini `L` in both cases. */
@@ -85,7 +104,11 @@ void lab_fini(struct lab_def *L);
 int lab_check_runs(const struct lab_def *L, char *const *ids, size_t n, struct diag *d);
 void lab_eval(const struct lab_def *L, lab_find_fn find, void *ctx, struct lab_eval *out);
 void lab_eval_fini(const struct lab_def *L, struct lab_eval *ev);
+/* The verdicts (the lab's and its claims') from ev->values alone: lab_eval
+ * calls it once the metrics are computed; tests feed it numbers. */
+void lab_decide(const struct lab_def *L, struct lab_eval *ev);
 const char *lab_verdict_name(enum lab_verdict v);
+const char *lab_sub_name(enum lab_sub v);
 /* A chart's run pattern (an id or a shell pattern such as "incast-*"). */
 bool lab_run_matches(const char *pattern, const char *id);
 /* A value formatted as the metric asks ("12.3 us", "never", "not run"). */

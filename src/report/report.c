@@ -555,6 +555,22 @@ static bool chart_wants(const struct lab_chart *c, const char *id) {
     return false;
 }
 
+/* The lab's sub-claims and their verdicts: [{id, claim, verdict, text}]. */
+static void write_claims(struct jw *w, const struct report_lab *lab) {
+    const struct lab_def *L = lab->def;
+    jw_key(w, "claims");
+    jw_arr(w);
+    for (size_t k = 0; k < L->nclaims; k++) {
+        jw_obj_compact(w);
+        jw_kstr(w, "id", L->claims[k].id);
+        jw_kstr(w, "claim", L->claims[k].text);
+        jw_kstr(w, "verdict", lab_sub_name(lab->ev->sub[k]));
+        jw_kstr(w, "text", lab->ev->sub_text[k]);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+}
+
 /* A lab's claim, verdict (with the metrics' values) and charts. */
 static void write_lab_def(struct jw *w, const struct report_lab *lab) {
     const struct lab_def *L = lab->def;
@@ -563,6 +579,7 @@ static void write_lab_def(struct jw *w, const struct report_lab *lab) {
     jw_kstr(w, "next", L->next ? L->next : "");
     jw_kstr(w, "verdict", lab_verdict_name(lab->ev->verdict));
     jw_kstr(w, "verdict_text", lab->ev->verdict_text);
+    write_claims(w, lab);
     jw_key(w, "metrics");
     jw_obj_compact(w);
     for (size_t k = 0; k < L->nm; k++)
@@ -771,6 +788,7 @@ static int write_findings_json(const struct report *r, struct diag *d) {
         jw_kstr(&w, "claim", lab->def->claim);
         jw_kstr(&w, "verdict", lab_verdict_name(lab->ev->verdict));
         jw_kstr(&w, "text", lab->ev->verdict_text);
+        write_claims(&w, lab);
         jw_key(&w, "metrics");
         jw_obj_compact(&w);
         for (size_t k = 0; k < lab->def->nm; k++)
@@ -861,6 +879,9 @@ void report_print_findings(const struct report *r, FILE *f) {
                 lab->def->claim_source ? ")" : "");
         fprintf(f, "  Verdict: %s. %s\n", lab_verdict_name(lab->ev->verdict),
                 lab->ev->verdict_text);
+        for (size_t k = 0; k < lab->def->nclaims; k++)
+            fprintf(f, "    - %s: %s. %s\n", lab->def->claims[k].id, lab_sub_name(lab->ev->sub[k]),
+                    lab->ev->sub_text[k]);
         for (size_t k = 0; k < lab->def->nf; k++)
             fprintf(f, "  %s %s: %s\n", lab->ev->available[k] ? "*" : "-", lab->def->f[k].title,
                     lab->ev->findings[k]);

@@ -226,8 +226,119 @@ static void test_expr_rules(void **state) {
     assert_non_null(strstr(err, "wrong number of arguments"));
 }
 
+/* Sub-claims (lab.yaml `claims:`): the subnet_manager lab's four failure
+ * classes, each rule fed numbers on both sides of it. The lab's verdict is
+ * derived from the claims' (all hold: holds; none: does not hold; else a
+ * nuance); rules that are both true are "not decided", never one of them. */
+static struct lab_eval ev;
+static void set_m(const struct lab_def *L, const char *name, double v) {
+    for (size_t i = 0; i < L->nm; i++)
+        if (!strcmp(L->m[i].name, name)) {
+            ev.values[i] = v;
+            return;
+        }
+    fail_msg("no metric %s", name);
+}
+static enum lab_sub decide(const struct lab_def *L, const char *id) {
+    for (size_t i = 0; i < L->nm; i++) /* derived metrics, in order, as lab_eval does */
+        if (!L->m[i].run) ev.values[i] = expr_eval_lab(&L->m[i].e, ev.values);
+    lab_decide(L, &ev);
+    for (size_t i = 0; i < L->nclaims; i++)
+        if (!strcmp(L->claims[i].id, id)) return ev.sub[i];
+    fail_msg("no claim %s", id);
+    return LAB_SUB_UNDECIDED;
+}
+
+static void test_claims_per_class(void **state) {
+    (void)state;
+    struct lab_def L;
+    struct diag d = {0};
+    char buf[600];
+    int rc = lab_load(&L, "scenarios/labs/subnet_manager/lab.yaml", &d);
+    diag_format(&d, buf, sizeof buf);
+    if (rc) fail_msg("%s", buf);
+    assert_int_equal(L.nclaims, 4);
+    memset(&ev, 0, sizeof ev);
+    ev.values = calloc(L.nm + 1, sizeof *ev.values);
+    ev.why = calloc(L.nm + 1, sizeof *ev.why);
+    for (size_t i = 0; i < L.nm; i++)
+        ev.values[i] = NAN;
+    assert_int_equal(decide(&L, "port-down"), LAB_SUB_UNDECIDED); /* no numbers yet */
+    assert_int_equal(ev.verdict, LAB_UNDECIDED);
+    /* port-down as measured: SM 41.9 ms, SHIELD 10 us, prune 100 us */
+    set_m(&L, "pd_ib_sm_re", 41900), set_m(&L, "pd_ib_shield_re", 10);
+    set_m(&L, "pd_ib_ar_re", 10), set_m(&L, "pd_roce_re", 100);
+    set_m(&L, "pd_ib_sm_stall", 4.3), set_m(&L, "pd_ib_shield_stall", 0);
+    set_m(&L, "pd_ib_ar_stall", 4.3), set_m(&L, "pd_roce_stall", 0);
+    assert_int_equal(decide(&L, "port-down"), LAB_SUB_CONDITIONS);
+    set_m(&L, "pd_roce_re", 5); /* a prune faster than SHIELD */
+    assert_int_equal(decide(&L, "port-down"), LAB_SUB_NOT);
+    set_m(&L, "pd_ib_sm_re", 5), set_m(&L, "pd_roce_re", 2e6), set_m(&L, "pd_ib_sm_stall", 0);
+    assert_int_equal(decide(&L, "port-down"), LAB_SUB_HOLDS);
+    /* gray: sweep 10.75 s, BFD 152 ms, hold 9 s */
+    set_m(&L, "gray_ib_re", 10.75e6), set_m(&L, "gray_bfd_re", 152e3),
+        set_m(&L, "gray_hold_re", 9e6);
+    set_m(&L, "gray_ib_stall", 12.88), set_m(&L, "gray_bfd_stall", 4.29);
+    set_m(&L, "gray_hold_stall", 12.88);
+    assert_int_equal(decide(&L, "gray"), LAB_SUB_NOT);
+    set_m(&L, "gray_ib_re", 5e6), set_m(&L, "gray_ib_stall", 4.3); /* beats the hold timer only */
+    assert_int_equal(decide(&L, "gray"), LAB_SUB_CONDITIONS);
+    set_m(&L, "gray_ib_re", 100), set_m(&L, "gray_bfd_re", 2e6), set_m(&L, "gray_ib_stall", 0);
+    assert_int_equal(decide(&L, "gray"), LAB_SUB_HOLDS);
+    /* half-gray: no conditions rule */
+    set_m(&L, "half_ib_re", INFINITY), set_m(&L, "half_bfd_re", 3e5);
+    set_m(&L, "half_ib_stall", 19.9), set_m(&L, "half_bfd_stall", 4.29);
+    assert_int_equal(decide(&L, "half-gray"), LAB_SUB_NOT);
+    set_m(&L, "half_ib_re", 100), set_m(&L, "half_bfd_re", 3e6), set_m(&L, "half_ib_stall", 0);
+    assert_int_equal(decide(&L, "half-gray"), LAB_SUB_HOLDS);
+    /* corrupting: the monitor at 1 s against BFD's 152 ms, then at 50 ms */
+    set_m(&L, "cor_ib_re", 10.75e6), set_m(&L, "cor_bfd_re", 152e3), set_m(&L, "cor_mon_re", 1e6);
+    set_m(&L, "cor_ib_stall", 12.88), set_m(&L, "cor_bfd_stall", 4.29);
+    set_m(&L, "cor_mon_stall", 4.3);
+    assert_int_equal(decide(&L, "corrupting"), LAB_SUB_NOT);
+    set_m(&L, "cor_mon_re", 5e4), set_m(&L, "cor_mon_stall", 4.29);
+    assert_int_equal(decide(&L, "corrupting"), LAB_SUB_CONDITIONS);
+    /* the lab's verdict follows the claims: every one holds -> holds */
+    set_m(&L, "cor_ib_re", 10), set_m(&L, "cor_bfd_re", 2e6), set_m(&L, "cor_ib_stall", 0);
+    assert_int_equal(decide(&L, "corrupting"), LAB_SUB_HOLDS);
+    assert_int_equal(ev.verdict, LAB_HOLDS);
+    set_m(&L, "half_ib_re", INFINITY);
+    decide(&L, "half-gray");
+    assert_int_equal(ev.verdict, LAB_NUANCE);
+    assert_non_null(strstr(ev.verdict_text, "half-gray: does not hold here."));
+    lab_eval_fini(&L, &ev);
+    lab_fini(&L);
+
+    /* Overlapping rules: "not decided", and said so. */
+    write_lab("title: t\nclaim: c\nmetrics: {x: {run: a, value: \"1\"}}\nfindings: []\n"
+              "claims:\n  - {id: k, claim: c, holds: \"x > 0\", conditions: \"x > -1\", "
+              "says: {holds: h, conditions: co, not: n}}\n");
+    assert_int_equal(lab_load(&L, path, &d), 0);
+    memset(&ev, 0, sizeof ev);
+    ev.values = calloc(2, sizeof *ev.values);
+    ev.why = calloc(2, sizeof *ev.why);
+    ev.values[0] = 1;
+    assert_int_equal(decide(&L, "k"), LAB_SUB_UNDECIDED);
+    assert_non_null(strstr(ev.sub_text[0], "the rules overlap"));
+    ev.values[0] = -0.5;
+    assert_int_equal(decide(&L, "k"), LAB_SUB_CONDITIONS);
+    lab_eval_fini(&L, &ev);
+    lab_fini(&L);
+    /* claims and a hand-written verdict together: refused */
+    write_lab("title: t\nclaim: c\nmetrics: {x: {run: a, value: \"1\"}}\nfindings: []\n"
+              "claims:\n  - {id: k, claim: c, holds: \"x\", says: {holds: h, not: n}}\n"
+              "verdict: {holds: \"x\", says: {holds: h, not: n}}\n");
+    d = (struct diag){0};
+    assert_int_not_equal(lab_load(&L, path, &d), 0);
+    diag_format(&d, buf, sizeof buf);
+    assert_non_null(strstr(buf, "derived from the claims"));
+    lab_fini(&L);
+    unlink(path);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_claims_per_class),
         cmocka_unit_test(test_lab_evaluates_from_numbers),
         cmocka_unit_test(test_lab_errors),
         cmocka_unit_test(test_expr_rules),

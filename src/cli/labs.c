@@ -26,6 +26,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -852,6 +853,11 @@ static const struct {
     {"credit stalls (us)", "credit_stall_us_total", "summary.credit_stall_ns_total", 1e-3},
     {"reorder max (B)", "reorder_max_bytes", "summary.reorder_max_bytes", 1},
     {"deadlock (1 = yes)", "deadlock", "summary.deadlock.detected", -1},
+    /* the first failure and the first job (empty when the run has none) */
+    {"failure at (us)", "failure_at_us", "control_plane.0.at_ns", 1e-3},
+    {"rerouted at (us)", "rerouted_at_us", "control_plane.0.rerouted_at_ns", 1e-3},
+    {"local reroute at (us)", "local_reroute_at_us", "control_plane.0.local_reroute_at_ns", 1e-3},
+    {"job 0 stall (us)", "job_stall_us", "jobs.0.stalled_ns", 1e-3},
 };
 #define NSUMMARY_COLS (sizeof SUMMARY_COLS / sizeof SUMMARY_COLS[0])
 
@@ -882,9 +888,13 @@ static void print_compare_table(const struct jobs *js) {
                 printf(" %*s", w, js->v[i].status == 1 ? "not yet available" : "failed");
                 continue;
             }
-            double v = SUMMARY_COLS[r].scale < 0 ? jv_bool_at(res[i], p, false)
-                                                 : jv_num_at(res[i], p, 0) * SUMMARY_COLS[r].scale;
-            printf(" %*.6g", w, v);
+            double v = SUMMARY_COLS[r].scale < 0
+                           ? jv_bool_at(res[i], p, false)
+                           : jv_num_at(res[i], p, NAN) * SUMMARY_COLS[r].scale;
+            if (isnan(v))
+                printf(" %*s", w, "-");
+            else
+                printf(" %*.6g", w, v);
         }
         printf("\n");
     }
@@ -1388,9 +1398,9 @@ static void write_sweep_csv(const char *path, const struct jobs *js, const struc
             } else if (SUMMARY_COLS[c].scale < 0) {
                 fprintf(f, ",%d", jv_bool_at(res, SUMMARY_COLS[c].path, false) ? 1 : 0);
             } else {
-                char num[64];
-                snprintf(num, sizeof num, "%.10g",
-                         jv_num_at(res, SUMMARY_COLS[c].path, 0) * SUMMARY_COLS[c].scale);
+                double v = jv_num_at(res, SUMMARY_COLS[c].path, NAN);
+                char num[64] = "";
+                if (!isnan(v)) snprintf(num, sizeof num, "%.10g", v * SUMMARY_COLS[c].scale);
                 fprintf(f, ",%s", num);
             }
         }

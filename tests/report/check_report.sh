@@ -88,19 +88,26 @@ for f in sorted(glob.glob("scenarios/labs/*/lab.yaml")):
 bad = []
 for f, c in cmds:
     a = shlex.split(c)
-    if a[1] not in ("labs", "compare", "run"):
+    if a[1] not in ("labs", "compare", "run", "sweep"):
         bad.append(f"{f}: {c}")
     for i, w in enumerate(a):
         if w == "--only":
             lab, _, pat = a[i + 1].partition("/")
             if not any(l == lab and (not pat or fnmatch.fnmatch(r, pat)) for l, r in runs):
                 bad.append(f"{f}: --only {a[i + 1]} matches no run")
-        if a[1] == "compare" and w.endswith(".yaml") and not os.path.exists(w):
+        if a[1] in ("compare", "sweep", "run") and w.endswith(".yaml") and not os.path.exists(w):
             bad.append(f"{f}: {w} does not exist")
 print(f"{len(cmds)} commands; " + ("; ".join(bad) if bad else "all name runs and files that exist"))
 sys.exit(1 if bad or len(cmds) < 12 else 0)
 PY
     then ok "the guides' commands name runs and files that exist"; else fail "a guide's command names a run or file that does not exist"; fi
+    # The guides' generated tables are the runs' (tools/labdoc.py).
+    if python3 tools/labdoc.py "$OUT/labs" >"$LOG" 2>&1; then
+        ok "the guides' generated tables match the runs"
+    else
+        cat "$LOG"
+        fail "a guide's generated table differs from the runs (python3 tools/labdoc.py OUT --write)"
+    fi
     # The course's pictures: each of these chart types rendered.
     export FABSIM_REQUIRE_CHARTS=spine_time,offered_load,topology_load,timelines_pair,dcqcn_rate,counters,deadlock,balls_into_bins
     browser "$OUT/labs/report.html"

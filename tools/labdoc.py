@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""tools/labdoc.py OUT [--write | --check]
+
+The numbers a lab guide (docs/labs/<lab>.md) shows, generated from the runs
+`fabsim labs -o OUT` wrote, so that no figure in a guide is typed by hand. A
+guide marks the block to generate:
+
+    <!-- failure-table: subnet_manager -->
+    ...
+    <!-- /failure-table -->
+
+and gets one row per run of the lab, in the lab's order: its label, what
+found the failure, the first repair of the traffic after it (a switch-local
+reroute or the control plane's), the packets lost on the link, the job's
+stall and whether NCCL's older timeout 18 would have aborted it (results.json
+control_plane[0] and jobs[0]).
+
+--write rewrites the blocks; --check (the default) prints the blocks that
+differ from the runs and exits 1 when one does; a lab that did not run in
+OUT is skipped with a message.
+"""
+import glob
+import json
+import os
+import re
+import sys
+
+BLOCK = re.compile(r"(<!-- failure-table: (\S+) -->\n)(.*?)(<!-- /failure-table -->)", re.S)
+
+
+def fmt_time(ns):
+    if ns is None:
+        return "never"
+    if ns < 1e6:
+        return f"{ns / 1e3:.0f} µs"
+    if ns < 1e9:
+        return f"{ns / 1e6:.1f} ms"
+    return f"{ns / 1e9:.2f} s"
+
+
+def table(out, lab):
+    d = os.path.join(out, lab)
+    if not os.path.isdir(d):
+        return None
+    rows = ["| run | found by | first repair | packets lost | job stall | timeout 18 |",
+            "|---|---|---|---|---|---|"]
+    for run in sorted(os.listdir(d)):
+        rd = os.path.join(d, run)
+        st_path, res_path = os.path.join(rd, "status.json"), os.path.join(rd, "results.json")
+        if not os.path.isfile(st_path):
+            continue
+        st = json.load(open(st_path))
+        if st.get("status") != "ok" or not os.path.isfile(res_path):
+            rows.append(f"| {st.get('label') or run} | not run | | | | |")
+            continue
+        res = json.load(open(res_path))
+        cp = (res.get("control_plane") or [{}])[0]
+        at = cp.get("at_ns", 0)
+        firsts = [t for t in (cp.get("local_reroute_at_ns"), cp.get("rerouted_at_ns")) if t is not None]
+        first = min(firsts) - at if firsts else None
+        by = cp.get("detected_by") or ("port state" if cp.get("event") == "link_down" else "nothing")
+        job = (res.get("jobs") or [{}])[0]
+        stall = job.get("stalled_ns", 0) / 1e9
+        t18 = "would abort" if job.get("would_abort_timeout_18") else "survives"
+        rows.append(f"| {st.get('label') or run} | {by} | {fmt_time(first)} | {cp.get('packets_lost', 0)} | "
+                    f"{stall:.2f} s | {t18} |")
+    return "\n".join(rows) + "\n"
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    out, write = sys.argv[1], "--write" in sys.argv[2:]
+    bad = 0
+    for path in sorted(glob.glob("docs/labs/*.md")):
+        text = open(path).read()
+        new, changed = text, False
+        for m in BLOCK.finditer(text):
+            lab = m.group(2)
+            t = table(out, lab)
+            if t is None:
+                print(f"skip: {path}: lab {lab} did not run in {out}")
+                continue
+            if t != m.group(3):
+                changed = True
+                if not write:
+                    bad += 1
+                    print(f"FAIL: {path}: the {lab} table differs from the runs in {out}; now:\n{t}")
+            new = new.replace(m.group(0), m.group(1) + t + m.group(4))
+        if write and changed:
+            open(path, "w").write(new)
+            print(f"wrote {path}")
+        elif not changed and BLOCK.search(text):
+            print(f"ok: {path}: its tables are the runs'")
+    sys.exit(1 if bad else 0)
+
+
+main()

@@ -248,6 +248,33 @@ static void test_ib_gray_found_by_sweep(void **state) {
     trun_end(&t);
 }
 
+/* The subnet_manager lab's Ethernet base with the gray link found only by
+ * the 9 s hold timer, at NCCL's older timeout 18: some of the allreduce's
+ * QPs exhaust their retries with every byte of their messages already
+ * received (only the ACKs were lost, msg_x cleared at the receive); the job
+ * aborts all the same (it said aborted_at_ns: null, stalled_ns: 0). */
+static void test_abort_after_data_arrived(void **state) {
+    (void)state;
+    FILE *f = fopen("scenarios/labs/subnet_manager/02-failure-roce-bgp.yaml", "r");
+    assert_non_null(f);
+    static char yaml[8192];
+    size_t len = fread(yaml, 1, sizeof yaml - 1, f);
+    yaml[len] = 0;
+    fclose(f);
+    const char *sets[] = {"events.0={at: 50ms, link_gray: leaf0-spine0}",
+                          "fabric.transport.timeout=18"};
+    struct trun t;
+    trun_start(&t, yaml, sets, 2);
+    assert_int_equal(t.rc, 0);
+    assert_true(t.m.net.nqp_errs >= 3);
+    char *j = tresults_json(&t);
+    assert_null(strstr(j, "\"aborted_at_ns\": null"));
+    assert_null(strstr(j, "\"stalled_ns\": 0,"));
+    assert_non_null(strstr(j, "\"would_abort_timeout_18\": true"));
+    free(j);
+    trun_end(&t);
+}
+
 /* The destination's own link goes down and never comes back: no reroute
  * can help, so the reason says so (it advised "raise `stop`"), the job's
  * stall runs to the stop, and timeout 18 would have aborted it. Without
@@ -458,6 +485,7 @@ int main(void) {
         cmocka_unit_test(test_partial_gray_liveness),
         cmocka_unit_test(test_link_flap),
         cmocka_unit_test(test_unreachable_destination),
+        cmocka_unit_test(test_abort_after_data_arrived),
         cmocka_unit_test(test_ar_pfrn_avoids_dead_spine),
         cmocka_unit_test(test_default_cap_said),
         cmocka_unit_test(test_lossy_tail_drop_waits_for_timeout),

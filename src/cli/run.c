@@ -33,6 +33,7 @@ enum {
     OPT_PCAP_FILTER,
     OPT_PCAP_MAX,
     OPT_PCAP_SNAPLEN,
+    OPT_PCAP_MAX_BYTES,
     OPT_TRACE,
     OPT_TRACE_MAX,
     OPT_EXPLAIN,
@@ -51,13 +52,19 @@ static const struct cli_opt RUN_OPTS[] = {
     {"progress", OPT_PROGRESS, "[SECONDS]",
      "print a plain progress line every SECONDS (default 10) even when\n"
      "stderr is not a terminal (CI logs, nohup)"},
-    {"pcap", OPT_PCAP, "FILE", "write the packets on the links as a capture (Wireshark)"},
+    {"pcap", OPT_PCAP, "FILE",
+     "write the packets on the links as a capture (Wireshark);\n"
+     "a FILE ending in .gz is gzip-compressed (Wireshark opens it as is)"},
     {"pcap-filter", OPT_PCAP_FILTER, "link=NAME|flow=ID",
      "capture one link (both directions, or one: leaf0->spine1) or one QP"},
     {"pcap-max", OPT_PCAP_MAX, "N", "stop capturing after N packets (default 1000000)"},
-    {"pcap-snaplen", OPT_PCAP_SNAPLEN, "headers|full|BYTES",
-     "keep the headers only (default: the payload would be zeros),\n"
-     "whole packets, or the first BYTES (at least 64) of each"},
+    {"pcap-max-bytes", OPT_PCAP_MAX_BYTES, "SIZE",
+     "stop capturing before the file passes SIZE (default 128MiB;\n"
+     "a .gz file: once it has reached SIZE)"},
+    {"pcap-snaplen", OPT_PCAP_SNAPLEN, "full|headers|BYTES",
+     "whole packets (default; the payload is zeros), the headers only\n"
+     "(Wireshark then marks data packets [Malformed Packet]), or the\n"
+     "first BYTES (at least 64) of each"},
     {"trace", OPT_TRACE, "FILE", "write a Chrome trace / Perfetto JSON timeline"},
     {"trace-max", OPT_TRACE_MAX, "N", "at most N trace events (default 1000000)"},
     {"verbose", OPT_VERBOSE, NULL, "MPI runs (fabsim-mpi): print the partition, rank by rank"},
@@ -112,7 +119,8 @@ struct run_opts {
     double progress_s;
     const char *pcap, *pcap_filter; /* --pcap FILE, --pcap-filter link=NAME|flow=ID */
     uint64_t pcap_max;              /* --pcap-max N (0 = PCAP_MAX_PACKETS_DEFAULT) */
-    uint32_t pcap_snaplen;          /* --pcap-snaplen (PCAP_SNAP_HEADERS by default) */
+    uint32_t pcap_snaplen;          /* --pcap-snaplen (PCAP_SNAP_FULL by default) */
+    uint64_t pcap_max_bytes;        /* --pcap-max-bytes SIZE (0 = PCAP_MAX_BYTES_DEFAULT) */
     const char *trace;              /* --trace FILE: Chrome trace / Perfetto JSON */
     uint64_t trace_max;             /* --trace-max N events (0 = the default) */
     bool verbose;                   /* --verbose: the partition of an MPI run */
@@ -157,6 +165,12 @@ static int on_opt(void *ctx, int key, const char *arg) {
         if (cli_parse_u64("--pcap-max", arg, 1, UINT64_MAX, &v)) return 2;
         o->pcap_max = v;
         return 0;
+    case OPT_PCAP_MAX_BYTES: {
+        char why[160];
+        if (units_parse_size(arg, &o->pcap_max_bytes, why, sizeof why) || !o->pcap_max_bytes)
+            return cli_usage_error("--pcap-max-bytes '%s': use a size such as 64MiB or 1GB", arg);
+        return 0;
+    }
     case OPT_PCAP_SNAPLEN:
         if (!strcmp(arg, "headers")) {
             o->pcap_snaplen = PCAP_SNAP_HEADERS;
@@ -193,6 +207,7 @@ static int on_opt(void *ctx, int key, const char *arg) {
 
 static int parse_opts(int argc, char **argv, struct run_opts *o, const struct cli_cmd *c) {
     memset(o, 0, sizeof *o);
+    o->pcap_snaplen = PCAP_SNAP_FULL;
     o->l.sets = fs_xcalloc((size_t)argc + 2, sizeof *o->l.sets);
     char **pos = fs_xcalloc((size_t)argc + 1, sizeof *pos);
     int npos = 0;
@@ -295,8 +310,8 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet, const
     /* Several ranks: rank 0 writes the files (par/ptrace.c). */
     bool sinks = !o->comm || o->comm->rank == 0;
     if (o->pcap && sinks)
-        rc = pcap_sink_open(&pcap, &m.net, o->pcap, o->pcap_filter, o->pcap_max, o->pcap_snaplen,
-                            &d);
+        rc = pcap_sink_open(&pcap, &m.net, o->pcap, o->pcap_filter, o->pcap_max, o->pcap_max_bytes,
+                            o->pcap_snaplen, &d);
     if (!rc && o->trace && sinks) rc = ctrace_sink_open(&ct, &m.net, o->trace, o->trace_max, &d);
     if (rc) { /* a bad --pcap-filter is input (2); a file that cannot be written, 1 */
         progress_done(pr);
@@ -357,14 +372,18 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet, const
             status = 1;
         } else if (!quiet) {
             progress_done(pr);
-            printf("  pcap: %s (pcapng, %llu packets on %u links, %s", o->pcap,
-                   (unsigned long long)pcap.written, nif,
+            printf("  pcap: %s (pcapng%s, %llu packets on %u links, %s", o->pcap,
+                   pcap.gz ? " gzip" : "", (unsigned long long)pcap.written, nif,
                    o->pcap_snaplen == PCAP_SNAP_HEADERS ? "headers only"
                    : o->pcap_snaplen == PCAP_SNAP_FULL  ? "whole packets"
                                                         : "cut at --pcap-snaplen");
             if (pcap.dropped)
                 printf("; capped by --pcap-max: %llu more not written",
                        (unsigned long long)pcap.dropped);
+            if (pcap.over_budget)
+                printf("; capped by --pcap-max-bytes: %llu more not written%s",
+                       (unsigned long long)pcap.over_budget,
+                       pcap.gz ? "" : "; a FILE ending in .gz holds ~58 times more");
             printf(")\n");
         }
     }

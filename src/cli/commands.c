@@ -34,7 +34,8 @@ static const struct cli_cmd CLI_CMD_SCHEMA = {
     "",
     "print a JSON Schema of the scenario language (for editors)",
     "Generated from the tables that read scenario files: every key with its type, range,\n"
-    "allowed values, default and source. Point a YAML language server at it, e.g. with\n"
+    "allowed values, default and source, and per workload, topology and fabric kind its\n"
+    "required keys and the keys it refuses (if/then). Point a YAML language server at it, e.g. with\n"
     "a first line `# yaml-language-server: $schema=fabsim.schema.json` in a scenario.",
     SCHEMA_OPTS,
     "fabsim schema > fabsim.schema.json",

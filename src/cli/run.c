@@ -6,6 +6,7 @@
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "cli/progress.h"
+#include "coll/nccllog.h"
 #include "config/scenario.h"
 #include "core/diag.h"
 #include "core/file.h"
@@ -34,6 +35,7 @@ enum {
     OPT_PCAP_MAX,
     OPT_PCAP_SNAPLEN,
     OPT_PCAP_MAX_BYTES,
+    OPT_AGAINST,
     OPT_TRACE,
     OPT_TRACE_MAX,
     OPT_EXPLAIN,
@@ -65,6 +67,9 @@ static const struct cli_opt RUN_OPTS[] = {
      "whole packets (default; the payload is zeros), the headers only\n"
      "(Wireshark then marks data packets [Malformed Packet]), or the\n"
      "first BYTES (at least 64) of each"},
+    {"against", OPT_AGAINST, "FILE",
+     "a measured nccl-tests log (all_reduce_perf ...): print its busbw\n"
+     "beside fabsim's per size with the ratio; results.json \"against\""},
     {"trace", OPT_TRACE, "FILE", "write a Chrome trace / Perfetto JSON timeline"},
     {"trace-max", OPT_TRACE_MAX, "N", "at most N trace events (default 1000000)"},
     {"verbose", OPT_VERBOSE, NULL, "MPI runs (fabsim-mpi): print the partition, rank by rank"},
@@ -127,6 +132,8 @@ struct run_opts {
     const struct comm *comm;        /* MPI runs (cli_run_par); NULL in one process */
     uint64_t lookahead_ps;          /* MPI runs: forced window length (tests), 0 = computed */
     uint64_t max_memory;            /* --max-memory SIZE (0 = MemAvailable) */
+    const char *against;            /* --against FILE: a measured nccl-tests log */
+    struct nccl_log against_log;    /* read before the run */
 };
 
 static int on_opt(void *ctx, int key, const char *arg) {
@@ -185,6 +192,9 @@ static int on_opt(void *ctx, int key, const char *arg) {
                                        arg);
             o->pcap_snaplen = (uint32_t)n;
         }
+        return 0;
+    case OPT_AGAINST:
+        o->against = arg;
         return 0;
     case OPT_TRACE:
         o->trace = arg;
@@ -295,6 +305,7 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet, const
         model_fini(&m);
         return rc == FS_EINTERNAL ? 1 : 2;
     }
+    if (o->against) m.against = &o->against_log;
     /* A build that took long says so (and how big the model is). */
     if (pr->mode != PROGRESS_OFF && wall_now_s() - pr->phase_t0 >= 1.0) {
         char what[96];
@@ -436,9 +447,19 @@ static int run_cmd(int argc, char **argv, const struct comm *c, uint64_t lookahe
     }
     o.comm = c;
     o.lookahead_ps = lookahead_ps;
+    if (o.against) { /* a log that cannot be read fails before the run */
+        struct diag d = {0};
+        if (nccl_log_read(&o.against_log, o.against, &d)) {
+            if (!c || c->rank == 0) diag_print(&d, stderr);
+            scenario_fini(&sc);
+            free(o.l.sets);
+            return 2;
+        }
+    }
     bool quiet = o.quiet || (c && c->rank != 0);
     if (c && c->rank != 0) pr.mode = PROGRESS_OFF;
     rc = run_one(&sc, o.out, quiet, &o, &pr);
+    nccl_log_fini(&o.against_log);
     scenario_fini(&sc);
     free(o.l.sets);
     return rc;

@@ -15,7 +15,7 @@ BUILD   ?= build
 OPT     ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wundef -Werror
 CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) $(WARN) -Isrc $(EXTRA_CFLAGS)
-LDLIBS  := -lfyaml -lm
+LDLIBS  := -lfyaml -lz -lm
 TEST_LDLIBS := -lcmocka
 
 SRCS    := $(filter-out src/cli/main.c src/par/mpi.c,$(shell find src -name '*.c' | sort))

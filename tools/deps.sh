@@ -1,6 +1,6 @@
 #!/bin/sh
 # Installs the Debian packages fabsim needs, when missing. Needs root or sudo.
-#   sh tools/deps.sh build   what `make` and `make demo` need: libfyaml,
+#   sh tools/deps.sh build   what `make` and `make demo` need: libfyaml, zlib,
 #                            protobuf-c (Chakra traces), and
 #                            node/npm for the report's chart library
 #                            (`make deps`, run by make the first time)
@@ -22,6 +22,8 @@ opt=""
 case "$mode" in
 build)
     [ -f /usr/include/libfyaml.h ] || need="$need libfyaml-dev"
+    # --pcap FILE.gz: gzip-compressed captures (src/stats/pcap.c)
+    [ -f /usr/include/zlib.h ] || need="$need zlib1g-dev"
     command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
     # Chakra execution traces (docs/inputs.md): protobuf-c and its code generator
     [ -f /usr/include/protobuf-c/protobuf-c.h ] || need="$need libprotobuf-c-dev"

@@ -222,6 +222,26 @@
     });
   }
 
+  // `fabsim run --against LOG`: fabsim's busbw and the measured nccl-tests
+  // log's per size, on one chart (results.json "against", docs/inputs.md).
+  function againstChart(parent, scns, caption) {
+    const rows = [];
+    for (const s of scns.filter((x) => ran(x) && x.results.against))
+      for (const r of s.results.against.rows) {
+        if (r.measured_busbw_GBps != null) rows.push({ size_bytes: r.size, busbw: r.measured_busbw_GBps, source: 'measured (' + s.results.against.file.split('/').pop() + ')' });
+        if (r.fabsim_busbw_GBps != null) rows.push({ size_bytes: r.size, busbw: r.fabsim_busbw_GBps, source: 'fabsim ' + s.label });
+      }
+    chart(parent, caption, {
+      width: 600, height: 260, data: { values: rows },
+      mark: { type: 'line', point: true, tooltip: true },
+      encoding: {
+        x: { field: 'size_bytes', type: 'quantitative', scale: { type: 'log', base: 2 }, title: 'message size (log2)' },
+        y: { field: 'busbw', type: 'quantitative', scale: { type: 'log' }, title: 'busbw (GB/s, log)' },
+        color: { field: 'source', type: 'nominal', sort: null },
+      },
+    });
+  }
+
   // One point per collective job: how far apart the jobs finish shows whether
   // some of them were stuck behind collisions.
   function jobsChart(parent, scns, caption) {
@@ -591,6 +611,7 @@
     timelines(sec, scns, 'Queues and pauses at the busiest links');
     if (scns.filter((s) => ran(s) && s.series && s.series.links.length).length === 2) timelinesPair(sec, scns, 'Queues and pauses, side by side');
     if (scns.some((s) => ran(s) && (s.results.collectives || []).length)) busbwChart(sec, scns, 'Collectives: busbw vs size');
+    if (scns.some((s) => ran(s) && s.results.against)) againstChart(sec, scns, 'busbw: fabsim beside the measured nccl-tests log');
     if (scns.some((s) => ran(s) && s.results.links.some((l) => l.tier === 'leaf-spine'))) {
       spineTime(sec, scns, 'Spine-link utilisation over time');
       offeredLoad(sec, scns, 'Offered load per spine link');

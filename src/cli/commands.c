@@ -11,7 +11,7 @@
 #include <string.h>
 
 extern const struct cli_cmd CLI_CMD_RUN, CLI_CMD_VALIDATE, CLI_CMD_COMPARE, CLI_CMD_LABS,
-    CLI_CMD_REPORT, CLI_CMD_ROUTES, CLI_CMD_SWEEP, CLI_CMD_TOPOLOGY;
+    CLI_CMD_REPORT, CLI_CMD_ROUTES, CLI_CMD_SWEEP, CLI_CMD_TOPOLOGY, CLI_CMD_FIT;
 
 enum { OPT_MAN = CLI_LONG };
 
@@ -34,7 +34,9 @@ static const struct cli_cmd CLI_CMD_SCHEMA = {
     "",
     "print a JSON Schema of the scenario language (for editors)",
     "Generated from the tables that read scenario files: every key with its type, range,\n"
-    "allowed values, default and source. Point a YAML language server at it, e.g. with\n"
+    "allowed values, default and source, and per workload, topology and fabric kind its\n"
+    "required keys and the keys it refuses (if/then). Point a YAML language server at it, e.g. "
+    "with\n"
     "a first line `# yaml-language-server: $schema=fabsim.schema.json` in a scenario.",
     SCHEMA_OPTS,
     "fabsim schema > fabsim.schema.json",
@@ -64,8 +66,9 @@ static const struct cli_cmd CLI_CMD_HELP = {
 };
 
 const struct cli_cmd *const CLI_COMMANDS[] = {
-    &CLI_CMD_RUN,    &CLI_CMD_VALIDATE, &CLI_CMD_COMPARE,  &CLI_CMD_SWEEP,  &CLI_CMD_LABS,
-    &CLI_CMD_REPORT, &CLI_CMD_ROUTES,   &CLI_CMD_TOPOLOGY, &CLI_CMD_SCHEMA, &CLI_CMD_HELP,
+    &CLI_CMD_RUN,  &CLI_CMD_VALIDATE, &CLI_CMD_COMPARE, &CLI_CMD_SWEEP,
+    &CLI_CMD_LABS, &CLI_CMD_REPORT,   &CLI_CMD_ROUTES,  &CLI_CMD_TOPOLOGY,
+    &CLI_CMD_FIT,  &CLI_CMD_SCHEMA,   &CLI_CMD_HELP,
 };
 const size_t CLI_NCOMMANDS = sizeof CLI_COMMANDS / sizeof CLI_COMMANDS[0];
 

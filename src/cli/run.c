@@ -6,6 +6,7 @@
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "cli/progress.h"
+#include "coll/nccllog.h"
 #include "config/scenario.h"
 #include "core/diag.h"
 #include "core/file.h"
@@ -33,6 +34,8 @@ enum {
     OPT_PCAP_FILTER,
     OPT_PCAP_MAX,
     OPT_PCAP_SNAPLEN,
+    OPT_PCAP_MAX_BYTES,
+    OPT_AGAINST,
     OPT_TRACE,
     OPT_TRACE_MAX,
     OPT_EXPLAIN,
@@ -51,13 +54,22 @@ static const struct cli_opt RUN_OPTS[] = {
     {"progress", OPT_PROGRESS, "[SECONDS]",
      "print a plain progress line every SECONDS (default 10) even when\n"
      "stderr is not a terminal (CI logs, nohup)"},
-    {"pcap", OPT_PCAP, "FILE", "write the packets on the links as a capture (Wireshark)"},
+    {"pcap", OPT_PCAP, "FILE",
+     "write the packets on the links as a capture (Wireshark);\n"
+     "a FILE ending in .gz is gzip-compressed (Wireshark opens it as is)"},
     {"pcap-filter", OPT_PCAP_FILTER, "link=NAME|flow=ID",
      "capture one link (both directions, or one: leaf0->spine1) or one QP"},
     {"pcap-max", OPT_PCAP_MAX, "N", "stop capturing after N packets (default 1000000)"},
-    {"pcap-snaplen", OPT_PCAP_SNAPLEN, "headers|full|BYTES",
-     "keep the headers only (default: the payload would be zeros),\n"
-     "whole packets, or the first BYTES (at least 64) of each"},
+    {"pcap-max-bytes", OPT_PCAP_MAX_BYTES, "SIZE",
+     "stop capturing before the file passes SIZE (default 128MiB;\n"
+     "a .gz file: once it has reached SIZE)"},
+    {"pcap-snaplen", OPT_PCAP_SNAPLEN, "full|headers|BYTES",
+     "whole packets (default; the payload is zeros), the headers only\n"
+     "(Wireshark then marks data packets [Malformed Packet]), or the\n"
+     "first BYTES (at least 64) of each"},
+    {"against", OPT_AGAINST, "FILE",
+     "a measured nccl-tests log (all_reduce_perf ...): print its busbw\n"
+     "beside fabsim's per size with the ratio; results.json \"against\""},
     {"trace", OPT_TRACE, "FILE", "write a Chrome trace / Perfetto JSON timeline"},
     {"trace-max", OPT_TRACE_MAX, "N", "at most N trace events (default 1000000)"},
     {"verbose", OPT_VERBOSE, NULL, "MPI runs (fabsim-mpi): print the partition, rank by rank"},
@@ -112,13 +124,16 @@ struct run_opts {
     double progress_s;
     const char *pcap, *pcap_filter; /* --pcap FILE, --pcap-filter link=NAME|flow=ID */
     uint64_t pcap_max;              /* --pcap-max N (0 = PCAP_MAX_PACKETS_DEFAULT) */
-    uint32_t pcap_snaplen;          /* --pcap-snaplen (PCAP_SNAP_HEADERS by default) */
+    uint32_t pcap_snaplen;          /* --pcap-snaplen (PCAP_SNAP_FULL by default) */
+    uint64_t pcap_max_bytes;        /* --pcap-max-bytes SIZE (0 = PCAP_MAX_BYTES_DEFAULT) */
     const char *trace;              /* --trace FILE: Chrome trace / Perfetto JSON */
     uint64_t trace_max;             /* --trace-max N events (0 = the default) */
     bool verbose;                   /* --verbose: the partition of an MPI run */
     const struct comm *comm;        /* MPI runs (cli_run_par); NULL in one process */
     uint64_t lookahead_ps;          /* MPI runs: forced window length (tests), 0 = computed */
     uint64_t max_memory;            /* --max-memory SIZE (0 = MemAvailable) */
+    const char *against;            /* --against FILE: a measured nccl-tests log */
+    struct nccl_log against_log;    /* read before the run */
 };
 
 static int on_opt(void *ctx, int key, const char *arg) {
@@ -157,6 +172,12 @@ static int on_opt(void *ctx, int key, const char *arg) {
         if (cli_parse_u64("--pcap-max", arg, 1, UINT64_MAX, &v)) return 2;
         o->pcap_max = v;
         return 0;
+    case OPT_PCAP_MAX_BYTES: {
+        char why[160];
+        if (units_parse_size(arg, &o->pcap_max_bytes, why, sizeof why) || !o->pcap_max_bytes)
+            return cli_usage_error("--pcap-max-bytes '%s': use a size such as 64MiB or 1GB", arg);
+        return 0;
+    }
     case OPT_PCAP_SNAPLEN:
         if (!strcmp(arg, "headers")) {
             o->pcap_snaplen = PCAP_SNAP_HEADERS;
@@ -171,6 +192,9 @@ static int on_opt(void *ctx, int key, const char *arg) {
                                        arg);
             o->pcap_snaplen = (uint32_t)n;
         }
+        return 0;
+    case OPT_AGAINST:
+        o->against = arg;
         return 0;
     case OPT_TRACE:
         o->trace = arg;
@@ -193,6 +217,7 @@ static int on_opt(void *ctx, int key, const char *arg) {
 
 static int parse_opts(int argc, char **argv, struct run_opts *o, const struct cli_cmd *c) {
     memset(o, 0, sizeof *o);
+    o->pcap_snaplen = PCAP_SNAP_FULL;
     o->l.sets = fs_xcalloc((size_t)argc + 2, sizeof *o->l.sets);
     char **pos = fs_xcalloc((size_t)argc + 1, sizeof *pos);
     int npos = 0;
@@ -280,6 +305,7 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet, const
         model_fini(&m);
         return rc == FS_EINTERNAL ? 1 : 2;
     }
+    if (o->against) m.against = &o->against_log;
     /* A build that took long says so (and how big the model is). */
     if (pr->mode != PROGRESS_OFF && wall_now_s() - pr->phase_t0 >= 1.0) {
         char what[96];
@@ -295,8 +321,8 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet, const
     /* Several ranks: rank 0 writes the files (par/ptrace.c). */
     bool sinks = !o->comm || o->comm->rank == 0;
     if (o->pcap && sinks)
-        rc = pcap_sink_open(&pcap, &m.net, o->pcap, o->pcap_filter, o->pcap_max, o->pcap_snaplen,
-                            &d);
+        rc = pcap_sink_open(&pcap, &m.net, o->pcap, o->pcap_filter, o->pcap_max, o->pcap_max_bytes,
+                            o->pcap_snaplen, &d);
     if (!rc && o->trace && sinks) rc = ctrace_sink_open(&ct, &m.net, o->trace, o->trace_max, &d);
     if (rc) { /* a bad --pcap-filter is input (2); a file that cannot be written, 1 */
         progress_done(pr);
@@ -357,14 +383,18 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet, const
             status = 1;
         } else if (!quiet) {
             progress_done(pr);
-            printf("  pcap: %s (pcapng, %llu packets on %u links, %s", o->pcap,
-                   (unsigned long long)pcap.written, nif,
+            printf("  pcap: %s (pcapng%s, %llu packets on %u links, %s", o->pcap,
+                   pcap.gz ? " gzip" : "", (unsigned long long)pcap.written, nif,
                    o->pcap_snaplen == PCAP_SNAP_HEADERS ? "headers only"
                    : o->pcap_snaplen == PCAP_SNAP_FULL  ? "whole packets"
                                                         : "cut at --pcap-snaplen");
             if (pcap.dropped)
                 printf("; capped by --pcap-max: %llu more not written",
                        (unsigned long long)pcap.dropped);
+            if (pcap.over_budget)
+                printf("; capped by --pcap-max-bytes: %llu more not written%s",
+                       (unsigned long long)pcap.over_budget,
+                       pcap.gz ? "" : "; a FILE ending in .gz holds ~58 times more");
             printf(")\n");
         }
     }
@@ -417,9 +447,19 @@ static int run_cmd(int argc, char **argv, const struct comm *c, uint64_t lookahe
     }
     o.comm = c;
     o.lookahead_ps = lookahead_ps;
+    if (o.against) { /* a log that cannot be read fails before the run */
+        struct diag d = {0};
+        if (nccl_log_read(&o.against_log, o.against, &d)) {
+            if (!c || c->rank == 0) diag_print(&d, stderr);
+            scenario_fini(&sc);
+            free(o.l.sets);
+            return 2;
+        }
+    }
     bool quiet = o.quiet || (c && c->rank != 0);
     if (c && c->rank != 0) pr.mode = PROGRESS_OFF;
     rc = run_one(&sc, o.out, quiet, &o, &pr);
+    nccl_log_fini(&o.against_log);
     scenario_fini(&sc);
     free(o.l.sets);
     return rc;

@@ -51,6 +51,17 @@ void coll_print_table(const struct net *n, FILE *f);
  * entry, out-of-place and in-place (docs/outputs.md). */
 struct jw;
 void coll_write_nccl_tests(const struct net *n, struct jw *w);
+/* fabsim's busbw per size, to put beside a measured nccl-tests log
+ * (coll/nccllog.h): the out-of-place columns of the first nccl_tests entry,
+ * or else the mean per size of the first collective entry. `op` is
+ * nccl-tests' name (all_reduce ...); NULL when the run has neither. */
+struct coll_point {
+    uint64_t size_bytes;
+    double time_us, busbw_GBps; /* time < 0: the call did not complete */
+};
+const char *coll_points(const struct net *n, struct coll_point **pts, size_t *npts,
+                        uint32_t *ranks);
+
 /* results.json "chakra" object: per-iteration and per-collective timings of
  * the Chakra trace entries (docs/outputs.md); {} when none. */
 void coll_write_chakra(const struct net *n, struct jw *w);

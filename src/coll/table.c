@@ -18,6 +18,7 @@
 #include "stats/jw.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static const char *opname(int op) {
     switch (op) {
@@ -116,10 +117,9 @@ void coll_print_table(const struct net *n, FILE *f) {
                 snprintf(ts, sizeof ts, "%7.1f", t);
             else
                 snprintf(ts, sizeof ts, "%7.0f", t);
-            fprintf(f, "%12llu  %12llu  %8s  %6s  %6i  %7s  %6.2f  %6.2f  %5s\n",
+            fprintf(f, "%12llu  %12llu  %8s  %6s  %6i  %7s  %6.2f  %6.2f  %5d\n",
                     (unsigned long long)size, (unsigned long long)(size / 4), "float",
-                    red ? "sum" : "none", w->kind == WL_BROADCAST ? 0 : -1, ts, algbw, busbw,
-                    "N/A");
+                    red ? "sum" : "none", w->kind == WL_BROADCAST ? 0 : -1, ts, algbw, busbw, 0);
         }
         fprintf(f, "# Out of bounds values : 0 OK\n");
         fprintf(f, "# Avg bus bandwidth    : %g \n#\n", bcnt ? bsum / bcnt : 0.0);
@@ -180,6 +180,11 @@ static const char *nt_redop(int op) {
     return op == WL_ALLREDUCE || op == WL_REDUCESCATTER ? "sum" : "none";
 }
 
+/* One half of a row: time, algbw, busbw, #wrong as nccl-tests 2.13 prints
+ * them (common.cu: "  %7s  %6.2f  %6.2f  %5g"). #wrong is 0: the transport
+ * delivers every byte of a call that completed (payload contents are not
+ * modelled, so there is nothing else to check); a call that did not
+ * complete shows "-" and N/A. */
 static void nt_cols(FILE *f, double t, uint64_t size, double bf) {
     if (t < 0) {
         fprintf(f, "  %7s  %6s  %6s  %5s", "-", "-", "-", "N/A");
@@ -188,7 +193,38 @@ static void nt_cols(FILE *f, double t, uint64_t size, double bf) {
     char ts[32]; /* nccl-tests common.cu: %7.0f from 10 ms, %7.1f from 100 us */
     snprintf(ts, sizeof ts, t >= 1e4 ? "%7.0f" : t >= 100 ? "%7.1f" : "%7.2f", t);
     double algbw = t > 0 ? (double)size / 1e3 / t : 0.0;
-    fprintf(f, "  %7s  %6.2f  %6.2f  %5s", ts, algbw, algbw * bf, "N/A");
+    fprintf(f, "  %7s  %6.2f  %6.2f  %5d", ts, algbw, algbw * bf, 0);
+}
+
+/* nccl-tests' preamble (common.cu 2.13: "# nThread ... graph: %d", "#",
+ * "# Using devices", one "#  Rank" line per rank): one thread and one GPU
+ * per process, as under mpirun; each rank's host and GPU index stand for
+ * the hostname and CUDA device. Scripts that find the table by this block
+ * find it here. */
+static void nt_preamble(const struct net *n, const struct wl_entry *w, const struct job *j,
+                        FILE *f) {
+    bool factor = w->step_factor > 1;
+    fprintf(f,
+            "# nThread 1 nGpus 1 minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: %u "
+            "iters: %u agg iters: 1 validation: 1 graph: 0\n",
+            (unsigned long long)w->min_bytes, (unsigned long long)w->max_bytes,
+            (unsigned long long)(factor ? w->step_factor : w->step_bytes),
+            factor ? "factor" : "bytes", w->warmup, w->iters);
+    fprintf(f, "#\n# Using devices\n");
+    char dev[64];
+    snprintf(dev, sizeof dev, "fabsim %s %s",
+             n->sc->fabric.kind == FABRIC_ROCE ? "RoCEv2" : "InfiniBand", "model");
+    uint32_t shown = j && j->nranks > 512 ? 512 : j ? j->nranks : 0;
+    for (uint32_t r = 0; r < shown; r++) {
+        char host[24];
+        snprintf(host, sizeof host, "%s", n->names[j->ranks[r]]);
+        char *g = strstr(host, ".g");
+        unsigned gpu = g ? (unsigned)strtoul(g + 2, NULL, 10) : 0;
+        if (g) *g = 0;
+        fprintf(f, "#  Rank %2u Group %2d Pid %6d on %10s device %2u [0x%02x] %s\n", r, 0, 0, host,
+                gpu, 0, dev);
+    }
+    if (j && shown < j->nranks) fprintf(f, "#  ... %u more ranks\n", j->nranks - shown);
 }
 
 static void nccl_tests_tables(const struct net *n, FILE *f) {
@@ -201,9 +237,11 @@ static void nccl_tests_tables(const struct net *n, FILE *f) {
         struct nt_row *rows = nt_rows(n, wi, &nrows, &ranks);
         int op = coll_kind(w);
         uint32_t algo = 0, jobs = 0;
+        const struct job *first = NULL;
         for (uint32_t k = 0; k < cs->njobs; k++)
             if (cs->jobs[k].widx == wi) {
                 algo = cs->jobs[k].algo;
+                if (!first) first = &cs->jobs[k];
                 jobs++;
             }
         static const char *const an[] = {"ring", "tree", "halving_doubling", "sharp",
@@ -217,12 +255,15 @@ static void nccl_tests_tables(const struct net *n, FILE *f) {
                 op == WL_ALLTOALL ? "" : an[algo]);
         if (w->protocol == PROTO_AUTO)
             fprintf(f, "# protocol auto: per size in results.json collectives[].protocol\n");
+        nt_preamble(n, w, first, f);
         fprintf(f, "#\n");
+        /* nccl-tests 2.13 common.cu: "%6s %6s" puts #wrong's last character
+         * over the last digit of "%5g" (busbw, two spaces, five wide). */
         fprintf(f, "# %10s  %12s  %8s  %6s  %6s", "", "", "", "", "");
         fprintf(f, "           out-of-place                       in-place          \n");
         fprintf(f, "# %10s  %12s  %8s  %6s  %6s", "size", "count", "type", "redop", "root");
-        fprintf(f, "  %7s  %6s  %6s  %6s", "time", "algbw", "busbw", "#wrong");
-        fprintf(f, "  %7s  %6s  %6s  %6s\n", "time", "algbw", "busbw", "#wrong");
+        fprintf(f, "  %7s  %6s  %6s %6s", "time", "algbw", "busbw", "#wrong");
+        fprintf(f, "  %7s  %6s  %6s %6s\n", "time", "algbw", "busbw", "#wrong");
         fprintf(f, "# %10s  %12s  %8s  %6s  %6s", "(B)", "(elements)", "", "", "");
         fprintf(f, "  %7s  %6s  %6s  %5s", "(us)", "(GB/s)", "(GB/s)", "");
         fprintf(f, "  %7s  %6s  %6s  %5s\n", "(us)", "(GB/s)", "(GB/s)", "");
@@ -294,4 +335,57 @@ void coll_write_nccl_tests(const struct net *n, struct jw *jw) {
         free(rows);
     }
     jw_arr_end(jw);
+}
+
+const char *coll_points(const struct net *n, struct coll_point **pts, size_t *npts,
+                        uint32_t *ranks) {
+    const struct coll_state *cs = n->coll_state;
+    const struct model_params *sc = n->sc;
+    *pts = NULL;
+    *npts = 0;
+    *ranks = 0;
+    for (size_t wi = 0; cs && wi < sc->nworkload; wi++) {
+        const struct wl_entry *w = &sc->workload[wi];
+        if (w->kind != WL_NCCL_TESTS) continue;
+        uint32_t nrows;
+        struct nt_row *rows = nt_rows(n, wi, &nrows, ranks);
+        int op = coll_kind(w);
+        double bf = busfactor(op, *ranks);
+        *pts = fs_xcalloc(nrows ? nrows : 1, sizeof **pts);
+        for (uint32_t i = 0; i < nrows; i++) {
+            double t = rows[i].t_us[0];
+            (*pts)[i] = (struct coll_point){rows[i].size_bytes, t,
+                                            t > 0 ? (double)rows[i].size_bytes / 1e3 / t * bf : 0};
+        }
+        *npts = nrows;
+        free(rows);
+        return opname(op);
+    }
+    for (size_t wi = 0; cs && wi < sc->nworkload; wi++) {
+        const struct wl_entry *w = &sc->workload[wi];
+        if (w->kind < WL_ALLREDUCE || w->kind > WL_BROADCAST) continue;
+        for (uint32_t k = 0; k < cs->njobs; k++)
+            if (cs->jobs[k].widx == wi) *ranks = cs->jobs[k].nranks;
+        size_t ns = w->sizes && w->nsizes ? w->nsizes : 1;
+        *pts = fs_xcalloc(ns, sizeof **pts);
+        for (size_t si = 0; si < ns; si++) {
+            uint64_t size = w->sizes && w->nsizes ? w->sizes[si] : w->size_bytes;
+            double tsum = 0;
+            uint32_t cnt = 0;
+            for (uint32_t r = 0; r < n->ncoll_rows; r++) {
+                const struct coll_row *row = &n->coll_rows[r];
+                if (row->job >= cs->njobs || cs->jobs[row->job].widx != wi ||
+                    row->size_bytes != size || row->end_ps == SIM_TIME_NEVER)
+                    continue;
+                tsum += (double)(row->end_ps - row->start_ps) / 1e6;
+                cnt++;
+            }
+            double t = cnt ? tsum / cnt : -1.0;
+            (*pts)[si] = (struct coll_point){
+                size, t, t > 0 ? (double)size / 1e3 / t * busfactor(w->kind, *ranks) : 0};
+        }
+        *npts = ns;
+        return opname(w->kind);
+    }
+    return NULL;
 }

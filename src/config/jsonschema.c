@@ -4,7 +4,11 @@
  * generated from the same tables that read scenario files (config/schema.h),
  * so that a YAML language server completes and checks keys. Every key has
  * its type (units as a pattern, enums as their spellings, ranges), its
- * default and source in the description, and the modes it belongs to.
+ * default and source in the description, and the modes it belongs to. A
+ * table whose selector key picks a mode (workload kind, topology kind,
+ * fabric kind ...) gets one draft-07 `if`/`then` per mode: the keys that
+ * mode requires, and every key of other modes refused, as fabsim refuses
+ * them ("key 'flows' is not used by workload kind 'incast'").
  */
 #include "config/scenario.h"
 #include "config/schema.h"
@@ -153,6 +157,79 @@ static void key(struct jw *w, const struct schema_table *t, const struct schema_
     jw_obj_end(w);
 }
 
+static bool in_mode(const struct schema_key *k, unsigned m) {
+    return !k->only || ((k->only >> m) & 1u);
+}
+
+/* The per-mode rules of a table with a selector whose spellings are the
+ * mode names: `allOf` of one `if` (the selector has this value) / `then`
+ * (the mode's required keys; the other modes' keys false) per mode. With
+ * the selector absent, fabsim takes its default mode, unless the table
+ * infers the mode from other keys (topology: `k` means fat_tree); the
+ * default mode's `if` then holds without the key, the others need it. */
+static void modes(struct jw *w, const struct schema_table *t) {
+    const struct schema_key *sel = NULL;
+    for (size_t i = 0; i < t->nkeys; i++)
+        if (t->keys[i].flags & SCHEMA_SELECTOR) sel = &t->keys[i];
+    if (!sel || sel->type != SCHEMA_ENUM || !t->mode_names || sel->names != t->mode_names) return;
+    bool any_rule = false;
+    for (size_t i = 0; i < t->nkeys; i++)
+        any_rule |= t->keys[i].only != 0;
+    if (!any_rule) return;
+    jw_key(w, "allOf");
+    jw_arr(w);
+    for (unsigned m = 0; m < 32 && t->mode_names[m]; m++) {
+        const char *name = t->mode_names[m];
+        bool dflt =
+            !t->infer && !(sel->flags & SCHEMA_REQUIRED) && sel->def && !strcmp(sel->def, name);
+        jw_obj(w);
+        jw_key(w, "if");
+        jw_obj(w);
+        jw_key(w, "properties");
+        jw_obj(w);
+        jw_key(w, sel->name);
+        jw_obj(w);
+        jw_kstr(w, "const", name);
+        jw_obj_end(w);
+        jw_obj_end(w);
+        if (!dflt) {
+            jw_key(w, "required");
+            jw_arr_compact(w);
+            jw_str(w, sel->name);
+            jw_arr_end(w);
+        }
+        jw_obj_end(w);
+        jw_key(w, "then");
+        jw_obj(w);
+        char title[128];
+        snprintf(title, sizeof title, "%s %s", t->what, name);
+        jw_kstr(w, "title", title);
+        jw_key(w, "properties");
+        jw_obj(w);
+        for (size_t i = 0; i < t->nkeys; i++)
+            if (!in_mode(&t->keys[i], m)) {
+                jw_key(w, t->keys[i].name);
+                jw_bool(w, false);
+            }
+        jw_obj_end(w);
+        bool any = false;
+        for (size_t i = 0; i < t->nkeys; i++) {
+            const struct schema_key *k = &t->keys[i];
+            if (!(k->flags & SCHEMA_REQUIRED) || !k->only || !in_mode(k, m)) continue;
+            if (!any) {
+                jw_key(w, "required");
+                jw_arr_compact(w);
+                any = true;
+            }
+            jw_str(w, k->name);
+        }
+        if (any) jw_arr_end(w);
+        jw_obj_end(w);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+}
+
 /* An object with one property per key; unknown keys are errors (as in
  * fabsim), and an absent or null mapping takes every default. */
 static void table(struct jw *w, const struct schema_table *t, int depth) {
@@ -183,6 +260,7 @@ static void table(struct jw *w, const struct schema_table *t, int depth) {
         jw_str(w, k->name);
     }
     if (any) jw_arr_end(w);
+    modes(w, t);
 }
 
 void scenario_json_schema(FILE *f) {

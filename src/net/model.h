@@ -15,6 +15,8 @@
 
 struct diag;
 
+struct nccl_log;
+
 struct model {
     const struct model_params *sc; /* = &params */
     struct model_params params;    /* copied by model_build_params */
@@ -24,6 +26,9 @@ struct model {
     double wall_s; /* wall-clock seconds of model_run (stats only) */
     bool completed;
     int interrupted; /* the signal (SIGINT, SIGTERM) that ended the run, or 0 */
+    /* `run --against FILE`: a measured nccl-tests log (coll/nccllog.h) the
+     * results put beside fabsim's table; NULL without. Owned by the caller. */
+    const struct nccl_log *against;
 };
 
 typedef void (*model_progress_fn)(const struct model *m, void *arg);

@@ -35,6 +35,7 @@
 #define NSLOT (NET_NCLASS + 1)
 #define CTRACE_TID_FLOW 1000000000u
 #define CTRACE_TID_XFER 2000000000u
+#define CTRACE_TID_RECV 1500000000u
 enum { TID_LINKS = 1, TID_CTRL = 2, TID_DEADLOCK = 3 };
 
 static uint32_t pid_fabric(const struct ctrace_sink *s) {
@@ -294,8 +295,10 @@ static void write_flows(struct ctrace_sink *s, const struct net *n, uint64_t now
     free(k);
 }
 
-/* Collective transfers: messages of no flow row, posted by an owner. */
-static void write_xfers(struct ctrace_sink *s, const struct net *n, uint64_t now) {
+/* Collective transfers: messages of no flow row, posted by an owner. The
+ * lane each went on is kept in xlane[msg] (UINT32_MAX: not written) for the
+ * flow arrows of write_recvs. */
+static void write_xfers(struct ctrace_sink *s, const struct net *n, uint64_t now, uint32_t *xlane) {
     struct tkey *k = fs_xmalloc((n->nmsgs + 1) * sizeof *k);
     uint32_t nk = 0;
     for (uint32_t i = 0; i < n->nmsgs; i++) {
@@ -312,6 +315,7 @@ static void write_xfers(struct ctrace_sink *s, const struct net *n, uint64_t now
         const struct qp *q = &n->qps[m->qp];
         uint32_t lane = lane_take(s, q->src, m->post_ps, end, CTRACE_TID_XFER, "transfers");
         if (!ev(s, "X", "xfer", "coll", q->src + 1, CTRACE_TID_XFER + lane, m->post_ps)) break;
+        xlane[k[j].id] = lane;
         struct jw *w = &s->w;
         kts(w, "dur", end - m->post_ps);
         jw_key(w, "args");
@@ -324,6 +328,51 @@ static void write_xfers(struct ctrace_sink *s, const struct net *n, uint64_t now
         if (!done) jw_kbool(w, "open_at_end", true);
         jw_obj_end(w);
         jw_obj_end(w);
+    }
+    free(k);
+}
+
+/* One flow event (Trace Event Format "s" / "f", cat "msg", id = the
+ * message): Perfetto and chrome://tracing draw an arrow from the slice
+ * enclosing the "s" to the slice enclosing the "f" ("bp": "e"). */
+static bool flow_ev(struct ctrace_sink *s, const char *ph, uint32_t pid, uint32_t tid,
+                    uint64_t ts_ps, uint32_t id) {
+    if (!ev(s, ph, "msg", "msg", pid, tid, ts_ps)) return false;
+    jw_ku64(&s->w, "id", id);
+    if (ph[0] == 'f') jw_kstr(&s->w, "bp", "e");
+    jw_obj_end(&s->w);
+    return true;
+}
+
+/* The receiving side of each completed transfer written by write_xfers: a
+ * "recv" slice on the receiver (lanes "receives k"), from the post to the
+ * last byte, and a flow arrow from the sender's xfer slice (at the post) to
+ * it (1 ps before the last byte, inside the slice). */
+static void write_recvs(struct ctrace_sink *s, const struct net *n, const uint32_t *xlane) {
+    struct tkey *k = fs_xmalloc((n->nmsgs + 1) * sizeof *k);
+    uint32_t nk = 0;
+    for (uint32_t i = 0; i < n->nmsgs; i++)
+        if (xlane[i] != UINT32_MAX && n->msgs[i].recv_ps > n->msgs[i].post_ps)
+            k[nk++] = (struct tkey){n->msgs[i].post_ps, i};
+    qsort(k, nk, sizeof *k, tkey_cmp);
+    lanes_reset(s);
+    for (uint32_t j = 0; j < nk; j++) {
+        uint32_t id = k[j].id;
+        const struct msg *m = &n->msgs[id];
+        const struct qp *q = &n->qps[m->qp];
+        uint32_t lane = lane_take(s, q->dst, m->post_ps, m->recv_ps, CTRACE_TID_RECV, "receives");
+        if (!ev(s, "X", "recv", "coll", q->dst + 1, CTRACE_TID_RECV + lane, m->post_ps)) break;
+        struct jw *w = &s->w;
+        kts(w, "dur", m->recv_ps - m->post_ps);
+        jw_key(w, "args");
+        jw_obj_compact(w);
+        jw_ku64(w, "msg", id);
+        jw_kstr(w, "src", n->names[q->src]);
+        jw_ku64(w, "size", m->size_bytes);
+        jw_obj_end(w);
+        jw_obj_end(w);
+        if (!flow_ev(s, "s", q->src + 1, CTRACE_TID_XFER + xlane[id], m->post_ps, id)) break;
+        if (!flow_ev(s, "f", q->dst + 1, CTRACE_TID_RECV + lane, m->recv_ps - 1, id)) break;
     }
     free(k);
 }
@@ -375,7 +424,11 @@ static void on_end(void *ctx, const struct net *n, uint64_t now_ps) {
     for (uint32_t slot = 0; slot < s->nslots; slot++)
         if (s->open_ps[slot] != SIM_TIME_NEVER && now_ps > s->open_ps[slot])
             block_slice(s, n, slot, s->open_ps[slot], now_ps, true);
-    write_xfers(s, n, now_ps);
+    uint32_t *xlane = fs_xmalloc(((size_t)n->nmsgs + 1) * sizeof *xlane);
+    memset(xlane, 0xff, ((size_t)n->nmsgs + 1) * sizeof *xlane);
+    write_xfers(s, n, now_ps, xlane);
+    write_recvs(s, n, xlane);
+    free(xlane);
     write_counters(s, n);
 }
 

@@ -6,6 +6,9 @@
  * carries a captured packet (if_name = the link's name, if_tsresol = 9:
  * nanoseconds), then one Enhanced Packet Block per packet. Addresses are made
  * up from node ids: MAC 02:00:00:00:NN:NN, IPv4 10.0.NN.NN, LID = node id + 1.
+ * A name ending in ".gz" is gzip-compressed as it is written (zlib; this is
+ * the only file that includes zlib.h): Wireshark and tshark open such a file
+ * directly, and whole packets, whose payload is zeros, shrink ~58-fold.
  */
 #include "stats/pcap.h"
 
@@ -21,6 +24,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #define LINKTYPE_ETHERNET 1
 #define LINKTYPE_ERF 197
@@ -119,10 +123,33 @@ static uint16_t ip_csum(const uint8_t *h) {
     return (uint16_t)~s;
 }
 
-static void put_le32(FILE *f, uint32_t v) {
+/* Every byte of the file goes through here: straight to the stream, or
+ * through deflate when the file is compressed. A deflate error is a write
+ * error of the stream's own (fwrite), reported by the close. */
+static void put(struct pcap_sink *s, const void *v, size_t len) {
+    if (!s->z) {
+        fwrite(v, 1, len, s->f);
+        s->bytes += len;
+        return;
+    }
+    z_stream *z = s->z;
+    uint8_t buf[16384];
+    z->next_in = (Bytef *)(uintptr_t)v;
+    z->avail_in = (uInt)len;
+    while (z->avail_in) {
+        z->next_out = buf;
+        z->avail_out = sizeof buf;
+        int rc = deflate(z, Z_NO_FLUSH);
+        FS_ASSERT(rc == Z_OK || rc == Z_BUF_ERROR, "deflate: %d", rc);
+        fwrite(buf, 1, sizeof buf - z->avail_out, s->f);
+    }
+    s->bytes = z->total_out;
+}
+
+static void put_le32(struct pcap_sink *s, uint32_t v) {
     uint8_t b[4];
     le32(b, v);
-    fwrite(b, 1, 4, f);
+    put(s, b, 4);
 }
 
 /* One option: code, length, value padded to 4 bytes. Returns its size. */
@@ -130,15 +157,15 @@ static size_t opt_size(size_t len) {
     return 4 + ((len + 3) & ~(size_t)3);
 }
 
-static void put_opt(FILE *f, uint16_t code, const void *v, size_t len) {
+static void put_opt(struct pcap_sink *f, uint16_t code, const void *v, size_t len) {
     static const uint8_t pad[4];
     uint8_t h[4] = {(uint8_t)code, (uint8_t)(code >> 8), (uint8_t)len, (uint8_t)(len >> 8)};
-    fwrite(h, 1, 4, f);
-    fwrite(v, 1, len, f);
-    fwrite(pad, 1, ((len + 3) & ~(size_t)3) - len, f);
+    put(f, h, 4);
+    put(f, v, len);
+    put(f, pad, ((len + 3) & ~(size_t)3) - len);
 }
 
-static void section_header(FILE *f) {
+static void section_header(struct pcap_sink *f) {
     static const char app[] = "fabsim " FABSIM_VERSION;
     size_t len = 28 + opt_size(sizeof app - 1) + 4;
     put_le32(f, PCAPNG_SHB);
@@ -160,51 +187,57 @@ static uint32_t iface_of(struct pcap_sink *s, const struct net *n, uint32_t port
     size_t nl = strlen(name);
     uint8_t res = 9; /* 10^-9 s */
     size_t len = 20 + opt_size(nl) + opt_size(1) + 4;
-    put_le32(s->f, PCAPNG_IDB);
-    put_le32(s->f, (uint32_t)len);
-    put_le32(s->f, s->roce ? LINKTYPE_ETHERNET : LINKTYPE_ERF); /* link type, reserved 0 */
+    put_le32(s, PCAPNG_IDB);
+    put_le32(s, (uint32_t)len);
+    put_le32(s, s->roce ? LINKTYPE_ETHERNET : LINKTYPE_ERF); /* link type, reserved 0 */
     /* The interface's snap length: 0 (none) for whole packets; the longest
      * header (ERF + LRH + BTH + RETH, or Ethernet to RETH, 78 bytes) when
      * only headers are kept. */
-    put_le32(s->f, s->snaplen == PCAP_SNAP_FULL      ? 0
-                   : s->snaplen == PCAP_SNAP_HEADERS ? 128
-                                                     : s->snaplen);
-    put_opt(s->f, OPT_IF_NAME, name, nl);
-    put_opt(s->f, OPT_IF_TSRESOL, &res, 1);
-    put_le32(s->f, OPT_END);
-    put_le32(s->f, (uint32_t)len);
+    put_le32(s, s->snaplen == PCAP_SNAP_FULL      ? 0
+                : s->snaplen == PCAP_SNAP_HEADERS ? 128
+                                                  : s->snaplen);
+    put_opt(s, OPT_IF_NAME, name, nl);
+    put_opt(s, OPT_IF_TSRESOL, &res, 1);
+    put_le32(s, OPT_END);
+    put_le32(s, (uint32_t)len);
     s->iface[port] = s->nifaces++;
     return s->iface[port];
 }
 
 /* Writes one packet: headers `b` (`hdr` bytes) then `zeros` zero bytes
- * (payload and CRCs), cut at the snap length. Returns the captured length. */
+ * (payload and CRCs), cut at the snap length. A record that would take the
+ * file past max_bytes (a compressed file: once it has reached max_bytes) is
+ * not written, nor is any after it, so the capture has no holes. */
 static void record(struct pcap_sink *s, const struct net *n, uint32_t port, uint64_t now_ps,
                    const uint8_t *b, size_t hdr, uint32_t zeros) {
     static const uint8_t zero[4096 + 64];
-    uint32_t iface = iface_of(s, n, port);
     uint32_t wirelen = (uint32_t)(hdr + zeros);
     uint32_t caplen = s->snaplen == PCAP_SNAP_HEADERS ? (uint32_t)hdr
                       : wirelen < s->snaplen          ? wirelen
                                                       : s->snaplen;
     uint32_t padded = (caplen + 3) & ~3u;
+    if (s->over_budget || s->bytes + (s->z ? 0 : 32 + padded) > s->max_bytes) {
+        s->over_budget++;
+        return;
+    }
+    uint32_t iface = iface_of(s, n, port);
     uint64_t ns = now_ps / 1000;
-    put_le32(s->f, PCAPNG_EPB);
-    put_le32(s->f, 32 + padded);
-    put_le32(s->f, iface);
-    put_le32(s->f, (uint32_t)(ns >> 32));
-    put_le32(s->f, (uint32_t)ns);
-    put_le32(s->f, caplen);
-    put_le32(s->f, wirelen);
+    put_le32(s, PCAPNG_EPB);
+    put_le32(s, 32 + padded);
+    put_le32(s, iface);
+    put_le32(s, (uint32_t)(ns >> 32));
+    put_le32(s, (uint32_t)ns);
+    put_le32(s, caplen);
+    put_le32(s, wirelen);
     size_t h = hdr < caplen ? hdr : caplen;
-    fwrite(b, 1, h, s->f);
+    put(s, b, h);
     uint32_t z = caplen - (uint32_t)h + (padded - caplen);
     while (z) {
         uint32_t k = z < sizeof zero ? z : (uint32_t)sizeof zero;
-        fwrite(zero, 1, k, s->f);
+        put(s, zero, k);
         z -= k;
     }
-    put_le32(s->f, 32 + padded);
+    put_le32(s, 32 + padded);
     s->written++;
 }
 
@@ -312,9 +345,33 @@ static void on_tx(void *ctx, const struct net *n, uint32_t port, const struct pa
 
 static const struct trace_sink_ops pcap_ops = {.on_tx = on_tx};
 
+static bool ends_with(const char *s, const char *tail) {
+    size_t a = strlen(s), b = strlen(tail);
+    return a >= b && !strcmp(s + a - b, tail);
+}
+
+/* Ends the gzip stream (when there is one): the rest of deflate's output and
+ * the gzip trailer. */
+static void finish_z(struct pcap_sink *s) {
+    if (!s->z) return;
+    uint8_t buf[16384];
+    int rc;
+    do {
+        s->z->next_out = buf;
+        s->z->avail_out = sizeof buf;
+        rc = deflate(s->z, Z_FINISH);
+        FS_ASSERT(rc == Z_OK || rc == Z_STREAM_END || rc == Z_BUF_ERROR, "deflate: %d", rc);
+        if (s->f) fwrite(buf, 1, sizeof buf - s->z->avail_out, s->f);
+    } while (rc != Z_STREAM_END);
+    deflateEnd(s->z);
+    free(s->z);
+    s->z = NULL;
+}
+
 int pcap_sink_open(struct pcap_sink *s, struct net *n, const char *path, const char *filter,
-                   uint64_t max_packets, uint32_t snaplen, struct diag *d) {
+                   uint64_t max_packets, uint64_t max_bytes, uint32_t snaplen, struct diag *d) {
     memset(s, 0, sizeof *s);
+    s->max_bytes = max_bytes ? max_bytes : PCAP_MAX_BYTES_DEFAULT;
     s->roce = n->sc->fabric.kind == FABRIC_ROCE;
     s->port_a = s->port_b = s->flow_qp = UINT32_MAX;
     s->max_packets = max_packets ? max_packets : PCAP_MAX_PACKETS_DEFAULT;
@@ -342,15 +399,26 @@ int pcap_sink_open(struct pcap_sink *s, struct net *n, const char *path, const c
         return diag_set(d, path, (struct srcpos){0, 0}, FS_EINTERNAL, "cannot write: %s",
                         strerror(errno));
     s->f = s->out.f;
+    s->gz = ends_with(path, ".gz");
+    if (s->gz) {
+        /* gzip (windowBits 15 + 16), level 1: zeros compress as well as at 6
+         * (the headers are what is left) at a fraction of the time. The
+         * header zlib writes has no name and mtime 0: the same run gives the
+         * same bytes. */
+        s->z = fs_xcalloc(1, sizeof *s->z);
+        FS_ASSERT(deflateInit2(s->z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK,
+                  "deflateInit2");
+    }
     s->iface = fs_xmalloc(((size_t)n->nports + 1) * sizeof *s->iface);
     memset(s->iface, 0xff, ((size_t)n->nports + 1) * sizeof *s->iface);
-    section_header(s->f);
+    section_header(s);
     trace_attach(n, &pcap_ops, s);
     return 0;
 }
 
 int pcap_sink_close(struct pcap_sink *s, struct net *n) {
     trace_detach(n, s);
+    finish_z(s);
     int rc = s->f ? fs_out_commit(&s->out) : 0; /* core/file.h: checked, renamed */
     s->f = NULL;
     free(s->iface);
@@ -360,6 +428,11 @@ int pcap_sink_close(struct pcap_sink *s, struct net *n) {
 
 void pcap_sink_abort(struct pcap_sink *s, struct net *n) {
     trace_detach(n, s);
+    if (s->z) {
+        deflateEnd(s->z);
+        free(s->z);
+        s->z = NULL;
+    }
     fs_out_abort(&s->out);
     s->f = NULL;
     free(s->iface);

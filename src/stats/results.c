@@ -1,6 +1,7 @@
 #include "stats/results.h"
 
 #include "coll/coll.h"
+#include "coll/nccllog.h"
 
 #include "net/params.h"
 #include "core/diag.h"
@@ -411,7 +412,8 @@ void results_write_json(const struct model *m, FILE *f) {
     write_flows(m, &w);
     write_collectives(m, &w);
     coll_write_training(&m->net, &w);
-    coll_write_nccl_tests(&m->net, &w); /* docs/inputs.md */
+    coll_write_nccl_tests(&m->net, &w);                           /* docs/inputs.md */
+    if (m->against) nccl_log_write_json(m->against, &m->net, &w); /* run --against */
     coll_write_chakra(&m->net, &w);
     write_control_plane(m, &w);
     write_qp_errors(m, &w);
@@ -526,4 +528,5 @@ void results_print_summary(const struct model *m, FILE *f) {
     for (uint32_t i = 0; i < n->nwarnings; i++)
         fprintf(f, "  warning: %s\n", n->warnings[i]);
     coll_print_table(n, f);
+    if (m->against) nccl_log_print_against(m->against, n, f);
 }

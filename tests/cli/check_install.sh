@@ -91,7 +91,7 @@ int main(int argc, char **argv) {
 C
 case "$B" in *check*) SAN="-fsanitize=address,undefined" ;; *) SAN="" ;; esac
 if ${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -I"$PFX/include/fabsim" "$T/use.c" \
-    "$PFX/lib/libfabsim.a" -lfyaml -lprotobuf-c -lm $SAN -o "$T/use" 2>"$T/cc.log" &&
+    "$PFX/lib/libfabsim.a" -lfyaml -lprotobuf-c -lz -lm $SAN -o "$T/use" 2>"$T/cc.log" &&
     "$T/use" "$PFX/share/fabsim/scenarios/examples/incast.yaml" | grep -q "completed 1"; then
     ok "a program builds against include/fabsim and lib/libfabsim.a and runs a scenario"
 else

@@ -62,16 +62,18 @@ static void test_nic_names_resolve(void **state) {
     assert_true(fd >= 0);
     close(fd);
     struct pcap_sink s;
-    assert_int_equal(pcap_sink_open(&s, n, path, "link=h3.n5->leaf5", 0, PCAP_SNAP_HEADERS, &d), 0);
+    assert_int_equal(pcap_sink_open(&s, n, path, "link=h3.n5->leaf5", 0, 0, PCAP_SNAP_HEADERS, &d),
+                     0);
     assert_int_equal(s.port_a, p);
     assert_int_equal(s.port_b, p);
     pcap_sink_close(&s, n);
-    assert_int_equal(pcap_sink_open(&s, n, path, "link=h3.n5-leaf5", 0, PCAP_SNAP_HEADERS, &d), 0);
+    assert_int_equal(pcap_sink_open(&s, n, path, "link=h3.n5-leaf5", 0, 0, PCAP_SNAP_HEADERS, &d),
+                     0);
     assert_int_equal(s.port_a, p);
     assert_int_equal(s.port_b, n->ports[p].peer);
     pcap_sink_close(&s, n);
-    assert_int_not_equal(pcap_sink_open(&s, n, path, "link=h3.n5-h3.nvs", 0, PCAP_SNAP_HEADERS, &d),
-                         0);
+    assert_int_not_equal(
+        pcap_sink_open(&s, n, path, "link=h3.n5-h3.nvs", 0, 0, PCAP_SNAP_HEADERS, &d), 0);
     unlink(path);
     model_fini(&m);
 }

@@ -95,7 +95,7 @@ static void run(struct fixture *fx, struct model *m, const char *path, uint64_t 
     snprintf(pp, sizeof pp, "%s/run.pcap", fx->dir);
     struct pcap_sink pc;
     struct ctrace_sink ct;
-    assert_int_equal(pcap_sink_open(&pc, &m->net, pp, NULL, 0, PCAP_SNAP_HEADERS, &d), 0);
+    assert_int_equal(pcap_sink_open(&pc, &m->net, pp, NULL, 0, 0, PCAP_SNAP_HEADERS, &d), 0);
     assert_int_equal(ctrace_sink_open(&ct, &m->net, path, max_events, &d), 0);
     model_run(m, NULL, NULL);
     assert_int_equal(ctrace_sink_close(&ct, &m->net), 0);

@@ -123,10 +123,11 @@ static const struct schema_key CP_KEYS[] = {
          "docs/model.md: fitted to domain.md A10b (OpenSM under ibsim)"),
      .min = 1, .only = M(CP_SM)},
     {KEY("shield", SCHEMA_BOOL, CPL(shield), "false", NULL,
-         "docs/scenario.md: SHIELD off unless asked (domain.md A10)"),
+         "docs/sources.md A10: upstream OpenSM has no SHIELD; NVIDIA's SM ships shield_mode on"),
      .only = M(CP_SM)},
     {KEY("shield_delay", SCHEMA_TIME, CPL(shield_delay_ps), "10us", NULL,
-         "domain.md A10 (SHIELD 5000x faster) vs A10b (C)"),
+         "docs/sources.md A10: a vendor claim (SHIELD '5000x faster' than the SM, B) read "
+         "against A10b's 42-92 ms; no measurement (C)"),
      .min = 1, .only = M(CP_SM)},
     {KEY("proc", SCHEMA_TIME, CPL(proc_ps), "1ms", NULL, "docs/scenario.md: not in domain.md (C)"),
      .only = M(CP_BGP)},
@@ -134,8 +135,9 @@ static const struct schema_key CP_KEYS[] = {
          "docs/sources.md A10: FRRouting (SONiC) default MRAI 0"),
      .only = M(CP_BGP)},
     {KEY("port_down_delay", SCHEMA_TIME, CPL(port_down_ps), "100us", NULL,
-         "domain.md A12: hardware drops a down port from its ECMP groups in us-ms; link "
-         "debounce off by default (Cisco Nexus, Dell) (C)"),
+         "docs/sources.md A12: vendor references say a down port leaves its ECMP groups in "
+         "hardware in us-ms; link debounce off by default (Cisco Nexus, Dell); no "
+         "measurement (C)"),
      .only = M(CP_BGP)},
     {KEY("fast_fallover", SCHEMA_BOOL, CPL(fast_fallover), "true", NULL,
          "domain.md A12: eBGP fast-external-fallover on by default (Cisco IOS, Dell OS10)"),

@@ -80,7 +80,7 @@ struct wl_entry {
     uint32_t channels;         /* NCCL channels (rings / tree pairs); 0 = 2 */
     enum coll_proto protocol;  /* 0 = simple (hand-filled scenarios); files: auto */
     uint64_t slice_bytes;      /* pipelining unit; 0 = NCCL_BUFFSIZE / NCCL_STEPS = 512 KiB */
-    uint64_t step_overhead_ps; /* host cost to post one step; 0 = 1 us (domain.md B) */
+    uint64_t step_overhead_ps; /* cost to post any step; 0 = auto: NCCL's (coll/algos.c) */
     uint64_t host_rate_bps;    /* host reduce/copy rate of the payload; 0 = not modelled */
     /* training (kind: training): `size` is the gradient bytes per iteration */
     uint32_t iterations; /* 0 = 3 */

@@ -573,6 +573,9 @@ static const struct schema_key WORKLOAD_KEYS[] = {
     {KEY("step_overhead", SCHEMA_CUSTOM, 0, "auto", NULL,
          "domain.md B: NCCL's hwLat per step and protocol, baseLat per call (tuning.cc)"),
      .only = WL_ENGINE, .parse = step_overhead_parse, .print = step_overhead_print},
+    {KEY("pxn", SCHEMA_BOOL, WLE(pxn), "true", NULL,
+         "sources.md B: NCCL_PXN_DISABLE=0 (PXN on since NCCL 2.12)"),
+     .only = WL_ENGINE},
     {KEY("host_rate", SCHEMA_RATE, WLE(host_rate_bps), "0", NULL,
          "docs/model.md: 0 = GPU reduces in the copy kernel (NCCL); MPI hosts: calibrated "
          "to domain.md V12"),

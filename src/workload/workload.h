@@ -77,6 +77,7 @@ struct wl_entry {
     enum coll_algo algorithm;
     uint32_t jobs, repeat;
     uint32_t priority;         /* Ethernet priority / IB SL of the entry's QPs, 0..NET_NCLASS-1 */
+    bool pxn;                  /* alltoall: NCCL's PXN relay over NVLink (coll/a2a.c) */
     uint32_t channels;         /* NCCL channels (rings / tree pairs); 0 = 2 */
     enum coll_proto protocol;  /* 0 = simple (hand-filled scenarios); files: auto */
     uint64_t slice_bytes;      /* pipelining unit; 0 = NCCL_BUFFSIZE / NCCL_STEPS = 512 KiB */

@@ -1,39 +1,92 @@
 /* src/coll/a2a.c
  *
  * AllToAll in the collective engine (nccl-tests alltoall_perf, Chakra
- * ALL_TO_ALL): NCCL has no alltoall algorithm of its own; it is a group of
- * send/recv pairs, every rank sending its block of bytes/m to every other
- * rank at once over each channel's connection (NCCL docs, "Point-to-point
- * communication": all-to-all as grouped ncclSend/ncclRecv). The rank's own
- * block stays local.
+ * ALL_TO_ALL) as NCCL runs it: NCCL has no alltoall algorithm of its own;
+ * it is a group of send/recv pairs (NCCL docs, "Point-to-point
+ * communication"), which NCCL schedules by peer distance: in round d a rank
+ * sends to rank + d and receives from rank - d (enqueue.cc p2p schedule),
+ * a few peers at a time, each peer's data over NCCL_NCHANNELS_PER_NET_PEER
+ * (2) channels in chunks of NCCL_P2P_NET_CHUNKSIZE (128 KiB), at most
+ * NCCL_STEPS (8) chunks of a connection in flight. The rank's own block
+ * stays local.
+ *
+ * PXN (NCCL >= 2.12, on by default: NCCL_PXN_DISABLE=0): on hosts with one
+ * NIC per GPU, a send to a GPU of another host whose NIC is on another rail
+ * goes over NVLink to the local GPU on the destination's rail first, and
+ * leaves through that GPU's NIC, so every network transfer stays on one
+ * rail (no spine crossing, no N:1 incast at the receiving NIC). The relay's
+ * network send of a chunk waits for the chunk's NVLink hop.
  */
 #include "coll/coll_int.h"
 #include "core/mem.h"
 #include "net/net.h"
+
+#include <stdlib.h>
+
+/* NCCL defaults (sources.md B, conf. B): channels per network peer, the
+ * network p2p chunk, and how many peers a rank works on at once (32 p2p
+ * channels / 2 per peer). */
+#define A2A_CH_PER_PEER 2u
+#define A2A_CHUNK (128u << 10)
+#define A2A_PEERS_AT_ONCE 16u
 
 /* Part i of k of `total`: the parts differ by at most 1 and sum to total. */
 static uint64_t part(uint64_t total, uint64_t i, uint64_t k) {
     return total * (i + 1) / k - total * i / k;
 }
 
+/* The connection id of a relayed hop: its own QPs per original source (NCCL
+ * keeps a PXN connection per peer pair). */
+static uint32_t pxn_channel(uint32_t ch, uint32_t src) {
+    return ch | (src + 1) << 8;
+}
+
 void a2a_build(struct net *n, struct job *j, struct op *o, uint64_t bytes, const uint32_t *pre,
                uint32_t *post) {
-    uint32_t m = j->nranks, nch = j->channels ? j->channels : 1;
+    uint32_t m = j->nranks, G = j->gpus;
+    /* PXN applies where every host has all its GPUs in the job, one NIC each */
+    bool pxn = j->w->pxn && algo_node_aware(j);
     for (uint32_t i = 0; i < m; i++) {
         post[i] = op_xfer(o, XF_VIRTUAL, NET_NONE, 0);
         if (pre) op_dep(o, pre[i], post[i]);
     }
+    /* per rank and round: a join point done when the round's sends are */
+    uint32_t *round_done = fs_xmalloc((size_t)m * m * sizeof *round_done);
     for (uint32_t s = 0; s < m; s++)
-        for (uint32_t d = 0; d < m; d++) {
-            if (s == d) continue;
-            uint64_t block = part(bytes, d, m);
-            for (uint32_t ch = 0; ch < nch; ch++) {
-                uint64_t b = part(block, ch, nch);
-                if (!b) continue;
-                uint32_t x = op_xfer(o, XF_MSG, job_qp(n, j, ch, s, d), b);
-                if (pre) op_dep(o, pre[s], x);
-                op_dep(o, x, post[d]);
-                op_dep(o, x, post[s]); /* the send is complete too */
+        for (uint32_t d = 1; d < m; d++) {
+            uint32_t v = op_xfer(o, XF_VIRTUAL, NET_NONE, 0);
+            round_done[s * m + d] = v;
+            if (pre) op_dep(o, pre[s], v);
+            op_dep(o, v, post[s]); /* the sends complete the rank's part */
+            /* at most A2A_PEERS_AT_ONCE peers at once: round d starts when
+             * round d - A2A_PEERS_AT_ONCE has sent everything */
+            uint32_t gate = d > A2A_PEERS_AT_ONCE ? round_done[s * m + d - A2A_PEERS_AT_ONCE]
+                                                  : (pre ? pre[s] : NET_NONE);
+            uint32_t dst = (s + d) % m;
+            uint64_t block = part(bytes, dst, m);
+            bool relay = pxn && s / G != dst / G && s % G != dst % G;
+            uint32_t r = relay ? s / G * G + dst % G : s; /* the GPU on dst's rail */
+            for (uint32_t ch = 0; ch < A2A_CH_PER_PEER; ch++) {
+                uint64_t b = part(block, ch, A2A_CH_PER_PEER);
+                uint32_t nc = b ? (uint32_t)((b + A2A_CHUNK - 1) / A2A_CHUNK) : 0;
+                uint32_t q1 = job_qp(n, j, ch, s, relay ? r : dst),
+                         q2 = relay ? job_qp(n, j, pxn_channel(ch, s % G), r, dst) : NET_NONE;
+                uint32_t base1 = o->nx;
+                for (uint32_t k = 0; k < nc; k++) {
+                    uint32_t x = op_xfer(o, XF_MSG, q1, part(b, k, nc));
+                    op_dep(o, gate, x);
+                    if (k >= NCCL_STEPS) op_dep(o, base1 + (k - NCCL_STEPS) * (relay ? 2 : 1), x);
+                    uint32_t last = x;
+                    if (relay) { /* the relay forwards the chunk on its rail */
+                        uint32_t y = op_xfer(o, XF_MSG, q2, part(b, k, nc));
+                        op_dep(o, x, y);
+                        if (k >= NCCL_STEPS) op_dep(o, base1 + (k - NCCL_STEPS) * 2 + 1, y);
+                        last = y;
+                    }
+                    op_dep(o, last, v);
+                    op_dep(o, last, post[dst]);
+                }
             }
         }
+    free(round_done);
 }

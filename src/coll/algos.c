@@ -87,43 +87,95 @@ uint64_t coll_proto_overhead_ps(int proto, uint64_t simple_ps) {
     return simple_ps;
 }
 
+/* NCCL's per-step latencies (tuning.cc hwLat, ns; domain.md B, sources.md
+ * B): [ring, tree][NVLink, network][LL, LL128, Simple], and the per-call
+ * baseLat [ring, tree][LL, LL128, Simple]. NCCL prices a collective at
+ * baseLat + intra-node steps x hwLat NVLINK + inter-node steps x hwLat NET
+ * and these constants are its fit to its own small-size measurements; fabsim
+ * pays them where NCCL's time goes (a GPU noticing a step's data, the proxy
+ * posting the next one), on top of the simulated wire, which is 0.2-1 us of
+ * what NCCL's constants cover (docs/model.md "Protocols"). */
+static const uint32_t NCCL_HWLAT_NS[2][2][3] = {
+    {{600, 1900, 3400}, {2700, 4000, 14000}}, /* ring: NVLink, network */
+    {{600, 1250, 4000}, {5000, 8500, 14000}}, /* tree: NVLink, network */
+};
+static const uint32_t NCCL_BASELAT_NS[2][3] = {{6600, 14000, 8400}, {6800, 14000, 8400}};
+
+static int proto_index(int proto) {
+    return proto == PROTO_LL ? 0 : proto == PROTO_LL128 ? 1 : 2;
+}
+
+uint64_t coll_step_ps(const struct job *j, int proto, bool nvlink) {
+    if (!j->nccl_costs) return coll_proto_overhead_ps(proto, j->overhead_ps);
+    return (uint64_t)NCCL_HWLAT_NS[j->algo == ALGO_TREE][nvlink ? 0 : 1][proto_index(proto)] *
+           1000u;
+}
+
+/* NVLS and CollNet have no baseLat; their latency is one hwLat per call:
+ * NVLS 25 us (NVLink), CollNet Direct 31 us (network) (domain.md B). */
+#define NCCL_NVLS_LAT_NS 25000u
+#define NCCL_COLLNET_LAT_NS 31000u
+
+uint64_t coll_base_ps(const struct job *j, int proto) {
+    if (!j->nccl_costs) return 0;
+    if (j->algo == ALGO_NVLS) return NCCL_NVLS_LAT_NS * 1000ull;
+    if (j->algo == ALGO_SHARP) return NCCL_COLLNET_LAT_NS * 1000ull;
+    return (uint64_t)NCCL_BASELAT_NS[j->algo == ALGO_TREE][proto_index(proto)] * 1000u;
+}
+
 /* The protocol of a call of `bytes` with algorithm a: the scenario's, or
  * (auto) the one with the least alpha-beta time, as NCCL picks by its own
- * model (tuning.cc): steps x the protocol's per-step cost + the bytes a rank
- * puts on the wire, with the protocol's flag bytes, at the link rate. Only
- * the constants are fabsim's own (step_overhead scaled as above), so the
- * choice matches what the simulation then does. SHARP and NVLS are Simple
- * only in NCCL (CollNet, NVLS); halving_doubling models MPI, which has no
- * LL protocols. */
+ * model (tuning.cc): the call's base cost + its steps, NVLink and network
+ * ones, at the protocol's per-step cost + the bytes a rank puts on the wire,
+ * with the protocol's flag bytes, at the link rate. The costs are the ones
+ * the simulation then pays (coll_step_ps), so the choice matches what it
+ * does. SHARP and NVLS are Simple only in NCCL (CollNet, NVLS);
+ * halving_doubling models MPI, which has no LL protocols. */
 uint8_t algo_proto(const struct net *n, const struct job *j, int opkind, enum coll_algo a,
                    uint64_t bytes) {
     if (a == ALGO_SHARP || a == ALGO_NVLS || a == ALGO_HALVING_DOUBLING) return PROTO_SIMPLE;
     if (j->w->protocol != PROTO_AUTO) return (uint8_t)j->w->protocol;
     const struct model_params *sc = n->sc;
-    double m = j->nranks > 1 ? j->nranks : 2, steps, traffic;
-    if (a == ALGO_TREE) { /* up and down the tree */
-        steps = 2 * ceil(log2(m));
+    double m = j->nranks > 1 ? j->nranks : 2, N = j->nnodes ? j->nnodes : 1, steps, inter, traffic;
+    if (a == ALGO_TREE) { /* up and down: the chain inside hosts, the tree between */
+        inter = 2 * ceil(log2(N));
+        steps = inter + 2 * (m / N - 1);
         traffic = 2.0 * (double)bytes;
     } else if (opkind == WL_BROADCAST) { /* chain */
         steps = m - 1;
+        inter = N - 1;
         traffic = (double)bytes;
     } else if (opkind == WL_ALLREDUCE) { /* ring, hierarchical */
         steps = 2 * (m - 1);
+        inter = 2 * (N - 1);
         traffic = 2 * (m - 1) / m * (double)bytes;
     } else {
         steps = m - 1;
+        inter = N - 1;
         traffic = (m - 1) / m * (double)bytes;
     }
+    if (j->gpus <= 1) inter = steps; /* one rank per host: every step crosses the network */
     double bps = (double)sc->fabric.link_bps;
     if (j->nnodes == 1 && j->gpus > 1) {
         double e = sc->topo.nvlink_efficiency > 0 ? sc->topo.nvlink_efficiency : 1.0;
         bps = (double)sc->topo.nvlink_bps * e;
     }
+    /* A step of several slices pays its cost once in the chain of steps:
+     * the slices behind the first overlap it (up to NCCL_STEPS in flight) */
+    double per_step = (double)bytes / (j->channels ? j->channels : 1);
+    if (a != ALGO_TREE && opkind != WL_BROADCAST) per_step /= m;
     uint8_t best = PROTO_SIMPLE;
     double tbest = INFINITY;
     const uint8_t order[] = {PROTO_LL, PROTO_LL128, PROTO_SIMPLE};
     for (size_t i = 0; i < sizeof order; i++) {
-        double t = steps * (double)coll_proto_overhead_ps(order[i], j->overhead_ps) +
+        double slice = (double)(order[i] == PROTO_LL && j->slice_bytes > PROTO_LL_SLICE
+                                    ? PROTO_LL_SLICE
+                                    : j->slice_bytes),
+               ns = fmin(fmax(ceil(per_step / slice), 1), NCCL_STEPS);
+        double t = (double)coll_base_ps(j, order[i]) +
+                   ((steps - inter) * (double)coll_step_ps(j, order[i], true) +
+                    inter * (double)coll_step_ps(j, order[i], false)) /
+                       ns +
                    (double)coll_proto_wire_bytes(order[i], (uint64_t)traffic) * 8e12 / bps;
         if (t < tbest) {
             tbest = t;

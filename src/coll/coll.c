@@ -271,6 +271,12 @@ uint32_t job_qp(struct net *n, struct job *j, uint32_t ch, uint32_t src, uint32_
 
 static void xfer_done(struct net *n, uint32_t opi, uint32_t xi);
 
+/* The host (server) of an endpoint node: GPUs h3.g0..h3.g7 share host 3. */
+static uint32_t host_of(const struct net *n, uint32_t node) {
+    uint32_t g = n->sc->topo.gpus_per_host > 1 ? n->sc->topo.gpus_per_host : 1;
+    return n->nodes[node].index / g;
+}
+
 /* Host time to reduce or copy `bytes` at the job's host rate (0: none). */
 static sim_time_ps host_ps(const struct job *j, uint64_t bytes) {
     if (!j->host_rate_bps) return 0;
@@ -337,8 +343,10 @@ static void launch(struct net *n, uint32_t opi, uint32_t xi) {
                 memset(cs->qp_rr + old, 0, (cs->qp_rr_cap - old) * sizeof *cs->qp_rr);
             qp += cs->qp_rr[x->qp]++ % nq;
         }
-        /* the protocol's flag bytes ride on the wire; its post cost */
-        uint64_t ovh = coll_proto_overhead_ps(x->proto, j->overhead_ps);
+        /* the protocol's flag bytes ride on the wire; its post cost, by
+         * protocol and by hop: NVLink inside a host, or the network */
+        const struct qp *q = &n->qps[x->qp];
+        uint64_t ovh = coll_step_ps(j, x->proto, host_of(n, q->src) == host_of(n, q->dst));
         uint32_t mid =
             net_msg_new(n, qp, coll_proto_wire_bytes(x->proto, x->bytes), SIM_TIME_NEVER, -1, opi);
         n->msgs[mid].post_ps = now + ovh;
@@ -402,10 +410,23 @@ static void job_next(struct net *n, struct job *j);
 
 void coll_build(struct net *n, struct job *j, struct op *o, int opkind, enum coll_algo a,
                 uint64_t bytes, const uint32_t *pre, uint32_t *post) {
+    /* NCCL's per-call latency (baseLat; NVLS and CollNet: their whole
+     * latency, hwLat NVLS / CollNet) before each rank's first step */
+    uint64_t base = opkind == WL_ALLTOALL ? 0 : coll_base_ps(j, algo_proto(n, j, opkind, a, bytes));
+    uint32_t *pb = NULL;
+    if (base) {
+        pb = fs_xmalloc(j->nranks * sizeof *pb);
+        for (uint32_t i = 0; i < j->nranks; i++) {
+            pb[i] = op_xfer(o, XF_DELAY, NET_NONE, base);
+            if (pre) op_dep(o, pre[i], pb[i]);
+        }
+        pre = pb;
+    }
     if (opkind == WL_ALLTOALL)
         a2a_build(n, j, o, bytes, pre, post);
     else
         algo_build(n, j, o, opkind, a, bytes, pre, post);
+    free(pb);
 }
 
 uint32_t coll_xfer_sess(const struct job *j, uint32_t qp, uint32_t *member) {
@@ -758,12 +779,6 @@ static bool is_pow2(uint32_t v) {
     return v && !(v & (v - 1));
 }
 
-/* The host (server) of an endpoint node: GPUs h3.g0..h3.g7 share host 3. */
-static uint32_t host_of(const struct net *n, uint32_t node) {
-    uint32_t g = n->sc->topo.gpus_per_host > 1 ? n->sc->topo.gpus_per_host : 1;
-    return n->nodes[node].index / g;
-}
-
 static const char *algo_str(enum coll_algo a) {
     static const char *const s[] = {"ring", "tree", "halving_doubling", "sharp",
                                     "nvls", "auto", "hierarchical"};
@@ -840,6 +855,7 @@ static int resolve_algo(struct net *n, struct job *j, struct diag *d) {
                         bad);
     j->algo = a;
     j->sess = NET_NONE;
+    if (a == ALGO_HALVING_DOUBLING) j->nccl_costs = false; /* MPI's, not NCCL's */
     /* channels: auto — NCCL's two per NIC; a node-aware ring has one NIC per
      * GPU (nccl issue 320's DGX A100 listing: channels 0-1 on one NIC, 2-3 on
      * the next, ...) */
@@ -960,6 +976,8 @@ int coll_add(struct net *n, const struct wl_entry *w, size_t idx, struct diag *d
         j->channels = w->channels ? w->channels : COLL_CHANNELS_DEFAULT;
         j->slice_bytes = w->slice_bytes ? w->slice_bytes : COLL_SLICE_DEFAULT;
         j->overhead_ps = w->step_overhead_ps ? w->step_overhead_ps : COLL_OVERHEAD_DEFAULT_PS;
+        /* NCCL's per-step costs unless the scenario prices a step itself */
+        j->nccl_costs = !w->step_overhead_ps;
         /* 0: the reduction is not on the critical path (NCCL reduces in the
          * GPU copy kernel at memory speed); MPI on hosts: docs/model.md */
         j->host_rate_bps = w->host_rate_bps;

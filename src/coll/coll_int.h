@@ -92,6 +92,10 @@ struct job {
     uint32_t *rail_sess;
     uint32_t channels;
     uint64_t slice_bytes, overhead_ps;
+    /* NCCL's per-step costs (tuning.cc hwLat by protocol and hop, baseLat
+     * per call; algos.c coll_step_ps): on unless the scenario sets
+     * step_overhead, or the algorithm models MPI (halving_doubling) */
+    bool nccl_costs;
     uint64_t host_rate_bps; /* host reduce/copy rate, 0 = not modelled */
     uint32_t size_i, rep;   /* progress through sizes x repeat */
     uint32_t cur_op;
@@ -203,6 +207,13 @@ uint8_t algo_proto(const struct net *n, const struct job *j, int opkind, enum co
                    uint64_t bytes);
 uint64_t coll_proto_wire_bytes(int proto, uint64_t bytes);
 uint64_t coll_proto_overhead_ps(int proto, uint64_t simple_ps);
+/* What posting one step of protocol `proto` costs job j: NCCL's hwLat of the
+ * job's algorithm for an NVLink hop (nvlink) or a network hop, or, without
+ * nccl_costs, step_overhead scaled by coll_proto_overhead_ps. */
+uint64_t coll_step_ps(const struct job *j, int proto, bool nvlink);
+/* NCCL's baseLat of the job's algorithm and protocol (0 without nccl_costs):
+ * paid once per call before the ranks' first steps. */
+uint64_t coll_base_ps(const struct job *j, int proto);
 
 /* coll.c: message mid of a collective was received (on_recv's work; par/pcoll.c
  * calls it at the window's end on every rank) */

@@ -60,7 +60,7 @@ void training_start(struct net *n, struct job *j) {
             op_dep(o, c, pre[i]);
             op_dep(o, ar[i], pre[i]); /* stream order */
         }
-        algo_build(n, j, o, WL_ALLREDUCE, j->algo, bytes, pre, post);
+        coll_build(n, j, o, WL_ALLREDUCE, j->algo, bytes, pre, post);
         memcpy(ar, post, m * sizeof *ar);
     }
     free(last);

@@ -240,9 +240,12 @@ static const struct schema_key TOPO_KEYS[] = {
     {KEY("nvlink_efficiency", SCHEMA_FRACTION_POS, TOP(nvlink_efficiency), "0.83", NULL,
          "docs/validation.md: NCCL gets ~370 of 450 GB/s (protocol overhead ~20%; "
          "nccl-tests issue 212, nccl issue 2140)")},
-    {KEY("nvls_rate", SCHEMA_RATE, TOP(nvls_rate_bps), "2200Gbps", NULL,
-         "docs/validation.md: NVSwitch NVLS reduction, algbw ~275 GB/s on 8xH100 "
-         "(nccl-tests issue 212, nccl issue 2140)")},
+    {KEY("nvls_efficiency", SCHEMA_FRACTION_POS, TOP(nvls_efficiency), "0.705", NULL,
+         "docs/validation.md G2 (fitted): NVLS moves S(1+1/n) per GPU each way at ~309 of "
+         "450 GB/s (algbw ~275 on 8xH100, nccl-tests issue 212, nccl issue 2140)")},
+    {KEY("nvls_rate", SCHEMA_RATE, TOP(nvls_rate_bps), "0", NULL,
+         "docs/model.md: 0 = the NVSwitch's reduction is not the limit (nccl issue 1455: "
+         "NVLS algbw grows with the GPU count, so the per-GPU NVLink traffic is)")},
     {KEY("single_switch", SCHEMA_MAP, 0, NULL, NULL, NULL), .flags = SCHEMA_ALIAS,
      .only = M(TOPO_SINGLE_SWITCH), .sub = &SS_BLOCK},
     {KEY("leaf_spine", SCHEMA_MAP, 0, NULL, NULL, NULL), .flags = SCHEMA_ALIAS,

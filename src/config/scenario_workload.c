@@ -295,6 +295,33 @@ static void channels_print(FILE *f, const void *obj, const struct scenario *sc) 
         fputs("auto", f);
 }
 
+/* step_overhead: auto (NCCL's per-step costs by protocol and hop, coll/algos.c)
+ * or one time for every step (MPI calibrations, sources.md V12). */
+static int step_overhead_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct wl_entry *w = obj;
+    if (n && n->type == YAML_SCALAR && !strcmp(n->text, "auto")) {
+        w->step_overhead_ps = 0;
+        return 0;
+    }
+    if (n && n->type == YAML_SCALAR && !(n->text[0] >= '0' && n->text[0] <= '9'))
+        return schema_fail(c, n, FS_EINVAL, "expected auto or a time such as 1us, got '%.64s'",
+                           n->text);
+    uint64_t v;
+    int rc = schema_number(c, SCHEMA_TIME, n, 1, UINT64_MAX, &v);
+    if (rc) return rc;
+    w->step_overhead_ps = v;
+    return 0;
+}
+
+static void step_overhead_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    const struct wl_entry *w = obj;
+    if (w->step_overhead_ps)
+        fprintf(f, "%llups", (unsigned long long)w->step_overhead_ps);
+    else
+        fputs("auto", f);
+}
+
 static const enum wl_kind NCCL_OP_KINDS[] = {WL_ALLREDUCE, WL_ALLGATHER, WL_REDUCESCATTER,
                                              WL_BROADCAST, WL_ALLTOALL};
 
@@ -543,9 +570,12 @@ static const struct schema_key WORKLOAD_KEYS[] = {
     {KEY("slice", SCHEMA_SIZE, WLE(slice_bytes), "512KiB", NULL,
          "domain.md B: NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8"),
      .min = 1, .only = WL_ENGINE},
-    {KEY("step_overhead", SCHEMA_TIME, WLE(step_overhead_ps), "1us", NULL,
-         "domain.md B: NCCL net post overhead"),
-     .min = 1, .only = WL_ENGINE},
+    {KEY("step_overhead", SCHEMA_CUSTOM, 0, "auto", NULL,
+         "domain.md B: NCCL's hwLat per step and protocol, baseLat per call (tuning.cc)"),
+     .only = WL_ENGINE, .parse = step_overhead_parse, .print = step_overhead_print},
+    {KEY("pxn", SCHEMA_BOOL, WLE(pxn), "true", NULL,
+         "sources.md B: NCCL_PXN_DISABLE=0 (PXN on since NCCL 2.12)"),
+     .only = WL_ENGINE},
     {KEY("host_rate", SCHEMA_RATE, WLE(host_rate_bps), "0", NULL,
          "docs/model.md: 0 = GPU reduces in the copy kernel (NCCL); MPI hosts: calibrated "
          "to domain.md V12"),

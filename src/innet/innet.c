@@ -25,6 +25,7 @@
 #include "net/port.h"
 #include "par/pcoll.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,8 +68,16 @@ static struct innet_run *run_of(struct innet_sess *s, uint32_t r) {
     return &s->runs[r];
 }
 
+/* aux of a PKT_INNET packet: the run, down (result towards the members),
+ * store (NVLS: an owner's multimem store of a reduced chunk, and its
+ * multicast) */
+#define AUX_DOWN 0x80000000u
+#define AUX_STORE 0x40000000u
+#define AUX_RUN 0x3fffffffu
+
 static void emit(struct net *n, uint32_t port, uint32_t sess, uint32_t run, uint32_t chunk,
-                 bool down, uint32_t payload) {
+                 bool down, bool store, uint32_t payload) {
+    const struct innet_sess *s = &innet_get(n)->sess[sess];
     uint32_t id = pkt_alloc(&n->pool);
     struct packet *p = pkt(&n->pool, id);
     memset(p, 0, sizeof *p);
@@ -76,11 +85,12 @@ static void emit(struct net *n, uint32_t port, uint32_t sess, uint32_t run, uint
     p->type = PKT_INNET;
     p->qp = sess;
     p->psn = chunk;
-    p->aux = run | (down ? 0x80000000u : 0);
+    p->aux = run | (down ? AUX_DOWN : 0) | (store ? AUX_STORE : 0);
     p->src = n->ports[port].node;
     p->dst = n->ports[n->ports[port].peer].node;
     p->payload_bytes = payload;
     p->wire_bytes = net_data_wire_bytes(n, payload, false);
+    if (s->wire_scale > 1) p->wire_bytes = (uint32_t)ceil(p->wire_bytes * s->wire_scale);
     p->sent_ps = n->sim->now_ps;
     p->in_port = NET_NONE; /* made here: holds no input buffer */
     n->c.packets_sent++;
@@ -99,7 +109,7 @@ static void member_send(struct net *n, uint32_t sess, uint32_t run, uint32_t i) 
     struct innet_run *r = run_of(s, run);
     while (r->next_send[i] < r->nchunks && r->next_send[i] - r->recvd[i] < s->window) {
         uint32_t c = r->next_send[i]++;
-        emit(n, s->up_port[i], sess, run, c, false, chunk_bytes(n, r, c));
+        emit(n, s->up_port[i], sess, run, c, false, false, chunk_bytes(n, r, c));
     }
 }
 
@@ -175,11 +185,15 @@ static void aggregated(struct net *n, uint32_t sess, uint32_t run, uint32_t chun
     struct innet_tnode *tn = &s->t[t];
     uint32_t bytes = chunk_bytes(n, run_of(s, run), chunk);
     if (tn->parent_port != NET_NONE) {
-        emit(n, tn->parent_port, sess, run, chunk, false, bytes);
+        emit(n, tn->parent_port, sess, run, chunk, false, false, bytes);
+        return;
+    }
+    if (s->owners) { /* NVLS: to the chunk's owner, whose load it answers */
+        emit(n, tn->child[chunk % tn->nchild], sess, run, chunk, true, false, bytes);
         return;
     }
     for (uint32_t k = 0; k < tn->nchild; k++)
-        emit(n, tn->child[k], sess, run, chunk, true, bytes);
+        emit(n, tn->child[k], sess, run, chunk, true, false, bytes);
 }
 
 void innet_on_timer(struct net *n, uint32_t pending) {
@@ -194,14 +208,19 @@ void innet_on_timer(struct net *n, uint32_t pending) {
 
 void innet_switch_rx(struct net *n, uint32_t sw, uint32_t in_port, uint32_t id) {
     struct packet *p = pkt(&n->pool, id);
-    uint32_t sess = p->qp, run = p->aux & 0x7fffffffu, chunk = p->psn;
-    bool down = p->aux >> 31;
+    uint32_t sess = p->qp, run = p->aux & AUX_RUN, chunk = p->psn;
+    bool down = p->aux & AUX_DOWN, store = p->aux & AUX_STORE;
     struct innet_sess *s = &innet_get(n)->sess[sess];
     uint32_t t = s->sw2t[n->nodes[sw].index];
     struct innet_run *r = run_of(s, run);
     uint32_t bytes = chunk_bytes(n, r, chunk);
     if (!consume(n, in_port, id) || t == NET_NONE) return;
     struct innet_tnode *tn = &s->t[t];
+    if (!down && store) { /* NVLS multimem store: multicast to every member */
+        for (uint32_t k = 0; k < tn->nchild; k++)
+            emit(n, tn->child[k], sess, run, chunk, true, true, bytes);
+        return;
+    }
     if (!down) {
         uint16_t *c = &r->cnt[(size_t)t * r->nchunks + chunk];
         if (++*c < tn->nchild) return; /* partial sum held in the aggregation buffer */
@@ -236,13 +255,13 @@ void innet_switch_rx(struct net *n, uint32_t sw, uint32_t in_port, uint32_t id) 
         return;
     }
     for (uint32_t k = 0; k < tn->nchild; k++) /* replicate the result down */
-        emit(n, tn->child[k], sess, run, chunk, true, bytes);
+        emit(n, tn->child[k], sess, run, chunk, true, store, bytes);
 }
 
 void innet_host_rx(struct net *n, uint32_t node, uint32_t port, uint32_t id) {
     (void)port;
     struct packet *p = pkt(&n->pool, id);
-    uint32_t sess = p->qp, run = p->aux & 0x7fffffffu;
+    uint32_t sess = p->qp, run = p->aux & AUX_RUN;
     struct innet_sess *s = &innet_get(n)->sess[sess];
     struct innet_run *r = run_of(s, run);
     uint32_t i = NET_NONE;
@@ -251,7 +270,12 @@ void innet_host_rx(struct net *n, uint32_t node, uint32_t port, uint32_t id) {
             i = k;
             break;
         }
-    if (i == NET_NONE || !(p->aux >> 31)) return;
+    if (i == NET_NONE || !(p->aux & AUX_DOWN)) return;
+    if (s->owners && !(p->aux & AUX_STORE)) { /* NVLS: the owner stores its reduced chunk */
+        uint32_t chunk = p->psn, bytes = p->payload_bytes;
+        emit(n, s->up_port[i], sess, run, chunk, false, true, bytes);
+        return;
+    }
     if (++r->recvd[i] == r->nchunks) {
         /* several ranks (par/): the reduction's state is every rank's; this
          * rank records the completion, every rank applies it (par/pcoll.c) */

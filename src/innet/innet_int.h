@@ -32,6 +32,11 @@ struct innet_sess {
     uint32_t window;  /* chunks a member may have outstanding */
     uint64_t agg_ps;  /* per tree switch: aggregating a chunk takes this long */
     uint64_t red_bps; /* per tree switch: reduced bytes per second it can produce; 0 = any */
+    /* NVLS (nvls.c): each member owns 1/m of the chunks; the switch sends a
+     * reduced chunk to its owner only (multimem.ld_reduce), the owner stores
+     * it back (multimem.st) and the switch multicasts that to every member */
+    bool owners;
+    double wire_scale; /* NVLS packets occupy the link this much longer (>= 1), 0 = 1 */
     struct innet_run *runs;
     uint32_t nruns;
     void (*release)(struct net *n, struct innet_sess *s);

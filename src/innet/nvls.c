@@ -1,12 +1,20 @@
 /* src/innet/nvls.c
  *
  * NVLink SHARP (NVLS): the third-generation NVSwitch reduces in the switch
- * (domain.md A8): every GPU sends its data to the NVSwitch once and receives
- * the reduced result once (multicast). Modelled as an aggregation tree of
- * one node, the host's NVSwitch, whose children are the GPUs' NVLink ports.
- * The NVSwitch aggregation buffer is not published; the same default window
- * as SHARP is used (conf. C). The NVSwitch reduces at most topology.nvls_rate
- * bytes of result per second.
+ * (domain.md A8). NCCL's NVLS AllReduce splits the buffer among the GPUs:
+ * each GPU reduces its share with multimem loads (the NVSwitch reads that
+ * share from every GPU, reduces it and returns the sum to the GPU that
+ * loaded it) and writes the sum back with multimem stores (the NVSwitch
+ * multicasts it to every GPU). Per GPU that is S + S/n up and S/n + S down
+ * (nccl issue 2140: "factor 1 + 1/n"), so algbw = the GPU's NVLS rate x
+ * n/(n+1): 258, 265, 270, 273 GB/s on 5-8 H100 measured (nccl issue 1455).
+ * Modelled as an aggregation tree of one node, the host's NVSwitch, whose
+ * children are the GPUs' NVLink ports; chunk c belongs to member c mod n.
+ * Multimem traffic gets topology.nvls_efficiency of the NVLink, less than
+ * NCCL's copies get (nvlink_efficiency): fitted to 8 GPUs (docs/validation.md
+ * G2), the other GPU counts are predictions. The NVSwitch aggregation
+ * buffer is not published; the same default window as SHARP is used
+ * (conf. C). topology.nvls_rate, if set, caps the reduced bytes per second.
  */
 #include "net/params.h"
 #include "core/mem.h"
@@ -14,7 +22,7 @@
 #include "innet/innet_int.h"
 #include "net/net.h"
 
-#define NVLS_BUFFER (256u << 10)
+#define NVLS_BUFFER (4u << 20)
 
 uint32_t innet_nvls_open(struct net *n, const uint32_t *members, uint32_t m) {
     uint32_t sid = innet_session_new(n);
@@ -35,5 +43,11 @@ uint32_t innet_nvls_open(struct net *n, const uint32_t *members, uint32_t m) {
      * gets from each NVLink (nccl-tests issue 212, nccl issue 2140;
      * docs/validation.md) */
     s->red_bps = n->sc->topo.nvls_rate_bps;
+    s->owners = true;
+    /* the NVLink runs at nvlink x nvlink_efficiency (topo.c); multimem
+     * traffic at nvlink x nvls_efficiency */
+    double e = n->sc->topo.nvlink_efficiency > 0 ? n->sc->topo.nvlink_efficiency : 1.0,
+           v = n->sc->topo.nvls_efficiency > 0 ? n->sc->topo.nvls_efficiency : e;
+    s->wire_scale = e / v;
     return sid;
 }

@@ -47,6 +47,7 @@ struct topo_params {
     /* NVLink calibration (docs/validation.md): the share of the NVLink rate
      * NCCL's kernels get, and the NVSwitch's NVLS reduction throughput */
     double nvlink_efficiency; /* (0, 1] */
+    double nvls_efficiency;   /* (0, 1]: share of `nvlink` NVLS's multimem traffic gets */
     uint64_t nvls_rate_bps;   /* reduced bytes per second per NVSwitch; 0 = unlimited */
 };
 

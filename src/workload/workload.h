@@ -77,10 +77,11 @@ struct wl_entry {
     enum coll_algo algorithm;
     uint32_t jobs, repeat;
     uint32_t priority;         /* Ethernet priority / IB SL of the entry's QPs, 0..NET_NCLASS-1 */
+    bool pxn;                  /* alltoall: NCCL's PXN relay over NVLink (coll/a2a.c) */
     uint32_t channels;         /* NCCL channels (rings / tree pairs); 0 = 2 */
     enum coll_proto protocol;  /* 0 = simple (hand-filled scenarios); files: auto */
     uint64_t slice_bytes;      /* pipelining unit; 0 = NCCL_BUFFSIZE / NCCL_STEPS = 512 KiB */
-    uint64_t step_overhead_ps; /* host cost to post one step; 0 = 1 us (domain.md B) */
+    uint64_t step_overhead_ps; /* cost to post any step; 0 = auto: NCCL's (coll/algos.c) */
     uint64_t host_rate_bps;    /* host reduce/copy rate of the payload; 0 = not modelled */
     /* training (kind: training): `size` is the gradient bytes per iteration */
     uint32_t iterations; /* 0 = 3 */

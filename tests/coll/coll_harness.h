@@ -42,6 +42,10 @@ static inline void sc_base(struct scenario *sc, struct wl_entry *w) {
     w->algorithm = ALGO_RING;
     w->jobs = 1;
     w->repeat = 1;
+    /* one 1 us cost per step (the scenario key step_overhead), so that the
+     * mechanism tests compare with their analytic bounds; tests of NCCL's
+     * per-protocol, per-hop costs (test_proto.c) set 0 = auto */
+    w->step_overhead_ps = PS_PER_US;
     sc->workload = w;
     sc->nworkload = 1;
 }

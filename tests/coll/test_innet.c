@@ -206,9 +206,14 @@ static void nvls_vs_ring_one_node(void **state) {
     w.algorithm = ALGO_NVLS;
     double nvls = run_time(&sc, 0, NULL, NULL);
     print_message("8 GPUs, one NVSwitch, 64 MiB: ring %.1f us, NVLS %.1f us: %.2fx "
-                  "(2(n-1)/n = 1.75)\n",
+                  "(2(n-1)/(n+1) = 1.56)\n",
                   ring, nvls, ring / nvls);
-    assert_true(ring / nvls > 1.6 && ring / nvls < 1.85);
+    /* NVLS moves S(1 + 1/n) per GPU each way (multimem loads and stores of
+     * the GPU's share, innet/nvls.c), the ring 2(n-1)/n S: at equal NVLink
+     * rates (no calibration here) NVLS is 2(n-1)/(n+1) = 1.56x the ring;
+     * measured 1.49 (fill and drain). Before NCCL's load/store split (every
+     * GPU sent S and got S back) it was 1.75. */
+    assert_true(ring / nvls > 1.42 && ring / nvls < 1.6);
     /* the ring ran over NVLink: far faster than the 400 G NIC could */
     assert_true(ring < 2.0 * 7 / 8 * (double)w.size_bytes * 8 / 400e3 / 4);
 }

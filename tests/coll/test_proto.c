@@ -36,8 +36,9 @@ static struct one run_one(struct scenario *sc) {
     return o;
 }
 
-/* 16 ranks, 400 G: auto goes LL -> LL128 -> Simple as the size grows, and
- * each choice is at least as fast as Simple within 5 %. */
+/* 16 ranks, 400 G, one fixed 1 us cost per step (step_overhead set): auto
+ * goes LL -> LL128 -> Simple as the size grows, and each choice is at least
+ * as fast as Simple within 5 %. */
 static void auto_thresholds(void **state) {
     (void)state;
     struct scenario sc;
@@ -63,6 +64,45 @@ static void auto_thresholds(void **state) {
     w.protocol = PROTO_SIMPLE;
     struct one s = run_one(&sc);
     assert_true(s.us - a.us > 30 * (1.0 - 2.7 / 14) * 0.9);
+}
+
+/* NCCL's per-step costs (step_overhead auto): a call pays baseLat once and
+ * hwLat NET per network step (ring LL 6.6 + 2.7 us, LL128 14 + 4.0, Simple
+ * 8.4 + 14; tuning.cc, domain.md B), on top of the simulated wire. 16 ranks
+ * of one GPU each, 30 steps: a small call takes NCCL's own latency model
+ * plus the wire's 0.3-0.6 us per step; auto still picks the fastest. */
+static void nccl_step_costs(void **state) {
+    (void)state;
+    struct scenario sc;
+    struct wl_entry w;
+    sc_base(&sc, &w);
+    w.step_overhead_ps = 0;
+    const struct {
+        int proto;
+        double base, step;
+    } m[] = {{PROTO_LL, 6.6, 2.7}, {PROTO_LL128, 14.0, 4.0}, {PROTO_SIMPLE, 8.4, 14.0}};
+    w.size_bytes = 8;
+    for (size_t i = 0; i < 3; i++) {
+        w.protocol = m[i].proto;
+        struct one o = run_one(&sc);
+        double nccl = m[i].base + 30 * m[i].step;
+        print_message("8 B ring, proto %d: %.2f us, NCCL's model %.1f us\n", m[i].proto, o.us,
+                      nccl);
+        assert_true(o.us > nccl && o.us < nccl + 30 * 0.6);
+    }
+    const uint64_t sizes[] = {8, 256u << 10, 4u << 20, 64u << 20};
+    const int want[] = {PROTO_LL, PROTO_LL, PROTO_LL128, PROTO_SIMPLE};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        w.size_bytes = sizes[i];
+        w.protocol = PROTO_AUTO;
+        struct one a = run_one(&sc);
+        w.protocol = PROTO_SIMPLE;
+        struct one s = run_one(&sc);
+        print_message("%8llu B: auto picks %d (%.2f us), simple %.2f us\n",
+                      (unsigned long long)sizes[i], a.proto, a.us, s.us);
+        assert_int_equal(a.proto, want[i]);
+        assert_true(a.us < s.us * 1.05);
+    }
 }
 
 /* LL doubles the bytes on the wire, LL128 adds 8 of every 128. */
@@ -118,6 +158,7 @@ static void qps_round_robin(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(auto_thresholds),
+        cmocka_unit_test(nccl_step_costs),
         cmocka_unit_test(wire_bytes),
         cmocka_unit_test(qps_round_robin),
     };

@@ -482,7 +482,7 @@ static void test_module_defaults(void **state) {
     assert_int_equal(ar->priority, 0);
     assert_int_equal(ar->channels, 0); /* auto: 2 per NIC (coll.c) */
     assert_int_equal(ar->slice_bytes, 512 * KIB);
-    assert_int_equal(ar->step_overhead_ps, 1 * PS_US);
+    assert_int_equal(ar->step_overhead_ps, 0); /* auto: NCCL's per-step costs (coll/algos.c) */
     assert_int_equal(tr->kind, WL_TRAINING);
     assert_int_equal(tr->size_bytes, 100 * MIB);
     assert_int_equal(tr->iterations, 3);

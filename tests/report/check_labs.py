@@ -177,13 +177,19 @@ claim([(S, "allreduce-ring-8"), (S, "allreduce-sharp-8")], "SHARP beats ring bus
       lambda a, b: (busbw_at(b) > busbw_at(a), f"SHARP {busbw_at(b):.1f} vs ring {busbw_at(a):.1f} Gb/s"))
 claim([(S, "allreduce-ring-8"), (S, "allreduce-sharp-8")], "SHARP cuts AllReduce time by 30-60 % at 4 MiB (seed: up to 50 %)",
       lambda a, b: (0.3 <= 1 - busbw_at(a) / busbw_at(b) <= 0.6, f"{100 * (1 - busbw_at(a) / busbw_at(b)):.0f} % less time"))
-claim([(S, "allreduce-ring-8"), (S, "allreduce-sharp-8")], "SHARP beats the ring at every size, most at the smallest",
+# Issue 28: with NCCL's step costs (the ring's 14 LL steps, SHARP's CollNet
+# 31 us per call) the gain grows with size, as Graham et al. 2016 measured
+# (docs/model.md, S3/S4); with a flat 1 us step it was largest at 64 KiB.
+claim([(S, "allreduce-ring-8"), (S, "allreduce-sharp-8")], "SHARP beats the ring at every size, more at 4 MiB than at 64 KiB",
       lambda a, b: (all(busbw_at(b, z) > busbw_at(a, z) for z in (65536, 4194304))
-                    and busbw_at(b, 65536) / busbw_at(a, 65536) > busbw_at(b, 4194304) / busbw_at(a, 4194304),
+                    and busbw_at(b, 65536) / busbw_at(a, 65536) < busbw_at(b, 4194304) / busbw_at(a, 4194304),
                     f"x{busbw_at(b, 65536) / busbw_at(a, 65536):.1f} at 64 KiB, x{busbw_at(b, 4194304) / busbw_at(a, 4194304):.1f} at 4 MiB"))
 claim([(S, "allreduce-ring-4"), (S, "allreduce-ring-16"), (S, "allreduce-sharp-4"), (S, "allreduce-sharp-16")],
-      "large-message ring busbw is flat in n, SHARP's grows",
-      lambda a, b, c, d: (abs(busbw_at(b) / busbw_at(a) - 1) < 0.05 and busbw_at(d) > busbw_at(c),
+      # Issue 28: at 4 MiB the ring pays 2(n-1) steps of NCCL's cost, so its
+      # busbw falls with n (nccl issue 1712: ring latency grows linearly with
+      # the communicator); with a flat 1 us step it was flat in n
+      "4 MiB ring busbw falls with n, SHARP's grows",
+      lambda a, b, c, d: (busbw_at(b) < busbw_at(a) and busbw_at(d) > busbw_at(c),
                           f"ring {busbw_at(a):.0f} -> {busbw_at(b):.0f}, SHARP {busbw_at(c):.0f} -> {busbw_at(d):.0f} Gb/s"))
 claim([(S, "dgx-ring-4x8"), (S, "dgx-sharp-4x8")],
       "8-GPU nodes: NCCL's ring near the 8 NICs' payload rate, SHARP under 25 % less time",

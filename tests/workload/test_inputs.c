@@ -261,8 +261,9 @@ static void test_chakra_process_groups(void **state) {
 
 /* A ring of sends and receives (rank r sends 1 MiB to r+1, then receives
  * from r-1): one message per rank, all at once; the iteration ends when the
- * last arrives. Each takes the serialisation of 1 MiB at 400 Gb/s plus the
- * 1 us post overhead and a few packet times of latency. */
+ * last arrives. Each takes the serialisation of 1 MiB at 400 Gb/s plus
+ * NCCL's per-step cost of a network Simple step (tuning.cc hwLat 14 us,
+ * coll/algos.c; 1 us before issue 28) and a few packet times of latency. */
 static void test_chakra_send_recv(void **state) {
     (void)state;
     char *dir = tmpdir();
@@ -279,7 +280,7 @@ static void test_chakra_send_recv(void **state) {
     run_yaml(&a, w);
     double t_us = (double)a.m.net.done_ps / 1e6;
     double wire_us = (1 << 20) * 8.0 / 400e9 * 1e6 * (4096.0 + 26 + 16) / 4096.0;
-    if (t_us < wire_us + 1.0 || t_us > wire_us + 3.0)
+    if (t_us < wire_us + 14.0 || t_us > wire_us + 16.0)
         fail_msg("send/recv ring took %.3f us; 1 MiB on the wire is %.3f us", t_us, wire_us);
     assert_int_equal(a.m.net.c.bytes_delivered, 4u << 20);
     trun_end(&a);

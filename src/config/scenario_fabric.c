@@ -24,7 +24,7 @@ static const char *const FLOWCTL_NAMES[] = {"credit", "pfc", "none", NULL};
 static const char *const ROUTING_NAMES[] = {"static", "adaptive", "ecmp", "spray", NULL};
 static const char *const ENGINE_NAMES[] = {"minhop", "updn", "ftree", "file", NULL};
 static const char *const CC_NAMES[] = {"none", "dcqcn", "ibcc", NULL};
-static const char *const RETX_NAMES[] = {"go_back_n", "go_back_0", NULL};
+static const char *const RETX_NAMES[] = {"go_back_n", "go_back_0", "selective_repeat", NULL};
 static const char *const CP_NAMES[] = {"sm", "bgp", NULL};
 static const char *const SHARING_NAMES[] = {"static", "shared", NULL};
 
@@ -79,11 +79,61 @@ static void timeout_print(FILE *f, const void *obj, const struct scenario *sc) {
     iba_time_print(f, t->timeout_ps, t->timeout_exp);
 }
 
-static const char *const RTO_NAMES[] = {"iba", "fixed", NULL};
+static const char *const RTO_NAMES[] = {"iba", "fixed", "adaptive", NULL};
+static const char *const ADP_DEC_NAMES[] = {"halve", "quarter", "reset", NULL};
+static const char *const OOO_NAMES[] = {"placement", "discard", "buffer", NULL};
+
+/* The profile's timeouts are time_base x 2^g; time_base is a power of two
+ * (in microseconds, the profile's time_unit) of at least the firmware's
+ * minimum, 4 us (sources.md A12). */
+#define ADP_BASE_MIN_PS 4000000ull
+static int adp_check(struct schema_ctx *c, const struct yaml_node *map,
+                     const struct yaml_node *here, void *obj) {
+    const struct adp_params *a = obj;
+    uint64_t us = a->time_base_ps / 1000000ull;
+    if (a->time_base_ps % 1000000ull || (us & (us - 1)))
+        return schema_fail(c, at(map, here, "time_base"), FS_EINVAL,
+                           "time_base must be a power of two microseconds (4us, 8us, 16us, ...): "
+                           "the adaptive retransmission profile's time_base (sources.md A12)");
+    if (a->init_low + a->init_range - 1 > 40 || a->range_low + a->range_size > 40)
+        return schema_fail(c, at(map, here, "range_size"), FS_ERANGE,
+                           "timeouts beyond time_base x 2^40; exponents are at most 40");
+    return 0;
+}
+
+#define ADP(f) offsetof(struct adp_params, f)
+static const struct schema_key ADP_KEYS[] = {
+    {KEY("time_base", SCHEMA_TIME, ADP(time_base_ps), "4us", NULL,
+         "domain.md A12: ConnectX firmware minimum base timeout 4 us (adp_retx_base_timeout_min "
+         "0xFA0 ns); profile #0's own base is not published (C)"),
+     .min = ADP_BASE_MIN_PS},
+    {KEY("init_low", SCHEMA_U32, ADP(init_low), "5", NULL,
+         "domain.md A12: initial timeout random in [low, low + range - 1] (documented); "
+         "profile #0's values are not published (C): 5 = 128 us at 4 us base"),
+     .max = 40},
+    {KEY("init_range", SCHEMA_U32, ADP(init_range), "2", NULL,
+         "domain.md A12 (C): 2 exponents, 128 or 256 us"),
+     .min = 1, .max = 16},
+    {KEY("range_low", SCHEMA_U32, ADP(range_low), "5", NULL,
+         "domain.md A12 (C): one timeout range from 128 us"),
+     .max = 40},
+    {KEY("range_size", SCHEMA_U32, ADP(range_size), "5", NULL,
+         "domain.md A12 (C): up to 2^5 x 128 us = 4.1 ms, capped by transport.timeout"),
+     .max = 40},
+    {KEY("retries", SCHEMA_U32, ADP(range_retries), "2", NULL,
+         "domain.md A12: timeout_retry_num, uses of the range's entry value before doubling (C)"),
+     .min = 1, .max = 127},
+    {KEY("dec", SCHEMA_ENUM, ADP(dec), "halve", NULL,
+         "domain.md A12: dec_mode on forward progress, halve/quarter/reset (C)"),
+     .names = ADP_DEC_NAMES},
+};
+static const struct schema_table ADP_TABLE = {TABLE("adaptive", ADP_KEYS), .check = adp_check};
 
 #define TRA(f) offsetof(struct transport_params, f)
 static const struct schema_key TRANSPORT_KEYS[] = {
-    {KEY("retransmit", SCHEMA_ENUM, TRA(retransmit), "go_back_n", NULL, "SPEC.md example"),
+    {KEY("retransmit", SCHEMA_ENUM, TRA(retransmit), "go_back_n", NULL,
+         "SPEC.md example; IBA 9.7.5 (go-back-N); ConnectX ROCE_ACCL selective_repeat_forced_en "
+         "0 (domain.md A12)"),
      .names = RETX_NAMES},
     {KEY("timeout", SCHEMA_CUSTOM, 0, "20", NULL,
          "domain.md A10, A12: NCCL_IB_TIMEOUT 20 = 4.096 us x 2^20 = 4.29 s per retry"),
@@ -91,10 +141,12 @@ static const struct schema_key TRANSPORT_KEYS[] = {
     {KEY("retry_cnt", SCHEMA_U32, TRA(retry_cnt), "7", NULL,
          "domain.md A10, A12: NCCL_IB_RETRY_CNT 7 (IBA: 3 bits)"),
      .max = 7},
-    {KEY("rto", SCHEMA_ENUM, TRA(rto), "iba", NULL,
-         "domain.md A12: IBA local ACK timeout and retry count; fixed = NIC firmware fast "
-         "retransmission (docs/model.md)"),
+    {KEY("rto", SCHEMA_ENUM, TRA(rto), "iba", "adaptive",
+         "domain.md A12: IBA local ACK timeout and retry count (InfiniBand); ConnectX adaptive "
+         "retransmission, on in RoCE firmware (roce_adp_retrans_en = 1); fixed = a fixed timer "
+         "retried for ever (docs/model.md)"),
      .names = RTO_NAMES},
+    {KEY("adaptive", SCHEMA_MAP, TRA(adp), NULL, NULL, NULL), .sub = &ADP_TABLE},
     {KEY("ack_every", SCHEMA_U32, TRA(ack_every), "1", NULL, "SPEC.md example"), .min = 1,
      .max = 1u << 16},
     {KEY("qps_per_connection", SCHEMA_U32, TRA(qps_per_connection), "1", NULL,
@@ -531,8 +583,13 @@ static const struct schema_key FABRIC_KEYS[] = {
     {KEY("ibcc", SCHEMA_MAP, FAB(ibcc), NULL, NULL, NULL), .sub = &SCHEMA_IBCC,
      .only = M(FABRIC_INFINIBAND)},
     {KEY("transport", SCHEMA_MAP, FAB(transport), NULL, NULL, NULL), .sub = &TRANSPORT_TABLE},
+    {KEY("out_of_order", SCHEMA_ENUM, FAB(out_of_order), "placement", NULL,
+         "domain.md A11: ConnectX-5+ out-of-order data placement, BlueField-3 SuperNIC under "
+         "Spectrum-X; discard = plain RC (NAK-sequence); buffer = reorder_buffer"),
+     .names = OOO_NAMES},
     {KEY("reorder_buffer", SCHEMA_SIZE, FAB(reorder_buffer_bytes), "256KiB", NULL,
-         "SPEC.md example")},
+         "SPEC.md example (C): no shipped NIC documents an on-chip reorder buffer; used only "
+         "with out_of_order: buffer")},
     {KEY("ecmp_same_seed", SCHEMA_BOOL, FAB(ecmp_same_seed), "false", NULL,
          "docs/scenario.md: a hash key per switch unless asked (domain.md A11)")},
     {KEY("sharp", SCHEMA_BOOL, FAB(sharp), "false", NULL, "SPEC.md example")},

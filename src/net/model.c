@@ -346,7 +346,17 @@ int model_build_params(struct model *m, const struct model_params *params, struc
     n->rto_ps = f->transport.timeout_ps;
     n->retry_cnt = f->transport.retry_cnt;
     n->rto_fixed = f->transport.rto == RTO_FIXED;
+    n->rto_adaptive = f->transport.rto == RTO_ADAPTIVE;
     n->go_back_0 = f->transport.retransmit == RETX_GO_BACK_0;
+    n->selective = f->transport.retransmit == RETX_SELECTIVE;
+    /* Receivers that place out-of-order packets keep a per-QP PSN window
+     * (net/nic.c rx_data_ooo): selective repeat, and a sprayed fabric whose
+     * NICs place directly (out_of_order: placement); adaptive routing sets
+     * the same window in its init (route/adaptive.c). */
+    if (n->selective || (f->routing == ROUTING_SPRAY && f->out_of_order == OOO_PLACEMENT)) {
+        uint32_t w = f->reorder_window_pkts ? f->reorder_window_pkts : NET_OOO_WINDOW_DEFAULT;
+        n->ooo_window = (w + 63) / 64 * 64;
+    }
 
     if (!(n->fc = flowctl_select(n, d)) || !(n->route = route_select(n, d)) ||
         !(n->cc = cc_select(n, d)))

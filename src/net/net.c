@@ -37,6 +37,7 @@ void net_fini(struct net *n) {
     route_fib_free(n->fib);
     free(n->lft);
     free(n->ooo_bits);
+    free(n->sr_state);
     free(n->coll_rows);
     free(n->cp_rows);
     free(n->loss);
@@ -265,6 +266,16 @@ uint32_t net_qp_new(struct net *n, uint32_t src_node, uint32_t dst_node, uint8_t
     q->rto_deadline_ps = SIM_TIME_NEVER;
     q->stall_from_ps = SIM_TIME_NEVER;
     q->nic_next = NET_NONE;
+    if (n->rto_adaptive) {
+        /* ConnectX adaptive retransmission: the initial timeout is drawn at
+         * random "to prevent multiple QPs from starting with the same value"
+         * (sources.md A12); one draw from the QP's own stream */
+        const struct adp_params *a = &n->sc->fabric.transport.adp;
+        struct rng r;
+        rng_seed(&r, n->sc->seed, id, 0x41445052u /* "ADPR" */);
+        q->rto_exp =
+            (uint8_t)(a->init_low + (a->init_range > 1 ? rng_below(&r, a->init_range) : 0));
+    }
     net_qp_set_entropy(n, id, 0);
     if (n->nics && n->nodes[src_node].kind == NODE_HOST) {
         struct nic *c = &n->nics[n->nodes[src_node].index];

@@ -27,6 +27,11 @@ struct par;
 
 #define NET_NONE UINT32_MAX
 #define NET_NCLASS 4 /* egress classes per port: IB VLs / Ethernet priorities modelled */
+/* NIC out-of-order window when fabric.reorder_window is not given: ConnectX
+ * does not publish its out-of-order tracking depth (domain.md A10, C); 1024
+ * PSNs = 4 MiB at MTU 4096, far deeper than the queue differences between
+ * parallel minimal paths. */
+#define NET_OOO_WINDOW_DEFAULT 1024
 
 /* The event loop's cache warm-up (net/warm.h, net/model.c): AUTO picks by
  * the fabric's size; tests force the others and compare (tests/net/test_warm.c). */
@@ -212,8 +217,14 @@ struct qp {
     uint16_t entropy;   /* UDP source port (RoCEv2) / flow label: set with net_qp_set_entropy */
     uint8_t nak_sent;
     uint8_t pad8;
-    uint32_t pad32;
+    /* rto: adaptive (net/nic.c): the current timeout is time_base x 2^rto_exp;
+     * rto_uses counts timeouts at the range's entry value, QP_RTO_IN_RANGE
+     * set once the first timeout has left the random initial value */
+    uint8_t rto_exp;
+    uint8_t rto_uses;
+    uint16_t pad16;
 };
+#define QP_RTO_IN_RANGE 0x80u
 _Static_assert(sizeof(struct qp) == 128 && __builtin_offsetof(struct qp, progress_ps) == 64,
                "a QP is two cache lines, the sender's per-packet fields in the first");
 
@@ -405,8 +416,12 @@ struct net {
     /* Why the control plane is told of a link change: the port went down
      * (physical), or a gray link was detected (BFD, hold timer, SM sweep). */
     uint8_t ctrl_cause;
-    uint32_t retry_cnt;          /* transport.retry_cnt */
-    bool rto_fixed;              /* transport.rto: fixed (retries without limit) */
+    uint32_t retry_cnt; /* transport.retry_cnt */
+    bool rto_fixed;     /* transport.rto: fixed (retries without limit) */
+    bool rto_adaptive;  /* transport.rto: adaptive (per-QP timeouts, net/nic.c) */
+    bool selective;     /* transport.retransmit: selective_repeat */
+    void *sr_state;     /* net/nic.c: selective repeat's per-QP holes to resend */
+    size_t sr_cap;
     struct link_loss *loss;      /* [nports], or NULL while no link has bit errors or is gray */
     struct port_fail *port_fail; /* [nports], allocated by model_build */
     struct qp_err_row *qp_errs;

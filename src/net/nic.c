@@ -68,9 +68,11 @@ static uint32_t ring_pop(struct net *n, struct nic *c) {
     return qp;
 }
 
+static bool sr_pending(struct net *n, const struct qp *q, uint32_t qp);
+
 void nic_activate(struct net *n, uint32_t qp) {
     struct qp *q = &n->qps[qp];
-    if (!q->active && q->next_psn < q->posted_pkts) {
+    if (!q->active && (q->next_psn < q->posted_pkts || sr_pending(n, q, qp))) {
         q->active = 1;
         ring_push(n, nic_of(n, q->src), qp);
     }
@@ -85,19 +87,117 @@ static uint32_t seek_msg(struct net *n, const struct qp *q, uint32_t psn) {
     return m;
 }
 
+/* The QP's retransmission timeout: the one `timeout` of rto iba and fixed;
+ * with rto adaptive its own time_base x 2^rto_exp, capped by `timeout` (the
+ * QP's ack_timeout caps every range: sources.md A12). */
+static sim_time_ps rto_of(const struct net *n, const struct qp *q) {
+    if (!n->rto_adaptive) return n->rto_ps;
+    uint64_t base = n->sc->fabric.transport.adp.time_base_ps;
+    uint32_t g = q->rto_exp < 40 ? q->rto_exp : 40;
+    return base << g < n->rto_ps && base << g >> g == base ? base << g : n->rto_ps;
+}
+
 /* Retransmission timers are nearly always re-armed by an ACK before they
  * expire, so they stay off the event queue (DESIGN.md "Speed"): a NIC keeps
- * one pending event, at or before its QPs' earliest deadline. A new deadline
- * is now + rto, never earlier than any pending one, so it needs no event of
- * its own when the NIC already has one. */
-static void arm_timer(struct net *n, uint32_t qp) {
-    struct qp *q = &n->qps[qp];
-    q->rto_deadline_ps = n->sim->now_ps + n->rto_ps;
+ * one pending event, at or before its QPs' earliest deadline. With one
+ * timeout for every QP a new deadline (now + rto) is never earlier than a
+ * pending one and needs no event of its own; adaptive timeouts differ per
+ * QP, so a deadline before the pending event gets an earlier event (the
+ * later one is then stale: nic_on_qp_timer skips it). */
+static void timer_cover(struct net *n, const struct qp *q) {
     struct nic *c = nic_of(n, q->src);
-    if (c->timer_at_ps == SIM_TIME_NEVER) {
+    if (q->rto_deadline_ps < c->timer_at_ps) {
         c->timer_at_ps = q->rto_deadline_ps;
         sim_at(n->sim, q->rto_deadline_ps, q->src + 1, NET_EV_QP_TIMER, q->src, 0);
     }
+}
+
+static void arm_timer(struct net *n, uint32_t qp) {
+    struct qp *q = &n->qps[qp];
+    q->rto_deadline_ps = n->sim->now_ps + rto_of(n, q);
+    timer_cover(n, q);
+}
+
+/* Adaptive retransmission after a timeout without progress (sources.md A12):
+ * the first timeout leaves the random initial value (used once) for the
+ * range, entering at that value if it lies in the range, else at its low
+ * bound; the entry value serves range_retries timeouts, then each timeout
+ * doubles it up to the range's top. */
+static void adp_on_timeout(const struct adp_params *a, struct qp *q) {
+    uint32_t hi = a->range_low + a->range_size;
+    if (!(q->rto_uses & QP_RTO_IN_RANGE)) {
+        q->rto_uses = QP_RTO_IN_RANGE;
+        if (q->rto_exp < a->range_low || q->rto_exp > hi) q->rto_exp = (uint8_t)a->range_low;
+        return;
+    }
+    uint8_t uses = q->rto_uses & ~QP_RTO_IN_RANGE;
+    if (uses < 0x7f) uses++;
+    q->rto_uses = (uint8_t)(QP_RTO_IN_RANGE | uses);
+    if (uses >= a->range_retries && q->rto_exp < hi) q->rto_exp++;
+}
+
+/* ...and after forward progress: dec_mode halves, quarters or resets the
+ * timeout, never below the range's low bound. */
+static void adp_on_progress(const struct adp_params *a, struct qp *q) {
+    if (!(q->rto_uses & QP_RTO_IN_RANGE)) return;
+    uint32_t g = q->rto_exp, step = a->dec == ADP_DEC_HALVE ? 1 : a->dec == ADP_DEC_QUARTER ? 2 : g;
+    g = g >= a->range_low + step ? g - step : a->range_low;
+    q->rto_exp = (uint8_t)g;
+    q->rto_uses = QP_RTO_IN_RANGE;
+}
+
+/* Selective repeat (sources.md A12, IRN): per QP, the holes the receiver
+ * NAKed that the sender has still to resend, a small ring of PSN ranges
+ * (merged into the last one when full), and on the receiving side the
+ * highest PSN seen + 1, so that each hole is NAKed once. */
+#define SR_RANGES 6
+struct sr_qp {
+    uint32_t rcv_hi;    /* receiver: one past the highest PSN arrived */
+    uint32_t head, len; /* sender: ring of ranges [a, b) to resend */
+    struct {
+        uint32_t a, b;
+    } r[SR_RANGES];
+};
+
+static struct sr_qp *sr_of(struct net *n, uint32_t qp) {
+    if (qp >= n->sr_cap) {
+        size_t old = n->sr_cap;
+        fs_grow(&n->sr_state, &n->sr_cap, (size_t)n->nqps > (size_t)qp + 1 ? n->nqps : qp + 1,
+                sizeof(struct sr_qp));
+        memset((struct sr_qp *)n->sr_state + old, 0, (n->sr_cap - old) * sizeof(struct sr_qp));
+    }
+    return (struct sr_qp *)n->sr_state + qp;
+}
+
+static void sr_add(struct net *n, uint32_t qp, uint32_t a, uint32_t b) {
+    struct sr_qp *s = sr_of(n, qp);
+    if (a >= b) return;
+    if (s->len == SR_RANGES) { /* full: the newest range grows to cover this one */
+        uint32_t last = (s->head + s->len - 1) % SR_RANGES;
+        if (b > s->r[last].b) s->r[last].b = b;
+        return;
+    }
+    uint32_t i = (s->head + s->len++) % SR_RANGES;
+    s->r[i].a = a;
+    s->r[i].b = b;
+}
+
+/* The next hole PSN to resend, skipping what an ACK has covered since; NET_NONE if none. */
+static uint32_t sr_next(struct net *n, const struct qp *q, uint32_t qp) {
+    if (qp >= n->sr_cap) return NET_NONE;
+    struct sr_qp *s = (struct sr_qp *)n->sr_state + qp;
+    while (s->len) {
+        if (s->r[s->head].a < q->una) s->r[s->head].a = q->una;
+        if (s->r[s->head].a < s->r[s->head].b && s->r[s->head].a < q->max_sent_psn)
+            return s->r[s->head].a;
+        s->head = (s->head + 1) % SR_RANGES;
+        s->len--;
+    }
+    return NET_NONE;
+}
+
+static bool sr_pending(struct net *n, const struct qp *q, uint32_t qp) {
+    return n->selective && sr_next(n, q, qp) != NET_NONE;
 }
 
 static void schedule_nic_wake(struct net *n, struct nic *c, sim_time_ps at) {
@@ -115,7 +215,9 @@ uint32_t nic_pull(struct net *n, uint32_t node, uint32_t port) {
     uint32_t limit = UINT32_MAX;
     while ((qp = ring_pop(n, c)) != NET_NONE) {
         struct qp *q = &n->qps[qp];
-        if (q->next_psn >= q->posted_pkts || q->error) {
+        /* selective repeat: NAKed holes go before new data */
+        uint32_t hole = n->selective ? sr_next(n, q, qp) : NET_NONE;
+        if ((q->next_psn >= q->posted_pkts && hole == NET_NONE) || q->error) {
             q->active = 0;
             continue;
         }
@@ -136,8 +238,18 @@ uint32_t nic_pull(struct net *n, uint32_t node, uint32_t port) {
             continue;
         }
         /* the message's PSN range and last payload from the QP's line (net_qp_set_cur) */
-        bool first = q->next_psn == q->cur_first_psn, last = q->next_psn + 1 == q->cur_end_psn;
+        uint32_t psn = q->next_psn, msg = q->cur_msg;
+        bool first = psn == q->cur_first_psn, last = psn + 1 == q->cur_end_psn;
         uint32_t payload = last ? q->cur_last_bytes : n->mtu_bytes;
+        if (hole != NET_NONE) { /* a resent hole: its own message */
+            psn = hole;
+            msg = seek_msg(n, q, psn);
+            const struct msg *m = &n->msgs[msg];
+            first = psn == m->first_psn;
+            last = psn + 1 == m->first_psn + m->npkts;
+            payload = last ? (uint32_t)(m->size_bytes - (uint64_t)(m->npkts - 1) * n->mtu_bytes)
+                           : n->mtu_bytes;
+        }
         uint32_t wire = net_data_wire_bytes(n, payload, first);
         uint32_t vl = n->sl2vl[q->prio & 15];
         if ((n->ports[port].fc_hold >> vl & 1u) && !n->fc->can_send(n, port, vl, wire)) {
@@ -153,23 +265,28 @@ uint32_t nic_pull(struct net *n, uint32_t node, uint32_t port) {
         p->qp = qp;
         p->src = q->src;
         p->dst = q->dst;
-        p->psn = q->next_psn;
+        p->psn = psn;
         p->payload_bytes = payload;
         p->wire_bytes = wire;
-        p->aux = q->cur_msg;
+        p->aux = msg;
         p->flow_hash = q->flow_hash[0];
         p->prio = n->sl2vl[q->prio & 15];
         p->sent_ps = now;
         p->in_port = NET_NONE;
         p->flags = (uint8_t)((first ? PKT_F_FIRST : 0) | (last ? PKT_F_LAST : 0) | PKT_F_ECT);
-        if (q->next_psn < q->max_sent_psn) {
+        if (psn < q->max_sent_psn) {
             p->flags |= PKT_F_RETX;
             n->c.retransmitted_packets++;
         }
-        q->next_psn++;
-        if (q->next_psn > q->max_sent_psn) q->max_sent_psn = q->next_psn;
-        if (last) net_qp_set_cur(n, q, n->msgs[q->cur_msg].next);
-        if (q->next_psn < q->posted_pkts)
+        if (hole != NET_NONE) {
+            struct sr_qp *sr = sr_of(n, qp);
+            sr->r[sr->head].a++;
+        } else {
+            q->next_psn++;
+            if (q->next_psn > q->max_sent_psn) q->max_sent_psn = q->next_psn;
+            if (last) net_qp_set_cur(n, q, n->msgs[q->cur_msg].next);
+        }
+        if (q->next_psn < q->posted_pkts || sr_pending(n, q, qp))
             ring_push(n, c, qp);
         else
             q->active = 0;
@@ -186,7 +303,7 @@ uint32_t nic_pull(struct net *n, uint32_t node, uint32_t port) {
     return PKT_NONE;
 }
 
-void nic_send_ctrl(struct net *n, uint32_t node, uint32_t qp, uint8_t type, uint32_t aux) {
+static uint32_t ctrl_new(struct net *n, uint32_t node, uint32_t qp, uint8_t type, uint32_t aux) {
     const struct qp *q = &n->qps[qp];
     uint32_t id = pkt_alloc(&n->pool);
     struct packet *p = pkt(&n->pool, id);
@@ -201,6 +318,12 @@ void nic_send_ctrl(struct net *n, uint32_t node, uint32_t qp, uint8_t type, uint
     p->wire_bytes = net_ctrl_wire_bytes(n, (enum pkt_type)type);
     p->sent_ps = n->sim->now_ps;
     p->in_port = NET_NONE;
+    return id;
+}
+
+static void ctrl_send(struct net *n, uint32_t node, uint32_t id) {
+    struct packet *p = pkt(&n->pool, id);
+    uint8_t type = p->type;
     n->c.packets_sent++;
     n->pkts_in_flight++;
     const struct dcqcn_params *dp = &n->sc->fabric.dcqcn;
@@ -213,6 +336,10 @@ void nic_send_ctrl(struct net *n, uint32_t node, uint32_t qp, uint8_t type, uint
         return;
     }
     port_enqueue(n, nic_port_to(n, node, p->dst), p->prio, id);
+}
+
+void nic_send_ctrl(struct net *n, uint32_t node, uint32_t qp, uint8_t type, uint32_t aux) {
+    ctrl_send(n, node, ctrl_new(n, node, qp, type, aux));
 }
 
 static void msg_acked(struct net *n, uint32_t mid) {
@@ -245,6 +372,7 @@ static void ack_upto(struct net *n, uint32_t qp, uint32_t a) {
         }
         q->retries = 0;
     }
+    if (n->rto_adaptive) adp_on_progress(&n->sc->fabric.transport.adp, q);
     q->progress_ps = n->sim->now_ps;
     while (q->una_msg != NET_NONE && q->una_end_psn <= a) {
         uint32_t mid = q->una_msg;
@@ -255,10 +383,12 @@ static void ack_upto(struct net *n, uint32_t qp, uint32_t a) {
         q->next_psn = a;
         net_qp_set_cur(n, q, seek_msg(n, q, a));
     }
-    if (q->una >= q->max_sent_psn)
+    if (q->una >= q->max_sent_psn) {
         q->rto_deadline_ps = SIM_TIME_NEVER;
-    else
-        q->rto_deadline_ps = n->sim->now_ps + n->rto_ps;
+    } else {
+        q->rto_deadline_ps = n->sim->now_ps + rto_of(n, q);
+        if (n->rto_adaptive) timer_cover(n, q);
+    }
 }
 
 /* Go back to `psn` (go-back-N), or to its message's first packet (go-back-0). */
@@ -272,6 +402,14 @@ static void go_back(struct net *n, uint32_t qp, uint32_t psn) {
         net_qp_set_cur(n, q, m);
     }
     nic_activate(n, qp);
+}
+
+/* A selective-repeat NAK names the hole [a, b): aux = a, psn = b. It acknowledges
+ * nothing (an earlier hole may still be open); cumulative ACKs go as usual. */
+static void nak_hole(struct net *n, uint32_t node, uint32_t qp, uint32_t a, uint32_t b) {
+    uint32_t id = ctrl_new(n, node, qp, PKT_NAK, a);
+    pkt(&n->pool, id)->psn = b;
+    ctrl_send(n, node, id);
 }
 
 /* The QP's out-of-order bitmap: bit i = PSN expect_psn + 1 + i arrived
@@ -308,14 +446,24 @@ static void rx_data_ooo(struct net *n, uint32_t node, struct packet *p) {
     /* the message's PSN range is what completes it below (on several ranks
      * numbered apart from the posting: coll.c launch) */
     FS_DASSERT(p->psn - n->msgs[p->aux].first_psn < n->msgs[p->aux].npkts,
-              "PSN %u outside its message %u's range (first %u, %u packets)", p->psn, p->aux,
-              n->msgs[p->aux].first_psn, n->msgs[p->aux].npkts);
+               "PSN %u outside its message %u's range (first %u, %u packets)", p->psn, p->aux,
+               n->msgs[p->aux].first_psn, n->msgs[p->aux].npkts);
+    if (n->selective) {
+        /* IRN-style: a packet beyond the highest seen reveals the hole
+         * before it; NAK that hole once, with its end in the NAK's psn. */
+        struct sr_qp *sr = sr_of(n, p->qp);
+        uint32_t from = sr->rcv_hi > q->expect_psn ? sr->rcv_hi : q->expect_psn;
+        /* beyond the window the packet itself is discarded: part of the hole */
+        uint32_t to = p->psn + (p->psn >= q->expect_psn + W);
+        if (to > from) nak_hole(n, node, p->qp, from, to);
+        if (p->psn + 1 > sr->rcv_hi) sr->rcv_hi = p->psn + 1;
+    }
     if (p->psn >= q->expect_psn + W) {
-        if (!q->nak_sent) {
+        if (!q->nak_sent && !n->selective) {
             q->nak_sent = 1;
             nic_send_ctrl(n, node, p->qp, PKT_NAK, q->expect_psn);
         }
-        return;
+        return; /* beyond the window: discarded */
     }
     if (p->psn > q->expect_psn) {
         uint32_t i = p->psn % W;
@@ -464,6 +612,11 @@ static void nic_consume(struct net *n, uint32_t node, uint32_t port, uint32_t id
         break;
     case PKT_NAK:
         if (n->qps[p->qp].error) break;
+        if (n->selective) { /* resend the hole [aux, psn) alone */
+            sr_add(n, p->qp, p->aux, p->psn);
+            nic_activate(n, p->qp);
+            break;
+        }
         ack_upto(n, p->qp, p->aux);
         go_back(n, p->qp, p->aux);
         break;
@@ -532,6 +685,7 @@ void nic_on_msg_post(struct sim *s, const struct event *e) {
 void nic_on_qp_timer(struct sim *s, const struct event *e) {
     struct net *n = s->model;
     struct nic *c = nic_of(n, e->arg);
+    if (e->time_ps != c->timer_at_ps) return; /* superseded by an earlier one (timer_cover) */
     c->timer_at_ps = SIM_TIME_NEVER;
     sim_time_ps next = SIM_TIME_NEVER;
     for (uint32_t qp = c->qp_head; qp != NET_NONE; qp = n->qps[qp].nic_next) {
@@ -542,14 +696,22 @@ void nic_on_qp_timer(struct sim *s, const struct event *e) {
              * without progress the QP goes to error (IBA 9.7.6.1.3,
              * IBV_WC_RETRY_EXC_ERR); else resend from the oldest
              * unacknowledged PSN, once per timeout. */
-            if (!n->rto_fixed && q->retries >= n->retry_cnt) {
+            /* Adaptive: the QP errors once it has made no progress for
+             * ack_timeout x retry_cnt (the profile's qp_total_timeout,
+             * sources.md A12), however many shorter timeouts that took. */
+            bool exhausted = n->rto_adaptive
+                                 ? s->now_ps - q->progress_ps >= n->rto_ps * n->retry_cnt
+                                 : !n->rto_fixed && q->retries >= n->retry_cnt;
+            if (exhausted) {
                 nic_qp_error(n, qp);
                 continue;
             }
             q->retries = q->retries < UINT8_MAX ? q->retries + 1 : UINT8_MAX;
             q->retries_total++;
             n->c.timeouts++;
-            q->rto_deadline_ps = s->now_ps + n->rto_ps;
+            if (n->rto_adaptive) adp_on_timeout(&n->sc->fabric.transport.adp, q);
+            q->rto_deadline_ps = s->now_ps + rto_of(n, q);
+            if (n->selective) sr_of(n, qp)->len = 0; /* go back N covers the holes */
             go_back(n, qp, q->una);
         }
         if (q->rto_deadline_ps < next) next = q->rto_deadline_ps;

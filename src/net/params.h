@@ -25,10 +25,29 @@ enum fabric_kind { FABRIC_INFINIBAND, FABRIC_ROCE };
 /* Ethernet switch buffers: per-port partitions, or one pool per switch with
  * dynamic thresholds (domain.md A3; docs/model.md "Switch buffers"). */
 enum buffer_sharing { BUFFER_STATIC, BUFFER_SHARED };
-enum retransmit_kind { RETX_GO_BACK_N, RETX_GO_BACK_0 };
+/* go_back_n / go_back_0: the receiver discards what is not next (IBA
+ * 9.7.5); selective_repeat: it places out-of-order packets and NAKs each new
+ * hole, the sender resends only the holes (IRN, SIGCOMM'18; ConnectX
+ * ROCE_ACCL selective_repeat: sources.md A12). */
+enum retransmit_kind { RETX_GO_BACK_N, RETX_GO_BACK_0, RETX_SELECTIVE };
 /* iba: `timeout` per retry, `retry_cnt` retries, then the QP errors (IBA
- * 9.7.6); fixed: resend every `timeout`, forever (firmware fast retransmit). */
-enum rto_mode { RTO_IBA, RTO_FIXED };
+ * 9.7.6); fixed: resend every `timeout`, forever (firmware fast retransmit);
+ * adaptive: ConnectX adaptive retransmission (struct adp_params). */
+enum rto_mode { RTO_IBA, RTO_FIXED, RTO_ADAPTIVE };
+/* What forward progress does to an adaptive QP's timeout: halve it, quarter
+ * it, or reset it to the range's low bound (profile dec_mode). */
+enum adp_dec { ADP_DEC_HALVE, ADP_DEC_QUARTER, ADP_DEC_RESET };
+
+/* NVIDIA ConnectX adaptive retransmission profile (sources.md A12, "Adaptive
+ * Retransmission: Parameters Control"), one timeout range. Timeouts are
+ * time_base x 2^g; g is an exponent. */
+struct adp_params {
+    uint64_t time_base_ps;          /* power of two times 1 us, >= 4 us (firmware minimum) */
+    uint32_t init_low, init_range;  /* initial g: uniform in [init_low, init_low + init_range) */
+    uint32_t range_low, range_size; /* after the first timeout: g in [range_low, low + size] */
+    uint32_t range_retries;         /* timeout_retry_num: uses of the entry value before doubling */
+    enum adp_dec dec;
+};
 
 struct transport_params {
     enum retransmit_kind retransmit;
@@ -38,7 +57,15 @@ struct transport_params {
     enum rto_mode rto;
     uint32_t ack_every; /* ACK after this many in-order packets (and on a message's last) */
     uint32_t qps_per_connection; /* messages striped over this many QPs (domain.md A11, B); 0 = 1 */
+    struct adp_params adp;       /* rto: adaptive */
 };
+
+/* What a receiving NIC does with a packet beyond the next expected PSN when
+ * the fabric sprays (routing: spray): place it in memory and track it in a
+ * per-QP window (ConnectX-5+ out-of-order data placement, BlueField-3
+ * SuperNIC under Spectrum-X), NAK and discard it (plain RC, IBA 9.7.5.1.2),
+ * or hold it in an on-NIC reorder buffer of reorder_buffer bytes. */
+enum ooo_mode { OOO_PLACEMENT, OOO_DISCARD, OOO_BUFFER };
 
 struct fabric_params {
     enum fabric_kind kind;
@@ -62,8 +89,9 @@ struct fabric_params {
     struct dcqcn_params dcqcn;
     struct ibcc_params ibcc;
     struct transport_params transport;
-    uint64_t reorder_buffer_bytes;
-    bool ecmp_same_seed; /* every switch hashes with the same seed (polarisation) */
+    enum ooo_mode out_of_order;    /* routing: spray */
+    uint64_t reorder_buffer_bytes; /* out_of_order: buffer */
+    bool ecmp_same_seed;           /* every switch hashes with the same seed (polarisation) */
     bool sharp;
     struct srcpos sharp_pos;        /* of `sharp:`, for the RoCE error */
     uint32_t sharp_jobs_per_switch; /* concurrently active streaming trees; 0 = 2 (A9) */

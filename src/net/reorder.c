@@ -39,7 +39,8 @@ struct ro_state {
 
 void nic_reorder_init(struct net *n) {
     const struct fabric_params *f = &n->sc->fabric;
-    if (f->routing != ROUTING_SPRAY || !f->reorder_buffer_bytes) return;
+    if (f->routing != ROUTING_SPRAY || f->out_of_order != OOO_BUFFER || !f->reorder_buffer_bytes)
+        return;
     struct ro_state *st = fs_xcalloc(1, sizeof *st);
     st->limit_bytes = f->reorder_buffer_bytes;
     st->window = (uint32_t)(f->reorder_buffer_bytes / n->mtu_bytes) + 1;

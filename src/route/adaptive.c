@@ -19,12 +19,6 @@
 
 #include <stdlib.h>
 
-/* NIC reorder window when fabric.reorder_window is not given: ConnectX does
- * not publish its out-of-order tracking depth (domain.md A10, C); 1024 PSNs
- * = 4 MiB at MTU 4096, far deeper than the queue differences between
- * parallel minimal paths. */
-#define AR_WINDOW_DEFAULT 1024
-
 struct ar_state {
     struct rng *rng; /* per switch index */
 };
@@ -37,8 +31,8 @@ static int ar_init(struct net *n, struct diag *d) {
         if (n->nodes[v].kind == NODE_SWITCH)
             rng_seed(&st->rng[n->nodes[v].index], n->sc->seed, v + 1, 7);
     n->route_state = st;
-    uint32_t w =
-        n->sc->fabric.reorder_window_pkts ? n->sc->fabric.reorder_window_pkts : AR_WINDOW_DEFAULT;
+    uint32_t w = n->sc->fabric.reorder_window_pkts ? n->sc->fabric.reorder_window_pkts
+                                                   : NET_OOO_WINDOW_DEFAULT;
     n->ooo_window = (w + 63) / 64 * 64;
     return 0;
 }

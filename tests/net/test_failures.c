@@ -5,7 +5,9 @@
  * under BGP, valley-free routes, bit errors. Each number asserted here was
  * wrong under the earlier model (a 100 us timeout retried for ever, BGP
  * waiting for the hold timer on a port-down, shortest-path routes through a
- * valley, no bit errors).
+ * valley, no bit errors). The RoCE runs that test the IBA timer set
+ * `transport.rto: iba`: RoCE's default is ConnectX adaptive retransmission
+ * (tests/net/test_retransmit.c).
  */
 #include "testutil.h"
 
@@ -76,7 +78,8 @@ static void test_sm_and_bfd_stall_one_timeout(void **state) {
             "{at: 100us, link_down: leaf0-spine0}", "20s");
     struct outcome a = outcome_of(&ib);
     job_run(&bfd,
-            "{kind: roce, routing: ecmp, congestion_control: none, control_plane: {detect: 150ms}}",
+            "{kind: roce, routing: ecmp, congestion_control: none, control_plane: {detect: 150ms}, "
+            "transport: {rto: iba}}",
             "{at: 100us, link_gray: leaf0-spine0}", "20s");
     struct outcome b = outcome_of(&bfd);
     assert_true(ib.m.net.cp_rows[0].rerouted_ps - 100 * US < 100 * MS); /* SM: tens of ms */
@@ -99,10 +102,12 @@ static void test_sm_and_bfd_stall_one_timeout(void **state) {
 static void test_hold_timer_gray_20_survives_18_aborts(void **state) {
     (void)state;
     struct trun t20, t18;
-    job_run(&t20, "{kind: roce, routing: ecmp, congestion_control: none}",
+    job_run(&t20, "{kind: roce, routing: ecmp, congestion_control: none, transport: {rto: iba}}",
             "{at: 100us, link_gray: leaf0-spine0}", "30s");
     struct outcome a = outcome_of(&t20);
-    job_run(&t18, "{kind: roce, routing: ecmp, congestion_control: none, transport: {timeout: 18}}",
+    job_run(&t18,
+            "{kind: roce, routing: ecmp, congestion_control: none, "
+            "transport: {timeout: 18, rto: iba}}",
             "{at: 100us, link_gray: leaf0-spine0}", "30s");
     struct outcome b = outcome_of(&t18);
     assert_true(a.completed);
@@ -408,11 +413,14 @@ static void test_partial_gray_liveness(void **state) {
 
 /* A flapping link: down 1 ms, up 2 ms, three times. Each down phase is a
  * control_plane row with its up time; BGP converges after each change (the
- * run is held open for it) and the job completes. */
+ * run is held open for it) and the job completes. Under the IBA timer the
+ * job's first loss stalls it 4.29 s, so every flap happens while it runs
+ * (with adaptive retransmission it finishes ~1 ms after the first flap,
+ * before the third one's up phase: no up time on that row). */
 static void test_link_flap(void **state) {
     (void)state;
     struct trun t;
-    job_run(&t, "{kind: roce, routing: ecmp, congestion_control: none}",
+    job_run(&t, "{kind: roce, routing: ecmp, congestion_control: none, transport: {rto: iba}}",
             "{at: 100us, link_flap: leaf0-spine0, down: 1ms, up: 2ms, count: 3}", "30s");
     struct outcome o = outcome_of(&t);
     const struct net *n = &t.m.net;
@@ -440,7 +448,7 @@ static void test_lossy_tail_drop_waits_for_timeout(void **state) {
     (void)state;
     const char *base = "name: lossy\nseed: 1\n"
                        "fabric: {kind: roce, link: 100Gbps, flow_control: none, routing: ecmp, "
-                       "congestion_control: none}\n"
+                       "congestion_control: none, transport: {rto: iba}}\n"
                        "topology: {kind: leaf_spine, leaves: 4, spines: 2, hosts_per_leaf: 4}\n"
                        "workload:\n  - {kind: allreduce, size: 16MiB, algorithm: ring, jobs: 2}\n";
     struct trun t;

@@ -60,10 +60,10 @@ def table(out, lab):
         first = min(firsts) - at if firsts else None
         by = cp.get("detected_by") or ("port state" if cp.get("event") == "link_down" else "nothing")
         job = (res.get("jobs") or [{}])[0]
-        stall = job.get("stalled_ns", 0) / 1e9
+        stall = job.get("stalled_ns", 0)
         t18 = "would abort" if job.get("would_abort_timeout_18") else "survives"
         rows.append(f"| {st.get('label') or run} | {by} | {fmt_time(first)} | {cp.get('packets_lost', 0)} | "
-                    f"{stall:.2f} s | {t18} |")
+                    f"{fmt_time(stall) if stall else '0'} | {t18} |")
     return "\n".join(rows) + "\n"
 
 

@@ -258,18 +258,21 @@ def stall(res):
 
 
 claim([(M, "pd-ib-sm"), (M, "gray-roce-bfd")],
-      "a black hole costs the job about one ACK timeout on both fabrics, whatever the reroute time",
-      lambda a, b: (all(ACK_NS <= stall(x) < 1.05 * ACK_NS for x in (a, b)) and reroute(b) > 3 * reroute(a),
+      "a black hole costs an IB job one IBA ACK timeout whatever the reroute time; RoCE's adaptive "
+      "retransmission resends within ms of the reroute",
+      lambda a, b: (ACK_NS <= stall(a) < 1.05 * ACK_NS and reroute(b) > 3 * reroute(a)
+                    and stall(b) < reroute(b) / 1e9 * 1e9 + 50e6,
                     f"SM {stall(a) / 1e9:.2f} s (reroute {ms(reroute(a))}), BFD {stall(b) / 1e9:.2f} s "
                     f"(reroute {ms(reroute(b))}), ACK timeout {ACK_NS / 1e9:.2f} s"))
 claim([(M, "pd-ib-shield"), (M, "pd-roce-bgp")],
-      "a repair inside the in-flight window costs the job no timeout (SHIELD, BGP port-down)",
-      lambda a, b: (stall(a) == 0 and stall(b) == 0 and local_reroute(a) < 1e6 and reroute(b) < 10e6,
+      "a repair inside the in-flight window costs the job no IBA timeout (SHIELD; BGP port-down: at most "
+      "an adaptive ms-scale one)",
+      lambda a, b: (stall(a) == 0 and stall(b) < 10e6 and local_reroute(a) < 1e6 and reroute(b) < 10e6,
                     f"SHIELD {stall(a)} ns after {local_reroute(a) / 1e3:.0f} us, port-down {stall(b)} ns "
                     f"(converged {ms(reroute(b))})"))
 claim([(M, "gray-roce-hold")],
-      "the 9 s hold timer stalls the job three ACK timeouts, and it would abort with timeout 18",
-      lambda a: (abs(stall(a) - 3 * ACK_NS) < 0.05 * ACK_NS and a["jobs"][0]["would_abort_timeout_18"]
+      "the 9 s hold timer stalls the job until the reroute, and it would abort with timeout 18",
+      lambda a: (abs(stall(a) - reroute(a)) < 0.1e9 and a["jobs"][0]["would_abort_timeout_18"]
                  and a["jobs"][0]["aborted_at_ns"] is None and s(a, "qp_errors") == 0,
                  f"{stall(a) / 1e9:.2f} s, would_abort_timeout_18={a['jobs'][0]['would_abort_timeout_18']}"))
 claim([(M, sid) for sid in ("pd-ib-sm", "pd-ib-shield", "pd-roce-bgp", "gray-ib-sm", "gray-roce-bfd",
@@ -438,7 +441,7 @@ for (lab, sid), res in sorted(runs.items()):
 for sid in ("pd-ib-sm", "gray-roce-bfd", "gray-roce-hold"):
     res = r(M, sid)
     if res is not None and res.get("jobs"):
-        st = f"{stall(res) / 1e9:.2f} s"
+        st = f"{stall(res) / 1e9:.3f} s"
         check(f"stall {st}" in text or f"stalled {st}" in text, f"finding quotes {M}/{sid}'s job stall {st}")
 for f in findings:
     if not f["available"]:

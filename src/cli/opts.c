@@ -4,6 +4,7 @@
  * page printed from the same tables.
  */
 #include "cli/opts.h"
+#include "core/strdist.h"
 
 #include "core/mem.h"
 #include "stats/results.h"
@@ -32,32 +33,11 @@ const struct cli_cmd *cli_find(const char *name) {
     return NULL;
 }
 
-/* Levenshtein distance, capped: only short words are compared. */
-static size_t edit_distance(const char *a, const char *b) {
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 63 || lb > 63) return 64;
-    size_t row[64];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t sub = diag + (a[i - 1] != b[j - 1]);
-            size_t del = row[j] + 1, ins = row[j - 1] + 1;
-            row[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
 const char *cli_closest(const char *word, const char *const *cands, size_t n) {
     const char *best = NULL;
     size_t bd = 64, wl = strlen(word);
     for (size_t i = 0; i < n; i++) {
-        size_t d = edit_distance(word, cands[i]);
+        size_t d = str_osa_distance(word, cands[i], false);
         /* a prefix of a candidate ("--pcap-f") is as good as one typo */
         if (wl >= 3 && !strncmp(word, cands[i], wl)) d = 1;
         if (d < bd) bd = d, best = cands[i];
@@ -131,9 +111,10 @@ static int unknown_option(const struct cli_cmd *c, const char *arg) {
         /* Every option as close as the best one: --sed is --set or --seed. */
         char alts[256] = "";
         if (best) {
-            size_t bd = edit_distance(word, best), al = 0;
+            size_t bd = str_osa_distance(word, best, false), al = 0;
             for (size_t i = 0; i <= n; i++)
-                if (cands[i] != best && edit_distance(word, cands[i]) == bd && al < sizeof alts)
+                if (cands[i] != best && str_osa_distance(word, cands[i], false) == bd &&
+                    al < sizeof alts)
                     al += (size_t)snprintf(alts + al, sizeof alts - al, " or '%s'", cands[i]);
         }
         if (best)

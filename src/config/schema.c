@@ -6,6 +6,7 @@
  * Knows no scenario key by name; those live in config/scenario*.c.
  */
 #include "config/schema.h"
+#include "core/strdist.h"
 
 #include "config/limits.h"
 
@@ -53,34 +54,13 @@ int schema_text(struct schema_ctx *c, const struct yaml_node *n, const char *exp
     return 0;
 }
 
-/* Levenshtein distance, for suggestions; words are cut at 63 characters. */
-static size_t distance(const char *a, const char *b) {
-    size_t la = strnlen(a, 63), lb = strnlen(b, 63);
-    size_t row[64];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t sub =
-                diag + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
-            size_t best = up + 1 < row[j - 1] + 1 ? up + 1 : row[j - 1] + 1;
-            row[j] = sub < best ? sub : best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
 void schema_suggest(char *buf, size_t len, const char *word, const char *const *cands,
                     size_t ncands) {
     buf[0] = 0;
     size_t best = SIZE_MAX, wl = strlen(word);
     const char *pick = NULL;
     for (size_t i = 0; i < ncands; i++) {
-        size_t dist = distance(word, cands[i]);
+        size_t dist = str_osa_distance(word, cands[i], true);
         size_t cl = strlen(cands[i]), ml = cl > wl ? cl : wl;
         /* close enough to be a typo, and not a wholesale replacement */
         if (dist <= 3 && dist <= (ml + 2) / 3 && dist < wl && dist < best) {

@@ -203,6 +203,8 @@ static void test_options(void **state) {
     /* did-you-mean for commands and options; exit 2 */
     assert_int_equal(run("valdate @/good.yaml"), 2);
     assert_non_null(strstr(out, "did you mean 'validate'"));
+    assert_int_equal(run("rnu @/good.yaml"), 2); /* a swap of two letters is one edit */
+    assert_non_null(strstr(out, "did you mean 'run'"));
     assert_int_equal(run("run @/good.yaml --trace-mx 5"), 2);
     assert_non_null(strstr(out, "did you mean '--trace-max'"));
     assert_int_equal(run("run @/good.yaml --pcap-"), 2);

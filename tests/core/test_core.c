@@ -9,6 +9,7 @@
 #include "core/diag.h"
 #include "core/evq.h"
 #include "core/rng.h"
+#include "core/strdist.h"
 #include "core/units.h"
 
 #include <string.h>
@@ -281,15 +282,26 @@ static void test_units(void **state) {
     assert_int_equal(units_parse_size("", &v, why, sizeof why), FS_EINVAL);
 }
 
+/* Suggestions' distance: Levenshtein plus a swap of two neighbours, so the
+ * commonest typo of `run` is one edit away (it was two: no suggestion). */
+static void test_osa_distance(void **state) {
+    (void)state;
+    assert_int_equal(str_osa_distance("rnu", "run", false), 1);
+    assert_int_equal(str_osa_distance("ab", "ba", false), 1);
+    assert_int_equal(str_osa_distance("kitten", "sitting", false), 3);
+    assert_int_equal(str_osa_distance("ca", "abc", false), 3); /* OSA, not full Damerau (2) */
+    assert_int_equal(str_osa_distance("", "abc", false), 3);
+    assert_int_equal(str_osa_distance("Shield", "shield", false), 1);
+    assert_int_equal(str_osa_distance("Shield", "shield", true), 0);
+    assert_int_equal(str_osa_distance("sheild", "shield", true), 1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_evq_order),
-        cmocka_unit_test(test_calq_matches_heap),
-        cmocka_unit_test(test_calq_dense_sparse),
-        cmocka_unit_test(test_calq_same_time),
-        cmocka_unit_test(test_calq_long_run),
-        cmocka_unit_test(test_rng_streams),
-        cmocka_unit_test(test_units),
+        cmocka_unit_test(test_osa_distance),      cmocka_unit_test(test_evq_order),
+        cmocka_unit_test(test_calq_matches_heap), cmocka_unit_test(test_calq_dense_sparse),
+        cmocka_unit_test(test_calq_same_time),    cmocka_unit_test(test_calq_long_run),
+        cmocka_unit_test(test_rng_streams),       cmocka_unit_test(test_units),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

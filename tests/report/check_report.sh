@@ -103,10 +103,21 @@ PY
     then ok "the guides' commands name runs and files that exist"; else fail "a guide's command names a run or file that does not exist"; fi
     # The guides' generated tables are the runs' (tools/labdoc.py).
     if python3 tools/labdoc.py "$OUT/labs" >"$LOG" 2>&1; then
-        ok "the guides' generated tables match the runs"
+        ok "the guides' generated tables and figures match the runs"
     else
         cat "$LOG"
-        fail "a guide's generated table differs from the runs (python3 tools/labdoc.py OUT --write)"
+        fail "a guide's generated table or figure differs from the runs (python3 tools/labdoc.py OUT --write)"
+    fi
+    # ... and a figure typed over by hand is caught.
+    mkdir -p "$OUT/docs-typed"
+    sed 's/<!-- m: load_balancing.ecmp_vs_adaptive -->[^<]*<!-- \/m -->/<!-- m: load_balancing.ecmp_vs_adaptive -->about 2.5x<!-- \/m -->/' \
+        docs/labs/load_balancing.md >"$OUT/docs-typed/load_balancing.md"
+    if ! python3 tools/labdoc.py "$OUT/labs" --docs "$OUT/docs-typed" >"$LOG" 2>&1 &&
+        grep -q "ecmp_vs_adaptive says 'about 2.5x'" "$LOG"; then
+        ok "a figure typed over by hand in a guide is caught"
+    else
+        cat "$LOG"
+        fail "labdoc.py did not catch a hand-typed figure"
     fi
     # The course's pictures: each of these chart types rendered.
     export FABSIM_REQUIRE_CHARTS=spine_time,offered_load,topology_load,timelines_pair,dcqcn_rate,counters,deadlock,balls_into_bins

@@ -624,14 +624,19 @@
     if (!v || !Array.isArray(v.rows) || !v.rows.length) return;
     const num = (x) => (x == null ? '–' : Math.abs(x) >= 1000 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : Math.abs(x) >= 1 ? x.toFixed(2) : x.toFixed(3));
     const sec = el('section', { id: 'validation' });
-    const counted = v.rows.filter((r) => r.status === 'ok' || r.status.startsWith('fitted'));
+    // Predictions against measurements are what tests the model; a failing one
+    // is counted and shown red, never excluded (docs/validation.md, kinds).
+    const pred = v.rows.filter((r) => r.kind === 'prediction');
+    const kinds = {};
+    for (const r of v.rows) kinds[r.kind || 'unclassified'] = (kinds[r.kind || 'unclassified'] || 0) + 1;
+    const others = Object.entries(kinds).filter(([k]) => k !== 'prediction').map(([k, n]) => `${n} ${k}`).join(', ');
     sec.append(el('h2', {}, 'Validation against published measurements'));
-    sec.append(el('p', {}, `${v.rows.length} rows (docs/validation.md); ${counted.filter((r) => r.verdict === 'pass').length} of ${counted.length} counted rows pass. Rows marked pending, cannot or disagrees are shown with the reason and not counted.`));
+    sec.append(el('p', {}, `${pred.length} predictions against measurements: ${pred.filter((r) => r.verdict.startsWith('pass')).length} pass. Besides them (${v.rows.length} rows, docs/validation.md): ${others}. Identities check the code, fitted rows guard a calibration; neither predicts.`));
     const t = el('table', {});
-    t.append(el('tr', {}, ...['row', 'what', 'published', 'fabsim', 'ratio', 'accept', 'verdict', 'source', 'status'].map((h) => el('th', {}, h))));
+    t.append(el('tr', {}, ...['row', 'kind', 'what', 'published', 'fabsim', 'ratio', 'accept', 'verdict', 'source', 'status'].map((h) => el('th', {}, h))));
     for (const r of v.rows) {
       const ok = r.verdict.startsWith('pass') || r.verdict === 'recorded';
-      t.append(el('tr', {}, el('td', {}, r.id), el('td', {}, r.what), el('td', {}, num(r.published)), el('td', {}, num(r.fabsim)),
+      t.append(el('tr', {}, el('td', {}, r.id), el('td', {}, r.kind_text || r.kind || ''), el('td', {}, r.what), el('td', {}, num(r.published)), el('td', {}, num(r.fabsim)),
         el('td', {}, r.ratio == null ? '–' : num(r.ratio)), el('td', {}, r.accept ? `[${num(r.accept[0])}, ${num(r.accept[1])}]` : '–'),
         el('td', {}, el('span', { class: 'badge ' + (ok ? 'ok' : 'err') }, r.verdict)), el('td', { class: 'l' }, r.source), el('td', { class: 'l' }, r.status)));
     }

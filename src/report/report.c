@@ -841,9 +841,12 @@ int report_write(const struct report *r, struct diag *d) {
     int rc = 0;
     pjoin(path, sizeof path, web, "report.css");
     rc = rc ? rc : inline_file(f, path, "<style>\n", "\n</style>\n", d);
+    /* The charts (vega) and the guides' Markdown (marked), pinned by
+     * report/web/package-lock.json and inlined: the page works offline. */
     static const char *const libs[] = {"vega/build/vega.min.js", "vega-lite/build/vega-lite.min.js",
-                                       "vega-embed/build/vega-embed.min.js"};
-    for (size_t i = 0; i < 3 && !rc; i++) {
+                                       "vega-embed/build/vega-embed.min.js",
+                                       "marked/lib/marked.umd.js"};
+    for (size_t i = 0; i < sizeof libs / sizeof *libs && !rc; i++) {
         snprintf(path, sizeof path, "%s/node_modules/%s", web, libs[i]);
         rc = inline_file(f, path, "<script>\n", "\n</script>\n", d);
     }

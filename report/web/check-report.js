@@ -95,6 +95,15 @@ function check(ok, what) {
   check(findings.length === nFindings, `every headline finding shown (${findings.length}/${nFindings})`);
   if (shot) {
     await page.screenshot({ path: shot, fullPage: false });
+    // What the picture shows, beside it: make test compares it with the
+    // current labs, so a stale README picture fails (check_report.sh).
+    const what = await page.evaluate(() => {
+      const d = JSON.parse(document.getElementById('fabsim-data').textContent);
+      const v = {};
+      for (const l of d.labs) if (l.verdict) v[l.id] = { verdict: l.verdict, claims: (l.claims || []).map((c) => c.verdict) };
+      return { scenarios: d.labs.flatMap((l) => l.scenarios).length, verdicts: v };
+    });
+    fs.writeFileSync(shot.replace(/\.png$/, '') + '.json', JSON.stringify(what, null, 1) + '\n');
     console.log(`screenshot: ${shot}`);
   }
   await browser.close();

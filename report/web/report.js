@@ -654,7 +654,9 @@
     t.append(el('tr', {}, el('th', { class: 'l' }, 'lab'), el('th', { class: 'l' }, 'claim'), el('th', { class: 'l' }, 'verdict')));
     for (const lab of DATA.labs.filter((l) => l.verdict))
       t.append(el('tr', {}, el('td', { class: 'l' }, el('a', { href: '#lab-' + lab.id }, lab.title)), el('td', { class: 'l claim' }, '“' + lab.claim + '”'),
-        el('td', { class: 'l' }, el('span', { class: 'badge ' + verdictClass(lab.verdict) }, lab.verdict))));
+        el('td', { class: 'l' }, el('span', { class: 'badge ' + verdictClass(lab.verdict) }, lab.verdict),
+          // the sub-claims it is derived from, one badge each
+          ...(lab.claims || []).map((c) => el('div', { class: 'sub-verdict' }, el('span', { class: 'badge ' + subClass(c.verdict), title: c.claim }, c.id + ': ' + c.verdict))))));
     main.append(t);
   }
   for (const lab of DATA.labs) {

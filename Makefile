@@ -33,7 +33,8 @@ BENCHES := $(BENCH_SRC:%.c=$(BUILD)/%)
 
 DEPS_STAMP := $(BUILD)/.deps-ok
 TEST_DEPS_STAMP := $(BUILD)/.deps-test-ok
-# The report's chart library (vega, Vega-Lite, vega-embed; `npm ci --omit=dev`,
+# The report's chart library (vega, Vega-Lite, vega-embed) and Markdown renderer
+# (marked; `npm ci --omit=dev`,
 # all the demo needs) and, for the tests, the browser test's playwright-core
 # too (`npm ci`), pinned by report/web/package-lock.json. A full install also
 # counts as a chart install; a chart-only install removes the test stamp.
@@ -208,7 +209,8 @@ fuzz: | $(DEPS_STAMP)
 # (bin/../share/fabsim; FABSIM_WEB_DIR and FABSIM_DATA_DIR override).
 SHARE := $(DESTDIR)$(PREFIX)/share/fabsim
 CHART_FILES := vega/build/vega.min.js vega/LICENSE vega-lite/build/vega-lite.min.js \
-  vega-lite/LICENSE vega-embed/build/vega-embed.min.js vega-embed/LICENSE
+  vega-lite/LICENSE vega-embed/build/vega-embed.min.js vega-embed/LICENSE \
+  marked/lib/marked.umd.js marked/LICENSE.md
 install: $(BUILD)/fabsim $(BUILD)/libfabsim.a $(BUILD)/fabsim.1 $(CHART_STAMP)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
 	  $(DESTDIR)$(PREFIX)/share/man/man1 $(SHARE)/web $(SHARE)/docs/labs

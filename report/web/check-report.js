@@ -73,10 +73,37 @@ function check(ok, what) {
   const badLinks = await page.evaluate(() => [...document.querySelectorAll('a[href]')]
     .map((a) => a.getAttribute('href')).filter((h) => !/^(https?:|mailto:|#)/i.test(h) && /^[^/?#]*:/.test(h)));
   check(badLinks.length === 0, 'links are http(s), mailto or relative' + (badLinks.length ? ': ' + badLinks.join(' ') : ''));
+  // The guides' Markdown is rendered (marked): every table of a guide is an
+  // HTML table, no line of raw pipes or comment marks shows as text.
+  const md = await page.evaluate(() => {
+    const labs = JSON.parse(document.getElementById('fabsim-data').textContent).labs;
+    const want = labs.reduce((n, l) => n + ((l.markdown || '').match(/^\|[-| :]+\|\s*$/gm) || []).length, 0);
+    const divs = [...document.querySelectorAll('.md')];
+    const raw = divs.some((d) => /(^|\n)\s*\|[^\n]*\|\s*(\n|$)/.test(d.innerText) && !d.querySelector('table')) ||
+      divs.some((d) => d.innerText.includes('<!--'));
+    return { want, got: divs.reduce((n, d) => n + d.querySelectorAll('table').length, 0), raw };
+  });
+  check(md.got === md.want && !md.raw, `guides' Markdown tables rendered as tables (${md.got}/${md.want}), no raw pipes or marks`);
+  // A throughput chart whose events are decades apart has a log time axis.
+  const tput = await page.evaluate(() => [...document.querySelectorAll('.vega-target')]
+    .filter((t) => /throughput/i.test((t.closest('figure, .chart') || t.parentElement).textContent))
+    .map((t) => [...t.querySelectorAll('text')].map((x) => x.textContent).filter((s) => /^time \(/.test(s))[0] || ''));
+  const spans = await page.evaluate(() => JSON.parse(document.getElementById('fabsim-data').textContent).labs
+    .some((l) => l.id === 'subnet_manager'));
+  if (spans) check(tput.some((s) => /log/.test(s)), `the failure lab's throughput chart has a log time axis (${tput.join('; ')})`);
   const nFindings = await page.evaluate(() => JSON.parse(document.getElementById('fabsim-data').textContent).findings.length);
   check(findings.length === nFindings, `every headline finding shown (${findings.length}/${nFindings})`);
   if (shot) {
     await page.screenshot({ path: shot, fullPage: false });
+    // What the picture shows, beside it: make test compares it with the
+    // current labs, so a stale README picture fails (check_report.sh).
+    const what = await page.evaluate(() => {
+      const d = JSON.parse(document.getElementById('fabsim-data').textContent);
+      const v = {};
+      for (const l of d.labs) if (l.verdict) v[l.id] = { verdict: l.verdict, claims: (l.claims || []).map((c) => c.verdict) };
+      return { scenarios: d.labs.flatMap((l) => l.scenarios).length, verdicts: v };
+    });
+    fs.writeFileSync(shot.replace(/\.png$/, '') + '.json', JSON.stringify(what, null, 1) + '\n');
     console.log(`screenshot: ${shot}`);
   }
   await browser.close();

@@ -35,48 +35,20 @@
   function safeHref(u) {
     return /^(https?:|mailto:)/i.test(u) || !/^[^/?#]*:/.test(u);
   }
-  function inline(s) {
-    return esc(s)
-      .replace(/`([^`]+)`/g, '<code>$1</code>')
-      .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
-      .replace(/(^|[^*])\*([^*\s][^*]*)\*/g, '$1<em>$2</em>')
-      .replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, (m, text, href) => (safeHref(href) ? `<a href="${href}">${text}</a>` : text));
-  }
-  // A deliberately small Markdown subset: headings, paragraphs, lists, code.
-  function markdown(md, skipTitle) {
-    const out = [];
-    const lines = md.split('\n');
-    let para = [], list = null, code = null;
-    const flushPara = () => { if (para.length) out.push('<p>' + inline(para.join(' ')) + '</p>'); para = []; };
-    const flushList = () => { if (list) out.push(`<${list.tag}>` + list.items.map((i) => '<li>' + inline(i) + '</li>').join('') + `</${list.tag}>`); list = null; };
-    for (const line of lines) {
-      if (code !== null) {
-        if (/^```/.test(line)) { out.push('<pre><code>' + esc(code.join('\n')) + '</code></pre>'); code = null; }
-        else code.push(line);
-        continue;
-      }
-      let m;
-      if (/^```/.test(line)) { flushPara(); flushList(); code = []; }
-      else if ((m = /^(#{1,4})\s+(.*)$/.exec(line))) {
-        flushPara(); flushList();
-        if (skipTitle && m[1].length === 1) { skipTitle = false; continue; }
-        const lvl = Math.min(m[1].length + 2, 6);
-        out.push(`<h${lvl}>` + inline(m[2]) + `</h${lvl}>`);
-      } else if ((m = /^\s*[-*]\s+(.*)$/.exec(line))) {
-        flushPara();
-        if (!list || list.tag !== 'ul') { flushList(); list = { tag: 'ul', items: [] }; }
-        list.items.push(m[1]);
-      } else if ((m = /^\s*\d+[.)]\s+(.*)$/.exec(line))) {
-        flushPara();
-        if (!list || list.tag !== 'ol') { flushList(); list = { tag: 'ol', items: [] }; }
-        list.items.push(m[1]);
-      } else if (/^\s*$/.test(line)) { flushPara(); flushList(); }
-      else if (list && /^\s{2,}\S/.test(line)) list.items[list.items.length - 1] += ' ' + line.trim();
-      else { flushList(); para.push(line.trim()); }
-    }
-    flushPara(); flushList();
-    if (code !== null) out.push('<pre><code>' + esc(code.join('\n')) + '</code></pre>');
-    return out.join('\n');
+  // A lab guide's Markdown, rendered by marked (npm, pinned in
+  // package-lock.json, inlined like vega): tables and all of CommonMark/GFM.
+  // Raw HTML in a guide is dropped (labdoc.py's <!-- m: --> marks are
+  // comments; the number between them stays), links keep safe targets only,
+  // and headings move two levels down under the lab's own.
+  const md = new marked.Marked({ gfm: true, renderer: {
+    html() { return ''; },
+    link({ href, tokens }) { const text = this.parser.parseInline(tokens); return safeHref(href) ? `<a href="${esc(href)}">${text}</a>` : text; },
+    image({ text }) { return esc(text); },
+    heading({ tokens, depth }) { const l = Math.min(depth + 2, 6); return `<h${l}>${this.parser.parseInline(tokens)}</h${l}>\n`; },
+  } });
+  function markdown(text, skipTitle) {
+    if (skipTitle) text = text.replace(/^\s*# [^\n]*\n/, '');
+    return md.parse(text);
   }
   const fmt = (v, d = 1) => (v == null || !isFinite(v) ? '–' : Number(v).toLocaleString('en-US', { maximumFractionDigits: d }));
   const ran = (s) => s.status === 'ok' && s.results;
@@ -182,20 +154,27 @@
           if (c.local_reroute_at_ns != null) rules.push({ scenario: s.label, t_us: c.local_reroute_at_ns / 1000, what: 'local reroute (SHIELD)' });
         }
     }
-    // Runs of tens of ms and more read better in ms.
+    // Runs of tens of ms and more read better in ms; a run whose events are
+    // decades apart (a failure at 50 ms, a recovery at 10 s) gets a log time
+    // axis, so that the microseconds and the seconds both show.
     const ms = rows.some((r) => r.t_us > 20000);
     if (ms) { for (const r of rows) r.t_us /= 1000; for (const r of rules) r.t_us /= 1000; }
-    const tTitle = ms ? 'time (ms)' : 'time (us)';
-    const layers = [{ data: { values: rows }, mark: { type: 'line', interpolate: 'step-before', tooltip: true },
-      encoding: { x: { field: 't_us', type: 'quantitative', title: tTitle },
-                  y: { field: 'gbps', type: 'quantitative', title: 'delivered (Gbit/s)' },
+    const pos = rows.map((r) => r.t_us).filter((x) => x > 0);
+    const log = pos.length > 0 && Math.max(...pos) / Math.min(...pos) > 1000;
+    const unit = ms ? 'ms' : 'us';
+    const tAxis = log ? { field: 't_us', type: 'quantitative', title: `time (${unit}, log)`, scale: { type: 'log' }, axis: { labelOverlap: true } }
+                      : { field: 't_us', type: 'quantitative', title: `time (${unit})` };
+    const keep = (r) => !log || r.t_us > 0;
+    const layers = [{ data: { values: rows.filter(keep) }, mark: { type: 'line', interpolate: 'step-before', tooltip: true },
+      encoding: { x: tAxis, y: { field: 'gbps', type: 'quantitative', title: 'delivered (Gbit/s)' },
                   color: { field: 'scenario', type: 'nominal', sort: null } } }];
+    // Events as dashed rules told apart by their dash (legend), not by text
+    // labels that stack when events are close.
     if (rules.length)
-      layers.push({ data: { values: rules }, mark: { type: 'rule', strokeDash: [4, 3], tooltip: true },
-        encoding: { x: { field: 't_us', type: 'quantitative' }, color: { field: 'scenario', type: 'nominal', sort: null },
-                    strokeWidth: { value: 1.5 }, opacity: { value: 0.9 } } },
-        { data: { values: rules }, mark: { type: 'text', angle: 270, align: 'right', dy: -4, fontSize: 10, y: 4 },
-          encoding: { x: { field: 't_us', type: 'quantitative' }, text: { field: 'what' } } });
+      layers.push({ data: { values: rules.filter(keep) }, mark: { type: 'rule', tooltip: true },
+        encoding: { x: tAxis, color: { field: 'scenario', type: 'nominal', sort: null },
+                    strokeDash: { field: 'what', type: 'nominal', title: 'event', scale: { range: [[4, 3], [1, 2], [8, 3]] } },
+                    strokeWidth: { value: 1.5 }, opacity: { value: 0.9 } } });
     chart(parent, caption, { width: 760, height: 230, layer: layers });
   }
 
@@ -228,15 +207,16 @@
     const rows = [];
     for (const s of scns.filter((x) => ran(x) && x.results.against))
       for (const r of s.results.against.rows) {
-        if (r.measured_busbw_GBps != null) rows.push({ size_bytes: r.size, busbw: r.measured_busbw_GBps, source: 'measured (' + s.results.against.file.split('/').pop() + ')' });
-        if (r.fabsim_busbw_GBps != null) rows.push({ size_bytes: r.size, busbw: r.fabsim_busbw_GBps, source: 'fabsim ' + s.label });
+        // Gbit/s, the report's one unit for rates (nccl-tests logs give GB/s).
+        if (r.measured_busbw_GBps != null) rows.push({ size_bytes: r.size, busbw: 8 * r.measured_busbw_GBps, source: 'measured (' + s.results.against.file.split('/').pop() + ')' });
+        if (r.fabsim_busbw_GBps != null) rows.push({ size_bytes: r.size, busbw: 8 * r.fabsim_busbw_GBps, source: 'fabsim ' + s.label });
       }
     chart(parent, caption, {
       width: 600, height: 260, data: { values: rows },
       mark: { type: 'line', point: true, tooltip: true },
       encoding: {
         x: { field: 'size_bytes', type: 'quantitative', scale: { type: 'log', base: 2 }, title: 'message size (log2)' },
-        y: { field: 'busbw', type: 'quantitative', scale: { type: 'log' }, title: 'busbw (GB/s, log)' },
+        y: { field: 'busbw', type: 'quantitative', scale: { type: 'log' }, title: 'busbw (Gbit/s, log)' },
         color: { field: 'source', type: 'nominal', sort: null },
       },
     });
@@ -391,8 +371,9 @@
   function summaryTable(scns) {
     const cols = [
       ['done (us)', (r) => doneUs(r)], ['dropped', (r) => r.summary.packets_dropped], ['retransm.', (r) => r.summary.retransmitted_packets],
-      ['pauses', (r) => r.summary.pause_frames], ['paused (us)', (r) => r.summary.paused_ns_total / 1000],
-      ['ECN', (r) => r.summary.ecn_marked], ['CNPs', (r) => r.summary.cnps], ['credit stall (us)', (r) => r.summary.credit_stall_ns_total / 1000],
+      // Per link, the busiest: a sum over links exceeds the run's length.
+      ['pauses', (r) => r.summary.pause_frames], ['paused, busiest link (us)', (r) => maxOf(r.links, (l) => l.paused_ns || 0) / 1000],
+      ['ECN', (r) => r.summary.ecn_marked], ['CNPs', (r) => r.summary.cnps], ['credit stall, busiest link (us)', (r) => maxOf(r.links, (l) => l.credit_stall_ns || 0) / 1000],
       ['max queue (KiB)', (r) => maxOf(r.links, (l) => l.max_queue_bytes) / 1024],
       ['deadlock', (r) => (r.summary.deadlock.detected ? 'yes @' + fmt(r.summary.deadlock.at_ns / 1000) + 'us' : 'no')],
     ];
@@ -412,9 +393,9 @@
       ['completed', (r) => (r.summary.completed ? 'yes' : 'no')], ['done (us)', (r) => fmt(doneUs(r), 2)],
       ['simulated (us)', (r) => fmt(r.summary.sim_time_ns / 1000, 2)], ['packets delivered', (r) => fmt(r.summary.packets_delivered, 0)],
       ['packets dropped', (r) => fmt(r.summary.packets_dropped, 0)], ['retransmitted', (r) => fmt(r.summary.retransmitted_packets, 0)],
-      ['pause frames', (r) => fmt(r.summary.pause_frames, 0)], ['paused, all links (us)', (r) => fmt(r.summary.paused_ns_total / 1000, 2)],
+      ['pause frames', (r) => fmt(r.summary.pause_frames, 0)], ['paused, busiest link (us)', (r) => fmt(maxOf(r.links, (l) => l.paused_ns || 0) / 1000, 2)],
       ['ECN marked', (r) => fmt(r.summary.ecn_marked, 0)], ['CNPs', (r) => fmt(r.summary.cnps, 0)],
-      ['credit stalls (us)', (r) => fmt(r.summary.credit_stall_ns_total / 1000, 2)],
+      ['credit stall, busiest link (us)', (r) => fmt(maxOf(r.links, (l) => l.credit_stall_ns || 0) / 1000, 2)],
       ['max queue (KiB)', (r) => fmt(maxOf(r.links, (l) => l.max_queue_bytes) / 1024)],
       ['busiest spine link (util.)', (r) => fmt(maxOf(r.links.filter((l) => l.tier === 'leaf-spine'), (l) => l.utilization), 3)],
       ['deadlock', (r) => (r.summary.deadlock.detected ? 'yes' : 'no')],
@@ -522,7 +503,8 @@
           { mark: { type: 'bar', tooltip: true },
             encoding: { x: { field: 'link', type: 'nominal', sort: null, title: 'leaf-spine link (direction)', axis: { labelAngle: -60, labelFontSize: 8 } },
                         y: { field: 'offered_pct', type: 'quantitative', title: 'offered load (%)' },
-                        color: { condition: { test: 'datum.offered_pct > 100', value: '#d62728' }, value: '#4c78a8' } } },
+                        // Over capacity only beyond 100 % + 1 %: adaptive routing's 100.04 % is a full link, not a hot one.
+                        color: { condition: { test: 'datum.offered_pct > 101', value: '#d62728' }, value: '#4c78a8' } } },
           { mark: { type: 'rule', strokeDash: [4, 3], color: '#333' }, encoding: { y: { datum: 100 } } },
         ],
       },
@@ -604,7 +586,7 @@
     }
   }
   const DROPS = [[(r) => r.summary.packets_dropped, 'drops'], [(r) => r.summary.retransmitted_packets, 'retransmissions'],
-    [(r) => r.summary.pause_frames, 'pause frames'], [(r) => r.summary.credit_stall_ns_total / 1000, 'credit stall (us)']];
+    [(r) => r.summary.pause_frames, 'pause frames'], [(r) => maxOf(r.links, (l) => l.credit_stall_ns || 0) / 1000, 'credit stall, busiest link (us)']];
   function generic(sec, scns) {
     countersChart(sec, scns, [[(r) => doneUs(r) || 0, 'done (us)'], ...DROPS], 'Summary per run');
     throughput(sec, scns, 'Delivered throughput over time', true);
@@ -624,14 +606,19 @@
     if (!v || !Array.isArray(v.rows) || !v.rows.length) return;
     const num = (x) => (x == null ? '–' : Math.abs(x) >= 1000 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : Math.abs(x) >= 1 ? x.toFixed(2) : x.toFixed(3));
     const sec = el('section', { id: 'validation' });
-    const counted = v.rows.filter((r) => r.status === 'ok' || r.status.startsWith('fitted'));
+    // Predictions against measurements are what tests the model; a failing one
+    // is counted and shown red, never excluded (docs/validation.md, kinds).
+    const pred = v.rows.filter((r) => r.kind === 'prediction');
+    const kinds = {};
+    for (const r of v.rows) kinds[r.kind || 'unclassified'] = (kinds[r.kind || 'unclassified'] || 0) + 1;
+    const others = Object.entries(kinds).filter(([k]) => k !== 'prediction').map(([k, n]) => `${n} ${k}`).join(', ');
     sec.append(el('h2', {}, 'Validation against published measurements'));
-    sec.append(el('p', {}, `${v.rows.length} rows (docs/validation.md); ${counted.filter((r) => r.verdict === 'pass').length} of ${counted.length} counted rows pass. Rows marked pending, cannot or disagrees are shown with the reason and not counted.`));
+    sec.append(el('p', {}, `${pred.length} predictions against measurements: ${pred.filter((r) => r.verdict.startsWith('pass')).length} pass. Besides them (${v.rows.length} rows, docs/validation.md): ${others}. Identities check the code, fitted rows guard a calibration; neither predicts.`));
     const t = el('table', {});
-    t.append(el('tr', {}, ...['row', 'what', 'published', 'fabsim', 'ratio', 'accept', 'verdict', 'source', 'status'].map((h) => el('th', {}, h))));
+    t.append(el('tr', {}, ...['row', 'kind', 'what', 'published', 'fabsim', 'ratio', 'accept', 'verdict', 'source', 'status'].map((h) => el('th', {}, h))));
     for (const r of v.rows) {
       const ok = r.verdict.startsWith('pass') || r.verdict === 'recorded';
-      t.append(el('tr', {}, el('td', {}, r.id), el('td', {}, r.what), el('td', {}, num(r.published)), el('td', {}, num(r.fabsim)),
+      t.append(el('tr', {}, el('td', {}, r.id), el('td', {}, r.kind_text || r.kind || ''), el('td', {}, r.what), el('td', {}, num(r.published)), el('td', {}, num(r.fabsim)),
         el('td', {}, r.ratio == null ? '–' : num(r.ratio)), el('td', {}, r.accept ? `[${num(r.accept[0])}, ${num(r.accept[1])}]` : '–'),
         el('td', {}, el('span', { class: 'badge ' + (ok ? 'ok' : 'err') }, r.verdict)), el('td', { class: 'l' }, r.source), el('td', { class: 'l' }, r.status)));
     }
@@ -667,7 +654,9 @@
     t.append(el('tr', {}, el('th', { class: 'l' }, 'lab'), el('th', { class: 'l' }, 'claim'), el('th', { class: 'l' }, 'verdict')));
     for (const lab of DATA.labs.filter((l) => l.verdict))
       t.append(el('tr', {}, el('td', { class: 'l' }, el('a', { href: '#lab-' + lab.id }, lab.title)), el('td', { class: 'l claim' }, '“' + lab.claim + '”'),
-        el('td', { class: 'l' }, el('span', { class: 'badge ' + verdictClass(lab.verdict) }, lab.verdict))));
+        el('td', { class: 'l' }, el('span', { class: 'badge ' + verdictClass(lab.verdict) }, lab.verdict),
+          // the sub-claims it is derived from, one badge each
+          ...(lab.claims || []).map((c) => el('div', { class: 'sub-verdict' }, el('span', { class: 'badge ' + subClass(c.verdict), title: c.claim }, c.id + ': ' + c.verdict))))));
     main.append(t);
   }
   for (const lab of DATA.labs) {

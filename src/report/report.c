@@ -749,7 +749,8 @@ static int inline_file(FILE *out, const char *path, const char *open_tag, const 
 }
 
 /* findings.json: [{lab, title, text, available}]; verdicts.json: per lab
- * with a lab.yaml, {lab, title, claim, verdict, text, metrics{name: value}}. */
+ * with a lab.yaml, {lab, title, claim, verdict, text, claims, metrics{name: value},
+ * metrics_text{name: the value as the findings print it}}. */
 static int write_findings_json(const struct report *r, struct diag *d) {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/findings.json", r->dir);
@@ -794,6 +795,16 @@ static int write_findings_json(const struct report *r, struct diag *d) {
         for (size_t k = 0; k < lab->def->nm; k++)
             jw_knum(&w, lab->def->m[k].name, lab->ev->values[k]);
         jw_obj_end(&w);
+        /* As the findings print them (unit, digits, "never"): what
+         * tools/labdoc.py writes into a guide's <!-- m: lab.metric --> marks. */
+        jw_key(&w, "metrics_text");
+        jw_obj_compact(&w);
+        for (size_t k = 0; k < lab->def->nm; k++) {
+            char val[160];
+            lab_format(&lab->def->m[k], lab->ev->values[k], lab->ev->why[k], val, sizeof val);
+            jw_kstr(&w, lab->def->m[k].name, val);
+        }
+        jw_obj_end(&w);
         jw_obj_end(&w);
     }
     jw_arr_end(&w);
@@ -830,9 +841,12 @@ int report_write(const struct report *r, struct diag *d) {
     int rc = 0;
     pjoin(path, sizeof path, web, "report.css");
     rc = rc ? rc : inline_file(f, path, "<style>\n", "\n</style>\n", d);
+    /* The charts (vega) and the guides' Markdown (marked), pinned by
+     * report/web/package-lock.json and inlined: the page works offline. */
     static const char *const libs[] = {"vega/build/vega.min.js", "vega-lite/build/vega-lite.min.js",
-                                       "vega-embed/build/vega-embed.min.js"};
-    for (size_t i = 0; i < 3 && !rc; i++) {
+                                       "vega-embed/build/vega-embed.min.js",
+                                       "marked/lib/marked.umd.js"};
+    for (size_t i = 0; i < sizeof libs / sizeof *libs && !rc; i++) {
         snprintf(path, sizeof path, "%s/node_modules/%s", web, libs[i]);
         rc = inline_file(f, path, "<script>\n", "\n</script>\n", d);
     }

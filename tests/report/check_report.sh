@@ -103,11 +103,39 @@ PY
     then ok "the guides' commands name runs and files that exist"; else fail "a guide's command names a run or file that does not exist"; fi
     # The guides' generated tables are the runs' (tools/labdoc.py).
     if python3 tools/labdoc.py "$OUT/labs" >"$LOG" 2>&1; then
-        ok "the guides' generated tables match the runs"
+        ok "the guides' generated tables and figures match the runs"
     else
         cat "$LOG"
-        fail "a guide's generated table differs from the runs (python3 tools/labdoc.py OUT --write)"
+        fail "a guide's generated table or figure differs from the runs (python3 tools/labdoc.py OUT --write)"
     fi
+    # ... and a figure typed over by hand is caught.
+    mkdir -p "$OUT/docs-typed"
+    sed 's/<!-- m: load_balancing.ecmp_vs_adaptive -->[^<]*<!-- \/m -->/<!-- m: load_balancing.ecmp_vs_adaptive -->about 2.5x<!-- \/m -->/' \
+        docs/labs/load_balancing.md >"$OUT/docs-typed/load_balancing.md"
+    if ! python3 tools/labdoc.py "$OUT/labs" --docs "$OUT/docs-typed" >"$LOG" 2>&1 &&
+        grep -q "ecmp_vs_adaptive says 'about 2.5x'" "$LOG"; then
+        ok "a figure typed over by hand in a guide is caught"
+    else
+        cat "$LOG"
+        fail "labdoc.py did not catch a hand-typed figure"
+    fi
+    # The README's picture (docs/report.png, `make screenshot`) shows these
+    # labs: its scenario count and verdicts (docs/report.json, written with
+    # it) are the current runs'.
+    if python3 - "$OUT/labs" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+shot = json.load(open("docs/report.json"))
+n = sum(1 for l in os.listdir(out) if os.path.isdir(os.path.join(out, l))
+        for r in os.listdir(os.path.join(out, l)) if os.path.isdir(os.path.join(out, l, r)))
+now = {v["lab"]: {"verdict": v["verdict"], "claims": [c["verdict"] for c in v["claims"]]}
+       for v in json.load(open(os.path.join(out, "verdicts.json")))}
+bad = [f"{n} scenarios, the picture {shot['scenarios']}"] if n != shot["scenarios"] else []
+bad += [f"{l}: {now[l]} now, the picture {shot['verdicts'].get(l)}" for l in now if shot["verdicts"].get(l) != now[l]]
+print("; ".join(bad) if bad else f"the picture shows {n} scenarios and the current verdicts")
+sys.exit(1 if bad else 0)
+PY
+    then ok "the README picture is the current report's"; else fail "the README picture is stale: make screenshot"; fi
     # The course's pictures: each of these chart types rendered.
     export FABSIM_REQUIRE_CHARTS=spine_time,offered_load,topology_load,timelines_pair,dcqcn_rate,counters,deadlock,balls_into_bins
     browser "$OUT/labs/report.html"

@@ -309,6 +309,157 @@ static void test_claims_per_class(void **state) {
     lab_eval_fini(&L, &ev);
     lab_fini(&L);
 
+    (void)d;
+}
+
+/* Loads a course lab for the per-claim tests below; every metric starts with
+ * no value. */
+static void load_course_lab(struct lab_def *L, const char *name) {
+    char file[128], buf[600];
+    struct diag d = {0};
+    snprintf(file, sizeof file, "scenarios/labs/%s/lab.yaml", name);
+    int rc = lab_load(L, file, &d);
+    diag_format(&d, buf, sizeof buf);
+    if (rc) fail_msg("%s", buf);
+    memset(&ev, 0, sizeof ev);
+    ev.values = calloc(L->nm + 1, sizeof *ev.values);
+    ev.why = calloc(L->nm + 1, sizeof *ev.why);
+    for (size_t i = 0; i < L->nm; i++)
+        ev.values[i] = NAN;
+}
+
+/* The other course labs' sub-claims (issue 29), each rule fed numbers on
+ * both sides: today's runs first, then a change that flips the verdict. */
+static void test_claims_course_labs(void **state) {
+    (void)state;
+    struct lab_def L;
+    /* lossless */
+    load_course_lab(&L, "lossless");
+    assert_int_equal(L.nclaims, 4);
+    const char *ib[] = {"ib_incast_drops", "ib_a2a_drops", "ibcc_incast_drops", "v_ib_drops",
+                        "v_ibcc_drops"};
+    for (size_t i = 0; i < 5; i++)
+        set_m(&L, ib[i], 0);
+    set_m(&L, "dl_ib_drops", 30);
+    assert_int_equal(decide(&L, "credits-never-drop"), LAB_SUB_CONDITIONS);
+    set_m(&L, "dl_ib_drops", 0);
+    assert_int_equal(decide(&L, "credits-never-drop"), LAB_SUB_HOLDS);
+    set_m(&L, "v_ib_drops", 3);
+    assert_int_equal(decide(&L, "credits-never-drop"), LAB_SUB_NOT);
+    set_m(&L, "pfc_incast_drops", 0), set_m(&L, "pfc_a2a_drops", 0),
+        set_m(&L, "small_hr_drops", 1531);
+    assert_int_equal(decide(&L, "roce-by-configuration"), LAB_SUB_HOLDS);
+    set_m(&L, "small_hr_drops", 0);
+    assert_int_equal(decide(&L, "roce-by-configuration"), LAB_SUB_NOT);
+    set_m(&L, "dl_pfc", 1), set_m(&L, "dl_ib", 1);
+    assert_int_equal(decide(&L, "deadlock-is-pfcs"), LAB_SUB_NOT);
+    set_m(&L, "dl_ib", 0);
+    assert_int_equal(decide(&L, "deadlock-is-pfcs"), LAB_SUB_HOLDS);
+    set_m(&L, "v_fair", 86.8), set_m(&L, "v_ib", 174), set_m(&L, "v_pfc", 171);
+    set_m(&L, "v_ibcc", 91.6), set_m(&L, "v_dcqcn", 156);
+    assert_int_equal(decide(&L, "hol-is-pfcs"), LAB_SUB_CONDITIONS);
+    set_m(&L, "v_dcqcn", 95); /* DCQCN frees the victim too: nothing sets IB apart */
+    assert_int_equal(decide(&L, "hol-is-pfcs"), LAB_SUB_NOT);
+    set_m(&L, "v_ib", 95); /* credits alone spare the victim, PFC does not */
+    assert_int_equal(decide(&L, "hol-is-pfcs"), LAB_SUB_HOLDS);
+    lab_eval_fini(&L, &ev);
+    lab_fini(&L);
+
+    /* ecn_dcqcn */
+    load_course_lab(&L, "ecn_dcqcn");
+    assert_int_equal(L.nclaims, 4);
+    set_m(&L, "dcqcn_first_mark", 2.9), set_m(&L, "dcqcn_first_pause", 5.9);
+    set_m(&L, "dcqcn_pauses", 326), set_m(&L, "pfc_pauses", 368);
+    set_m(&L, "dcqcn_us", 301), set_m(&L, "pfc_us", 301);
+    assert_int_equal(decide(&L, "works-when-configured"), LAB_SUB_HOLDS);
+    set_m(&L, "dcqcn_us", 450);
+    assert_int_equal(decide(&L, "works-when-configured"), LAB_SUB_CONDITIONS);
+    set_m(&L, "dcqcn_first_mark", 9);
+    assert_int_equal(decide(&L, "works-when-configured"), LAB_SUB_NOT);
+    set_m(&L, "mis_pauses", 368), set_m(&L, "mis_marks", 18), set_m(&L, "dcqcn_marks", 347);
+    set_m(&L, "mis_first_pause", 5.9), set_m(&L, "mis_first_mark", 34);
+    assert_int_equal(decide(&L, "ecn-misconfiguration"), LAB_SUB_HOLDS);
+    set_m(&L, "mis_marks", 200);
+    assert_int_equal(decide(&L, "ecn-misconfiguration"), LAB_SUB_NOT);
+    set_m(&L, "storm_done", 0), set_m(&L, "storm_flows", 6);
+    set_m(&L, "ib_storm_done", 3), set_m(&L, "ib_storm_flows", 6);
+    assert_int_equal(decide(&L, "pfc-spreads"), LAB_SUB_HOLDS);
+    assert_int_equal(decide(&L, "credits-spared"), LAB_SUB_NOT);
+    set_m(&L, "ib_storm_done", 6);
+    assert_int_equal(decide(&L, "credits-spared"), LAB_SUB_HOLDS);
+    set_m(&L, "storm_done", 6);
+    assert_int_equal(decide(&L, "pfc-spreads"), LAB_SUB_NOT);
+    lab_eval_fini(&L, &ev);
+    lab_fini(&L);
+
+    /* sharp: busbw in Gb/s */
+    load_course_lab(&L, "sharp");
+    assert_int_equal(L.nclaims, 3);
+    set_m(&L, "ring8", 359), set_m(&L, "sharp8", 679), set_m(&L, "ring16", 340);
+    set_m(&L, "sharp16", 700), set_m(&L, "dgx_ring", 1569), set_m(&L, "dgx_sharp", 1647);
+    set_m(&L, "roce_ring8", 348), set_m(&L, "nvlink_ring", 2736), set_m(&L, "nvls", 3774);
+    assert_int_equal(decide(&L, "up-to-50"), LAB_SUB_CONDITIONS);
+    set_m(&L, "dgx_sharp", 2600);
+    assert_int_equal(decide(&L, "up-to-50"), LAB_SUB_HOLDS);
+    set_m(&L, "sharp8", 400);
+    assert_int_equal(decide(&L, "up-to-50"), LAB_SUB_NOT);
+    assert_int_equal(decide(&L, "ethernet-cannot"), LAB_SUB_NOT);
+    set_m(&L, "sharp8", 679);
+    assert_int_equal(decide(&L, "ethernet-cannot"), LAB_SUB_HOLDS);
+    assert_int_equal(decide(&L, "nvswitch-inside"), LAB_SUB_HOLDS);
+    set_m(&L, "nvls", 2800);
+    assert_int_equal(decide(&L, "nvswitch-inside"), LAB_SUB_NOT);
+    lab_eval_fini(&L, &ev);
+    lab_fini(&L);
+
+    /* load_balancing: completion in us, offered load in % */
+    load_course_lab(&L, "load_balancing");
+    assert_int_equal(L.nclaims, 3);
+    set_m(&L, "ecmp_offered", 296), set_m(&L, "adaptive_offered", 100);
+    set_m(&L, "ecmp_us", 779), set_m(&L, "adaptive_us", 259), set_m(&L, "static_us", 259);
+    set_m(&L, "ecmp_r_us", 551), set_m(&L, "adaptive_r_us", 272), set_m(&L, "static_r_us", 514);
+    assert_int_equal(decide(&L, "ecmp-hot-idle"), LAB_SUB_HOLDS);
+    assert_int_equal(decide(&L, "ib-balances"), LAB_SUB_CONDITIONS);
+    set_m(&L, "static_r_us", 280); /* static routes as good as adaptive on both placements */
+    assert_int_equal(decide(&L, "ib-balances"), LAB_SUB_HOLDS);
+    set_m(&L, "ecmp_r_us", 290); /* ECMP collides on the aligned placement only */
+    assert_int_equal(decide(&L, "ecmp-hot-idle"), LAB_SUB_CONDITIONS);
+    set_m(&L, "ecmp_us", 300), set_m(&L, "ecmp_offered", 100);
+    assert_int_equal(decide(&L, "ecmp-hot-idle"), LAB_SUB_NOT);
+    set_m(&L, "adaptive_offered", 200);
+    assert_int_equal(decide(&L, "ib-balances"), LAB_SUB_NOT);
+    set_m(&L, "ecmp_unused", 33.5), set_m(&L, "k2_used", 0.47);
+    assert_int_equal(decide(&L, "sixty-percent"), LAB_SUB_CONDITIONS);
+    set_m(&L, "k2_used", 0.9);
+    assert_int_equal(decide(&L, "sixty-percent"), LAB_SUB_NOT);
+    set_m(&L, "ecmp_unused", 58);
+    assert_int_equal(decide(&L, "sixty-percent"), LAB_SUB_HOLDS);
+    lab_eval_fini(&L, &ev);
+    lab_fini(&L);
+
+    /* counterarguments: tenant A's completion in us */
+    load_course_lab(&L, "counterarguments");
+    assert_int_equal(L.nclaims, 2);
+    set_m(&L, "ib_us", 43.1), set_m(&L, "nocc_us", 44.6);
+    assert_int_equal(decide(&L, "performance"), LAB_SUB_HOLDS);
+    set_m(&L, "nocc_us", 60);
+    assert_int_equal(decide(&L, "performance"), LAB_SUB_NOT);
+    set_m(&L, "a_alone", 86.8), set_m(&L, "a_shared", 1150), set_m(&L, "a_separate", 98.5);
+    set_m(&L, "a_ib_alone", 43.2), set_m(&L, "a_ib_shared", 1161), set_m(&L, "a_ib_separate", 58.4);
+    assert_int_equal(decide(&L, "multi-tenancy"), LAB_SUB_CONDITIONS);
+    set_m(&L, "a_ib_separate", 900); /* VLs would not isolate: RoCE's argument */
+    assert_int_equal(decide(&L, "multi-tenancy"), LAB_SUB_HOLDS);
+    set_m(&L, "a_separate", 900);
+    assert_int_equal(decide(&L, "multi-tenancy"), LAB_SUB_NOT);
+    lab_eval_fini(&L, &ev);
+    lab_fini(&L);
+}
+
+static void test_claims_overlap(void **state) {
+    (void)state;
+    struct lab_def L;
+    struct diag d = {0};
+    char buf[600];
     /* Overlapping rules: "not decided", and said so. */
     write_lab("title: t\nclaim: c\nmetrics: {x: {run: a, value: \"1\"}}\nfindings: []\n"
               "claims:\n  - {id: k, claim: c, holds: \"x > 0\", conditions: \"x > -1\", "
@@ -338,10 +489,9 @@ static void test_claims_per_class(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_claims_per_class),
-        cmocka_unit_test(test_lab_evaluates_from_numbers),
-        cmocka_unit_test(test_lab_errors),
-        cmocka_unit_test(test_expr_rules),
+        cmocka_unit_test(test_claims_per_class), cmocka_unit_test(test_claims_course_labs),
+        cmocka_unit_test(test_claims_overlap),   cmocka_unit_test(test_lab_evaluates_from_numbers),
+        cmocka_unit_test(test_lab_errors),       cmocka_unit_test(test_expr_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

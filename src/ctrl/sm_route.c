@@ -467,6 +467,22 @@ static void ftree_split(const struct net *n, struct sets *st, uint32_t *nup, uin
     free(tmp);
 }
 
+/* The tables are rows per switch, the choices come per LID: they are
+ * gathered for LID_CHUNK LIDs and written a run of LIDs per switch, not one
+ * cache line per entry (k=48: 80 M entries). buf[(lid % LID_CHUNK) * S + s]. */
+#define LID_CHUNK 64u
+
+static void chunk_flush(struct sm *sm, const uint32_t *buf, uint32_t lid) {
+    if (lid % LID_CHUNK != LID_CHUNK - 1 && lid != sm->nlids - 1) return;
+    uint32_t lo = lid - lid % LID_CHUNK, S = sm->S;
+    if (lo == 0) lo = 1;
+    for (uint32_t s = 0; s < S; s++) {
+        uint32_t *row = sm->next + (size_t)s * sm->nlids;
+        for (uint32_t l = lo; l <= lid; l++)
+            row[l] = buf[(l % LID_CHUNK) * S + s];
+    }
+}
+
 /* LIDs in order, switches in order, as OpenSM's ucast manager: the port
  * balancing counts carry from one LID to the next, so the candidate sets
  * come per group but the choices are made per LID. */
@@ -503,6 +519,7 @@ int sm_route_compute(struct net *n, struct sm *sm, int engine, struct diag *d) {
         ftree_split(n, &st, nup, lvl);
     }
     uint32_t *direct = fs_xmalloc((n->nports + 1) * sizeof *direct);
+    uint32_t *buf = fs_xmalloc((size_t)LID_CHUNK * S * sizeof *buf + 1);
     for (uint32_t lid = 1; lid <= sm->H; lid++) {
         uint32_t t = n->host_node[lid - 1];
         const uint32_t *row = gset + (size_t)gr.of[lid - 1] * S;
@@ -521,8 +538,9 @@ int sm_route_compute(struct net *n, struct sm *sm, int engine, struct diag *d) {
                 out =
                     pick_balanced(st.ports + st.off[id], st.off[id + 1] - st.off[id], r.use, true);
             }
-            sm->next[(size_t)s * sm->nlids + lid] = out;
+            buf[(lid % LID_CHUNK) * S + s] = out;
         }
+        chunk_flush(sm, buf, lid);
     }
     /* Switch LIDs: min-hop, not counted in the balancing. */
     for (uint32_t lid = sm->H + 1; lid < sm->nlids; lid++) {
@@ -536,9 +554,11 @@ int sm_route_compute(struct net *n, struct sm *sm, int engine, struct diag *d) {
                 uint32_t nc = sw_cands(&sg, s, r.dist, r.cand);
                 out = pick_balanced(r.cand, nc, r.use, false);
             }
-            sm->next[(size_t)s * sm->nlids + lid] = out;
+            buf[(lid % LID_CHUNK) * S + s] = out;
         }
+        chunk_flush(sm, buf, lid);
     }
+    free(buf);
     free(nup);
     free(lvl);
     swgraph_free(&sg);
@@ -643,28 +663,50 @@ bool sm_cdg_check(struct net *n, struct sm *sm) {
         for (uint32_t b = 0; b < sm->H; b++)
             if (out_valid(row[sm_host_lid(b)])) g.cnt[row[sm_host_lid(b)]]++;
     }
+    /* The walks read, per channel, the switch it leads to (or NET_NONE) and
+     * that switch's first port, packed; and the table column of a chunk of
+     * destinations, transposed, instead of one cache line per entry. */
+    uint32_t *fsw = fs_xmalloc(((size_t)P + 1) * sizeof *fsw);
+    for (uint32_t c = 0; c < P; c++) {
+        uint32_t v = far_node(n, c);
+        fsw[c] = n->nodes[v].kind == NODE_SWITCH ? n->nodes[v].index : NET_NONE;
+    }
+    uint32_t *sfp = fs_xmalloc(((size_t)sm->S + 1) * sizeof *sfp);
+    for (uint32_t x = 0; x < sm->S; x++)
+        sfp[x] = n->nodes[sm->sw_node[x]].first_port;
+    uint32_t *col = fs_xmalloc((size_t)LID_CHUNK * sm->S * sizeof *col + 1);
     uint32_t *stamp = fs_xcalloc((size_t)P + 1, sizeof *stamp);
-    for (uint32_t b = 0; b < sm->H; b++) {
-        uint32_t lid = sm_host_lid(b);
-        for (uint32_t i = 0; i < nedge; i++) {
-            uint32_t e = edge[i];
-            if (nsrc[e] == 1 && one[e] == b) continue; /* no source but b itself */
-            uint32_t c = sm->tab[(size_t)e * sm->nlids + lid];
-            if (!out_valid(c)) continue;
-            uint32_t v = far_node(n, c);
-            for (uint32_t hops = 1; hops <= n->nnodes && n->nodes[v].kind == NODE_SWITCH; hops++) {
-                if (stamp[c] == b + 1) break;
-                stamp[c] = b + 1;
-                const struct node *nd = &n->nodes[v];
-                uint32_t out = sm->tab[(size_t)nd->index * sm->nlids + lid];
-                if (!out_valid(out)) break;
-                uint32_t j = out - nd->first_port;
-                g.bits[g.woff[c] + (j >> 6)] |= 1ull << (j & 63);
-                c = out;
-                v = far_node(n, out);
+    for (uint32_t b0 = 0; b0 < sm->H; b0 += LID_CHUNK) {
+        uint32_t nb = sm->H - b0 < LID_CHUNK ? sm->H - b0 : LID_CHUNK;
+        for (uint32_t x = 0; x < sm->S; x++) {
+            const uint32_t *row = sm->tab + (size_t)x * sm->nlids + sm_host_lid(b0);
+            for (uint32_t k = 0; k < nb; k++)
+                col[(size_t)k * sm->S + x] = row[k];
+        }
+        for (uint32_t b = b0; b < b0 + nb; b++) {
+            const uint32_t *out_of = col + (size_t)(b - b0) * sm->S; /* switch -> port */
+            for (uint32_t i = 0; i < nedge; i++) {
+                uint32_t e = edge[i];
+                if (nsrc[e] == 1 && one[e] == b) continue; /* no source but b itself */
+                uint32_t c = out_of[e];
+                if (!out_valid(c)) continue;
+                uint32_t x = fsw[c];
+                for (uint32_t hops = 1; hops <= n->nnodes && x != NET_NONE; hops++) {
+                    if (stamp[c] == b + 1) break;
+                    stamp[c] = b + 1;
+                    uint32_t out = out_of[x];
+                    if (!out_valid(out)) break;
+                    uint32_t j = out - sfp[x];
+                    g.bits[g.woff[c] + (j >> 6)] |= 1ull << (j & 63);
+                    c = out;
+                    x = fsw[out];
+                }
             }
         }
     }
+    free(fsw);
+    free(sfp);
+    free(col);
     free(stamp);
     free(nsrc);
     free(one);

@@ -360,7 +360,12 @@ struct net {
     uint64_t work_pending; /* messages not yet acknowledged + open generators */
     uint64_t work_total;
     uint64_t bytes_posted; /* payload of every message created (progress lines) */
-    sim_time_ps done_ps;   /* when work_pending last reached 0: the workload finished */
+    /* Progress of collectives and training (coll/coll.c): the wire bytes
+     * their schedules will post, as known so far (a call's whole graph when
+     * it starts, later calls of the job estimated by size), and how many of
+     * those were posted. Progress lines only: never in results. */
+    uint64_t bytes_planned, bytes_planned_posted;
+    sim_time_ps done_ps; /* when work_pending last reached 0: the workload finished */
     /* the latest time work_pending fell (net_work_done): done_ps is that
      * when it reaches 0. One process: now. Several ranks: the collectives'
      * replay releases a job at its record's time, which may lie before this

@@ -477,9 +477,9 @@ static void chunk_flush(struct sm *sm, const uint32_t *buf, uint32_t lid) {
     uint32_t lo = lid - lid % LID_CHUNK, S = sm->S;
     if (lo == 0) lo = 1;
     for (uint32_t s = 0; s < S; s++) {
-        uint32_t *row = sm->next + (size_t)s * sm->nlids;
+        uint8_t *row = sm->next + (size_t)s * sm->nlids;
         for (uint32_t l = lo; l <= lid; l++)
-            row[l] = buf[(l % LID_CHUNK) * S + s];
+            row[l] = sm_lft_byte(sm, s, buf[(l % LID_CHUNK) * S + s]);
     }
 }
 
@@ -615,7 +615,8 @@ static uint32_t cdg_next(const struct cdg *g, uint32_t u, uint32_t *j) {
     const struct node *nd = &n->nodes[v];
     uint32_t a = g->srcof[u];
     if (a != NET_NONE) {
-        uint32_t self = g->sm->tab[(size_t)nd->index * g->sm->nlids + sm_host_lid(a)];
+        uint32_t self = sm_lft_port(g->sm, nd->index,
+                                    g->sm->tab[(size_t)nd->index * g->sm->nlids + sm_host_lid(a)]);
         for (; *j < nd->nports; (*j)++) {
             uint32_t p = nd->first_port + *j;
             if (g->cnt[p] > (uint32_t)(self == p)) return nd->first_port + (*j)++;
@@ -659,9 +660,11 @@ bool sm_cdg_check(struct net *n, struct sm *sm) {
         }
     }
     for (uint32_t i = 0; i < nedge; i++) {
-        const uint32_t *row = sm->tab + (size_t)edge[i] * sm->nlids;
-        for (uint32_t b = 0; b < sm->H; b++)
-            if (out_valid(row[sm_host_lid(b)])) g.cnt[row[sm_host_lid(b)]]++;
+        const uint8_t *row = sm->tab + (size_t)edge[i] * sm->nlids;
+        for (uint32_t b = 0; b < sm->H; b++) {
+            uint32_t p = sm_lft_port(sm, edge[i], row[sm_host_lid(b)]);
+            if (out_valid(p)) g.cnt[p]++;
+        }
     }
     /* The walks read, per channel, the switch it leads to (or NET_NONE) and
      * that switch's first port, packed; and the table column of a chunk of
@@ -679,9 +682,9 @@ bool sm_cdg_check(struct net *n, struct sm *sm) {
     for (uint32_t b0 = 0; b0 < sm->H; b0 += LID_CHUNK) {
         uint32_t nb = sm->H - b0 < LID_CHUNK ? sm->H - b0 : LID_CHUNK;
         for (uint32_t x = 0; x < sm->S; x++) {
-            const uint32_t *row = sm->tab + (size_t)x * sm->nlids + sm_host_lid(b0);
+            const uint8_t *row = sm->tab + (size_t)x * sm->nlids + sm_host_lid(b0);
             for (uint32_t k = 0; k < nb; k++)
-                col[(size_t)k * sm->S + x] = row[k];
+                col[(size_t)k * sm->S + x] = sm_lft_port(sm, x, row[k]);
         }
         for (uint32_t b = b0; b < b0 + nb; b++) {
             const uint32_t *out_of = col + (size_t)(b - b0) * sm->S; /* switch -> port */

@@ -301,7 +301,9 @@ static bool ref_cdg_check(struct net *n, struct sm *sm, uint32_t **cycle, uint32
             for (uint32_t hops = 0; hops <= n->nnodes && n->nodes[v].kind == NODE_SWITCH; hops++) {
                 if (stamp[c] == b + 1) break;
                 stamp[c] = b + 1;
-                uint32_t out = sm->tab[(size_t)n->nodes[v].index * sm->nlids + sm_host_lid(b)];
+                uint32_t out =
+                    sm_lft_port(sm, n->nodes[v].index,
+                                sm->tab[(size_t)n->nodes[v].index * sm->nlids + sm_host_lid(b)]);
                 if (out == NET_NONE || out == SM_PORT_SELF) break;
                 fs_grow((void **)&e, &cap, ne + 1, sizeof *e);
                 e[ne++] = ((uint64_t)c << 32) | out;
@@ -382,16 +384,18 @@ static uint64_t lcg(uint64_t *s) {
 static void compare(struct net *n, struct sm *sm, int engine, const char *what) {
     size_t cells = (size_t)sm->S * sm->nlids + 1;
     uint32_t *ref = fs_xmalloc(cells * sizeof *ref);
-    for (size_t i = 0; i < cells; i++)
-        ref[i] = sm->next[i] = NET_NONE;
-    for (uint32_t s = 0; s < sm->S; s++)
-        ref[(size_t)s * sm->nlids] = sm->next[(size_t)s * sm->nlids] = NET_NONE;
+    for (size_t i = 0; i < cells; i++) {
+        ref[i] = NET_NONE;
+        sm->next[i] = SM_LFT_NONE;
+    }
     struct diag d = {0};
     assert_int_equal(sm_route_compute(n, sm, engine, &d), 0);
     ref_route_compute(n, sm, engine, ref);
     size_t diff = 0;
-    for (size_t i = 0; i < cells; i++)
-        diff += ref[i] != sm->next[i];
+    for (uint32_t s = 0; s < sm->S; s++)
+        for (uint32_t l = 0; l < sm->nlids; l++)
+            diff += ref[(size_t)s * sm->nlids + l] !=
+                    sm_lft_port(sm, s, sm->next[(size_t)s * sm->nlids + l]);
     if (diff) printf("%s engine %d: %zu LFT entries differ\n", what, engine, diff);
     assert_int_equal(diff, 0);
     memcpy(sm->tab, sm->next, cells * sizeof *sm->tab);

@@ -99,8 +99,8 @@ static void lft_publish(struct net *n, struct sm *sm, uint32_t s, uint32_t lid_l
                         uint32_t lid_hi) {
     for (uint32_t lid = lid_lo; lid < lid_hi && lid <= sm->H; lid++) {
         if (lid == 0) continue;
-        uint32_t out = sm_lft_port(sm, s, sm->tab[(size_t)s * sm->nlids + lid]);
-        n->lft[(size_t)s * sm->H + lid - 1] = out == SM_PORT_SELF ? NET_NONE : out;
+        uint8_t e = sm->tab[(size_t)s * sm->nlids + lid]; /* the same port numbering */
+        n->lft[(size_t)s * sm->H + lid - 1] = e == SM_LFT_NONE ? 0 : e;
     }
 }
 
@@ -339,11 +339,10 @@ static void shield(struct net *n, struct sm *sm, uint32_t dp) {
     }
     uint32_t H = sm->H, s = n->nodes[v].index;
     for (uint32_t h = 0; h < H; h++) {
-        uint32_t *e = &n->lft[(size_t)s * H + h];
-        if (*e != dp) continue;
+        if (net_lft_get(n, s, v, h) != dp) continue;
         uint32_t alt = live_alternative(n, v, h, dp);
         if (alt != NET_NONE) {
-            *e = alt;
+            net_lft_set(n, s, v, h, alt);
             continue;
         }
         const struct node *nd = &n->nodes[v];
@@ -351,8 +350,10 @@ static void shield(struct net *n, struct sm *sm, uint32_t dp) {
             uint32_t back = n->ports[nd->first_port + i].peer; /* neighbour -> v */
             uint32_t u = n->ports[back].node;
             if (n->nodes[u].kind != NODE_SWITCH || !n->ports[back].up) continue;
-            uint32_t *f = &n->lft[(size_t)n->nodes[u].index * H + h];
-            if (*f == back && (alt = live_alternative(n, u, h, back)) != NET_NONE) *f = alt;
+            uint32_t su = n->nodes[u].index;
+            if (net_lft_get(n, su, u, h) == back &&
+                (alt = live_alternative(n, u, h, back)) != NET_NONE)
+                net_lft_set(n, su, u, h, alt);
         }
     }
 }

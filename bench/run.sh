@@ -9,6 +9,8 @@ B=${1:-build}
 COUNT=$2
 SCEN="bench/fat_tree_perm_core.yaml bench/fat_tree_perm.yaml bench/fat_tree_perm_ib.yaml bench/leaf_spine_alltoall.yaml"
 SCALE="bench/fat_tree_perm_1024.yaml bench/fat_tree_perm_8192.yaml bench/fat_tree_perm_27648.yaml"
+# issue 34: InfiniBand (subnet manager, CDG check, credits) at 8,192 and 27,648 hosts
+SCALE_IB="bench/fat_tree_perm_ib_8192.yaml bench/fat_tree_perm_ib_27648.yaml"
 if [ -n "$COUNT" ]; then
     for s in $SCEN; do
         out=$(mktemp)
@@ -25,7 +27,7 @@ fi
 T=$(mktemp -d)
 "$B/bench/bench_evq"
 # one process per scenario, so that peak RSS is that scenario's
-for s in $SCEN $SCALE; do
+for s in $SCEN $SCALE $SCALE_IB; do
     "$B/bench/bench" "$s" | tee -a "$T/bench.txt" | grep -v '^BENCH'
 done
 echo "load average while measuring: $(cut -d' ' -f1-3 /proc/loadavg) (wall-clock figures move with it)"
@@ -111,5 +113,16 @@ END {
     while ((getline line < digests) > 0) { split(line, f, " "); cur[f[2]] = f[1]; n++ }
     while ((getline line < ref) > 0) { if (line ~ /^#/) continue; split(line, f, " "); if (cur[f[2]] != f[1]) { same = 0; diff = diff " " f[2] } }
     row("bench results byte-identical to bench/results.sha256", same ? "same digests" : "differ:" diff, same ? "met" : "CHANGED (say why)")
+    print ""
+    print "Targets (issue 34, InfiniBand at scale)"
+    i = "bench-fat-tree-perm-ib-8192"; j = "bench-fat-tree-perm-ib-27648"
+    t = build[i] + cpu[i]
+    row("IB k=32 build + 20 us run <= 2 CPU-s", sprintf("%.2f CPU-s (build %.2f)", t, build[i]), yn(hosts[i] > 0 && t <= 2))
+    row("IB k=32 build + 20 us run <= 300 MB", sprintf("%.0f MB", rss[i] / 1024), yn(rss[i] > 0 && rss[i] <= 300 * 1024))
+    row("IB k=48 (27,648 hosts) 5 us run <= 2 GB", sprintf("%.0f MB", rss[j] / 1024), yn(rss[j] > 0 && rss[j] <= 2048 * 1024))
+    row("IB k=48 model build <= 10 CPU-s", sprintf("%.2f CPU-s", build[j]), yn(hosts[j] > 0 && build[j] <= 10))
+    if (ir_run != "" && hops["bench-fat-tree-perm"] > 0)
+        row("whole process, 128 hosts, RoCE: <= 450 instr/link-hop", sprintf("%.0f", ipk), yn(ipk <= 450))
+    row("IB instr per data/ACK hop k=8 <= 1.5x RoCE", "make bench COUNT=1 (docs/performance.md)", "not measured here")
 }' "$T/bench.txt"
 rm -rf "$T"

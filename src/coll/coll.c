@@ -183,6 +183,30 @@ static const struct xfer *xfer_at(const struct op *o, uint32_t xi, struct xfer *
     return tmp;
 }
 
+/* The wire bytes op o will post: its stored messages and its ring
+ * segments' (m members x nsteps steps x the slices of seg bytes). */
+static uint64_t op_wire_bytes(const struct op *o) {
+    uint64_t b = 0;
+    for (uint32_t i = 0; i < o->nx; i++)
+        if (o->x[i].kind == XF_MSG) b += coll_proto_wire_bytes(o->x[i].proto, o->x[i].bytes);
+    for (uint32_t s = 0; s < o->nsegs; s++) {
+        const struct ring_seg *r = &o->segs[s];
+        uint64_t step = 0;
+        for (uint32_t k = 0; k < r->ns; k++)
+            step += coll_proto_wire_bytes(r->proto, part64(r->seg, k, r->ns));
+        b += step * r->m * r->nsteps;
+    }
+    return b;
+}
+
+void coll_plan(struct net *n, struct job *j, const struct op *o, double later) {
+    uint64_t ob = op_wire_bytes(o);
+    j->plan_started += ob;
+    uint64_t share = j->plan_started + (uint64_t)((double)ob * later);
+    n->bytes_planned = n->bytes_planned - j->plan_share + share;
+    j->plan_share = share;
+}
+
 static void op_finish_graph(struct op *o) {
     for (uint32_t i = 0; i < o->ne; i++)
         o->x[o->ef[i]].nout++;
@@ -349,6 +373,7 @@ static void launch(struct net *n, uint32_t opi, uint32_t xi) {
         uint64_t ovh = coll_step_ps(j, x->proto, host_of(n, q->src) == host_of(n, q->dst));
         uint32_t mid =
             net_msg_new(n, qp, coll_proto_wire_bytes(x->proto, x->bytes), SIM_TIME_NEVER, -1, opi);
+        n->bytes_planned_posted += n->msgs[mid].size_bytes;
         n->msgs[mid].post_ps = now + ovh;
         size_t old = cs->msg_x_cap;
         fs_grow((void **)&cs->msg_x, &cs->msg_x_cap, n->nmsgs, sizeof *cs->msg_x);
@@ -721,6 +746,13 @@ static void job_start_op(struct net *n, struct job *j) {
     uint32_t *post = fs_xmalloc(j->nranks * sizeof *post);
     coll_build(n, j, o, kind, j->algo, bytes, NULL, post);
     free(post);
+    /* the calls to come: the sizes after this one, each `repeat` times */
+    size_t nsizes = j->w->sizes && j->w->nsizes ? j->w->nsizes : 1;
+    uint32_t repeat = j->w->repeat ? j->w->repeat : 1;
+    double later = repeat - 1 - j->rep;
+    for (size_t k = j->size_i + 1; k < nsizes && bytes; k++)
+        later += (double)repeat * (double)j->w->sizes[k] / (double)bytes;
+    coll_plan(n, j, o, later);
     coll_op_launch(n, opi);
 }
 

@@ -98,6 +98,9 @@ struct job {
     bool nccl_costs;
     uint64_t host_rate_bps; /* host reduce/copy rate, 0 = not modelled */
     uint32_t size_i, rep;   /* progress through sizes x repeat */
+    /* progress lines: wire bytes of the calls started (exact) and this job's
+     * share of n->bytes_planned (those plus the calls to come, estimated) */
+    uint64_t plan_started, plan_share;
     uint32_t cur_op;
     struct rng ent;
     /* qp map: open addressing on key (channel, src rank, dst rank) */
@@ -167,6 +170,9 @@ void op_dep(struct op *o, uint32_t before, uint32_t after);
 void op_ring(struct op *o, uint32_t m, uint32_t ns, uint32_t nsteps, uint32_t nreduce, uint64_t seg,
              const uint32_t *qp, const uint32_t *pre, uint32_t *post);
 void op_free(struct op *o);
+/* Progress lines: op `o` of job j starts; `later` calls like it follow (in
+ * units of this call: later sizes over this size, iterations to come). */
+void coll_plan(struct net *n, struct job *j, const struct op *o, double later);
 uint32_t job_qp(struct net *n, struct job *j, uint32_t ch, uint32_t src_rank, uint32_t dst_rank);
 
 /* Algorithms (algos.c): fill op `o` for job `j`. pre[i]/post[i]: per rank,

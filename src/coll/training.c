@@ -67,6 +67,8 @@ void training_start(struct net *n, struct job *j) {
     free(ar);
     free(pre);
     free(post);
+    uint32_t iters = w->iterations ? w->iterations : TRAIN_ITERS_DEFAULT;
+    coll_plan(n, j, o, iters - 1 - j->iter);
     coll_op_launch(n, opi);
 }
 

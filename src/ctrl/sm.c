@@ -99,8 +99,8 @@ static void lft_publish(struct net *n, struct sm *sm, uint32_t s, uint32_t lid_l
                         uint32_t lid_hi) {
     for (uint32_t lid = lid_lo; lid < lid_hi && lid <= sm->H; lid++) {
         if (lid == 0) continue;
-        uint32_t out = sm->tab[(size_t)s * sm->nlids + lid];
-        n->lft[(size_t)s * sm->H + lid - 1] = out == SM_PORT_SELF ? NET_NONE : out;
+        uint8_t e = sm->tab[(size_t)s * sm->nlids + lid]; /* the same port numbering */
+        n->lft[(size_t)s * sm->H + lid - 1] = e == SM_LFT_NONE ? 0 : e;
     }
 }
 
@@ -129,13 +129,22 @@ static int sm_init(struct net *n, struct diag *d) {
     sm->nlids = sm->H + sm->S + 1;
     sm->nblocks = (sm->nlids - 1) / SM_LFT_BLOCK + 1;
     sm->sw_node = fs_xcalloc(sm->S + 1, sizeof *sm->sw_node);
-    for (uint32_t v = 0; v < n->nnodes; v++)
-        if (n->nodes[v].kind == NODE_SWITCH) sm->sw_node[n->nodes[v].index] = v;
+    sm->sw_port0 = fs_xcalloc(sm->S + 1, sizeof *sm->sw_port0);
+    for (uint32_t v = 0; v < n->nnodes; v++) {
+        if (n->nodes[v].kind != NODE_SWITCH) continue;
+        if (n->nodes[v].nports > SM_MAX_PORTS)
+            return diag_set(d, sc->file, (struct srcpos){0, 0}, FS_EINVAL,
+                            "switch '%s' has %u ports: an InfiniBand switch has at most %u "
+                            "(8-bit port numbers in its forwarding table)",
+                            n->names[v], n->nodes[v].nports, SM_MAX_PORTS);
+        sm->sw_node[n->nodes[v].index] = v;
+        sm->sw_port0[n->nodes[v].index] = n->nodes[v].first_port;
+    }
     size_t cells = (size_t)sm->S * sm->nlids + 1;
     sm->tab = fs_xmalloc(cells * sizeof *sm->tab);
     sm->next = fs_xmalloc(cells * sizeof *sm->next);
-    for (size_t i = 0; i < cells; i++)
-        sm->tab[i] = sm->next[i] = NET_NONE;
+    memset(sm->tab, SM_LFT_NONE, cells * sizeof *sm->tab);
+    memset(sm->next, SM_LFT_NONE, cells * sizeof *sm->next);
     sm->engine = sc->fabric.routing_engine;
     sim_register(n->sim, NET_EV_CTRL, sm_on_event);
     int rc = sm_route_compute(n, sm, sm->engine, d);
@@ -160,6 +169,7 @@ static void sm_fini(struct net *n) {
     struct sm *sm = n->ctrl_state;
     if (!sm) return;
     free(sm->sw_node);
+    free(sm->sw_port0);
     free(sm->tab);
     free(sm->next);
     free(sm->cdg_cycle);
@@ -329,11 +339,10 @@ static void shield(struct net *n, struct sm *sm, uint32_t dp) {
     }
     uint32_t H = sm->H, s = n->nodes[v].index;
     for (uint32_t h = 0; h < H; h++) {
-        uint32_t *e = &n->lft[(size_t)s * H + h];
-        if (*e != dp) continue;
+        if (net_lft_get(n, s, v, h) != dp) continue;
         uint32_t alt = live_alternative(n, v, h, dp);
         if (alt != NET_NONE) {
-            *e = alt;
+            net_lft_set(n, s, v, h, alt);
             continue;
         }
         const struct node *nd = &n->nodes[v];
@@ -341,8 +350,10 @@ static void shield(struct net *n, struct sm *sm, uint32_t dp) {
             uint32_t back = n->ports[nd->first_port + i].peer; /* neighbour -> v */
             uint32_t u = n->ports[back].node;
             if (n->nodes[u].kind != NODE_SWITCH || !n->ports[back].up) continue;
-            uint32_t *f = &n->lft[(size_t)n->nodes[u].index * H + h];
-            if (*f == back && (alt = live_alternative(n, u, h, back)) != NET_NONE) *f = alt;
+            uint32_t su = n->nodes[u].index;
+            if (net_lft_get(n, su, u, h) == back &&
+                (alt = live_alternative(n, u, h, back)) != NET_NONE)
+                net_lft_set(n, su, u, h, alt);
         }
     }
 }

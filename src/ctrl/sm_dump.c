@@ -41,9 +41,9 @@ void sm_dump_write(const struct net *n, const struct sm *sm, FILE *f) {
                 sm->H + 1 + s, (unsigned long long)(GUID_SW + s), n->names[v]);
         uint32_t count = 0;
         for (uint32_t lid = 1; lid <= maxlid; lid++) {
-            uint32_t out = sm->tab[(size_t)s * sm->nlids + lid];
-            if (out == NET_NONE) continue;
-            unsigned port = out == SM_PORT_SELF ? 0 : out - n->nodes[v].first_port + 1;
+            uint8_t e = sm->tab[(size_t)s * sm->nlids + lid];
+            if (e == SM_LFT_NONE) continue;
+            unsigned port = e; /* the IB port number, 0 = the switch */
             bool host = lid <= sm->H;
             uint32_t t = host ? n->host_node[lid - 1] : sm->sw_node[lid - 1 - sm->H];
             unsigned long long guid = host ? GUID_CA + lid : GUID_SW + (lid - 1 - sm->H);
@@ -152,7 +152,7 @@ static int check_complete(struct net *n, struct sm *sm, const char *path, unsign
     for (uint32_t s = 0; s < sm->S; s++)
         for (uint32_t h = 0; h < sm->H; h++) {
             uint32_t lid = sm_host_lid(h);
-            if (sm->next[(size_t)s * sm->nlids + lid] != NET_NONE) continue;
+            if (sm->next[(size_t)s * sm->nlids + lid] != SM_LFT_NONE) continue;
             return diag_set(d, path, (struct srcpos){line, 0}, FS_EINVAL,
                             "lft_file: no entry for LID 0x%04x (%s) in the table of switch '%s': "
                             "the file is empty, truncated or for another fabric (`fabsim "
@@ -163,8 +163,7 @@ static int check_complete(struct net *n, struct sm *sm, const char *path, unsign
 }
 
 static int sm_dump_parse(struct net *n, struct sm *sm, const char *path, FILE *f, struct diag *d) {
-    for (size_t i = 0; i < (size_t)sm->S * sm->nlids; i++)
-        sm->next[i] = NET_NONE;
+    memset(sm->next, SM_LFT_NONE, (size_t)sm->S * sm->nlids * sizeof *sm->next);
     char buf[1024], msg[160];
     unsigned line = 0, blank = 0;
     int32_t cur = -1;
@@ -248,8 +247,7 @@ static int sm_dump_parse(struct net *n, struct sm *sm, const char *path, FILE *f
                 break;
             }
             if (mapped) lid = mapped;
-            sm->next[(size_t)cur * sm->nlids + lid] =
-                port == 0 ? SM_PORT_SELF : n->nodes[v].first_port + (uint32_t)port - 1;
+            sm->next[(size_t)cur * sm->nlids + lid] = (uint8_t)port; /* 0: the switch */
             continue;
         }
         if (isdigit((unsigned char)*s) && strstr(s, "lids dumped")) continue;

@@ -87,17 +87,16 @@ void model_estimate(const struct model_params *sc, struct mem_estimate *e) {
      * groups as switches — plus each host's group, own links and their
      * switches (host_group, direct_off, direct, direct_sw), every node's
      * group (node_group), and the interned candidate sets (about one per
-     * switch and fan-out). Static routing adds route/static.c's LFT: 4
+     * switch and fan-out). Static routing adds route/static.c's LFT: 2
      * bytes per (switch, host). */
     uint64_t groups = c.endpoints < c.switches ? c.endpoints : c.switches;
     e->part[1].what = "forwarding tables (switches x host groups, static LFTs)";
-    e->part[1].bytes =
-        c.switches * (groups ? groups : 1) * 4 + c.endpoints * 16 + nodes * 4 +
-        c.switches * c.fanout * 8;
-    if (sc->fabric.routing == ROUTING_STATIC) e->part[1].bytes += cells * 4;
+    e->part[1].bytes = c.switches * (groups ? groups : 1) * 4 + c.endpoints * 16 + nodes * 4 +
+                       c.switches * c.fanout * 8;
+    if (sc->fabric.routing == ROUTING_STATIC) e->part[1].bytes += cells * 2;
     e->part[2].what = "subnet manager tables (switches x LIDs)";
     if (sc->fabric.control_plane.kind == CP_SM && sc->fabric.kind == FABRIC_INFINIBAND)
-        e->part[2].bytes = 2 * c.switches * (c.endpoints + c.switches + 1) * 4;
+        e->part[2].bytes = 2 * c.switches * (c.endpoints + c.switches + 1); /* 1 B entries */
     e->part[3].what = "workload (flows, queue pairs, messages)";
     e->part[3].bytes = flows * (sizeof(struct qp) + sizeof(struct msg) + sizeof(struct flow_row));
     /* stats/sampler.c: 32-64 rows per link direction, four figures each. */

@@ -45,7 +45,8 @@ void model_fini(struct model *m);
  * the control plane's rows, the trace's end. */
 void model_finish(struct model *m);
 
-/* Fraction of the workload done, for progress lines: delivered / posted bytes. */
+/* Fraction of the workload done, for progress lines: bytes delivered of those
+ * posted and those the collectives' schedules will still post. */
 double model_progress(const struct model *m);
 
 #endif /* FABSIM_NET_MODEL_H */

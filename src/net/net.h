@@ -359,7 +359,10 @@ struct net {
     /* per-switch forwarding: the minimal output ports per (switch, destination
      * host), stored by destination group (route/route.h, route_fib_get) */
     struct route_fib *fib;
-    uint32_t *lft; /* static routing: one port per (switch, host); NET_NONE if none */
+    /* static routing: one port per (switch, host) as its index in the switch
+     * + 1, 0 if none (2 B: 4 B took 318 MB at k = 48, issue 34);
+     * net_lft_get / net_lft_set */
+    uint16_t *lft;
 
     /* fabric constants, resolved from the scenario */
     uint32_t mtu_bytes, overhead_bytes, ack_every;
@@ -376,7 +379,12 @@ struct net {
     uint64_t work_pending; /* messages not yet acknowledged + open generators */
     uint64_t work_total;
     uint64_t bytes_posted; /* payload of every message created (progress lines) */
-    sim_time_ps done_ps;   /* when work_pending last reached 0: the workload finished */
+    /* Progress of collectives and training (coll/coll.c): the wire bytes
+     * their schedules will post, as known so far (a call's whole graph when
+     * it starts, later calls of the job estimated by size), and how many of
+     * those were posted. Progress lines only: never in results. */
+    uint64_t bytes_planned, bytes_planned_posted;
+    sim_time_ps done_ps; /* when work_pending last reached 0: the workload finished */
     /* the latest time work_pending fell (net_work_done): done_ps is that
      * when it reaches 0. One process: now. Several ranks: the collectives'
      * replay releases a job at its record's time, which may lie before this
@@ -527,6 +535,18 @@ static inline void net_arrive_at(struct net *n, uint32_t port, sim_time_ps at_ps
     const struct port *pt = &n->ports[port];
     calq_push_fields(&n->sim->q, at_ps, ((uint64_t)(pt->node + 1) << 32) | 0x80000000u | port, port,
                      NET_EV_LINK_ARRIVE, pt->fly_gen);
+}
+
+/* The static LFT entry of switch index s for host index h: a port id, or
+ * NET_NONE; and setting one (port of that switch, or NET_NONE). */
+static inline uint32_t net_lft_get(const struct net *n, uint32_t s, uint32_t sw_node, uint32_t h) {
+    uint16_t e = n->lft[(size_t)s * n->nhosts + h];
+    return e ? n->nodes[sw_node].first_port + e - 1u : NET_NONE;
+}
+static inline void net_lft_set(struct net *n, uint32_t s, uint32_t sw_node, uint32_t h,
+                               uint32_t port) {
+    n->lft[(size_t)s * n->nhosts + h] =
+        port == NET_NONE ? 0 : (uint16_t)(port - n->nodes[sw_node].first_port + 1);
 }
 
 /* Accounting of outstanding work (messages, generators). */

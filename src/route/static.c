@@ -7,6 +7,7 @@
  * equal-cost uplinks the way OpenSM's minhop balancing does on a regular tree.
  */
 #include "net/params.h"
+#include "core/diag.h"
 #include "core/mem.h"
 #include "net/net.h"
 #include "route/route.h"
@@ -18,10 +19,11 @@ static void lft_from_fib(struct net *n) {
     n->lft = fs_xmalloc(((size_t)n->nswitches * n->nhosts + 1) * sizeof *n->lft);
     for (uint32_t v = 0; v < n->nnodes; v++) {
         if (n->nodes[v].kind != NODE_SWITCH) continue;
+        FS_ASSERT(n->nodes[v].nports < UINT16_MAX, "switch of %u ports", n->nodes[v].nports);
         for (uint32_t h = 0; h < n->nhosts; h++) {
             const uint32_t *ports;
             uint32_t c = route_fib_get(n, v, h, &ports);
-            n->lft[(size_t)n->nodes[v].index * n->nhosts + h] = c ? ports[h % c] : NET_NONE;
+            net_lft_set(n, n->nodes[v].index, v, h, c ? ports[h % c] : NET_NONE);
         }
     }
 }
@@ -33,7 +35,7 @@ static int static_init(struct net *n, struct diag *d) {
 }
 
 static uint32_t static_select(struct net *n, uint32_t sw, const struct packet *p) {
-    return n->lft[(size_t)n->nodes[sw].index * n->nhosts + n->nodes[p->dst].index];
+    return net_lft_get(n, n->nodes[sw].index, sw, n->nodes[p->dst].index);
 }
 
 /* route_ops.warm / guess: the LFT entry, then the entry itself. */
@@ -41,7 +43,7 @@ static void static_warm(const struct net *n, uint32_t sw, const struct packet *p
     __builtin_prefetch(&n->lft[(size_t)n->nodes[sw].index * n->nhosts + n->nodes[p->dst].index]);
 }
 static uint32_t static_guess(const struct net *n, uint32_t sw, const struct packet *p) {
-    return n->lft[(size_t)n->nodes[sw].index * n->nhosts + n->nodes[p->dst].index];
+    return net_lft_get(n, n->nodes[sw].index, sw, n->nodes[p->dst].index);
 }
 
 const struct route_ops route_static_ops = {

@@ -99,7 +99,7 @@ static uint32_t shift_max_load(struct net *n, uint32_t s, uint32_t *load) {
             if (++load[p] > mx) mx = load[p];
             v = n->ports[n->ports[p].peer].node;
             if (n->nodes[v].kind == NODE_HOST) break;
-            p = n->lft[(size_t)n->nodes[v].index * H + b];
+            p = net_lft_get(n, n->nodes[v].index, v, b);
         }
         assert_int_equal(v, n->host_node[b]);
     }
@@ -317,7 +317,7 @@ static void test_shield(void **state) {
         struct diag d = {0};
         assert_int_equal(model_build(&m, &sc, &d), 0);
         uint32_t leaf0 = m.net.nhosts;
-        uint32_t up = m.net.lft[(size_t)m.net.nodes[leaf0].index * m.net.nhosts + 2];
+        uint32_t up = net_lft_get(&m.net, m.net.nodes[leaf0].index, leaf0, 2);
         char name[48], link[64];
         net_port_name(&m.net, up, name, sizeof name);
         snprintf(link, sizeof link, "%s", name);

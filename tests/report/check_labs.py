@@ -132,8 +132,12 @@ claim([(L, "deadlock-ring-ib-minhop")], "credits + cyclic routes deadlock too, a
       lambda a: (s(a, "deadlock")["detected"] and s(a, "hoq_discards") > 0 and s(a, "first_hoq_discard_ns") >= 1.07e9,
                  f"detected={s(a, 'deadlock')['detected']}, {s(a, 'hoq_discards')} HOQ discards from "
                  f"{(s(a, 'first_hoq_discard_ns') or 0) / 1e9:.2f} s"))
-claim([(L, "incast-roce-pfc-small-headroom")], "the 1 KiB-headroom run finishes (its lost tails wait for the ACK timeout)",
-      lambda a: (s(a, "completed") and done_ns(a) > 4.29e9, f"completed={s(a, 'completed')}, done {done_ns(a) / 1e9:.2f} s"))
+# With the RoCE NIC as shipped (ConnectX adaptive retransmission, issue 27)
+# the lost tails are resent after ms-scale timeouts, not NCCL's 4.29 s.
+claim([(L, "incast-roce-pfc-small-headroom")], "the 1 KiB-headroom run finishes, its lost tails resent by the NIC's timer",
+      lambda a: (s(a, "completed") and s(a, "packets_dropped") > 0 and s(a, "timeouts") > 0,
+                 f"completed={s(a, 'completed')}, done {done_ns(a) / 1e9:.4f} s, {s(a, 'packets_dropped')} drops, "
+                 f"{s(a, 'timeouts')} timeouts"))
 claim([(L, "deadlock-ring-ib-updn")], "up/down routing avoids the deadlock",
       lambda a: (not s(a, "deadlock")["detected"] and s(a, "completed"),
                  f"detected={s(a, 'deadlock')['detected']}, completed={s(a, 'completed')}"))

@@ -163,6 +163,7 @@ static int child_run(const struct job *j) {
 
 static void start_job(struct job *j) {
     char path[PATH_MAX];
+    fs_unlink_symlink(j->outdir); /* a planted link: the run goes into a real folder */
     results_mkdirs(j->outdir);
     snprintf(path, sizeof path, "%s/results.json", j->outdir);
     unlink(path); /* never report a stale run */
@@ -348,31 +349,19 @@ static char **list_dir(const char *dir, bool dirs, const char *suffix, size_t *n
 
 /* Output folders of scenarios that no longer exist in the lab (renamed or
  * removed) would still show in the report: remove them. Only folders holding
- * a status.json (written by a run) are touched, and only their files. */
+ * a status.json (written by a run) are touched, and only their files; a link
+ * is removed itself, never followed (core/file.h fs_remove_run_dir). */
 static void remove_stale(const char *out, const char *lab, char *const *keep, size_t nkeep) {
     char dir[PATH_MAX], p[PATH_MAX * 2];
     snprintf(dir, sizeof dir, "%s/%s", out, lab);
     size_t n;
     char **sub = list_dir(dir, true, NULL, &n);
     for (size_t i = 0; i < n; i++) {
-        struct stat st;
         bool exists = false;
         for (size_t k = 0; k < nkeep; k++)
             exists = exists || !strcmp(keep[k], sub[i]);
-        snprintf(p, sizeof p, "%s/%s/status.json", dir, sub[i]);
-        if (!exists && !stat(p, &st)) {
-            snprintf(p, sizeof p, "%s/%s", dir, sub[i]);
-            size_t nf;
-            char **files = list_dir(p, false, NULL, &nf);
-            for (size_t k = 0; k < nf; k++) {
-                char f[PATH_MAX * 3];
-                snprintf(f, sizeof f, "%s/%s", p, files[k]);
-                unlink(f);
-                free(files[k]);
-            }
-            free(files);
-            rmdir(p);
-        }
+        snprintf(p, sizeof p, "%s/%s", dir, sub[i]);
+        if (!exists) fs_remove_run_dir(p);
         free(sub[i]);
     }
     free(sub);
@@ -436,7 +425,7 @@ static int build_report(const char *dir, bool quiet) {
     if (rc) {
         diag_print(&d, stderr);
         report_fini(&r);
-        return rc == FS_ENOENT ? 2 : 1;
+        return rc == FS_ENOENT || rc == FS_EINVAL ? 2 : 1; /* bad input: 2 */
     }
     if (!quiet && r.nfindings) report_print_findings(&r, stdout);
     report_fini(&r);
@@ -658,6 +647,7 @@ int cli_labs(int argc, char **argv) {
             snprintf(path, sizeof path, "%s/%s/%s", out, labs[i], items[k].folder);
             if (!only_match(only, nonly, labs[i], items[k].id)) {
                 /* Left out by --only: say so rather than show an older run. */
+                fs_unlink_symlink(path);
                 results_mkdirs(path);
                 static const char *const gone[] = {"results.json", "links.csv", "status.json"};
                 for (size_t g = 0; g < 3; g++) {
@@ -689,6 +679,7 @@ int cli_labs(int argc, char **argv) {
         }
         if (any) {
             snprintf(path, sizeof path, "%s/%s", out, labs[i]);
+            fs_unlink_symlink(path);
             results_mkdirs(path);
             remove_stale(out, labs[i], folders, ni);
             char src[PATH_MAX + 300], dst[PATH_MAX + 300];
@@ -740,10 +731,12 @@ int cli_labs(int argc, char **argv) {
     write_text(path, "labs\n");
     snprintf(path, sizeof path, "%s/sets", out);
     if (ngsets) {
-        FILE *sf = fopen(path, "w");
-        for (size_t q = 0; sf && q < ngsets; q++)
-            fprintf(sf, "%s\n", gsets[q]);
-        if (sf) fclose(sf);
+        struct fs_out so; /* core/file.h: atomic, never through a symlink */
+        if (!fs_out_open(&so, path)) {
+            for (size_t q = 0; q < ngsets; q++)
+                fprintf(so.f, "%s\n", gsets[q]);
+            fs_out_commit(&so);
+        }
     } else {
         unlink(path);
     }
@@ -1002,7 +995,8 @@ static size_t config_diff(const struct jobs *js, const char *out, bool print) {
         ok = !explain_flat(js->v[i].file, js->v[i].sets, js->v[i].nsets, &kv[i]) && ok;
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/config_diff.json", out);
-    FILE *f = fopen(path, "w");
+    struct fs_out fo; /* core/file.h: atomic, never through a symlink */
+    FILE *f = fs_out_open(&fo, path) ? NULL : fo.f;
     struct jw w;
     if (f) {
         jw_init(&w, f);
@@ -1057,7 +1051,7 @@ static size_t config_diff(const struct jobs *js, const char *out, bool print) {
     if (f) {
         jw_arr_end(&w);
         jw_end(&w);
-        fclose(f);
+        fs_out_commit(&fo);
     }
     for (size_t i = 0; i < n; i++)
         kv_free(&kv[i]);
@@ -1207,6 +1201,8 @@ int cli_compare(int argc, char **argv) {
         fprintf(stderr, "fabsim: %s: cannot write: %s\n", out, strerror(errno));
         goto done;
     }
+    snprintf(path, sizeof path, "%s/compare", out);
+    fs_unlink_symlink(path); /* a planted link: the runs go into a real folder */
     snprintf(path, sizeof path, "%s/compare/lab.md", out);
     results_mkdirs(path); /* creates .../lab.md as a folder: removed below */
     rmdir(path);
@@ -1224,13 +1220,13 @@ int cli_compare(int argc, char **argv) {
     }
     /* The title names the variants: "A vs B" (files) or the --set lists. */
     snprintf(path, sizeof path, "%s/title", out);
-    FILE *tf = fopen(path, "w");
-    if (tf) {
-        fprintf(tf, "fabsim compare: ");
+    struct fs_out to; /* core/file.h: atomic, never through a symlink */
+    if (!fs_out_open(&to, path)) {
+        fprintf(to.f, "fabsim compare: ");
         for (size_t i = 0; i < js.n; i++)
-            fprintf(tf, "%s%s", i ? " vs " : "", js.v[i].label ? js.v[i].label : js.v[i].id);
-        fputc('\n', tf);
-        fclose(tf);
+            fprintf(to.f, "%s%s", i ? " vs " : "", js.v[i].label ? js.v[i].label : js.v[i].id);
+        fputc('\n', to.f);
+        fs_out_commit(&to);
     }
     config_diff(&js, out, !quiet);
     run_jobs(&js, par, show_mode(quiet, false), counts);
@@ -1425,7 +1421,9 @@ int cli_sweep(int argc, char **argv) {
         *eq = 0;
         ax[a].vals = fs_xcalloc(SWEEP_MAX_RUNS + 1, sizeof *ax[a].vals);
         ax[a].nvals = split_values(eq + 1, ax[a].vals, SWEEP_MAX_RUNS);
-        for (size_t v = 0; v < ax[a].nvals && v <= SWEEP_MAX_RUNS && !rc; v++)
+        /* nvals is SWEEP_MAX_RUNS + 1 when there were more: vals[] holds the first
+         * SWEEP_MAX_RUNS only. */
+        for (size_t v = 0; v < ax[a].nvals && v < SWEEP_MAX_RUNS && !rc; v++)
             if (!ax[a].vals[v][0])
                 rc = cli_usage_error("sweep: --set %s=...: empty value number %zu", ax[a].key,
                                      v + 1);
@@ -1475,26 +1473,16 @@ int cli_sweep(int argc, char **argv) {
     if (!rc && results_mkdirs(o.out))
         rc = cli_usage_error("sweep: cannot create %s: %s", o.out, strerror(errno));
     if (!rc) {
-        /* A previous sweep into the same folder must not show in the report. */
+        /* A previous sweep into the same folder must not show in the report;
+         * links are removed themselves, never followed (core/file.h). */
         snprintf(path, sizeof path, "%s/sweep", o.out);
+        fs_unlink_symlink(path);
         size_t nold;
         char **old = list_dir(path, true, NULL, &nold);
         for (size_t i = 0; i < nold; i++) {
-            char p[PATH_MAX * 2], st[PATH_MAX * 3];
+            char p[PATH_MAX * 2];
             snprintf(p, sizeof p, "%s/%s", path, old[i]);
-            snprintf(st, sizeof st, "%s/status.json", p);
-            struct stat sb;
-            if (!stat(st, &sb)) {
-                size_t nf;
-                char **files = list_dir(p, false, NULL, &nf);
-                for (size_t k = 0; k < nf; k++) {
-                    snprintf(st, sizeof st, "%s/%s", p, files[k]);
-                    unlink(st);
-                    free(files[k]);
-                }
-                free(files);
-                rmdir(p);
-            }
+            fs_remove_run_dir(p);
             free(old[i]);
         }
         free(old);

@@ -2,6 +2,7 @@
 
 #include "core/mem.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -206,6 +207,44 @@ void fs_out_abort(struct fs_out *o) {
     if (o->f) fclose(o->f);
     if (o->tmp) unlink(o->tmp);
     out_free(o);
+}
+
+int fs_unlink_symlink(const char *path) {
+    struct stat st;
+    if (lstat(path, &st) || !S_ISLNK(st.st_mode)) return 0;
+    return unlink(path);
+}
+
+int fs_remove_run_dir(const char *dir) {
+    struct stat st;
+    if (lstat(dir, &st)) return errno == ENOENT ? 0 : -1;
+    if (S_ISLNK(st.st_mode)) return unlink(dir);
+    if (!S_ISDIR(st.st_mode)) return 1;
+    /* O_NOFOLLOW: a folder swapped for a link since the lstat is refused. */
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return -1;
+    if (fstatat(fd, "status.json", &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return 1;
+    }
+    DIR *dp = fdopendir(fd);
+    if (!dp) {
+        close(fd);
+        return -1;
+    }
+    struct dirent *e;
+    bool left = false;
+    while ((e = readdir(dp))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        /* unlinkat removes a link itself, never its target; a sub-folder
+         * (fabsim writes none) stays, and so does the folder. */
+        if (fstatat(dirfd(dp), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || S_ISDIR(st.st_mode) ||
+            unlinkat(dirfd(dp), e->d_name, 0))
+            left = true;
+    }
+    closedir(dp);
+    if (left) return 1;
+    return rmdir(dir) ? -1 : 0;
 }
 
 int fs_stdout_check(int rc) {

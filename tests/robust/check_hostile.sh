@@ -1,0 +1,219 @@
+#!/bin/sh
+# tests/robust/check_hostile.sh BUILD_DIR
+#
+# Issue 32 through the binary: hostile inputs to sweep, compare, labs,
+# lab rules, collective sizes, Chakra traces, topology files and signals
+# outside the event loop. Bad input is exit 2 with one line naming the file
+# and place; nothing is written or deleted outside -o; no crash. Each check
+# is named (hostile_<what>) and the script ends with "N passed, N failed".
+B=${1:-build}
+FAB="$(cd "$(dirname "$B/fabsim")" && pwd)/fabsim"
+ROOT=$(pwd)
+T=$(mktemp -d)
+P=0
+F=0
+ok() { echo "ok: $1"; P=$((P + 1)); }
+fail() { echo "FAIL: $1"; F=$((F + 1)); }
+# check NAME CONDITION-COMMAND...
+check() {
+    n=$1
+    shift
+    if "$@"; then ok "$n"; else fail "$n"; fi
+}
+lines() { wc -l <"$1" | tr -d ' '; }
+# crashed RC: 128 + a signal other than SIGINT/SIGTERM (abort, segfault).
+crashed() { [ "$1" -gt 128 ] && [ "$1" -ne 130 ] && [ "$1" -ne 143 ]; }
+cd "$T" || exit 1
+
+cat >small.yaml <<'Y'
+name: small
+fabric: {kind: infiniband, link: 400Gbps, mtu: 4096}
+topology: {kind: leaf_spine, leaves: 2, spines: 2, hosts_per_leaf: 2}
+workload:
+  - {kind: incast, senders: 3, receiver: h0, size: 4KiB}
+Y
+
+# --- hostile_sweep_1025_values: more than 1024 values of one key is exit 2
+# with one line, before anything runs (was SIGSEGV in the value splitter).
+"$FAB" sweep small.yaml --set seed=$(seq -s, 1 1025) -o osw -q >out.txt 2>err.txt
+rc=$?
+cat err.txt
+check hostile_sweep_1025_values test "$rc" -eq 2 -a "$(lines err.txt)" -eq 1 -a ! -e osw/sweep
+
+# --- hostile_expr_*: lab rules nested or chained beyond the limits are exit 2
+# naming lab.yaml:line:col, in `labs` and in `report DIR` (no stack overflow).
+mklab() { # mklab DIR METRIC-EXPRESSION VERDICT-EXPRESSION
+    mkdir -p "$1/x"
+    cp small.yaml "$1/x/01-a.yaml"
+    printf 'title: "X"\nclaim: "c"\nclaim_source: "s"\nmetrics:\n  m: {run: a, value: "%s", unit: u}\nfindings:\n  - {title: "t", text: "{m}"}\nverdict:\n  holds: "%s"\n  says: {holds: "y", not: "n"}\n' \
+        "$2" "$3" >"$1/x/lab.yaml"
+}
+deep() { python3 -c "import sys; print(sys.argv[1] * int(sys.argv[2]) + sys.argv[3] + sys.argv[4] * int(sys.argv[2]))" "$@"; }
+mklab L1 "$(deep '(' 200000 1 ')')" "m > 0"
+mklab L2 "done_us()" "$(deep '-' 200000 'm' '')"
+mklab L3 "done_us()" "$(deep '!' 200000 'm' '')"
+mklab L4 "1$(deep '+1' 200000 '' '')" "m > 0"
+mklab L5 "$(deep 'abs(' 200000 m ')') > 0" "m > 0"
+# Short enough, too deep (65 levels and more).
+mklab L7 "$(deep '(' 100 1 ')')" "m > 0"
+mklab L8 "done_us()" "$(deep '-' 65 'm' '') < 0"
+mklab L9 "$(deep 'abs(' 70 'done_us()' ')')" "m > 0"
+for l in L1 L2 L3 L4 L5 L7 L8 L9; do
+    "$FAB" labs --labs-dir $l -o o$l -q >/dev/null 2>err.txt
+    rc=$?
+    head -c 300 err.txt
+    echo
+    check hostile_expr_labs_$l test "$rc" -eq 2 -a "$(lines err.txt)" -eq 1 \
+        -a "$(grep -c "$l/x/lab.yaml:[0-9]*:[0-9]*: .*allowed: at most" err.txt)" -eq 1
+done
+# A downloaded report folder is enough: a small lab run, then its lab.yaml
+# copy replaced by a hostile one.
+mklab R1 "done_us()" "m > 0"
+"$FAB" labs --labs-dir R1 -o oR -q >/dev/null 2>&1
+cp L1/x/lab.yaml oR/x/lab.yaml
+"$FAB" report oR >/dev/null 2>err.txt
+rc=$?
+head -c 300 err.txt
+echo
+check hostile_expr_report test "$rc" -eq 2 -a "$(lines err.txt)" -eq 1 \
+    -a "$(grep -c 'oR/x/lab.yaml:[0-9]*:[0-9]*: .*allowed: at most' err.txt)" -eq 1
+# The limits leave room: 60 levels and a 4000-byte rule are fine.
+mklab L6 "$(deep '(' 60 'done_us()' ')')" "$(deep '-' 60 'm' '') < 0 || m >= 0"
+"$FAB" labs --labs-dir L6 -o oL6 -q >/dev/null 2>err.txt
+check hostile_expr_within_limits test $? -eq 0
+
+# --- hostile_*_symlink: compare's title and config_diff.json and labs --set's
+# sets are written atomically, never through a planted symlink.
+mkdir -p oc
+echo keep >victim_title
+echo keep >victim_diff
+ln -s "$T/victim_title" oc/title
+ln -s "$T/victim_diff" oc/config_diff.json
+"$FAB" compare small.yaml --set seed=1 --set seed=2 -o oc -q >/dev/null 2>err.txt
+check hostile_compare_symlink test "$(cat victim_title)" = keep -a "$(cat victim_diff)" = keep \
+    -a -f oc/title -a ! -L oc/title -a -f oc/config_diff.json -a ! -L oc/config_diff.json
+mkdir -p oS
+echo keep >victim_sets
+ln -s "$T/victim_sets" oS/sets
+"$FAB" labs --labs-dir R1 -o oS --set seed=3 -q >/dev/null 2>err.txt
+check hostile_labs_sets_symlink test "$(cat victim_sets)" = keep -a -f oS/sets -a ! -L oS/sets
+
+# --- hostile_cleanup_symlink: sweep's and labs' clean-up of old run folders
+# never follows a planted folder link (the folder outside -o keeps its files).
+mkdir -p outside
+echo '{"status":"ok"}' >outside/status.json
+echo precious >outside/data.txt
+mkdir -p osw2/sweep
+ln -s "$T/outside" osw2/sweep/0009-old
+"$FAB" sweep small.yaml --set seed=1,2 -o osw2 -q >/dev/null 2>err.txt
+check hostile_sweep_cleanup_symlink test -f outside/data.txt -a -f outside/status.json \
+    -a ! -e osw2/sweep/0009-old
+mkdir -p oR/x
+ln -s "$T/outside" oR/x/99-gone
+"$FAB" labs --labs-dir R1 -o oR -q >/dev/null 2>err.txt
+check hostile_labs_cleanup_symlink test -f outside/data.txt -a -f outside/status.json \
+    -a ! -e oR/x/99-gone
+# A run folder that is a planted link: the run goes into a real folder.
+rm -rf oR/x/01-a
+mkdir -p outside2
+ln -s "$T/outside2" oR/x/01-a
+"$FAB" labs --labs-dir R1 -o oR -q >/dev/null 2>err.txt
+check hostile_labs_run_dir_symlink test -z "$(ls -A outside2)" -a -d oR/x/01-a -a ! -L oR/x/01-a \
+    -a -f oR/x/01-a/results.json
+
+# --- hostile_coll_size: a collective larger than its schedule can number is
+# refused by validate (exit 2, the largest size that runs), not an abort.
+cat >ar.yaml <<'Y'
+name: ar
+fabric: {kind: infiniband, link: 400Gbps, mtu: 4096}
+topology: {kind: leaf_spine, leaves: 2, spines: 2, hosts_per_leaf: 2}
+workload:
+  - {kind: allreduce, size: 256TiB}
+Y
+"$FAB" validate ar.yaml >/dev/null 2>err.txt
+rc=$?
+cat err.txt
+max=$(sed -n 's/.*the largest size that runs here is \([0-9]*\)B.*/\1/p' err.txt)
+check hostile_coll_size_validate test "$rc" -eq 2 -a "$(lines err.txt)" -eq 1 \
+    -a "$(grep -c '^fabsim: ar.yaml:5:5: .*workload.0: size 256TiB' err.txt)" -eq 1 -a -n "$max"
+"$FAB" run ar.yaml -o oar -q >/dev/null 2>err.txt
+check hostile_coll_size_run test $? -eq 2 -a "$(lines err.txt)" -eq 1 -a ! -e oar
+# The largest size is accepted and runs (a microsecond of it).
+"$FAB" run ar.yaml --set workload.0.size="${max}B" --set stop=1us -o oar -q >/dev/null 2>err.txt
+check hostile_coll_size_largest_runs test $? -eq 0
+"$FAB" validate ar.yaml --set workload.0.size="$((max + 1))B" >/dev/null 2>err.txt
+check hostile_coll_size_largest_plus_one test $? -eq 2
+sed 's/{kind: allreduce, size: 256TiB}/{kind: nccl_tests, op: all_gather, min: 1TiB, max: 1000TiB, step: 2}/' \
+    ar.yaml >nt.yaml
+"$FAB" validate nt.yaml >/dev/null 2>err.txt
+rc=$?
+cat err.txt
+check hostile_coll_size_nccl_tests test "$rc" -eq 2 -a "$(lines err.txt)" -eq 1 -a "$(grep -c "largest size that runs" err.txt)" -eq 1
+
+# --- hostile_chakra_*: a trace's collective of 2^56 bytes, a COMP node of
+# 213 days, and a 16 MiB file of empty nodes are exit 2 naming the file and
+# the byte, within bounded memory.
+cat >ck.py <<'PY'
+import os, sys
+def varint(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        out.append(b | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+def u64(f, v): return varint(f << 3) + varint(v)
+def blob(f, b): return varint(f << 3 | 2) + varint(len(b)) + b
+def s(f, t): return blob(f, t.encode())
+def attr(name, v): return blob(10, s(1, name) + u64(9, v))
+def node(nid, typ, dur=0, size=0):
+    m = u64(1, nid) + s(2, "n%d" % nid) + u64(3, typ)
+    if dur: m += u64(7, dur)
+    if typ == 7: m += attr("comm_type", 0) + attr("comm_size", size)
+    return m
+d, case = sys.argv[1], sys.argv[2]
+os.makedirs(d, exist_ok=True)
+for r in range(2):
+    with open(os.path.join(d, "t.%d.et" % r), "wb") as f:
+        meta = s(1, "0.0.4")
+        f.write(varint(len(meta)) + meta)
+        if case == "empty":
+            f.write(b"\0" * (16 << 20))
+            continue
+        nodes = [node(1, 4, dur=100)]
+        if case == "coll": nodes.append(node(2, 7, size=1 << 56))
+        if case == "comp": nodes.append(node(2, 4, dur=213 * 86400 * 10**6))
+        for m in nodes:
+            f.write(varint(len(m)) + m)
+PY
+for c in coll comp empty; do
+    python3 ck.py ck_$c $c
+    sed "s|{kind: allreduce, size: 256TiB}|{kind: chakra, path: ck_$c}|" ar.yaml >ck_$c.yaml
+done
+"$FAB" run ck_coll.yaml -o ock -q >/dev/null 2>err.txt
+rc=$?
+cat err.txt
+check hostile_chakra_coll_size test "$rc" -eq 2 -a "$(lines err.txt)" -eq 1 \
+    -a "$(grep -c 'ck_coll/t.0.et: .*byte [0-9]*: collective node 2.*comm_size' err.txt)" -eq 1
+"$FAB" run ck_comp.yaml -o ock -q >/dev/null 2>err.txt
+rc=$?
+cat err.txt
+check hostile_chakra_comp_days test "$rc" -eq 2 -a "$(lines err.txt)" -eq 1 \
+    -a "$(grep -c 'ck_comp/t.0.et: .*byte [0-9]*: node 2.*duration_micros' err.txt)" -eq 1
+# Peak resident memory of the run (KiB), from the kernel's accounting.
+kib=$(python3 -c "
+import resource, subprocess, sys
+r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=open('err.txt', 'w'))
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+sys.exit(r.returncode)" "$FAB" run ck_empty.yaml -o ock -q)
+rc=$?
+cat err.txt
+echo "  peak memory: $kib KiB"
+check hostile_chakra_nodes_bounded test "$rc" -eq 2 -a "$(lines err.txt)" -eq 1 -a "$kib" -lt 600000 \
+    -a "$(grep -c 'ck_empty/t.0.et: .*ET_MAX_NODES' err.txt)" -eq 1
+
+cd "$ROOT" || exit 1
+rm -rf "$T"
+echo "$P passed, $F failed"
+[ "$F" -eq 0 ]

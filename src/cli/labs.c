@@ -538,6 +538,56 @@ static void free_items(struct lab_item *v, size_t n) {
     free(v);
 }
 
+/* 0 when run `it` of a lab loads with the labs --set changes; else its
+ * error in `d` (when it is one of those changes: a bad value, an unknown
+ * key) and FS_EINVAL, or 1 (another error: the run itself reports it). */
+static int item_takes_sets(const struct lab_item *it, const char **gsets, size_t ngsets,
+                           struct diag *d) {
+    const char **sets = fs_xcalloc(it->nsets + ngsets + 1, sizeof *sets);
+    size_t n = 0;
+    for (size_t q = 0; q < it->nsets; q++)
+        sets[n++] = it->sets[q];
+    for (size_t q = 0; q < ngsets; q++)
+        sets[n++] = gsets[q];
+    struct scenario sc;
+    int rc = scenario_load(&sc, it->file, sets, n, d);
+    free(sets);
+    if (!rc) {
+        scenario_fini(&sc);
+        return 0;
+    }
+    return !strcmp(d->file, "--set") && d->line > it->nsets ? FS_EINVAL : 1;
+}
+
+/* labs --set: a change that no selected run takes (a bad value, an unknown
+ * key) is bad input, exit 2 with its message before anything is written or
+ * run, as compare and sweep do; one that only some runs take leaves the
+ * others "not run" (child_run). */
+static int check_labs_sets(const char *lroot, char **labs, size_t nl, const struct lab_def *defs,
+                           const bool *has_def, const char *const *only, size_t nonly,
+                           const char **gsets, size_t ngsets) {
+    struct diag first = {0};
+    bool have = false, any_ok = false;
+    for (size_t i = 0; i < nl && !any_ok; i++) {
+        size_t ni;
+        struct lab_item *items = lab_items(lroot, labs[i], has_def[i] ? &defs[i] : NULL, &ni);
+        for (size_t k = 0; k < ni && !any_ok; k++) {
+            if (!only_match(only, nonly, labs[i], items[k].id)) continue;
+            struct diag d = {0};
+            int rc = item_takes_sets(&items[k], gsets, ngsets, &d);
+            any_ok = rc == 0;
+            if (rc == FS_EINVAL && !have) {
+                first = d;
+                have = true;
+            }
+        }
+        free_items(items, ni);
+    }
+    if (any_ok || !have) return 0;
+    diag_print(&first, stderr);
+    return 2;
+}
+
 struct labs_opts {
     const char *out, *labs_dir, *docs_dir;
     const char **only, **gsets;
@@ -635,6 +685,8 @@ int cli_labs(int argc, char **argv) {
         free(ids);
         free_items(items, ni);
     }
+    if (!rc && ngsets)
+        rc = check_labs_sets(lroot, labs, nl, defs, has_def, only, nonly, gsets, ngsets);
     for (size_t i = 0; i < nl && !rc; i++) {
         size_t ni;
         struct lab_item *items = lab_items(lroot, labs[i], has_def[i] ? &defs[i] : NULL, &ni);

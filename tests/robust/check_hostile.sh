@@ -267,6 +267,91 @@ cat err.txt
 check hostile_ibnet_message_tail test "$rc" -eq 2 -a "$(lines err.txt)" -eq 1 \
     -a "$(grep -c 'rt.txt:1: .*one subnet$' err.txt)" -eq 1
 
+# --- hostile_labs_set_*: labs --set with a bad value or an unknown key is
+# exit 2 with one line before anything is written (was exit 0, "0 ran").
+"$FAB" labs --labs-dir R1 -o oLS --set seed=abc -q >out.txt 2>err.txt
+rc=$?
+cat err.txt
+check hostile_labs_set_bad_value test "$rc" -eq 2 -a "$(lines err.txt)" -eq 1 -a ! -e oLS \
+    -a "$(grep -c '^fabsim: --set:1' err.txt)" -eq 1
+"$FAB" labs --labs-dir R1 -o oLS --set nosuch.key=1 -q >out.txt 2>err.txt
+rc=$?
+cat err.txt
+check hostile_labs_set_unknown_key test "$rc" -eq 2 -a "$(lines err.txt)" -eq 1 -a ! -e oLS
+
+# --- hostile_sweep_out_file: sweep -o an existing file fails at once.
+echo keep >afile
+t0=$(date +%s%N)
+"$FAB" sweep small.yaml --set seed=1,2,3 -o afile -q >out.txt 2>err.txt
+rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+cat err.txt
+check hostile_sweep_out_file test "$rc" -eq 2 -a "$(lines err.txt)" -eq 1 -a "$ms" -lt 1000 \
+    -a "$(cat afile)" = keep
+
+# --- hostile_topology_header: a newline in the scenario's path cannot inject
+# YAML into `topology -o`'s header; the file reads back.
+nl="$(printf 'x\nnodes: []\n#.yaml')"
+cp small.yaml "$nl"
+"$FAB" topology "$nl" -o topo.yaml 2>err.txt
+rc=$?
+printf 'name: t\nfabric: {kind: infiniband}\ntopology: {kind: file, path: topo.yaml}\nworkload:\n  - {kind: incast, senders: 3, receiver: h0, size: 4KiB}\n' >rt2.yaml
+"$FAB" validate rt2.yaml >/dev/null 2>err2.txt
+check hostile_topology_header test "$rc" -eq 0 -a "$(grep -c '^nodes: \[\]' topo.yaml)" -eq 0 -a "$(grep -c '^nodes:' topo.yaml)" -eq 1 \
+    -a -z "$(cat err2.txt)"
+
+# --- hostile_run_build_error_no_dir: a build error (a bad Chakra trace)
+# leaves no empty -o behind.
+"$FAB" run ck_coll.yaml -o onew/deeper -q >/dev/null 2>err.txt
+check hostile_run_build_error_no_dir test $? -eq 2 -a ! -e onew
+
+# --- hostile_report_typed_results: a results.json of the wrong shape shows
+# as that run's error; the rest of the page is built.
+cp -r oR oT
+python3 -c "
+import json
+p = 'oT/x/01-a/results.json'
+r = json.load(open(p))
+r['summary'] = 'x'
+r['links'] = {'a': 1}
+json.dump(r, open(p, 'w'))"
+"$FAB" report oT >/dev/null 2>err.txt
+rc=$?
+check hostile_report_typed_results python3 -c "
+import re, sys, json
+h = open('oT/report.html', encoding='utf-8').read()
+m = re.search(r'<script type=\"application/json\" id=\"fabsim-data\">(.*?)</script>', h, re.S)
+s = json.loads(m.group(1))['labs'][0]['scenarios'][0]
+print('  ', s['status'], s.get('message'))
+sys.exit(0 if $rc == 0 and s['status'] == 'error' and 'results.json: summary' in s.get('message', '') and not s.get('results') else 1)"
+if [ -x /usr/bin/chromium ] && [ -d "$ROOT/report/web/node_modules/playwright-core" ]; then
+    node "$ROOT/report/web/check-report.js" oT/report.html >log.txt 2>&1
+    rc=$?
+    tail -n 3 log.txt
+    check hostile_report_typed_results_browser test "$rc" -eq 0
+else
+    echo "skip: hostile_report_typed_results_browser (no chromium)"
+fi
+
+# --- hostile_no_flow_done_fct: no "mean FCT 0.00 us" when no flow finished.
+"$FAB" run small.yaml --set stop=10ns -o ofct >out.txt 2>&1
+cat out.txt | grep flows
+check hostile_no_flow_done_fct test "$(grep -c 'flows: 0 of 3 done$' out.txt)" -eq 1 -a "$(grep -c 'mean FCT' out.txt)" -eq 0
+
+# --- hostile_mpi_one_error: under mpirun a bad input is printed once, not
+# once per rank.
+if command -v mpirun >/dev/null 2>&1 && [ -x "$(dirname "$FAB")/fabsim-mpi" ]; then
+    printf 'name: x\nfabric: {kind: infiniband}\ntopology: {kind: leaf_spine, leaves: 2, spines: 2, hosts_per_leaf: 2}\nworkload:\n  - {kind: incast, senders: 3, receiver: h9, size: 4KiB}\n' >badh.yaml
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader \
+        ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+        mpirun --oversubscribe -n 3 "$(dirname "$FAB")/fabsim-mpi" run badh.yaml -o ompi >/dev/null 2>err.txt
+    rc=$?
+    grep '^fabsim' err.txt
+    check hostile_mpi_one_error test "$rc" -ne 0 -a "$(grep -c '^fabsim: badh.yaml:5:' err.txt)" -eq 1
+else
+    echo "skip: hostile_mpi_one_error (no mpirun or fabsim-mpi)"
+fi
+
 cd "$ROOT" || exit 1
 rm -rf "$T"
 echo "$P passed, $F failed"

@@ -47,8 +47,9 @@ struct job {
     size_t nlabsets; /* of which the lab's own (lab.yaml runs: set:) come first */
     pid_t pid;
     double t0;
-    int status; /* 0 ok, 1 not available, 2 error */
+    int status; /* 0 ok, 1 not available, 2 error, JOB_INTERRUPTED never started */
 };
+#define JOB_INTERRUPTED 3
 
 struct jobs {
     struct job *v;
@@ -181,6 +182,9 @@ static void start_job(struct job *j) {
     j->t0 = wall_now_s();
     pid_t pid = fork();
     if (pid == 0) {
+        /* Loading and building exit at once on a signal; the run stops
+         * cleanly (model_run) and writes its partial results. */
+        sig_set_mode(SIG_MODE_EXIT);
         alarm(LABS_TIMEOUT_S);
         int rc = child_run(j);
         fflush(NULL);
@@ -199,10 +203,20 @@ static void finish_job(struct job *j, int wstatus) {
     if (WIFEXITED(wstatus)) {
         int rc = WEXITSTATUS(wstatus);
         j->status = rc == 0 ? 0 : rc == 3 ? 1 : 2;
+        /* 128 + SIGINT/SIGTERM: stopped while loading or building (core/sig.h),
+         * before it could write its status. */
+        if (rc == 128 + SIGINT || rc == 128 + SIGTERM) {
+            snprintf(msg, sizeof msg, "stopped by signal %d (%s) before the end: no results",
+                     rc - 128, strsignal(rc - 128));
+            write_status(j->outdir, REPORT_ERROR, msg, j->label, wall_now_s() - j->t0);
+        }
         return;
     }
     int sig = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
-    if (sig == SIGALRM)
+    if (sig == SIGINT || sig == SIGTERM)
+        snprintf(msg, sizeof msg, "stopped by signal %d (%s) before the end: no results", sig,
+                 strsignal(sig));
+    else if (sig == SIGALRM)
         snprintf(msg, sizeof msg, "stopped after %d s of wall-clock time (make it smaller)",
                  LABS_TIMEOUT_S);
     else
@@ -252,9 +266,31 @@ static void job_line(const struct job *j, size_t done, size_t total, double t0) 
             st[j->status], took);
 }
 
-/* Runs every job, `par` at a time. Counts per status in counts[3]. */
+/* The jobs a signal kept from starting say so (status JOB_INTERRUPTED and
+ * a status.json "not_run" naming the signal), rather than keep an older
+ * run's results or read as "ok". */
+static void mark_not_started(struct jobs *js, size_t from) {
+    char msg[160], path[PATH_MAX];
+    snprintf(msg, sizeof msg, "interrupted: stopped by signal %d (%s) before this run started",
+             sig_pending(), strsignal(sig_pending()));
+    for (size_t i = from; i < js->n; i++) {
+        struct job *j = &js->v[i];
+        j->status = JOB_INTERRUPTED;
+        fs_unlink_symlink(j->outdir);
+        results_mkdirs(j->outdir);
+        snprintf(path, sizeof path, "%s/results.json", j->outdir);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/links.csv", j->outdir);
+        unlink(path);
+        write_status(j->outdir, REPORT_NOT_RUN, msg, j->label, 0);
+    }
+}
+
+/* Runs every job, `par` at a time. Counts per status in counts[3] (the
+ * jobs a signal kept from starting are not counted). */
 static void run_jobs(struct jobs *js, int par, enum progress_mode show, size_t counts[3]) {
     size_t next = 0, running = 0, done = 0;
+    enum sig_mode prev = sig_set_mode(SIG_MODE_FLAG); /* polled below */
     double t0 = wall_now_s();
     char what[160] = "";
     bool tty = show == PROGRESS_TTY;
@@ -299,6 +335,8 @@ static void run_jobs(struct jobs *js, int par, enum progress_mode show, size_t c
         }
     }
     if (tty) fputs("\r\033[K", stderr);
+    if (sig_pending()) mark_not_started(js, next);
+    sig_set_mode(prev);
 }
 
 static enum progress_mode show_mode(bool quiet, bool lines) {
@@ -924,7 +962,10 @@ static void print_compare_table(const struct jobs *js) {
         printf("%-24s", SUMMARY_COLS[r].name);
         for (size_t i = 0; i < n; i++) {
             if (!res[i]) {
-                printf(" %*s", w, js->v[i].status == 1 ? "not yet available" : "failed");
+                printf(" %*s", w,
+                       js->v[i].status == 1                 ? "not yet available"
+                       : js->v[i].status == JOB_INTERRUPTED ? "interrupted"
+                                                            : "failed");
                 continue;
             }
             double v = SUMMARY_COLS[r].scale < 0 ? jv_bool_at(res[i], p, false)
@@ -1420,7 +1461,7 @@ static void write_sweep_csv(const char *path, const struct jobs *js, const struc
     for (size_t c = 0; c < NSUMMARY_COLS; c++)
         fprintf(f, ",%s", SUMMARY_COLS[c].col);
     fputc('\n', f);
-    static const char *const st[] = {"ok", "not_available", "error"};
+    static const char *const st[] = {"ok", "not_available", "error", "interrupted"};
     for (size_t i = 0; i < js->n; i++) {
         const struct job *j = &js->v[i];
         char rpath[PATH_MAX + 16], err[128];

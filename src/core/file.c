@@ -1,6 +1,7 @@
 #include "core/file.h"
 
 #include "core/mem.h"
+#include "core/sig.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -112,6 +113,7 @@ static char *tmp_name(const char *path, unsigned tag) {
 
 int fs_out_open(struct fs_out *o, const char *path) {
     memset(o, 0, sizeof *o);
+    o->sig_slot = -1;
     struct stat st;
     bool exists = lstat(path, &st) == 0;
     if (exists && S_ISLNK(st.st_mode)) {
@@ -159,6 +161,7 @@ int fs_out_open(struct fs_out *o, const char *path) {
         }
         o->tmp = t;
         o->path = fs_xstrdup(path);
+        o->sig_slot = sig_tmp_add(t); /* a signal that exits removes it */
         return 0;
     }
     errno = EEXIST;
@@ -166,6 +169,8 @@ int fs_out_open(struct fs_out *o, const char *path) {
 }
 
 static void out_free(struct fs_out *o) {
+    if (o->tmp) sig_tmp_del(o->sig_slot); /* (a zeroed, never opened fs_out has no slot) */
+    o->sig_slot = -1;
     free(o->tmp);
     free(o->path);
     o->tmp = o->path = NULL;

@@ -39,9 +39,10 @@ char *fs_path_beside(const char *base, const char *rel);
 /* An output being written. `f` is the stream to write to. */
 struct fs_out {
     FILE *f;
-    bool closed; /* fs_out_close succeeded: fs_out_commit only renames */
-    char *path;  /* the destination */
-    char *tmp;   /* the temporary file, NULL when written in place */
+    bool closed;  /* fs_out_close succeeded: fs_out_commit only renames */
+    char *path;   /* the destination */
+    char *tmp;    /* the temporary file, NULL when written in place */
+    int sig_slot; /* core/sig.h: the handler removes tmp on exit; -1 none */
 };
 
 /* Opens `path` for writing: a new temporary file ".NAME.XXXXXX.tmp" in the

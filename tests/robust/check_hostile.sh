@@ -352,6 +352,78 @@ else
     echo "skip: hostile_mpi_one_error (no mpirun or fabsim-mpi)"
 fi
 
+# --- hostile_sig_*: SIGINT/SIGTERM are honoured outside the event loop too:
+# loading and building exit within a second with 128 + the signal; a batch
+# marks the runs it never started "interrupted"; a second signal removes the
+# temporary files of the outputs being written before it exits.
+# stop_after PID: SIGTERM after a second if PID is still running; sets rc
+# (its exit status) and ms (how long it took to exit), or rc=skip.
+stop_after() {
+    sleep 1
+    if ! kill -0 "$1" 2>/dev/null; then
+        wait "$1"
+        rc=skip
+        return
+    fi
+    t0=$(date +%s%N)
+    kill -TERM "$1"
+    wait "$1"
+    rc=$?
+    ms=$((($(date +%s%N) - t0) / 1000000))
+}
+python3 - <<'PY'
+n, per = 40000, 40
+out = ['nodes:'] + ['  - {name: h%d, kind: host}' % i for i in range(n)]
+out += ['  - {name: l%d, kind: switch}' % i for i in range(n // per)] + ['  - {name: s0, kind: switch}']
+out += ['links:'] + ['  - {a: h%d, b: l%d}' % (i, i // per) for i in range(n)]
+out += ['  - {a: l%d, b: s0}' % i for i in range(n // per)]
+open('bigtopo.yml', 'w').write('\n'.join(out) + '\n')
+PY
+printf 'name: bt\nfabric: {kind: infiniband}\ntopology: {kind: file, path: bigtopo.yml}\nworkload:\n  - {kind: incast, senders: 3, receiver: h0, size: 4KiB}\n' >bt.yaml
+"$FAB" validate bt.yaml >out.txt 2>&1 &
+stop_after $!
+echo "  validate: exit $rc after ${ms:-?} ms"
+if [ "$rc" = skip ]; then echo "skip: hostile_sig_validate (validate ended within a second)"; else
+    check hostile_sig_validate test "$rc" -eq 143 -a "$ms" -lt 1000 -a "$(grep -c ok out.txt)" -eq 0
+fi
+printf 'name: bb\nfabric: {kind: infiniband}\ntopology: {kind: leaf_spine, leaves: 64, spines: 16, hosts_per_leaf: 32}\nworkload:\n  - {kind: allreduce, size: 64MiB}\n' >bb.yaml
+"$FAB" run bb.yaml -o obb -q >/dev/null 2>&1 &
+stop_after $!
+echo "  run (loading or building): exit $rc after ${ms:-?} ms"
+if [ "$rc" = skip ]; then echo "skip: hostile_sig_run_build (the build ended within a second)"; else
+    check hostile_sig_run_build test "$rc" -eq 143 -a "$ms" -lt 1000 -a ! -e obb/results.json
+fi
+
+cat >long.yaml <<'Y'
+name: long
+fabric: {kind: infiniband, link: 400Gbps, mtu: 4096}
+topology: {kind: leaf_spine, leaves: 4, spines: 4, hosts_per_leaf: 4}
+workload:
+  - {kind: incast, senders: 15, receiver: h0, size: 4GiB}
+Y
+setsid "$FAB" sweep long.yaml --set seed=1,2,3 -j 1 -o osig -q >/dev/null 2>err.txt &
+pid=$!
+sleep 2
+python3 -c "import os, signal; os.killpg($pid, signal.SIGTERM)"
+wait $pid
+rc=$?
+cat osig/sweep.csv | cut -d, -f1-3
+check hostile_sig_sweep_not_started test "$rc" -eq 143 \
+    -a "$(cut -d, -f3 osig/sweep.csv | grep -c '^interrupted$')" -eq 2 \
+    -a "$(cut -d, -f3 osig/sweep.csv | grep -c '^ok$')" -eq 0 \
+    -a "$(cat osig/sweep/000[23]-*/status.json | grep -c 'interrupted: stopped by signal 15')" -eq 2
+
+mkdir -p o2s
+"$FAB" run long.yaml -o o2s -q --trace o2s.trace.json --pcap o2s.pcap >/dev/null 2>&1 &
+pid=$!
+sleep 1
+kill -TERM $pid
+kill -TERM $pid
+wait $pid
+rc=$?
+ls -A . o2s | grep tmp
+check hostile_sig_second_no_tmp test "$rc" -eq 143 -a "$(ls -A . o2s | grep -c '\.tmp$')" -eq 0
+
 cd "$ROOT" || exit 1
 rm -rf "$T"
 echo "$P passed, $F failed"

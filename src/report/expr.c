@@ -375,7 +375,10 @@ static int parse_primary(struct ps *s) {
     ws(s);
     unsigned col = (unsigned)(s->p - s->src);
     if (eat(s, "(")) {
-        if (s->depth >= EXPR_MAX_DEPTH) return parse_nested(s); /* the message */
+        if (s->depth >= EXPR_MAX_DEPTH) {
+            s->p--; /* the message, at the column of this '(' */
+            return parse_nested(s);
+        }
         s->depth++;
         int n = parse_or(s);
         s->depth--;

@@ -210,7 +210,9 @@ sys.exit(r.returncode)" "$FAB" run ck_empty.yaml -o ock -q)
 rc=$?
 cat err.txt
 echo "  peak memory: $kib KiB"
-check hostile_chakra_nodes_bounded test "$rc" -eq 2 -a "$(lines err.txt)" -eq 1 -a "$kib" -lt 600000 \
+# (ASan's redzones and quarantine roughly double it in make check.)
+case "$B" in *check*) cap=1500000 ;; *) cap=600000 ;; esac
+check hostile_chakra_nodes_bounded test "$rc" -eq 2 -a "$(lines err.txt)" -eq 1 -a "$kib" -lt "$cap" \
     -a "$(grep -c 'ck_empty/t.0.et: .*ET_MAX_NODES' err.txt)" -eq 1
 
 # --- hostile_ibnet_repeated_names: 4,000 HCAs with the firmware's default
@@ -372,7 +374,7 @@ stop_after() {
     ms=$((($(date +%s%N) - t0) / 1000000))
 }
 python3 - <<'PY'
-n, per = 40000, 40
+n, per = 5000, 40  # validate takes ~30 s at this size (not linear), 0.5 GB at the end
 out = ['nodes:'] + ['  - {name: h%d, kind: host}' % i for i in range(n)]
 out += ['  - {name: l%d, kind: switch}' % i for i in range(n // per)] + ['  - {name: s0, kind: switch}']
 out += ['links:'] + ['  - {a: h%d, b: l%d}' % (i, i // per) for i in range(n)]
@@ -416,7 +418,13 @@ check hostile_sig_sweep_not_started test "$rc" -eq 143 \
 mkdir -p o2s
 "$FAB" run long.yaml -o o2s -q --trace o2s.trace.json --pcap o2s.pcap >/dev/null 2>&1 &
 pid=$!
-sleep 1
+# Once the trace's temporary file exists (the event loop runs), two signals.
+i=0
+while [ $i -lt 100 ] && [ "$(ls -A . | grep -c '^\.o2s\.trace\.json\..*\.tmp$')" -eq 0 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+sleep 0.3
 kill -TERM $pid
 kill -TERM $pid
 wait $pid

@@ -11,6 +11,7 @@
 #include "core/file.h"
 #include "core/units.h"
 #include "core/mem.h"
+#include "core/sig.h"
 #include "net/estimate.h"
 #include "net/model.h"
 #include "par/par.h"
@@ -298,6 +299,7 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet, const
         remove_created(dir, created);
         return 2;
     }
+    sig_rmdirs_on_exit(dir, created); /* a signal while building leaves none either */
     int rc = check_collision("--trace", o->trace, dir);
     if (!rc) rc = check_collision("--pcap", o->pcap, dir);
     if (rc) {
@@ -310,6 +312,7 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet, const
     snprintf(size, sizeof size, "(%u hosts)", scenario_host_count(&sc->topo));
     progress_phase(pr, "building the model", size);
     rc = model_build(&m, sc, &d);
+    sig_rmdirs_on_exit(NULL, NULL); /* the outputs are next */
     if (rc) {
         progress_done(pr);
         diag_print(&d, stderr);

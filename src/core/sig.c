@@ -10,6 +10,25 @@ static volatile sig_atomic_t mode = SIG_MODE_EXIT;
  * flag cleared before the path changes, so the handler reads whole names. */
 static char tmp_path[SIG_MAX_TMP][4096];
 static volatile sig_atomic_t tmp_used[SIG_MAX_TMP];
+static char dir_path[4096];
+static volatile sig_atomic_t dir_used, dir_top_len;
+
+/* rmdir of dir_path and its parents while longer than the top (empty
+ * folders only: rmdir refuses the others). */
+static void rmdirs(void) {
+    char buf[sizeof dir_path];
+    size_t n = 0;
+    while (n + 1 < sizeof buf && dir_path[n]) {
+        buf[n] = dir_path[n];
+        n++;
+    }
+    buf[n] = 0;
+    while (n >= (size_t)dir_top_len && n && !rmdir(buf)) {
+        while (n && buf[n - 1] != '/')
+            n--;
+        if (n) buf[--n] = 0;
+    }
+}
 
 static void on_signal(int signo) {
     if (!pending && mode == SIG_MODE_FLAG) {
@@ -20,6 +39,7 @@ static void on_signal(int signo) {
      * calls (unlink, _exit). */
     for (int i = 0; i < SIG_MAX_TMP; i++)
         if (tmp_used[i]) unlink(tmp_path[i]);
+    if (dir_used) rmdirs();
     _exit(128 + signo);
 }
 
@@ -62,6 +82,14 @@ int sig_tmp_add(const char *path) {
         return i;
     }
     return -1;
+}
+
+void sig_rmdirs_on_exit(const char *dir, const char *top) {
+    dir_used = 0;
+    if (!dir || !top || !*top || strlen(dir) >= sizeof dir_path) return;
+    memcpy(dir_path, dir, strlen(dir) + 1);
+    dir_top_len = (sig_atomic_t)strlen(top);
+    dir_used = 1;
 }
 
 void sig_tmp_del(int slot) {

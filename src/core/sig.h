@@ -35,5 +35,9 @@ enum sig_mode sig_set_mode(enum sig_mode m);
 int sig_tmp_add(const char *path);
 /* Frees slot `slot` (-1: nothing). */
 void sig_tmp_del(int slot);
+/* Folders `dir` up to `top` (an ancestor or dir itself) that a run created
+ * and has not written into yet: the handler removes those still empty when
+ * it exits. NULL forgets them. */
+void sig_rmdirs_on_exit(const char *dir, const char *top);
 
 #endif /* FABSIM_CORE_SIG_H */

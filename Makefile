@@ -163,10 +163,12 @@ lint: | $(TEST_DEPS_STAMP)
 
 # libFuzzer (clang 14; `make fuzz`, and briefly in `make check`): builds the
 # library with -fsanitize=fuzzer-no-link,address,undefined in build-fuzz/ and
-# fuzzes three targets FUZZ_TIME seconds each: the scenario loader
-# (fuzz_config), the report's JSON reader and embedding (fuzz_jread), and
-# load + build + run of small models (fuzz_model). Corpora (seeded from
-# scenarios/ and tests/report/fixture) and crash artefacts stay under
+# fuzzes six targets FUZZ_TIME seconds each: the scenario loader
+# (fuzz_config), the report's JSON reader and embedding (fuzz_jread), load +
+# build + run of small models (fuzz_model), the topology-file readers (YAML,
+# ibnetdiscover, ibsim: fuzz_tfile), the Chakra trace reader (fuzz_chakra)
+# and the lab rules, one expression and a whole lab.yaml (fuzz_lab). Corpora
+# (seeded from scenarios/ and tests/report/fixture) and crash artefacts stay under
 # build-fuzz/ (crash-*, timeout-*: build-fuzz/artifacts/); exit 0 on a clean
 # run. Leak detection is off (ASAN_OPTIONS and -detect_leaks=0): libfyaml
 # 0.7.12 leaks on single-quoted scalars holding many '' pairs (a known bug of
@@ -174,21 +176,28 @@ lint: | $(TEST_DEPS_STAMP)
 # clean run into exit 2; ASan still catches every out-of-bounds access and use
 # after free.
 FUZZ_TIME ?= 60
-FUZZ_TARGETS := fuzz_config fuzz_jread fuzz_model
+FUZZ_TARGETS := fuzz_config fuzz_jread fuzz_model fuzz_tfile fuzz_chakra fuzz_lab
 FUZZ_SAN  := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 fuzz: | $(DEPS_STAMP)
 	@command -v clang >/dev/null || { echo "make fuzz needs clang (make deps installs it)"; exit 2; }
 	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang OPT="-O1 -g" \
 	  EXTRA_CFLAGS="$(FUZZ_SAN)" build-fuzz/libfabsim.a
-	@mkdir -p build-fuzz/artifacts build-fuzz/corpus-fuzz_config build-fuzz/corpus-fuzz_model \
-	  build-fuzz/corpus-fuzz_jread
+	@mkdir -p build-fuzz/artifacts $(FUZZ_TARGETS:%=build-fuzz/corpus-%)
 	@for f in $$(find scenarios tests/report/fixture -name '*.yaml'); do \
 	  cp "$$f" build-fuzz/corpus-fuzz_config/$$(echo "$$f" | tr / -); \
 	  cp "$$f" build-fuzz/corpus-fuzz_model/$$(echo "$$f" | tr / -); done
 	@printf '{"a":[1,-0.5e3,true,false,null],"s":"x<\\u2028\\ud83d\\ude00"}' \
 	  >build-fuzz/corpus-fuzz_jread/seed.json
+	@i=0; for f in scenarios/examples/inputs/*.yml scenarios/examples/inputs/*.txt; do i=$$((i + 1)); \
+	  for k in 0 1 2 3; do { printf "\\$$(printf %o $$k)"; cat "$$f"; } \
+	    >build-fuzz/corpus-fuzz_tfile/seed-$$i-$$k; done; done
+	@cp scenarios/examples/inputs/chakra_step/*.et build-fuzz/corpus-fuzz_chakra/
+	@for f in $$(find scenarios/labs tests/report/fixture -name lab.yaml); do \
+	  cp "$$f" build-fuzz/corpus-fuzz_lab/$$(echo "$$f" | tr / -); done
+	@printf '%s' '-(done_us() + 2) * link_max("utilization", "leaf-spine") >= !0 && m || abs(-1)' \
+	  >build-fuzz/corpus-fuzz_lab/expr.txt
 	@for t in $(FUZZ_TARGETS); do \
-	  clang -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O1 -g $(WARN) -Isrc \
+	  clang -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O1 -g $(WARN) -Isrc -Ifuzz \
 	    -fsanitize=fuzzer,address,undefined fuzz/$$t.c build-fuzz/libfabsim.a \
 	    $(LDLIBS) -o build-fuzz/$$t || exit 1; \
 	done

@@ -48,8 +48,9 @@ struct job {
     size_t nlabsets; /* of which the lab's own (lab.yaml runs: set:) come first */
     pid_t pid;
     double t0;
-    int status; /* 0 ok, 1 not available, 2 error */
+    int status; /* 0 ok, 1 not available, 2 error, JOB_INTERRUPTED never started */
 };
+#define JOB_INTERRUPTED 3
 
 struct jobs {
     struct job *v;
@@ -164,6 +165,7 @@ static int child_run(const struct job *j) {
 
 static void start_job(struct job *j) {
     char path[PATH_MAX];
+    fs_unlink_symlink(j->outdir); /* a planted link: the run goes into a real folder */
     results_mkdirs(j->outdir);
     snprintf(path, sizeof path, "%s/results.json", j->outdir);
     unlink(path); /* never report a stale run */
@@ -181,6 +183,9 @@ static void start_job(struct job *j) {
     j->t0 = wall_now_s();
     pid_t pid = fork();
     if (pid == 0) {
+        /* Loading and building exit at once on a signal; the run stops
+         * cleanly (model_run) and writes its partial results. */
+        sig_set_mode(SIG_MODE_EXIT);
         alarm(LABS_TIMEOUT_S);
         int rc = child_run(j);
         fflush(NULL);
@@ -199,10 +204,20 @@ static void finish_job(struct job *j, int wstatus) {
     if (WIFEXITED(wstatus)) {
         int rc = WEXITSTATUS(wstatus);
         j->status = rc == 0 ? 0 : rc == 3 ? 1 : 2;
+        /* 128 + SIGINT/SIGTERM: stopped while loading or building (core/sig.h),
+         * before it could write its status. */
+        if (rc == 128 + SIGINT || rc == 128 + SIGTERM) {
+            snprintf(msg, sizeof msg, "stopped by signal %d (%s) before the end: no results",
+                     rc - 128, strsignal(rc - 128));
+            write_status(j->outdir, REPORT_ERROR, msg, j->label, wall_now_s() - j->t0);
+        }
         return;
     }
     int sig = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
-    if (sig == SIGALRM)
+    if (sig == SIGINT || sig == SIGTERM)
+        snprintf(msg, sizeof msg, "stopped by signal %d (%s) before the end: no results", sig,
+                 strsignal(sig));
+    else if (sig == SIGALRM)
         snprintf(msg, sizeof msg, "stopped after %d s of wall-clock time (make it smaller)",
                  LABS_TIMEOUT_S);
     else
@@ -252,9 +267,31 @@ static void job_line(const struct job *j, size_t done, size_t total, double t0) 
             st[j->status], took);
 }
 
-/* Runs every job, `par` at a time. Counts per status in counts[3]. */
+/* The jobs a signal kept from starting say so (status JOB_INTERRUPTED and
+ * a status.json "not_run" naming the signal), rather than keep an older
+ * run's results or read as "ok". */
+static void mark_not_started(struct jobs *js, size_t from) {
+    char msg[160], path[PATH_MAX];
+    snprintf(msg, sizeof msg, "interrupted: stopped by signal %d (%s) before this run started",
+             sig_pending(), strsignal(sig_pending()));
+    for (size_t i = from; i < js->n; i++) {
+        struct job *j = &js->v[i];
+        j->status = JOB_INTERRUPTED;
+        fs_unlink_symlink(j->outdir);
+        results_mkdirs(j->outdir);
+        snprintf(path, sizeof path, "%s/results.json", j->outdir);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/links.csv", j->outdir);
+        unlink(path);
+        write_status(j->outdir, REPORT_NOT_RUN, msg, j->label, 0);
+    }
+}
+
+/* Runs every job, `par` at a time. Counts per status in counts[3] (the
+ * jobs a signal kept from starting are not counted). */
 static void run_jobs(struct jobs *js, int par, enum progress_mode show, size_t counts[3]) {
     size_t next = 0, running = 0, done = 0;
+    enum sig_mode prev = sig_set_mode(SIG_MODE_FLAG); /* polled below */
     double t0 = wall_now_s();
     char what[160] = "";
     bool tty = show == PROGRESS_TTY;
@@ -299,6 +336,8 @@ static void run_jobs(struct jobs *js, int par, enum progress_mode show, size_t c
         }
     }
     if (tty) fputs("\r\033[K", stderr);
+    if (sig_pending()) mark_not_started(js, next);
+    sig_set_mode(prev);
 }
 
 static enum progress_mode show_mode(bool quiet, bool lines) {
@@ -349,31 +388,19 @@ static char **list_dir(const char *dir, bool dirs, const char *suffix, size_t *n
 
 /* Output folders of scenarios that no longer exist in the lab (renamed or
  * removed) would still show in the report: remove them. Only folders holding
- * a status.json (written by a run) are touched, and only their files. */
+ * a status.json (written by a run) are touched, and only their files; a link
+ * is removed itself, never followed (core/file.h fs_remove_run_dir). */
 static void remove_stale(const char *out, const char *lab, char *const *keep, size_t nkeep) {
     char dir[PATH_MAX], p[PATH_MAX * 2];
     snprintf(dir, sizeof dir, "%s/%s", out, lab);
     size_t n;
     char **sub = list_dir(dir, true, NULL, &n);
     for (size_t i = 0; i < n; i++) {
-        struct stat st;
         bool exists = false;
         for (size_t k = 0; k < nkeep; k++)
             exists = exists || !strcmp(keep[k], sub[i]);
-        snprintf(p, sizeof p, "%s/%s/status.json", dir, sub[i]);
-        if (!exists && !stat(p, &st)) {
-            snprintf(p, sizeof p, "%s/%s", dir, sub[i]);
-            size_t nf;
-            char **files = list_dir(p, false, NULL, &nf);
-            for (size_t k = 0; k < nf; k++) {
-                char f[PATH_MAX * 3];
-                snprintf(f, sizeof f, "%s/%s", p, files[k]);
-                unlink(f);
-                free(files[k]);
-            }
-            free(files);
-            rmdir(p);
-        }
+        snprintf(p, sizeof p, "%s/%s", dir, sub[i]);
+        if (!exists) fs_remove_run_dir(p);
         free(sub[i]);
     }
     free(sub);
@@ -437,7 +464,7 @@ static int build_report(const char *dir, bool quiet) {
     if (rc) {
         diag_print(&d, stderr);
         report_fini(&r);
-        return rc == FS_ENOENT ? 2 : 1;
+        return rc == FS_ENOENT || rc == FS_EINVAL ? 2 : 1; /* bad input: 2 */
     }
     if (!quiet && r.nfindings) report_print_findings(&r, stdout);
     report_fini(&r);
@@ -550,6 +577,56 @@ static void free_items(struct lab_item *v, size_t n) {
     free(v);
 }
 
+/* 0 when run `it` of a lab loads with the labs --set changes; else its
+ * error in `d` (when it is one of those changes: a bad value, an unknown
+ * key) and FS_EINVAL, or 1 (another error: the run itself reports it). */
+static int item_takes_sets(const struct lab_item *it, const char **gsets, size_t ngsets,
+                           struct diag *d) {
+    const char **sets = fs_xcalloc(it->nsets + ngsets + 1, sizeof *sets);
+    size_t n = 0;
+    for (size_t q = 0; q < it->nsets; q++)
+        sets[n++] = it->sets[q];
+    for (size_t q = 0; q < ngsets; q++)
+        sets[n++] = gsets[q];
+    struct scenario sc;
+    int rc = scenario_load(&sc, it->file, sets, n, d);
+    free(sets);
+    if (!rc) {
+        scenario_fini(&sc);
+        return 0;
+    }
+    return !strcmp(d->file, "--set") && d->line > it->nsets ? FS_EINVAL : 1;
+}
+
+/* labs --set: a change that no selected run takes (a bad value, an unknown
+ * key) is bad input, exit 2 with its message before anything is written or
+ * run, as compare and sweep do; one that only some runs take leaves the
+ * others "not run" (child_run). */
+static int check_labs_sets(const char *lroot, char **labs, size_t nl, const struct lab_def *defs,
+                           const bool *has_def, const char *const *only, size_t nonly,
+                           const char **gsets, size_t ngsets) {
+    struct diag first = {0};
+    bool have = false, any_ok = false;
+    for (size_t i = 0; i < nl && !any_ok; i++) {
+        size_t ni;
+        struct lab_item *items = lab_items(lroot, labs[i], has_def[i] ? &defs[i] : NULL, &ni);
+        for (size_t k = 0; k < ni && !any_ok; k++) {
+            if (!only_match(only, nonly, labs[i], items[k].id)) continue;
+            struct diag d = {0};
+            int rc = item_takes_sets(&items[k], gsets, ngsets, &d);
+            any_ok = rc == 0;
+            if (rc == FS_EINVAL && !have) {
+                first = d;
+                have = true;
+            }
+        }
+        free_items(items, ni);
+    }
+    if (any_ok || !have) return 0;
+    diag_print(&first, stderr);
+    return 2;
+}
+
 struct labs_opts {
     const char *out, *labs_dir, *docs_dir;
     const char **only, **gsets;
@@ -647,6 +724,8 @@ int cli_labs(int argc, char **argv) {
         free(ids);
         free_items(items, ni);
     }
+    if (!rc && ngsets)
+        rc = check_labs_sets(lroot, labs, nl, defs, has_def, only, nonly, gsets, ngsets);
     for (size_t i = 0; i < nl && !rc; i++) {
         size_t ni;
         struct lab_item *items = lab_items(lroot, labs[i], has_def[i] ? &defs[i] : NULL, &ni);
@@ -659,6 +738,7 @@ int cli_labs(int argc, char **argv) {
             snprintf(path, sizeof path, "%s/%s/%s", out, labs[i], items[k].folder);
             if (!only_match(only, nonly, labs[i], items[k].id)) {
                 /* Left out by --only: say so rather than show an older run. */
+                fs_unlink_symlink(path);
                 results_mkdirs(path);
                 static const char *const gone[] = {"results.json", "links.csv", "status.json"};
                 for (size_t g = 0; g < 3; g++) {
@@ -690,6 +770,7 @@ int cli_labs(int argc, char **argv) {
         }
         if (any) {
             snprintf(path, sizeof path, "%s/%s", out, labs[i]);
+            fs_unlink_symlink(path);
             results_mkdirs(path);
             remove_stale(out, labs[i], folders, ni);
             char src[PATH_MAX + 300], dst[PATH_MAX + 300];
@@ -741,10 +822,12 @@ int cli_labs(int argc, char **argv) {
     write_text(path, "labs\n");
     snprintf(path, sizeof path, "%s/sets", out);
     if (ngsets) {
-        FILE *sf = fopen(path, "w");
-        for (size_t q = 0; sf && q < ngsets; q++)
-            fprintf(sf, "%s\n", gsets[q]);
-        if (sf) fclose(sf);
+        struct fs_out so; /* core/file.h: atomic, never through a symlink */
+        if (!fs_out_open(&so, path)) {
+            for (size_t q = 0; q < ngsets; q++)
+                fprintf(so.f, "%s\n", gsets[q]);
+            fs_out_commit(&so);
+        }
     } else {
         unlink(path);
     }
@@ -885,7 +968,10 @@ static void print_compare_table(const struct jobs *js) {
         printf("%-24s", SUMMARY_COLS[r].name);
         for (size_t i = 0; i < n; i++) {
             if (!res[i]) {
-                printf(" %*s", w, js->v[i].status == 1 ? "not yet available" : "failed");
+                printf(" %*s", w,
+                       js->v[i].status == 1                 ? "not yet available"
+                       : js->v[i].status == JOB_INTERRUPTED ? "interrupted"
+                                                            : "failed");
                 continue;
             }
             double v = SUMMARY_COLS[r].scale < 0
@@ -1012,7 +1098,8 @@ static size_t config_diff(const struct jobs *js, const char *out, bool print) {
         ok = !explain_flat(js->v[i].file, js->v[i].sets, js->v[i].nsets, &kv[i]) && ok;
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/config_diff.json", out);
-    FILE *f = fopen(path, "w");
+    struct fs_out fo; /* core/file.h: atomic, never through a symlink */
+    FILE *f = fs_out_open(&fo, path) ? NULL : fo.f;
     struct jw w;
     if (f) {
         jw_init(&w, f);
@@ -1067,7 +1154,7 @@ static size_t config_diff(const struct jobs *js, const char *out, bool print) {
     if (f) {
         jw_arr_end(&w);
         jw_end(&w);
-        fclose(f);
+        fs_out_commit(&fo);
     }
     for (size_t i = 0; i < n; i++)
         kv_free(&kv[i]);
@@ -1217,6 +1304,8 @@ int cli_compare(int argc, char **argv) {
         fprintf(stderr, "fabsim: %s: cannot write: %s\n", out, strerror(errno));
         goto done;
     }
+    snprintf(path, sizeof path, "%s/compare", out);
+    fs_unlink_symlink(path); /* a planted link: the runs go into a real folder */
     snprintf(path, sizeof path, "%s/compare/lab.md", out);
     results_mkdirs(path); /* creates .../lab.md as a folder: removed below */
     rmdir(path);
@@ -1234,13 +1323,13 @@ int cli_compare(int argc, char **argv) {
     }
     /* The title names the variants: "A vs B" (files) or the --set lists. */
     snprintf(path, sizeof path, "%s/title", out);
-    FILE *tf = fopen(path, "w");
-    if (tf) {
-        fprintf(tf, "fabsim compare: ");
+    struct fs_out to; /* core/file.h: atomic, never through a symlink */
+    if (!fs_out_open(&to, path)) {
+        fprintf(to.f, "fabsim compare: ");
         for (size_t i = 0; i < js.n; i++)
-            fprintf(tf, "%s%s", i ? " vs " : "", js.v[i].label ? js.v[i].label : js.v[i].id);
-        fputc('\n', tf);
-        fclose(tf);
+            fprintf(to.f, "%s%s", i ? " vs " : "", js.v[i].label ? js.v[i].label : js.v[i].id);
+        fputc('\n', to.f);
+        fs_out_commit(&to);
     }
     config_diff(&js, out, !quiet);
     run_jobs(&js, par, show_mode(quiet, false), counts);
@@ -1382,7 +1471,7 @@ static void write_sweep_csv(const char *path, const struct jobs *js, const struc
     for (size_t c = 0; c < NSUMMARY_COLS; c++)
         fprintf(f, ",%s", SUMMARY_COLS[c].col);
     fputc('\n', f);
-    static const char *const st[] = {"ok", "not_available", "error"};
+    static const char *const st[] = {"ok", "not_available", "error", "interrupted"};
     for (size_t i = 0; i < js->n; i++) {
         const struct job *j = &js->v[i];
         char rpath[PATH_MAX + 16], err[128];
@@ -1435,7 +1524,9 @@ int cli_sweep(int argc, char **argv) {
         *eq = 0;
         ax[a].vals = fs_xcalloc(SWEEP_MAX_RUNS + 1, sizeof *ax[a].vals);
         ax[a].nvals = split_values(eq + 1, ax[a].vals, SWEEP_MAX_RUNS);
-        for (size_t v = 0; v < ax[a].nvals && v <= SWEEP_MAX_RUNS && !rc; v++)
+        /* nvals is SWEEP_MAX_RUNS + 1 when there were more: vals[] holds the first
+         * SWEEP_MAX_RUNS only. */
+        for (size_t v = 0; v < ax[a].nvals && v < SWEEP_MAX_RUNS && !rc; v++)
             if (!ax[a].vals[v][0])
                 rc = cli_usage_error("sweep: --set %s=...: empty value number %zu", ax[a].key,
                                      v + 1);
@@ -1485,26 +1576,16 @@ int cli_sweep(int argc, char **argv) {
     if (!rc && results_mkdirs(o.out))
         rc = cli_usage_error("sweep: cannot create %s: %s", o.out, strerror(errno));
     if (!rc) {
-        /* A previous sweep into the same folder must not show in the report. */
+        /* A previous sweep into the same folder must not show in the report;
+         * links are removed themselves, never followed (core/file.h). */
         snprintf(path, sizeof path, "%s/sweep", o.out);
+        fs_unlink_symlink(path);
         size_t nold;
         char **old = list_dir(path, true, NULL, &nold);
         for (size_t i = 0; i < nold; i++) {
-            char p[PATH_MAX * 2], st[PATH_MAX * 3];
+            char p[PATH_MAX * 2];
             snprintf(p, sizeof p, "%s/%s", path, old[i]);
-            snprintf(st, sizeof st, "%s/status.json", p);
-            struct stat sb;
-            if (!stat(st, &sb)) {
-                size_t nf;
-                char **files = list_dir(p, false, NULL, &nf);
-                for (size_t k = 0; k < nf; k++) {
-                    snprintf(st, sizeof st, "%s/%s", p, files[k]);
-                    unlink(st);
-                    free(files[k]);
-                }
-                free(files);
-                rmdir(p);
-            }
+            fs_remove_run_dir(p);
             free(old[i]);
         }
         free(old);

@@ -12,6 +12,7 @@
 #include "core/file.h"
 #include "core/units.h"
 #include "core/mem.h"
+#include "core/sig.h"
 #include "net/estimate.h"
 #include "net/model.h"
 #include "par/par.h"
@@ -22,6 +23,7 @@
 #include "stats/wall.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,6 +272,37 @@ static int check_collision(const char *opt, const char *file, const char *dir) {
     return 0;
 }
 
+/* The first folder of `dir` (itself or an ancestor) that does not exist yet,
+ * into `top` ("" when dir exists): what results_mkdirs creates, removed
+ * again by remove_created when the build fails. */
+static void first_missing(const char *dir, char *top, size_t len) {
+    char buf[4096];
+    struct stat st;
+    snprintf(buf, sizeof buf, "%s", dir);
+    top[0] = 0;
+    if (!stat(buf, &st)) return;
+    snprintf(top, len, "%s", buf);
+    for (char *p = buf + strlen(buf); p > buf; p--) {
+        if (*p != '/') continue;
+        *p = 0;
+        if (!stat(buf, &st)) break;
+        snprintf(top, len, "%s", buf);
+    }
+}
+
+/* Removes the folders first_missing found, if still empty: a run that
+ * fails before writing leaves no empty -o behind. */
+static void remove_created(const char *dir, const char *top) {
+    char buf[4096];
+    size_t tl = strlen(top);
+    snprintf(buf, sizeof buf, "%s", dir);
+    while (tl && !rmdir(buf) && strlen(buf) > tl) {
+        char *slash = strrchr(buf, '/');
+        if (!slash) break;
+        *slash = 0;
+    }
+}
+
 /* Runs one loaded scenario into `out` (NULL = out/<name>). Exit status. The
  * output folder is created first, so that a folder that cannot be created
  * fails before the run; results.json is written even when a trace or pcap
@@ -283,15 +316,20 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet, const
         snprintf(dir, sizeof dir, "%s", out);
     else
         snprintf(dir, sizeof dir, "out/%s", sc->name);
+    char created[4096];
+    first_missing(dir, created, sizeof created);
     if (results_mkdirs(dir)) {
         progress_done(pr);
         fprintf(stderr, "fabsim: %s: cannot create output folder: %s\n", dir, strerror(errno));
+        remove_created(dir, created);
         return 2;
     }
+    sig_rmdirs_on_exit(dir, created); /* a signal while building leaves none either */
     int rc = check_collision("--trace", o->trace, dir);
     if (!rc) rc = check_collision("--pcap", o->pcap, dir);
     if (rc) {
         progress_done(pr);
+        remove_created(dir, created);
         return rc;
     }
     /* At large sizes the build takes seconds: say how big it is first. */
@@ -299,10 +337,12 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet, const
     snprintf(size, sizeof size, "(%u hosts)", scenario_host_count(&sc->topo));
     progress_phase(pr, "building the model", size);
     rc = model_build(&m, sc, &d);
+    sig_rmdirs_on_exit(NULL, NULL); /* the outputs are next */
     if (rc) {
         progress_done(pr);
         diag_print(&d, stderr);
         model_fini(&m);
+        remove_created(dir, created);
         return rc == FS_EINTERNAL ? 1 : 2;
     }
     if (o->against) m.against = &o->against_log;

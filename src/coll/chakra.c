@@ -37,6 +37,9 @@
 #include <string.h>
 
 #define CK_MAX_RANKS 65536u
+/* Nodes of all the ranks' traces of one entry: about 200 bytes each read,
+ * and as much again in the schedule (docs/outputs.md "Limits"). */
+#define CK_MAX_NODES (1u << 22)
 
 struct ck_pg {
     char name[64];
@@ -323,6 +326,20 @@ static uint32_t pg_find(struct ck_entry *e, const char *name) {
 
 /* Collectives: members of each process group, and the k-th call of each
  * group matched across its members (same type and size). */
+/* A collective of the trace must fit the schedule's transfer ids, as a
+ * scenario's does (config/limits.c): the message gives the largest size. */
+static int check_call_bytes(const struct job *j, const struct et_node *nd, int op, uint32_t m,
+                            const char *file, struct diag *d) {
+    uint64_t max = coll_max_call_bytes(op, m, j->channels, j->slice_bytes, j->w->protocol);
+    if (nd->comm_type == ET_BARRIER || nd->comm_size <= max) return 0;
+    return diag_set(d, file, (struct srcpos){0, 0}, FS_EINVAL,
+                    "byte %u: collective node %llu ('%.40s'): comm_size %llu B is too large for "
+                    "one collective of %u ranks; allowed: at most %llu B (limit "
+                    "COLL_MAX_TRANSFERS, docs/outputs.md \"Limits\")",
+                    nd->offset, (unsigned long long)nd->id, nd->name,
+                    (unsigned long long)nd->comm_size, m, (unsigned long long)max);
+}
+
 static int match_colls(struct net *n, struct job *j, struct ck_entry *e, struct diag *d) {
     char file[300];
     /* members */
@@ -367,6 +384,8 @@ static int match_colls(struct net *n, struct job *j, struct ck_entry *e, struct 
                                     nd->offset, (unsigned long long)nd->id, nd->name);
                 uint64_t bytes = nd->comm_type == ET_BARRIER ? 4 : nd->comm_size;
                 if (m == 0) {
+                    int rc = check_call_bytes(j, nd, op, g->nmembers, file, d);
+                    if (rc) return rc;
                     e->calls = fs_xrealloc(e->calls, (e->ncalls + 1) * sizeof *e->calls);
                     struct ck_call *c = &e->calls[e->ncalls++];
                     memset(c, 0, sizeof *c);
@@ -557,10 +576,17 @@ int chakra_add(struct net *n, struct job *j, struct diag *d) {
     /* the trace's ranks are the job's first R endpoints */
     j->nranks = R;
     char file[300];
+    uint64_t total = 0;
     for (uint32_t r = 0; r < R && !rc; r++) {
         rank_file(e, r, file, sizeof file);
         rc = et_read(file, &e->tr[r], d);
         if (!rc) rc = resolve_deps(e, r, file, d);
+        total += rc ? 0 : e->tr[r].nnodes;
+        if (!rc && total > CK_MAX_NODES)
+            rc = diag_set(d, file, (struct srcpos){0, 0}, FS_EINVAL,
+                          "the trace's ranks up to this one hold %llu nodes; allowed: at most %u "
+                          "in all (limit CK_MAX_NODES, docs/outputs.md \"Limits\")",
+                          (unsigned long long)total, CK_MAX_NODES);
     }
     if (!rc) rc = match_colls(n, j, e, d);
     if (!rc) rc = match_p2p(e, d);

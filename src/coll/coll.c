@@ -36,6 +36,23 @@
 enum { COLL_EV_START = 0, COLL_EV_TIMER = 1 }; /* COLL_EV_INNET: coll_int.h */
 enum { STREAM_COLL_ENTROPY = 7 };
 
+uint64_t coll_max_call_bytes(int opkind, uint64_t nranks, uint32_t channels, uint64_t slice_bytes,
+                             enum coll_proto proto) {
+    uint64_t m = nranks, nch = channels ? channels : COLL_CHANNELS_DEFAULT;
+    uint64_t slice = slice_bytes ? slice_bytes : COLL_SLICE_DEFAULT;
+    if (proto == PROTO_LL && slice > (32u << 10)) slice = 32u << 10; /* algos.c PROTO_LL_SLICE */
+    if (m < 2) return UINT64_MAX;
+    /* Ring steps per call: AllReduce (and training's) reduce-scatter then
+     * all-gather, the others one pass; a tree or the hierarchical schedule
+     * sends no more per slice. Per channel the call is nsteps x m x
+     * ceil(bytes / (nch x m x slice)) transfers, at most
+     * nsteps x (bytes / slice + nch x m). */
+    uint64_t nsteps = (opkind == WL_ALLREDUCE || opkind == WL_TRAINING ? 2 : 1) * (m - 1);
+    if (m > COLL_MAX_TRANSFERS || nsteps * nch * m >= COLL_MAX_TRANSFERS) return 0;
+    uint64_t slices = (COLL_MAX_TRANSFERS - nsteps * nch * m) / nsteps;
+    return slices > UINT64_MAX / slice ? UINT64_MAX : slices * slice;
+}
+
 static struct coll_state *cs_get(struct net *n) {
     if (!n->coll_state) n->coll_state = fs_xcalloc(1, sizeof(struct coll_state));
     return n->coll_state;

@@ -36,6 +36,18 @@ enum coll_algo {
  * per-step cost and wire overhead (coll/algos.c proto_pick) */
 enum coll_proto { PROTO_SIMPLE, PROTO_LL, PROTO_LL128, PROTO_AUTO };
 
+/* A collective call is cut into transfers of at most a slice (512 KiB by
+ * default; 32 KiB with the LL protocol) per ring step, and the schedule
+ * numbers them in 31 bits: at most COLL_MAX_TRANSFERS transfers per call
+ * (docs/outputs.md "Limits"). */
+#define COLL_MAX_TRANSFERS ((1ull << 31) - (1ull << 24))
+/* The largest bytes of one call of collective `opkind` (WL_ALLREDUCE...)
+ * among `nranks` ranks on `channels` channels (0: the default) with slices
+ * of `slice_bytes` (0: the default) that stays within COLL_MAX_TRANSFERS;
+ * UINT64_MAX when any size does. config/ refuses larger sizes. */
+uint64_t coll_max_call_bytes(int opkind, uint64_t nranks, uint32_t channels, uint64_t slice_bytes,
+                             enum coll_proto proto);
+
 /* Adds the collective (or training) workload entry `idx` (called by workload/). */
 int coll_add(struct net *n, const struct wl_entry *w, size_t idx, struct diag *d);
 void coll_on_event(struct sim *s, const struct event *e);

@@ -1,7 +1,9 @@
 #include "core/file.h"
 
 #include "core/mem.h"
+#include "core/sig.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -111,6 +113,7 @@ static char *tmp_name(const char *path, unsigned tag) {
 
 int fs_out_open(struct fs_out *o, const char *path) {
     memset(o, 0, sizeof *o);
+    o->sig_slot = -1;
     struct stat st;
     bool exists = lstat(path, &st) == 0;
     if (exists && S_ISLNK(st.st_mode)) {
@@ -158,6 +161,7 @@ int fs_out_open(struct fs_out *o, const char *path) {
         }
         o->tmp = t;
         o->path = fs_xstrdup(path);
+        o->sig_slot = sig_tmp_add(t); /* a signal that exits removes it */
         return 0;
     }
     errno = EEXIST;
@@ -165,6 +169,8 @@ int fs_out_open(struct fs_out *o, const char *path) {
 }
 
 static void out_free(struct fs_out *o) {
+    if (o->tmp) sig_tmp_del(o->sig_slot); /* (a zeroed, never opened fs_out has no slot) */
+    o->sig_slot = -1;
     free(o->tmp);
     free(o->path);
     o->tmp = o->path = NULL;
@@ -206,6 +212,44 @@ void fs_out_abort(struct fs_out *o) {
     if (o->f) fclose(o->f);
     if (o->tmp) unlink(o->tmp);
     out_free(o);
+}
+
+int fs_unlink_symlink(const char *path) {
+    struct stat st;
+    if (lstat(path, &st) || !S_ISLNK(st.st_mode)) return 0;
+    return unlink(path);
+}
+
+int fs_remove_run_dir(const char *dir) {
+    struct stat st;
+    if (lstat(dir, &st)) return errno == ENOENT ? 0 : -1;
+    if (S_ISLNK(st.st_mode)) return unlink(dir);
+    if (!S_ISDIR(st.st_mode)) return 1;
+    /* O_NOFOLLOW: a folder swapped for a link since the lstat is refused. */
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return -1;
+    if (fstatat(fd, "status.json", &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return 1;
+    }
+    DIR *dp = fdopendir(fd);
+    if (!dp) {
+        close(fd);
+        return -1;
+    }
+    struct dirent *e;
+    bool left = false;
+    while ((e = readdir(dp))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        /* unlinkat removes a link itself, never its target; a sub-folder
+         * (fabsim writes none) stays, and so does the folder. */
+        if (fstatat(dirfd(dp), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || S_ISDIR(st.st_mode) ||
+            unlinkat(dirfd(dp), e->d_name, 0))
+            left = true;
+    }
+    closedir(dp);
+    if (left) return 1;
+    return rmdir(dir) ? -1 : 0;
 }
 
 int fs_stdout_check(int rc) {

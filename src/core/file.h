@@ -39,9 +39,10 @@ char *fs_path_beside(const char *base, const char *rel);
 /* An output being written. `f` is the stream to write to. */
 struct fs_out {
     FILE *f;
-    bool closed; /* fs_out_close succeeded: fs_out_commit only renames */
-    char *path;  /* the destination */
-    char *tmp;   /* the temporary file, NULL when written in place */
+    bool closed;  /* fs_out_close succeeded: fs_out_commit only renames */
+    char *path;   /* the destination */
+    char *tmp;    /* the temporary file, NULL when written in place */
+    int sig_slot; /* core/sig.h: the handler removes tmp on exit; -1 none */
 };
 
 /* Opens `path` for writing: a new temporary file ".NAME.XXXXXX.tmp" in the
@@ -60,6 +61,18 @@ int fs_out_close(struct fs_out *o);
 int fs_out_commit(struct fs_out *o);
 /* Abandons the output: closes and removes the temporary file. */
 void fs_out_abort(struct fs_out *o);
+
+/* Clean-up of an old run folder inside an output folder (sweep, labs), never
+ * following a link: a symlink at `dir` is removed itself (its target is left
+ * alone); a real folder holding a regular status.json (written by a run) has
+ * its files and links removed and then the folder itself; anything else is
+ * left. 0 when nothing remains at `dir`, 1 when it was left, -1 with errno
+ * on an error. */
+int fs_remove_run_dir(const char *dir);
+/* A symlink at `path` (a folder that fabsim creates inside an output folder)
+ * is removed, so that what is written there next goes into a real folder
+ * inside -o rather than through the link. 0, or -1 with errno. */
+int fs_unlink_symlink(const char *path);
 
 /* Flushes and checks standard output (fabsim validate --explain > /dev/full):
  * `rc` when it is good, else prints one line and returns 1. */

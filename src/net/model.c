@@ -420,10 +420,14 @@ static void run_events(struct model *m, void *targ) {
 void model_run(struct model *m, model_progress_fn progress, void *arg) {
     double t0 = wall_now_s();
     void *targ[3] = {(void *)progress, m, arg};
+    /* In the event loop a signal is a request to stop (tick polls it);
+     * elsewhere it exits at once (core/sig.h). */
+    enum sig_mode prev = sig_set_mode(SIG_MODE_FLAG);
     if (sig_pending()) /* arrived while building */
         m->interrupted = sig_pending();
     else
         run_events(m, targ);
+    sig_set_mode(prev);
     struct net *n = &m->net;
     /* The time the model reached: the last event run. */
     sampler_take(&m->sampler, n, m->sim.now_ps);

@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 static void mpi_allgather(void *ctx, const void *in, size_t bytes, void *out) {
     (void)ctx;
@@ -133,7 +134,26 @@ int main(int argc, char **argv) {
     int rc;
     if (argc >= 2 && strcmp(argv[1], "run") == 0) {
         const char *la = getenv("FABSIM_PAR_LOOKAHEAD_PS");
+        /* The model is replicated, so a bad input fails the same way on every
+         * rank: rank 0 prints it, the others keep what they print and show it
+         * only when their status differs from rank 0's (their own failure). */
+        FILE *held = c.size > 1 && c.rank ? tmpfile() : NULL;
+        int saved = held ? dup(2) : -1;
+        if (saved >= 0) dup2(fileno(held), 2);
         rc = cli_run_par(argc - 1, argv + 1, &c, la ? strtoull(la, NULL, 10) : 0);
+        int rc0 = rc;
+        MPI_Bcast(&rc0, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (saved >= 0) {
+            fflush(stderr);
+            dup2(saved, 2);
+            close(saved);
+            char buf[4096];
+            size_t got;
+            rewind(held);
+            while (rc != rc0 && (got = fread(buf, 1, sizeof buf, held)) > 0)
+                fwrite(buf, 1, got, stderr);
+        }
+        if (held) fclose(held);
     } else if (c.size > 1) {
         if (c.rank == 0)
             fprintf(stderr, "fabsim-mpi: only `run` runs on several ranks; run the other "

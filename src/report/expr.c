@@ -303,6 +303,7 @@ struct ps {
     char *err;
     size_t errlen;
     unsigned err_col;
+    int depth; /* nesting of parse_unary: parentheses, unary operators, calls */
     bool failed;
 };
 
@@ -345,6 +346,7 @@ static bool eat(struct ps *s, const char *tok) {
 }
 
 static int parse_or(struct ps *s);
+static int parse_nested(struct ps *s);
 
 static int bin(struct ps *s, enum expr_op op, int a, int b, unsigned col) {
     if (a < 0 || b < 0) return -1;
@@ -359,7 +361,13 @@ static int parse_primary(struct ps *s) {
     ws(s);
     unsigned col = (unsigned)(s->p - s->src);
     if (eat(s, "(")) {
+        if (s->depth >= EXPR_MAX_DEPTH) {
+            s->p--; /* the message, at the column of this '(' */
+            return parse_nested(s);
+        }
+        s->depth++;
         int n = parse_or(s);
+        s->depth--;
         if (n >= 0 && !eat(s, ")")) return fail(s, "expected ')'%s", "");
         return n;
     }
@@ -426,7 +434,10 @@ static int parse_primary(struct ps *s) {
         if (!eat(s, ")")) {
             do {
                 if (k == EXPR_MAX_ARGS) return fail(s, "too many arguments to %s()", f->name);
+                if (s->depth >= EXPR_MAX_DEPTH) return parse_nested(s); /* the message */
+                s->depth++;
                 int a = parse_or(s);
+                s->depth--;
                 if (a < 0) return -1;
                 s->e->n[n].kid[k++] = a;
             } while (eat(s, ","));
@@ -444,6 +455,25 @@ static int parse_primary(struct ps *s) {
     return fail(s, "unexpected '%.1s' (expected a number, a name, a call or '(')", s->p);
 }
 
+static int parse_unary(struct ps *s);
+
+/* parse_unary with the nesting bounded (EXPR_MAX_DEPTH): every level of
+ * parentheses, unary operator or call argument passes here once. */
+static int parse_nested(struct ps *s) {
+    if (s->depth >= EXPR_MAX_DEPTH) {
+        char what[32];
+        snprintf(what, sizeof what, "%d", EXPR_MAX_DEPTH);
+        return fail(s,
+                    "nested too deeply (parentheses, unary '-' or '!', calls); allowed: at "
+                    "most %s levels",
+                    what);
+    }
+    s->depth++;
+    int n = parse_unary(s);
+    s->depth--;
+    return n;
+}
+
 static int parse_unary(struct ps *s) {
     ws(s);
     unsigned col = (unsigned)(s->p - s->src);
@@ -454,7 +484,7 @@ static int parse_unary(struct ps *s) {
         op = EXPR_NOT;
     else
         return parse_primary(s);
-    int a = parse_unary(s);
+    int a = parse_nested(s);
     if (a < 0) return -1;
     int n = node(s, op, col);
     s->e->n[n].kid[0] = a;
@@ -524,6 +554,14 @@ int expr_parse(struct expr *e, const char *src, enum expr_ctx ctx, unsigned *err
     memset(e, 0, sizeof *e);
     e->root = -1;
     struct ps s = {.e = e, .src = src, .p = src, .ctx = ctx, .err = err, .errlen = errlen};
+    size_t len = strlen(src);
+    if (len > EXPR_MAX_LEN) {
+        char what[64];
+        snprintf(what, sizeof what, "%zu bytes; allowed: at most %d", len, EXPR_MAX_LEN);
+        fail(&s, "too long (%s)", what);
+        *err_col = 0;
+        return FS_EINVAL;
+    }
     int root = parse_or(&s);
     ws(&s);
     if (root >= 0 && *s.p) fail(&s, "unexpected '%.1s' after the expression", s.p);

@@ -38,6 +38,14 @@ enum expr_op {
 };
 
 #define EXPR_MAX_ARGS 4
+/* Limits of one expression (docs/outputs.md "Limits"), so that a hostile
+ * lab.yaml (or a downloaded report folder's copy) can neither overflow the
+ * stack of the recursive parser and evaluator nor take long: at most
+ * EXPR_MAX_LEN bytes, at most EXPR_MAX_DEPTH nested parentheses, unary
+ * operators and calls, and so at most EXPR_MAX_LEN / 2 levels of operators
+ * for the evaluator. */
+#define EXPR_MAX_LEN 4096
+#define EXPR_MAX_DEPTH 64
 
 struct expr_node {
     enum expr_op op;

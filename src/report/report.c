@@ -266,6 +266,40 @@ static char *yaml_comment(const char *yaml, const char *key) {
     return NULL;
 }
 
+/* What report.js reads of a run's results.json without checking has the
+ * type it expects, so that a hand-edited or foreign file shows as that run's
+ * error instead of blanking the page. NULL when fine, else what is wrong. */
+static const char *results_shape(const struct jv *r) {
+    static const char *const lists[] = {"flows", "collectives", "control_plane", "cc_rates"};
+    if (!r || r->type != JV_OBJ) return "not an object";
+    const struct jv *s = jv_get(r, "summary"), *l = jv_get(r, "links");
+    if (!s || s->type != JV_OBJ) return "summary is not an object";
+    const struct jv *dl = jv_get(s, "deadlock");
+    if (!dl || dl->type != JV_OBJ) return "summary.deadlock is not an object";
+    if (!l || l->type != JV_ARR) return "links is not an array";
+    for (size_t i = 0; i < l->n; i++) {
+        const struct jv *t = jv_get(l->items[i], "tier");
+        if (l->items[i]->type != JV_OBJ || !t || t->type != JV_STR)
+            return "links[] are not objects with a tier";
+    }
+    for (size_t k = 0; k < sizeof lists / sizeof *lists; k++) {
+        const struct jv *a = jv_get(r, lists[k]);
+        if (!a || a->type == JV_NULL) continue;
+        if (a->type != JV_ARR)
+            return "flows, collectives, control_plane or cc_rates is not an array";
+        for (size_t i = 0; i < a->n; i++)
+            if (a->items[i]->type != JV_OBJ)
+                return "an item of flows, collectives, control_plane or cc_rates is not an object";
+    }
+    const struct jv *cc = jv_get(r, "cc_rates");
+    for (size_t i = 0; cc && cc->type == JV_ARR && i < cc->n; i++) {
+        const struct jv *t = jv_get(cc->items[i], "t_ns"), *g = jv_get(cc->items[i], "gbps");
+        if (!t || t->type != JV_ARR || !g || g->type != JV_ARR)
+            return "cc_rates[] lack the t_ns and gbps arrays";
+    }
+    return NULL;
+}
+
 /* A scenario's folder is named after its file, "NN-name" (the number only
  * orders the runs); its id is the name. */
 static void load_scn(struct report_scn *sc, const char *dir, const char *folder) {
@@ -283,6 +317,12 @@ static void load_scn(struct report_scn *sc, const char *dir, const char *folder)
     sc->results_text = fs_read_file(path, NULL);
     if (sc->results_text) {
         sc->res = jread_parse(sc->results_text, err, sizeof err);
+        const char *bad = sc->res ? results_shape(sc->res) : NULL;
+        if (bad) {
+            snprintf(err, sizeof err, "results.json: %s (docs/outputs.md)", bad);
+            jread_free(sc->res);
+            sc->res = NULL;
+        }
         if (!sc->res) {
             free(sc->results_text);
             sc->results_text = NULL;

@@ -436,6 +436,14 @@ int results_mkdirs(const char *dir) {
         *p = '/';
     }
     if (mkdir(buf, 0777) && errno != EEXIST) return -1;
+    /* EEXIST for a file of that name (sweep -o FILE): refused here, before
+     * anything runs, not when the first output is written. */
+    struct stat st;
+    if (stat(buf, &st)) return -1;
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
     return 0;
 }
 
@@ -505,8 +513,11 @@ void results_print_summary(const struct model *m, FILE *f) {
             if (fct > max) max = fct;
             done++;
         }
-        fprintf(f, "  flows: %u of %u done, mean FCT %.2f us, max %.2f us\n", done, nflows,
-                done ? sum / done : 0.0, max);
+        if (done)
+            fprintf(f, "  flows: %u of %u done, mean FCT %.2f us, max %.2f us\n", done, nflows,
+                    sum / done, max);
+        else /* no FCT to average: "mean FCT 0.00 us" would read as instant */
+            fprintf(f, "  flows: 0 of %u done\n", nflows);
     }
     if (n->c.pause_frames || n->c.ecn_marked || n->c.cnps)
         fprintf(f, "  PFC pause frames %llu, ECN marked %llu, CNPs %llu\n",

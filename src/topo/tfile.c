@@ -672,11 +672,14 @@ static void fmt_rate(uint64_t bps, char *buf, size_t len) {
 
 void tfile_write_yaml(const struct net *n, const struct scenario *sc, FILE *f) {
     uint32_t G = sc->topo.gpus_per_host > 1 ? sc->topo.gpus_per_host : 1;
-    char a[48], b[48], r[48];
+    char a[48], b[48], r[48], from[1024];
+    /* The path is echoed escaped: a newline in it must not end the comment
+     * and inject YAML. */
+    fs_escape_ctl(sc->file, from, sizeof from);
     fprintf(f,
             "# fabsim topology file (docs/inputs.md), written by `fabsim topology` from %s.\n"
             "# Read it with topology: {kind: file, path: THIS_FILE}.\n",
-            sc->file);
+            from);
     fprintf(f, "nodes:\n");
     for (uint32_t v = 0; v < n->nnodes; v++) {
         const struct node *nd = &n->nodes[v];

@@ -22,6 +22,7 @@
 #include "core/mem.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,68 @@ struct rec {
     uint32_t nports, node, line;
     uint32_t *peer, *pport, *pline; /* per port 1..nports: node id, port, line; 0 = free */
 };
+
+/* A string -> index map (open addressing, FNV-1a): record ids and the
+ * names taken, so that thousands of HCAs with the same description (the
+ * firmware default) read in linear time, not cubic. */
+struct smap {
+    char **k;
+    uint32_t *v;
+    size_t cap, n;
+};
+
+static size_t shash(const char *s) {
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return (size_t)h;
+}
+
+static uint32_t smap_get(const struct smap *m, const char *k) {
+    if (!m->cap) return TFILE_NONE;
+    for (size_t i = shash(k) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        if (!m->k[i]) return TFILE_NONE;
+        if (!strcmp(m->k[i], k)) return m->v[i];
+    }
+}
+
+static void smap_put(struct smap *m, const char *k, uint32_t v);
+
+static void smap_grow(struct smap *m) {
+    struct smap old = *m;
+    m->cap = old.cap ? old.cap * 2 : 64;
+    m->n = 0;
+    m->k = fs_xcalloc(m->cap, sizeof *m->k);
+    m->v = fs_xcalloc(m->cap, sizeof *m->v);
+    for (size_t i = 0; i < old.cap; i++)
+        if (old.k[i]) {
+            smap_put(m, old.k[i], old.v[i]);
+            free(old.k[i]);
+        }
+    free(old.k);
+    free(old.v);
+}
+
+/* Sets k -> v (replacing an earlier value). */
+static void smap_put(struct smap *m, const char *k, uint32_t v) {
+    if (2 * (m->n + 1) > m->cap) smap_grow(m);
+    size_t i = shash(k) & (m->cap - 1);
+    while (m->k[i] && strcmp(m->k[i], k))
+        i = (i + 1) & (m->cap - 1);
+    if (!m->k[i]) {
+        m->k[i] = fs_xstrdup(k);
+        m->n++;
+    }
+    m->v[i] = v;
+}
+
+static void smap_fini(struct smap *m) {
+    for (size_t i = 0; i < m->cap; i++)
+        free(m->k[i]);
+    free(m->k);
+    free(m->v);
+    memset(m, 0, sizeof *m);
+}
 
 static const char *skip_ws(const char *p) {
     while (*p == ' ' || *p == '\t')
@@ -70,8 +133,11 @@ static uint64_t ib_rate(const char *comment) {
     return best;
 }
 
-/* The node's name: first word of the description, sanitised and unique. */
-static void make_name(const struct topo_file *tf, const char *desc, char *out, size_t len) {
+/* The node's name: first word of the description, sanitised and unique
+ * (base, base_2, base_3...: the first not in `names`). `last` remembers the
+ * suffix each base reached, so a repeated description costs one look-up. */
+static void make_name(struct smap *names, struct smap *last, const char *desc, char *out,
+                      size_t len) {
     char base[24];
     size_t k = 0;
     const char *p = skip_ws(desc);
@@ -80,21 +146,25 @@ static void make_name(const struct topo_file *tf, const char *desc, char *out, s
     base[k] = 0;
     if (!k) snprintf(base, sizeof base, "node");
     snprintf(out, len, "%s", base);
-    for (unsigned i = 2; tfile_node_find(tf, out) != TFILE_NONE; i++)
-        snprintf(out, len, "%.16s_%u", base, i);
+    if (smap_get(names, out) != TFILE_NONE) {
+        uint32_t i = smap_get(last, base);
+        for (i = i == TFILE_NONE ? 2 : i + 1;; i++)
+            if (snprintf(out, len, "%.16s_%u", base, i) < 0 || smap_get(names, out) == TFILE_NONE)
+                break; /* (a name cut at len stays as the former loop cut it) */
+        smap_put(last, base, i);
+    }
+    smap_put(names, out, 0);
 }
 
-static int fail(struct diag *d, const char *path, uint32_t line, const char *fmt, const char *a,
-                const char *b, unsigned x) {
+static int fail(struct diag *d, const char *path, uint32_t line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(struct diag *d, const char *path, uint32_t line, const char *fmt, ...) {
     char msg[512];
-    snprintf(msg, sizeof msg, fmt, a, b, x);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
     return diag_set(d, path, (struct srcpos){line, 0}, FS_EINVAL, "%s", msg);
-}
-
-static uint32_t rec_find(const struct rec *r, uint32_t nr, const char *id) {
-    for (uint32_t i = 0; i < nr; i++)
-        if (!strcmp(r[i].id, id)) return i;
-    return TFILE_NONE;
 }
 
 /* Copies the line at *p into buf (cut to fit) and moves *p past it. */
@@ -111,6 +181,7 @@ int tfile_parse_ib(struct topo_file *tf, const char *path, const char *text, enu
     struct rec *recs = NULL;
     uint32_t nr = 0;
     int rc = 0;
+    struct smap ids = {0}, names = {0}, last = {0};
     /* pass 1: the records (nodes) */
     uint32_t line = 0;
     for (const char *p = text; *p && !rc;) {
@@ -121,8 +192,7 @@ int tfile_parse_ib(struct topo_file *tf, const char *path, const char *text, enu
         bool ca = (!strncmp(buf, "Ca", 2) && (buf[2] == ' ' || buf[2] == '\t')) ||
                   (!strncmp(buf, "Hca", 3) && (buf[3] == ' ' || buf[3] == '\t'));
         if (!strncmp(buf, "Rt", 2) && (buf[2] == ' ' || buf[2] == '\t')) {
-            rc = fail(d, path, line, "a router (Rt) record: fabsim models one subnet%s%s%u", "", "",
-                      0);
+            rc = fail(d, path, line, "a router (Rt) record: fabsim models one subnet");
             break;
         }
         if (!sw && !ca) continue;
@@ -133,18 +203,19 @@ int tfile_parse_ib(struct topo_file *tf, const char *path, const char *text, enu
         const char *after = end != q ? quoted(skip_ws(end), id, sizeof id) : NULL;
         if (!after || np == 0 || np > 65535) {
             rc = fail(d, path, line,
-                      "expected '%s <ports> \"<node id>\"' (ibnetdiscover / ibsim record)%s%u",
-                      sw ? "Switch" : "Ca", "", 0);
+                      "expected '%s <ports> \"<node id>\"' (ibnetdiscover / ibsim record)",
+                      sw ? "Switch" : "Ca");
             break;
         }
-        if (rec_find(recs, nr, id) != TFILE_NONE) {
-            rc = fail(d, path, line, "node \"%s\" is described twice%s%u", id, "", 0);
+        if (smap_get(&ids, id) != TFILE_NONE) {
+            rc = fail(d, path, line, "node \"%s\" is described twice", id);
             break;
         }
         const char *hash = strchr(after, '#');
         if (hash) quoted(skip_ws(hash + 1), desc, sizeof desc);
         char name[24];
-        make_name(tf, desc[0] ? desc : id, name, sizeof name);
+        make_name(&names, &last, desc[0] ? desc : id, name, sizeof name);
+        smap_put(&ids, id, nr);
         recs = fs_xrealloc(recs, (nr + 1) * sizeof *recs);
         struct rec *r = &recs[nr++];
         memset(r, 0, sizeof *r);
@@ -159,15 +230,14 @@ int tfile_parse_ib(struct topo_file *tf, const char *path, const char *text, enu
     }
     /* pass 2: the port lines of each record */
     line = 0;
-    uint32_t cur = TFILE_NONE;
+    uint32_t cur = TFILE_NONE, next = 0; /* recs[] are in line order */
     for (const char *p = text; *p && !rc;) {
         line++;
         char buf[1024];
         next_line(&p, buf, sizeof buf);
         if (!strncmp(buf, "Switch", 6) || !strncmp(buf, "Ca", 2) || !strncmp(buf, "Hca", 3)) {
             cur = TFILE_NONE;
-            for (uint32_t i = 0; i < nr; i++)
-                if (recs[i].line == line) cur = i;
+            if (next < nr && recs[next].line == line) cur = next++;
             continue;
         }
         if (buf[0] != '[') {
@@ -175,15 +245,14 @@ int tfile_parse_ib(struct topo_file *tf, const char *path, const char *text, enu
             continue;
         }
         if (cur == TFILE_NONE) {
-            rc = fail(d, path, line, "a port line outside a Switch/Ca record%s%s%u", "", "", 0);
+            rc = fail(d, path, line, "a port line outside a Switch/Ca record");
             break;
         }
         char *end;
         unsigned long port = strtoul(buf + 1, &end, 10);
         const char *q = end;
         if (*q != ']') {
-            rc = fail(d, path, line, "expected '[<port>] \"<peer id>\"[<peer port>]'%s%s%u", "", "",
-                      0);
+            rc = fail(d, path, line, "expected '[<port>] \"<peer id>\"[<peer port>]'");
             break;
         }
         q++;
@@ -193,32 +262,29 @@ int tfile_parse_ib(struct topo_file *tf, const char *path, const char *text, enu
         unsigned long pport = 0;
         if (q && *q == '[') pport = strtoul(q + 1, &end, 10);
         if (!q || *q != '[' || *end != ']') {
-            rc = fail(d, path, line, "expected '[<port>] \"<peer id>\"[<peer port>]'%s%s%u", "", "",
-                      0);
+            rc = fail(d, path, line, "expected '[<port>] \"<peer id>\"[<peer port>]'");
             break;
         }
         struct rec *r = &recs[cur];
-        uint32_t w = rec_find(recs, nr, pid);
+        uint32_t w = smap_get(&ids, pid);
         if (w == TFILE_NONE) {
             rc = fail(d, path, line,
-                      "link to nowhere: node \"%s\" (port %s%u) is not described "
-                      "in the file",
-                      pid, "", (unsigned)pport);
+                      "link to nowhere: node \"%s\" (port %u) is not described in the file", pid,
+                      (unsigned)pport);
             break;
         }
         struct rec *o = &recs[w];
         if (port == 0 || port > r->nports) {
-            rc = fail(d, path, line, "unknown port %s%s%u: the record above has fewer ports", "",
-                      "", (unsigned)port);
+            rc = fail(d, path, line, "unknown port %u: the record above has fewer ports",
+                      (unsigned)port);
             break;
         }
         if (pport == 0 || pport > o->nports) {
-            rc = fail(d, path, line, "unknown port: \"%s\" has no port %s%u", pid, "",
-                      (unsigned)pport);
+            rc = fail(d, path, line, "unknown port: \"%s\" has no port %u", pid, (unsigned)pport);
             break;
         }
         if (w == cur) {
-            rc = fail(d, path, line, "a port cabled to its own node%s%s%u", "", "", 0);
+            rc = fail(d, path, line, "a port cabled to its own node");
             break;
         }
         uint32_t pl = r->pline[port];
@@ -228,7 +294,7 @@ int tfile_parse_ib(struct topo_file *tf, const char *path, const char *text, enu
             char m[300];
             snprintf(m, sizeof m, "port %lu is used twice (line %u: \"%s\"[%u])", port, pl,
                      recs[r->peer[port] - 1].id, r->pport[port]);
-            rc = fail(d, path, line, "%s%s%u", m, "", 0);
+            rc = fail(d, path, line, "%s", m);
             break;
         }
         if (o->pline[pport]) {
@@ -238,7 +304,7 @@ int tfile_parse_ib(struct topo_file *tf, const char *path, const char *text, enu
                      "line %u",
                      pid, pport, r->id, recs[o->peer[pport] - 1].id, o->pport[pport],
                      o->pline[pport]);
-            rc = fail(d, path, line, "%s%s%u", m, "", 0);
+            rc = fail(d, path, line, "%s", m);
             break;
         }
         r->peer[port] = w + 1;
@@ -268,5 +334,8 @@ int tfile_parse_ib(struct topo_file *tf, const char *path, const char *text, enu
         free(recs[i].pline);
     }
     free(recs);
+    smap_fini(&ids);
+    smap_fini(&names);
+    smap_fini(&last);
     return rc;
 }

@@ -156,6 +156,29 @@ static int take_node(const char *path, size_t off, const ChakraProtoMsg__Node *m
     return 0;
 }
 
+/* The rank's totals so far with node `e` added: dependencies at most
+ * ET_MAX_DEPS, compute time at most ET_MAX_COMPUTE_US. */
+static int check_totals(const char *path, const struct et_node *e, uint64_t *ndeps,
+                        uint64_t *compute_us, struct diag *d) {
+    *ndeps += e->ndeps;
+    if (*ndeps > ET_MAX_DEPS)
+        return diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL,
+                        "byte %u: node %llu ('%.40s'): more than %u dependencies in the "
+                        "trace; allowed: at most %u per rank (limit ET_MAX_DEPS, "
+                        "docs/outputs.md \"Limits\")",
+                        e->offset, (unsigned long long)e->id, e->name, ET_MAX_DEPS, ET_MAX_DEPS);
+    if (e->type != ET_COMP) return 0;
+    if (e->duration_us > ET_MAX_COMPUTE_US - *compute_us)
+        return diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL,
+                        "byte %u: node %llu ('%.40s'): duration_micros %llu takes the rank's "
+                        "compute past %llu us (24 h); allowed: at most that in all per rank "
+                        "(limit ET_MAX_COMPUTE_US, docs/outputs.md \"Limits\")",
+                        e->offset, (unsigned long long)e->id, e->name,
+                        (unsigned long long)e->duration_us, ET_MAX_COMPUTE_US);
+    *compute_us += e->duration_us;
+    return 0;
+}
+
 int et_read(const char *path, struct et_trace *t, struct diag *d) {
     memset(t, 0, sizeof *t);
     uint8_t *buf = NULL;
@@ -173,6 +196,7 @@ int et_read(const char *path, struct et_trace *t, struct diag *d) {
                         "empty file; a Chakra ET file starts with a GlobalMetadata message");
     }
     size_t off = 0, cap = 0;
+    uint64_t ndeps = 0, compute_us = 0;
     bool meta = true;
     while (off < len) {
         uint32_t mlen;
@@ -208,10 +232,19 @@ int et_read(const char *path, struct et_trace *t, struct diag *d) {
                               t->nnodes + 1, mlen);
                 break;
             }
+            if (t->nnodes == ET_MAX_NODES) {
+                chakra_proto_msg__node__free_unpacked(m, NULL);
+                rc = diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL,
+                              "byte %zu: more than %u nodes; allowed: at most %u per rank's "
+                              "trace (limit ET_MAX_NODES, docs/outputs.md \"Limits\")",
+                              off, ET_MAX_NODES, ET_MAX_NODES);
+                break;
+            }
             fs_grow((void **)&t->nodes, &cap, t->nnodes + 1, sizeof *t->nodes);
             rc = take_node(path, off, m, &t->nodes[t->nnodes], d);
             chakra_proto_msg__node__free_unpacked(m, NULL);
             t->nnodes++;
+            if (!rc) rc = check_totals(path, &t->nodes[t->nnodes - 1], &ndeps, &compute_us, d);
             if (rc) break;
         }
         off += h + mlen;

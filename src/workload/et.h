@@ -54,6 +54,15 @@ struct et_node {
     char pg_name[64]; /* attr pg_name (process group); "" = every rank */
 };
 
+/* Limits of one rank's trace (docs/outputs.md "Limits"): a node costs
+ * about 200 bytes here whatever its size in the file (an empty Node is one
+ * byte there), so the node count bounds memory, not the file size; a
+ * rank's compute adds up to at most ET_MAX_COMPUTE_US (24 h simulated), so
+ * that picoseconds never overflow. */
+#define ET_MAX_NODES (1u << 20)
+#define ET_MAX_DEPS (1u << 24)
+#define ET_MAX_COMPUTE_US 86400000000ull
+
 struct et_trace {
     char version[32]; /* GlobalMetadata.version */
     struct et_node *nodes;

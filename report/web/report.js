@@ -687,8 +687,18 @@
       sec.append(el('h3', {}, 'What differs between the variants (resolved configuration)'));
       const t = el('table', {});
       t.append(el('tr', {}, el('th', { class: 'l' }, 'key'), ...lab.scenarios.map((s) => el('th', { class: 'l' }, s.label))));
-      for (const d of DATA.config_diff) t.append(el('tr', {}, el('td', { class: 'l' }, el('code', {}, d.key)), ...d.values.map((v) => el('td', { class: 'l' }, v == null ? '(absent)' : v))));
+      /* settings that differ first; keys only some variants have (one fabric's, one kind's) apart */
+      const row = (d) => el('tr', {}, el('td', { class: 'l' }, el('code', {}, d.key)), ...d.values.map((v) => el('td', { class: 'l' }, v == null ? '(absent)' : v)));
+      const differ = DATA.config_diff.filter((d) => !d.some_variants_only), some = DATA.config_diff.filter((d) => d.some_variants_only);
+      for (const d of differ) t.append(row(d));
       sec.append(t);
+      if (some.length) {
+        const det = el('details', {}, el('summary', {}, `${some.length} key(s) that only some variants have (one fabric's or one kind's)`));
+        const t2 = el('table', {});
+        for (const d of some) t2.append(row(d));
+        det.append(t2);
+        sec.append(det);
+      }
     }
     sec.append(el('h3', {}, 'Runs'));
     sec.append(DATA.mode === 'compare' ? compareTable(lab.scenarios) : summaryTable(lab.scenarios));

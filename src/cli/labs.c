@@ -962,9 +962,14 @@ static void print_compare_table(const struct jobs *js) {
     printf("%-24s", "");
     for (size_t i = 0; i < n; i++)
         printf(" %*.*s", w, w, js->v[i].label ? js->v[i].label : js->v[i].id);
+    for (size_t i = 1; i < n; i++) /* each variant against the first */
+        printf(" %*s%zu/1", 7, "", i + 1);
     printf("\n");
     for (size_t r = 0; r < NSUMMARY_COLS; r++) {
         const char *p = SUMMARY_COLS[r].path;
+        double vals[16];
+        for (size_t i = 0; i < n; i++)
+            vals[i] = NAN;
         printf("%-24s", SUMMARY_COLS[r].name);
         for (size_t i = 0; i < n; i++) {
             if (!res[i]) {
@@ -977,10 +982,20 @@ static void print_compare_table(const struct jobs *js) {
             double v = SUMMARY_COLS[r].scale < 0
                            ? jv_bool_at(res[i], p, false)
                            : jv_num_at(res[i], p, NAN) * SUMMARY_COLS[r].scale;
+            vals[i] = v;
             if (isnan(v))
                 printf(" %*s", w, "-");
             else
                 printf(" %*.6g", w, v);
+        }
+        /* the ratio to the first variant: "-" for flags, a zero or no value */
+        for (size_t i = 1; i < n; i++) {
+            bool num = SUMMARY_COLS[r].scale > 0 && res[0] && res[i] && !isnan(vals[0]) &&
+                       !isnan(vals[i]) && vals[0] != 0;
+            if (num)
+                printf(" %10.3g", vals[i] / vals[0]);
+            else
+                printf(" %10s", "-");
         }
         printf("\n");
     }
@@ -1105,8 +1120,11 @@ static size_t config_diff(const struct jobs *js, const char *out, bool print) {
         jw_init(&w, f);
         jw_arr(&w);
     }
-    size_t ndiff = 0;
-    /* The union of keys, in the first variant's order then the others'. */
+    size_t ndiff = 0, nsome = 0;
+    char some[400] = "";
+    /* The union of keys, in the first variant's order then the others'. A
+     * key that some variants lack (a key of one fabric or one kind only) is
+     * not a difference of settings: it is listed apart, once. */
     for (size_t a = 0; ok && a < n; a++)
         for (size_t i = 0; i < kv[a].n; i++) {
             const char *key = kv[a].k[i];
@@ -1116,14 +1134,35 @@ static size_t config_diff(const struct jobs *js, const char *out, bool print) {
                     seen = !strcmp(kv[b].k[k], key);
             if (seen) continue;
             const char *vals[16] = {0};
-            bool differs = false;
+            bool differs = false, all = true;
             for (size_t b = 0; b < n && b < 16; b++) {
                 for (size_t k = 0; k < kv[b].n; k++)
                     if (!strcmp(kv[b].k[k], key)) vals[b] = kv[b].v[k];
+                all = all && vals[b];
                 if (b && (!vals[b] != !vals[0] || (vals[b] && vals[0] && strcmp(vals[b], vals[0]))))
                     differs = true;
             }
             if (!differs || !strcmp(key, "name")) continue;
+            if (!all) { /* in some variants only: counted, named in config_diff.json */
+                if (nsome++ < 4)
+                    snprintf(some + strlen(some), sizeof some - strlen(some), "%s%s",
+                             nsome > 1 ? ", " : "", key);
+                if (f) {
+                    jw_obj_compact(&w);
+                    jw_kstr(&w, "key", key);
+                    jw_kbool(&w, "some_variants_only", true);
+                    jw_key(&w, "values");
+                    jw_arr_compact(&w);
+                    for (size_t b = 0; b < n && b < 16; b++)
+                        if (vals[b])
+                            jw_str(&w, vals[b]);
+                        else
+                            jw_null(&w);
+                    jw_arr_end(&w);
+                    jw_obj_end(&w);
+                }
+                continue;
+            }
             if (print && !ndiff)
                 printf("Configuration differences (resolved, defaults included; `fabsim validate "
                        "FILE --explain` shows all):\n");
@@ -1150,7 +1189,11 @@ static size_t config_diff(const struct jobs *js, const char *out, bool print) {
         }
     if (print && ok && !ndiff)
         printf("Configuration differences: none (the same resolved scenario)\n");
-    if (print && ndiff) printf("\n");
+    if (print && nsome)
+        printf("  and %zu key(s) that only some variants have (a key of one fabric or kind: %s%s; "
+               "all in config_diff.json)\n",
+               nsome, some, nsome > 4 ? ", ..." : "");
+    if (print && (ndiff || nsome)) printf("\n");
     if (f) {
         jw_arr_end(&w);
         jw_end(&w);
@@ -1254,10 +1297,11 @@ int cli_compare(int argc, char **argv) {
     bool quiet = o.quiet;
     if (!nfiles || (nfiles == 1 && nsets < 2)) {
         free(sets);
+        /* one line: usage errors are escaped to a single line (cli_usage_error) */
         return cli_usage_error(
-            "usage: fabsim compare A.yaml B.yaml [--set KEY=VALUE]... [-o DIR]\n"
-            "   or: fabsim compare S.yaml --set KEY=VALUE[+KEY=VALUE...] --set ... [-o DIR]\n"
-            "       (with one file, each --set is one variant; '+' joins keys of one variant)");
+            "compare needs two scenarios, or one with at least two --set variants: fabsim compare "
+            "A.yaml B.yaml [--set KEY=VALUE]... [-o DIR], or fabsim compare S.yaml --set "
+            "KEY=VALUE[+KEY=VALUE...] --set ... [-o DIR] (see fabsim compare --help)");
     }
     struct jobs js = {0};
     char path[PATH_MAX];

@@ -241,6 +241,7 @@ C=tests/report/fixture/basics/02-permutation-roce.yaml
 "$FAB" compare "$A" "$C" -o "$OUT/cmp2" >"$LOG" 2>&1
 rc=$?
 cat "$LOG"
+cp "$LOG" "$OUT/cmp2.txt"
 if [ "$rc" -eq 0 ] && grep -q "packets dropped" "$LOG" && [ -s "$OUT/cmp2/report.html" ]; then
     ok "fabsim compare A B prints the table and writes the report"
 else
@@ -310,6 +311,23 @@ print(f"{len(got)} keys differ, e.g. {got[:4]}")
 sys.exit(0 if got == want and "fabric.kind" in got else 1)
 PY
 then ok "compare A B: the diff lists exactly the resolved keys that differ"; else fail "compare A B diff keys"; fi
+# A key one fabric has and the other lacks is not a difference of settings:
+# marked some_variants_only, counted on one line of the text (not one row
+# each); the summary table gains the ratio to the first variant.
+if python3 - "$OUT/cmp2/config_diff.json" "$OUT/cmp2.txt" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+some = [x for x in d if x.get("some_variants_only")]
+both = [x for x in d if not x.get("some_variants_only")]
+text = open(sys.argv[2]).read()
+m = re.search(r"and (\d+) key\(s\) that only some variants have", text)
+header = [l for l in text.split("\n") if l.rstrip().endswith("2/1")]
+ok = (all(None in x["values"] for x in some) and all(None not in x["values"] for x in both)
+      and m is not None and int(m.group(1)) == len(some) and len(header) == 1 and "(absent)" not in text)
+print(f"{len(both)} differing, {len(some)} one-sided, text: {m.group(0) if m else None}, ratio header: {len(header)}")
+sys.exit(0 if ok else 1)
+PY
+then ok "compare: one-fabric keys apart from differing settings, a ratio column"; else fail "compare: one-fabric keys or ratio column"; fi
 out_q=$("$FAB" compare "$A" "$C" -o "$OUT/cmpq" --quiet 2>&1)
 if [ $? -eq 0 ] && [ -z "$out_q" ] && [ -s "$OUT/cmpq/report.html" ] && grep -q "fabsim compare: 01-permutation-ib.yaml vs 02-permutation-roce.yaml" "$OUT/cmpq/report.html"; then
     ok "compare --quiet prints nothing, writes the report titled by its variants"

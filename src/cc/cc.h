@@ -21,7 +21,7 @@ struct diag;
 enum cc_kind { CC_NONE, CC_DCQCN, CC_IBCC };
 enum dcqcn_preset { DCQCN_PRESET_CONNECTX, DCQCN_PRESET_PAPER };
 /* What one unit of dcqcn.byte_counter (ConnectX rpg_byte_reset) is: disputed,
- * bytes per mstflint, 64-byte units per Google's isekai (domain.md A12). */
+ * bytes per mstflint, 64-byte units per Google's isekai (docs/sources.md A12). */
 enum dcqcn_byte_unit { DCQCN_BYTES, DCQCN_64B };
 enum dcqcn_cnp_class { DCQCN_CNP_STRICT, DCQCN_CNP_DATA };
 
@@ -42,7 +42,7 @@ struct dcqcn_params {
     uint64_t rai_bps, rhai_bps;
     uint64_t cnp_interval_ps; /* NP: min_time_between_cnps */
     uint64_t min_rate_bps;
-    /* ConnectX RP semantics (domain.md A6, A12) */
+    /* ConnectX RP semantics (docs/sources.md A6, A12) */
     uint64_t rate_on_first_cnp_bps; /* rate_to_set_on_first_cnp; 0 = line rate */
     double initial_alpha;           /* initial_alpha_value / 1024 */
     uint32_t min_dec_fac_pct;       /* rpg_min_dec_fac: a cut keeps at least this % of R_C */
@@ -51,7 +51,7 @@ struct dcqcn_params {
     bool clamp_after_time_inc;      /* ...also after a timer-driven increase */
     bool hyper_stage_scaling;       /* ns3-rdma: R_HAI x (stage - F + 1), T/2 and B/2 */
     bool cut_on_first_cnp;          /* the paper's RP: the first CNP cuts like any other */
-    /* NP: the class CNPs travel in (domain.md A12): their own strict-priority,
+    /* NP: the class CNPs travel in (docs/sources.md A12): their own strict-priority,
      * non-PFC class (cnp_802p_prio / cnp_dscp), or the data's class. */
     enum dcqcn_cnp_class cnp_class;
     uint32_t cnp_802p_prio, cnp_dscp;
@@ -59,7 +59,7 @@ struct dcqcn_params {
 
 /* InfiniBand congestion control (IBA vol. 1 Annex A10; cc/ibcc.c): what
  * OpenSM's congestion-control manager writes into the switches' and HCAs'
- * CC attributes (domain.md A12, docs/model.md). */
+ * CC attributes (docs/sources.md A12, docs/model.md). */
 struct ibcc_params {
     uint32_t threshold;    /* 0 = no marking .. 15 = most aggressive (SwitchCongestionSetting) */
     uint32_t marking_rate; /* mean number of packets between FECN marks */
@@ -93,10 +93,10 @@ extern const struct cc_ops cc_none_ops;
 extern const struct cc_ops cc_dcqcn_ops;
 extern const struct cc_ops cc_ibcc_ops;
 
-/* The DCQCN paper's parameters (Zhu et al. SIGCOMM'15, 40 G; domain.md A5,
+/* The DCQCN paper's parameters (Zhu et al. SIGCOMM'15, 40 G; docs/sources.md A5,
  * A6, V3) for `dcqcn: {preset: paper}`; defaults are ConnectX values. */
 void dcqcn_preset_paper(struct dcqcn_params *dp, struct ecn_params *ep);
-/* The ConnectX firmware defaults (domain.md A6, A12): what `dcqcn: {}` gives. */
+/* The ConnectX firmware defaults (docs/sources.md A6, A12): what `dcqcn: {}` gives. */
 void dcqcn_preset_connectx(struct dcqcn_params *dp);
 /* DCQCN's current rate R_C of `qp` (tests, reports). */
 double dcqcn_rate_bps(struct net *n, uint32_t qp);

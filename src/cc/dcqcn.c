@@ -1,9 +1,9 @@
 /* src/cc/dcqcn.c
  *
- * DCQCN (Zhu et al., SIGCOMM 2015), in the three roles of domain.md A6:
+ * DCQCN (Zhu et al., SIGCOMM 2015), in the three roles of docs/sources.md A6:
  *  - CP, the switch: RED-like ECN marking when a packet joins an egress queue
  *    holding q bytes: never below Kmin, probability rising linearly to Pmax at
- *    Kmax, always above (per-switch seeded RNG; domain.md A5 thresholds).
+ *    Kmax, always above (per-switch seeded RNG; docs/sources.md A5 thresholds).
  *  - NP, the receiving NIC: a CE-marked data packet makes it send a CNP to the
  *    sender's QP, at most one per cnp_interval per QP.
  *  - RP, the sending NIC: per-QP current rate R_C, target R_T, alpha. On CNPs
@@ -21,7 +21,7 @@
  * run (alpha_ticks), with the same arithmetic, so the results are the same
  * as with one event per tick (about half of a RoCE failure run's events).
  * Defaults are ConnectX firmware values; dcqcn_preset_paper gives the
- * paper's (domain.md A6 table).
+ * paper's (docs/sources.md A6 table).
  */
 #include "cc/cc.h"
 
@@ -133,7 +133,7 @@ static void timer(struct net *n, uint32_t qp, uint32_t kind, sim_time_ps at) {
 }
 
 /* In hyper increase (both stages past F) the authors' ns3-rdma halves the
- * timer and the byte counter (domain.md A12); ConnectX keeps them. */
+ * timer and the byte counter (docs/sources.md A12); ConnectX keeps them. */
 static bool hyper(const struct dcqcn_params *p, const struct dq *d) {
     uint32_t lo = d->t_stage < d->b_stage ? d->t_stage : d->b_stage;
     return lo > p->fast_recovery_steps;
@@ -144,7 +144,7 @@ static sim_time_ps timer_period(const struct dcqcn_params *p, const struct dq *d
 }
 
 /* A cut, as the ConnectX firmware does it at a rate_reduce_monitor_period
- * boundary with a CNP pending (domain.md A6, A12; Google isekai's model of
+ * boundary with a CNP pending (docs/sources.md A6, A12; Google isekai's model of
  * it): the target R_T follows R_C only if clamp_tgt_rate is set, or the byte
  * counter raised the rate since the last cut, or (clamp_tgt_rate_after_time_inc)
  * the timer did; a burst of cuts with no increase between them keeps the
@@ -260,7 +260,7 @@ static void dcqcn_on_cnp(struct net *n, uint32_t qp) {
     if (!d->seen_cnp && !p->cut_on_first_cnp) {
         /* The first CNP a QP ever gets allocates its rate limiter at
          * rate_to_set_on_first_cnp (0: the port's speed) with alpha at
-         * initial_alpha_value, and cuts nothing yet (domain.md A6, A12). */
+         * initial_alpha_value, and cuts nothing yet (docs/sources.md A6, A12). */
         d->seen_cnp = 1;
         d->alpha = p->initial_alpha;
         double line = line_bps(n, qp);
@@ -337,7 +337,7 @@ static void dcqcn_on_enqueue(struct net *n, uint32_t sw, uint32_t out_port, stru
     if (p->type != PKT_DATA || !(p->flags & PKT_F_ECT) || (p->flags & PKT_F_ECN_CE)) return;
     const struct ecn_params *e = &n->sc->fabric.ecn;
     /* RED/ECN per egress queue (traffic class), as switches configure it
-     * (domain.md A5): another class's backlog does not mark this one. */
+     * (docs/sources.md A5): another class's backlog does not mark this one. */
     uint64_t q = n->ports[out_port].cls[p->prio % NET_NCLASS].bytes;
     if (q <= e->kmin_bytes) return;
     if (q <= e->kmax_bytes) {
@@ -383,7 +383,7 @@ double dcqcn_target_bps(struct net *n, uint32_t qp) {
 }
 
 void dcqcn_preset_connectx(struct dcqcn_params *dp) {
-    /* domain.md A6 "NVIDIA ConnectX default" column, A12 (mlxconfig dump). */
+    /* docs/sources.md A6 "NVIDIA ConnectX default" column, A12 (mlxconfig dump). */
     memset(dp, 0, sizeof *dp);
     dp->preset = DCQCN_PRESET_CONNECTX;
     dp->g = 5.0 / 1024;
@@ -411,9 +411,9 @@ void dcqcn_preset_connectx(struct dcqcn_params *dp) {
 }
 
 void dcqcn_preset_paper(struct dcqcn_params *dp, struct ecn_params *ep) {
-    /* domain.md A6 "DCQCN paper (40 G)" column and A5 row; R_HAI is not fixed
+    /* docs/sources.md A6 "DCQCN paper (40 G)" column and A5 row; R_HAI is not fixed
      * in the paper: 200 Mb/s as in SPEC.md's example. The RP as the authors'
-     * simulator runs it (bobzhuyb/ns3-rdma, domain.md A12): alpha starts at
+     * simulator runs it (bobzhuyb/ns3-rdma, docs/sources.md A12): alpha starts at
      * 0.5, the target is clamped on every cut, every CNP cuts, hyper increase
      * grows with the stage with the timer and byte counter halved. */
     dcqcn_preset_connectx(dp);

@@ -1,7 +1,7 @@
 /* src/cc/ibcc.c
  *
  * InfiniBand congestion control (IBA vol. 1 Annex A10) as OpenSM's
- * congestion-control manager configures it (domain.md A12, docs/model.md):
+ * congestion-control manager configures it (docs/sources.md A12, docs/model.md):
  *  - switch: a port whose VL queue is past the threshold, and that could
  *    send (it is the root of the congestion, not a victim waiting for
  *    credits), sets FECN on one eligible data packet in every

@@ -102,7 +102,7 @@ int cli_fit(int argc, char **argv) {
         fprintf(stderr, "fabsim: %s: fewer than 2 rows with a time: nothing to fit\n", file);
         return 2;
     }
-    /* Payload per wire byte at MTU 4096 (domain.md A1): IB 26 B of headers
+    /* Payload per wire byte at MTU 4096 (docs/sources.md A1): IB 26 B of headers
      * (LRH, BTH, RETH, ICRC, VCRC), RoCEv2 82 (Ethernet, IP, UDP, BTH, ICRC,
      * preamble and gap). */
     double eff = 4096.0 / (4096.0 + (o.roce ? 82.0 : 26.0));

@@ -2,7 +2,7 @@
  *
  * `fabsim routes SCENARIO [-o FILE] [--set KEY=VALUE]...`: builds the
  * scenario's fabric, lets the subnet manager route it (fabric.routing_engine)
- * and writes the LFTs in OpenSM's opensm-lfts.dump format (domain.md A10b),
+ * and writes the LFTs in OpenSM's opensm-lfts.dump format (docs/sources.md A10b),
  * which `routing_engine: file` with `lft_file: FILE` reads back, as does
  * `opensm -R file -U FILE`. `--ibsim-topology FILE` also writes the fabric
  * as an ibsim net file (tests/ib/check_opensm.sh runs OpenSM on it).

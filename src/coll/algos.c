@@ -3,7 +3,7 @@
  * Collective algorithms as dependency graphs of point-to-point transfers,
  * cut the way NCCL cuts its buffers: the data is split over `channels`
  * (each with its own connections), each channel's share into slices of
- * `slice_bytes` (NCCL_BUFFSIZE / NCCL_STEPS, domain.md B); at most
+ * `slice_bytes` (NCCL_BUFFSIZE / NCCL_STEPS, docs/sources.md B); at most
  * NCCL_STEPS = 8 slices of one connection are in flight (the receiver's
  * buffer slots), and a slice moves on as soon as it arrived (pipelining).
  *
@@ -64,7 +64,7 @@ static uint32_t vnode(struct ctx *c) {
     return op_xfer(c->o, XF_VIRTUAL, NET_NONE, 0);
 }
 
-/* ---- NCCL protocols (domain.md B) ----
+/* ---- NCCL protocols (docs/sources.md B) ----
  * LL sends 8-byte lines of 4 data + 4 flag bytes (2x the data on the wire),
  * LL128 128-byte lines of 120 data + 8 flag bytes, Simple the data alone.
  * LL and LL128 carry their flags with the data, so a step needs no separate
@@ -87,7 +87,7 @@ uint64_t coll_proto_overhead_ps(int proto, uint64_t simple_ps) {
     return simple_ps;
 }
 
-/* NCCL's per-step latencies (tuning.cc hwLat, ns; domain.md B, sources.md
+/* NCCL's per-step latencies (tuning.cc hwLat, ns; docs/sources.md B, sources.md
  * B): [ring, tree][NVLink, network][LL, LL128, Simple], and the per-call
  * baseLat [ring, tree][LL, LL128, Simple]. NCCL prices a collective at
  * baseLat + intra-node steps x hwLat NVLINK + inter-node steps x hwLat NET
@@ -112,7 +112,7 @@ uint64_t coll_step_ps(const struct job *j, int proto, bool nvlink) {
 }
 
 /* NVLS and CollNet have no baseLat; their latency is one hwLat per call:
- * NVLS 25 us (NVLink), CollNet Direct 31 us (network) (domain.md B). */
+ * NVLS 25 us (NVLink), CollNet Direct 31 us (network) (docs/sources.md B). */
 #define NCCL_NVLS_LAT_NS 25000u
 #define NCCL_COLLNET_LAT_NS 31000u
 
@@ -662,7 +662,7 @@ void algo_build(struct net *n, struct job *j, struct op *o, int opkind, enum col
     free(pc);
 }
 
-/* ---- NCCL's alpha-beta model (tuning.cc, Simple protocol; domain.md B) ---- */
+/* ---- NCCL's alpha-beta model (tuning.cc, Simple protocol; docs/sources.md B) ---- */
 
 double coll_nccl_time_us(int op, int algo, uint64_t bytes, uint32_t nranks, uint32_t nnodes,
                          uint64_t bw_bps, uint64_t nvlink_bps) {

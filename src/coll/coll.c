@@ -4,7 +4,7 @@
  * collective call, and its execution on the transport. A transfer is posted
  * `overhead` after its last dependency is done (the host's cost to notice a
  * completed receive and post the next RDMA write: NCCL's proxy thread; net
- * post overhead 1 us, domain.md B) and is done when its last byte reaches
+ * post overhead 1 us, docs/sources.md B) and is done when its last byte reaches
  * the receiver (n->on_msg_recv). A job runs its sizes one after the other,
  * each `repeat` times, back to back, as nccl-tests does.
  */
@@ -25,12 +25,12 @@
 #include <string.h>
 
 /* NCCL Simple protocol: NCCL_BUFFSIZE 4 MiB in NCCL_STEPS = 8 slots per
- * connection (domain.md B): a 512 KiB pipelining unit. */
+ * connection (docs/sources.md B): a 512 KiB pipelining unit. */
 #define COLL_SLICE_DEFAULT (4u << 20) / 8u
 /* NCCL builds several channels (rings, tree pairs); 2 per NIC is its usual
- * choice on one-NIC-per-GPU IB systems (domain.md B; conf. B). */
+ * choice on one-NIC-per-GPU IB systems (docs/sources.md B; conf. B). */
 #define COLL_CHANNELS_DEFAULT 2u
-/* Net post overhead 1 us (domain.md B, Intel hosts). */
+/* Net post overhead 1 us (docs/sources.md B, Intel hosts). */
 #define COLL_OVERHEAD_DEFAULT_PS (1 * PS_PER_US)
 
 enum { COLL_EV_START = 0, COLL_EV_TIMER = 1 }; /* COLL_EV_INNET: coll_int.h */
@@ -257,7 +257,7 @@ static uint32_t qps_per_conn(const struct net *n) {
 }
 
 /* The RC queue pairs of one (channel, src, dst) connection, kept for the
- * job's lifetime (NCCL_IB_QPS_PER_CONNECTION, default 1, domain.md B);
+ * job's lifetime (NCCL_IB_QPS_PER_CONNECTION, default 1, docs/sources.md B);
  * returns the first one's id. */
 uint32_t job_qp(struct net *n, struct job *j, uint32_t ch, uint32_t src, uint32_t dst) {
     uint64_t key = ((uint64_t)ch << 42) | ((uint64_t)src << 21) | dst;
@@ -276,7 +276,7 @@ uint32_t job_qp(struct net *n, struct job *j, uint32_t ch, uint32_t src, uint32_
      * own RoCEv2 UDP source port (entropy 49152..65535, what ECMP hashes);
      * launch() puts each message on the next one (NCCL_IB_QPS_PER_CONNECTION,
      * messages round robin over the QPs: NCCL_IB_SPLIT_DATA_ON_QPS=0, the
-     * default of recent NCCL, conf. B; domain.md B, A11 Meta) */
+     * default of recent NCCL, conf. B; docs/sources.md B, A11 Meta) */
     uint32_t nq = qps_per_conn(n), qp = NET_NONE;
     for (uint32_t k = 0; k < nq; k++) {
         uint32_t q = net_qp_new(n, j->ranks[src], j->ranks[dst], (uint8_t)j->w->priority);
@@ -654,7 +654,7 @@ void coll_job_release(struct net *n, struct job *j) {
 }
 
 /* One of the job's QPs went to error (retries exhausted): NCCL reports the
- * failed work completion and aborts the communicator (domain.md A12). The
+ * failed work completion and aborts the communicator (docs/sources.md A12). The
  * job posts nothing more; what its other QPs still carry drains. */
 void coll_failed_apply(struct net *n, uint32_t mid) {
     struct coll_state *cs = n->coll_state;
@@ -671,7 +671,7 @@ static void on_failed(struct net *n, uint32_t mid) {
     /* Any collective message, even one whose data already arrived (msg_x
      * cleared at the receive, its ACK lost): the sender's work request still
      * completes with RETRY_EXC_ERR and NCCL aborts the communicator
-     * (domain.md A12). Only collectives set an owner (net_msg_new). */
+     * (docs/sources.md A12). Only collectives set an owner (net_msg_new). */
     if (n->msgs[mid].owner != NET_NONE && n->msgs[mid].owner < cs->nops) {
         if (n->par) /* the abort is every rank's (par/pcoll.c) */
             pcoll_record(n, PCOLL_FAILED, mid, 0, 0);
@@ -915,7 +915,7 @@ static int resolve_algo(struct net *n, struct job *j, struct diag *d) {
         /* NCCL's CollNet on multi-GPU hosts: reduce-scatter inside the host
          * over NVLink, SHARP AllReduce of each shard across the hosts on
          * its rail (one streaming aggregation flow per HCA rail, HPC-X
-         * NCCL-RDMA-SHARP plugin docs, domain.md A9), all-gather inside */
+         * NCCL-RDMA-SHARP plugin docs, docs/sources.md A9), all-gather inside */
         j->rail_sess = fs_xmalloc(j->gpus * sizeof *j->rail_sess);
         uint32_t *mem = fs_xmalloc(j->nnodes * sizeof *mem);
         bool ok = true;
@@ -1094,7 +1094,7 @@ static sim_time_ps qp_outage_ps(const struct net *n, sim_time_ps from, sim_time_
     return best - from;
 }
 
-/* NCCL's older default NCCL_IB_TIMEOUT 18 (domain.md A10, A12). */
+/* NCCL's older default NCCL_IB_TIMEOUT 18 (docs/sources.md A10, A12). */
 #define COLL_OLD_TIMEOUT_PS (4096000ull << 18)
 
 void coll_write_jobs(const struct net *n, struct jw *w) {

@@ -32,7 +32,7 @@ enum coll_algo {
     ALGO_AUTO,
     ALGO_HIERARCHICAL, /* multi-GPU hosts: NVLink RS, per-rail AllReduce, NVLink AG */
 };
-/* NCCL protocols (domain.md B); PROTO_AUTO: the fastest by fabsim's own
+/* NCCL protocols (docs/sources.md B); PROTO_AUTO: the fastest by fabsim's own
  * per-step cost and wire overhead (coll/algos.c proto_pick) */
 enum coll_proto { PROTO_SIMPLE, PROTO_LL, PROTO_LL128, PROTO_AUTO };
 
@@ -85,7 +85,7 @@ void coll_write_training(const struct net *n, struct jw *w);
 void coll_write_jobs(const struct net *n, struct jw *w);
 
 /* NCCL's own alpha-beta estimate (tuning.cc ncclTopoGetAlgoTime, Simple
- * protocol; domain.md B) of a collective of `bytes` on `nranks` ranks over
+ * protocol; docs/sources.md B) of a collective of `bytes` on `nranks` ranks over
  * `nnodes` hosts, with per-rank network bandwidth `bw_bps`; microseconds.
  * algo: enum coll_algo; op: enum wl_kind. Returns a huge value when the
  * algorithm does not apply. The tree's bandwidth term is 0.92 x 0.5 x bw,

@@ -44,7 +44,7 @@ struct xfer {
  * schedule, and so the run, is the one the stored graph gave (same launch
  * order: tests/coll/test_sched.c compares them). */
 #define XF_RING_BIT 0x80000000u
-#define NCCL_STEPS 8u /* slots per connection (domain.md B) */
+#define NCCL_STEPS 8u /* slots per connection (docs/sources.md B) */
 
 struct ring_seg {
     uint32_t pos;   /* explicit transfers created before it (root order) */

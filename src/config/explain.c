@@ -68,13 +68,11 @@ static bool shown(const struct schema_key *k, int mode, const void *obj) {
 void schema_source_text(const char *src, char *buf, size_t len) {
     size_t o = 0;
     for (const char *p = src; *p && o + 1 < len;) {
-        const char *rep = !strncmp(p, "domain.md", 9) ? "sources.md"
-                          : !strncmp(p, "SPEC.md", 7) ? "spec.md"
-                                                      : NULL;
-        if (rep) {
-            o += (size_t)snprintf(buf + o, len - o, "docs/%s", rep);
+        /* the public SPEC.md as the project's copy, docs/spec.md */
+        if (!strncmp(p, "SPEC.md", 7)) {
+            o += (size_t)snprintf(buf + o, len - o, "docs/spec.md");
             if (o >= len) o = len - 1;
-            p += rep[1] == 'o' ? 9 : 7;
+            p += 7;
         } else {
             buf[o++] = *p++;
         }

@@ -13,7 +13,7 @@
  *     scenario_fabric.c, PFC_KEYS in scenario_congestion.c, TOPO_KEYS in
  *     scenario_topology.c, WORKLOAD_KEYS in scenario_workload.c, ...):
  *       {KEY("name", SCHEMA_TIME, FAB(field_ps), "IB default", "RoCE default",
- *            "domain.md A6: where the default comes from"), .min = 1},
+ *            "docs/sources.md A6: where the default comes from"), .min = 1},
  *     Defaults are spelled as in a scenario file and read by the same code
  *     (NULL def_alt = same in every mode). SCHEMA_REQUIRED when there is no
  *     sensible default; `.only` when the key belongs to some kinds.

@@ -1,7 +1,7 @@
 /* src/config/scenario.h
  *
  * The validated scenario: plain structs with every unit converted (bytes, ps,
- * bit/s), every default resolved from fabric.kind (domain.md), and every name
+ * bit/s), every default resolved from fabric.kind (docs/sources.md), and every name
  * that the topology can check already checked. Built by config/scenario*.c
  * from a YAML file (one file per section). It embeds the model's own parameter
  * structs (net/params.h and the modules' headers); the model reads them

@@ -59,17 +59,17 @@ static int pfc_check(struct schema_ctx *c, const struct yaml_node *map,
 static const struct schema_key PFC_KEYS[] = {
     {KEY("xoff", SCHEMA_SIZE, PFC(xoff_bytes), "200KiB", NULL, "SPEC.md example")},
     {KEY("xon", SCHEMA_SIZE, PFC(xon_bytes), "150KiB", NULL, "SPEC.md example")},
-    {KEY("headroom", SCHEMA_CUSTOM, 0, "auto", NULL, "domain.md A4 headroom formula"),
+    {KEY("headroom", SCHEMA_CUSTOM, 0, "auto", NULL, "docs/sources.md A4 headroom formula"),
      .parse = headroom_parse, .print = headroom_print},
     {KEY("watchdog", SCHEMA_TIME, PFC(watchdog_ps), "100ms", NULL,
-         "domain.md A4: NIC PFC watchdog default 100 ms; 0 = off")},
+         "docs/sources.md A4: NIC PFC watchdog default 100 ms; 0 = off")},
     {KEY("dynamic", SCHEMA_BOOL, PFC(dynamic), "false", NULL,
-         "docs/scenario.md: static xoff/xon unless asked (domain.md A3 dynamic threshold)")},
+         "docs/scenario.md: static xoff/xon unless asked (docs/sources.md A3 dynamic threshold)")},
     {KEY("alpha_shift", SCHEMA_U32, PFC(alpha_shift), "3", NULL,
-         "domain.md A3: alpha 1/8 (ConWeave)"),
+         "docs/sources.md A3: alpha 1/8 (ConWeave)"),
      .max = 30},
     {KEY("resume_offset", SCHEMA_SIZE, PFC(resume_offset_bytes), "3KB", NULL,
-         "domain.md A3: resume offset 3 KB (HPCC switch-mmu.cc)")},
+         "docs/sources.md A3: resume offset 3 KB (HPCC switch-mmu.cc)")},
 };
 const struct schema_table SCHEMA_PFC = {TABLE("pfc", PFC_KEYS), .check = pfc_check};
 
@@ -90,10 +90,10 @@ static int ecn_check(struct schema_ctx *c, const struct yaml_node *map,
 #define ECN(f) offsetof(struct ecn_params, f)
 static const struct schema_key ECN_KEYS[] = {
     {KEY("kmin", SCHEMA_SIZE, ECN(kmin_bytes), "150KiB", NULL,
-         "domain.md A5: NVIDIA Onyx/Cumulus RoCE default")},
+         "docs/sources.md A5: NVIDIA Onyx/Cumulus RoCE default")},
     {KEY("kmax", SCHEMA_SIZE, ECN(kmax_bytes), "1500KiB", NULL,
-         "domain.md A5: NVIDIA Onyx/Cumulus RoCE default")},
-    {KEY("pmax", SCHEMA_FRACTION, ECN(pmax), "0.2", NULL, "SPEC.md example; HPCC (domain.md A5)")},
+         "docs/sources.md A5: NVIDIA Onyx/Cumulus RoCE default")},
+    {KEY("pmax", SCHEMA_FRACTION, ECN(pmax), "0.2", NULL, "SPEC.md example; HPCC (docs/sources.md A5)")},
 };
 const struct schema_table SCHEMA_ECN = {TABLE("ecn", ECN_KEYS), .check = ecn_check};
 
@@ -111,74 +111,74 @@ static int dcqcn_mode(const void *obj) {
     return ((const struct dcqcn_params *)obj)->preset;
 }
 
-/* NVIDIA ConnectX firmware defaults (domain.md A6); `preset: paper` takes
+/* NVIDIA ConnectX firmware defaults (docs/sources.md A6); `preset: paper` takes
  * the DCQCN paper's column instead (the def_alt column here, equal to
  * dcqcn_preset_paper() in cc/dcqcn.c; its ECN part is applied in
  * fabric_check). Keys given with the preset override it. */
 #define DCQ(f) offsetof(struct dcqcn_params, f)
 static const struct schema_key DCQCN_KEYS[] = {
     {KEY("preset", SCHEMA_ENUM, DCQ(preset), "connectx", NULL,
-         "domain.md A6: ConnectX firmware values; paper = the DCQCN paper's (A5, A6, V3)"),
+         "docs/sources.md A6: ConnectX firmware values; paper = the DCQCN paper's (A5, A6, V3)"),
      .flags = SCHEMA_SELECTOR, .names = PRESET_NAMES},
     {KEY("g", SCHEMA_FRACTION_POS, DCQ(g), "0.0048828125", "0.00390625",
-         "domain.md A6: dce_tcp_g 1019 -> (1024 - 1019) / 1024; paper 1/256")},
+         "docs/sources.md A6: dce_tcp_g 1019 -> (1024 - 1019) / 1024; paper 1/256")},
     {KEY("alpha_period", SCHEMA_TIME, DCQ(alpha_period_ps), "1us", "55us",
-         "domain.md A6: dce_tcp_rtt; paper 55 us"),
+         "docs/sources.md A6: dce_tcp_rtt; paper 55 us"),
      .min = 1},
     {KEY("rate_reduce_period", SCHEMA_TIME, DCQ(rate_reduce_period_ps), "4us", "50us",
-         "domain.md A6: rate_reduce_monitor_period; paper 50 us"),
+         "docs/sources.md A6: rate_reduce_monitor_period; paper 50 us"),
      .min = 1},
     {KEY("timer", SCHEMA_TIME, DCQ(timer_ps), "300us", "55us",
-         "domain.md A6: rpg_time_reset; paper 55 us"),
+         "docs/sources.md A6: rpg_time_reset; paper 55 us"),
      .min = 1},
-    /* rpg_byte_reset 32767, on (domain.md A12); what its unit is is
+    /* rpg_byte_reset 32767, on (docs/sources.md A12); what its unit is is
      * disputed, so byte_counter_unit says it (bytes: mstflint; 64B: isekai). */
     {KEY("byte_counter", SCHEMA_SIZE, DCQ(byte_counter_bytes), "32767B", "10MB",
-         "domain.md A6, A12: rpg_byte_reset 32767 (0 = off); paper 10 MB")},
+         "docs/sources.md A6, A12: rpg_byte_reset 32767 (0 = off); paper 10 MB")},
     {KEY("byte_counter_unit", SCHEMA_ENUM, DCQ(byte_counter_unit), "bytes", "bytes",
-         "domain.md A12: bytes per mstflint; 64B = Google isekai's reading (x 64)"),
+         "docs/sources.md A12: bytes per mstflint; 64B = Google isekai's reading (x 64)"),
      .names = BYTE_UNIT_NAMES},
     {KEY("fast_recovery_steps", SCHEMA_U32, DCQ(fast_recovery_steps), "1", "5",
-         "domain.md A6: rpg_threshold; paper 5")},
+         "docs/sources.md A6: rpg_threshold; paper 5")},
     {KEY("rai", SCHEMA_RATE, DCQ(rai_bps), "5Mbps", "40Mbps",
-         "domain.md A6: rpg_ai_rate; paper 40 Mb/s")},
+         "docs/sources.md A6: rpg_ai_rate; paper 40 Mb/s")},
     {KEY("rhai", SCHEMA_RATE, DCQ(rhai_bps), "50Mbps", "200Mbps",
-         "domain.md A6: rpg_hai_rate; paper: not fixed, 200 Mb/s as SPEC.md")},
+         "docs/sources.md A6: rpg_hai_rate; paper: not fixed, 200 Mb/s as SPEC.md")},
     {KEY("cnp_interval", SCHEMA_TIME, DCQ(cnp_interval_ps), "4us", "50us",
-         "domain.md A6: min_time_between_cnps; paper 50 us")},
-    {KEY("min_rate", SCHEMA_RATE, DCQ(min_rate_bps), "1Mbps", NULL, "domain.md A6: rpg_min_rate"),
+         "docs/sources.md A6: min_time_between_cnps; paper 50 us")},
+    {KEY("min_rate", SCHEMA_RATE, DCQ(min_rate_bps), "1Mbps", NULL, "docs/sources.md A6: rpg_min_rate"),
      .min = 1},
     /* The firmware's name for cnp_interval. */
     {KEY("min_time_between_cnps", SCHEMA_TIME, DCQ(cnp_interval_ps), NULL, NULL,
          "ConnectX name of cnp_interval"),
      .flags = SCHEMA_ALIAS},
     {KEY("clamp_tgt_rate", SCHEMA_BOOL, DCQ(clamp_tgt_rate), "false", "true",
-         "domain.md A12: ConnectX clamp_tgt_rate 0; paper (ns3-rdma) clamps on every cut")},
+         "docs/sources.md A12: ConnectX clamp_tgt_rate 0; paper (ns3-rdma) clamps on every cut")},
     {KEY("clamp_tgt_rate_after_time_inc", SCHEMA_BOOL, DCQ(clamp_after_time_inc), "true", "true",
-         "domain.md A12: ConnectX clamp_tgt_rate_after_time_inc 1")},
+         "docs/sources.md A12: ConnectX clamp_tgt_rate_after_time_inc 1")},
     {KEY("rate_to_set_on_first_cnp", SCHEMA_RATE, DCQ(rate_on_first_cnp_bps), "0", "0",
-         "domain.md A6: rate_to_set_on_first_cnp 0 = the port's speed")},
+         "docs/sources.md A6: rate_to_set_on_first_cnp 0 = the port's speed")},
     {KEY("cut_on_first_cnp", SCHEMA_BOOL, DCQ(cut_on_first_cnp), "false", "true",
-         "domain.md A12: ConnectX allocates the limiter on the first CNP; the paper's RP cuts")},
+         "docs/sources.md A12: ConnectX allocates the limiter on the first CNP; the paper's RP cuts")},
     {KEY("initial_alpha_value", SCHEMA_FRACTION, DCQ(initial_alpha), "0.9990234375", "0.5",
-         "domain.md A6: initial_alpha_value 1023/1024; A12: ns3-rdma starts at 0.5")},
+         "docs/sources.md A6: initial_alpha_value 1023/1024; A12: ns3-rdma starts at 0.5")},
     {KEY("rpg_min_dec_fac", SCHEMA_U32, DCQ(min_dec_fac_pct), "50", "50",
-         "domain.md A6: rpg_min_dec_fac 50 % (a cut keeps at least half of R_C)"),
+         "docs/sources.md A6: rpg_min_dec_fac 50 % (a cut keeps at least half of R_C)"),
      .max = 100},
     {KEY("rpg_gd", SCHEMA_U32, DCQ(rpg_gd), "11", "11",
-         "domain.md A6: rpg_gd 11 (cut alpha * 2^10 / 2^11 = alpha/2)"),
+         "docs/sources.md A6: rpg_gd 11 (cut alpha * 2^10 / 2^11 = alpha/2)"),
      .min = 1, .max = 40},
     {KEY("cnp_class", SCHEMA_ENUM, DCQ(cnp_class), "strict", "strict",
-         "domain.md A12: CNPs in their own strict-priority class, not PFC-enabled; data = "
+         "docs/sources.md A12: CNPs in their own strict-priority class, not PFC-enabled; data = "
          "share the data priority (a misconfiguration)"),
      .names = CNP_CLASS_NAMES},
     {KEY("cnp_802p_prio", SCHEMA_U32, DCQ(cnp_802p_prio), "6", "6",
-         "domain.md A6: ConnectX cnp_802p_prio 6"),
+         "docs/sources.md A6: ConnectX cnp_802p_prio 6"),
      .max = 7},
-    {KEY("cnp_dscp", SCHEMA_U32, DCQ(cnp_dscp), "48", "48", "domain.md A6: ConnectX cnp_dscp 48"),
+    {KEY("cnp_dscp", SCHEMA_U32, DCQ(cnp_dscp), "48", "48", "docs/sources.md A6: ConnectX cnp_dscp 48"),
      .max = 63},
     {KEY("hyper_stage_scaling", SCHEMA_BOOL, DCQ(hyper_stage_scaling), "false", "true",
-         "domain.md A12: ns3-rdma R_HAI x (stage - F + 1), T/2 and B/2 in hyper stage")},
+         "docs/sources.md A12: ns3-rdma R_HAI x (stage - F + 1), T/2 and B/2 in hyper stage")},
 };
 const struct schema_table SCHEMA_DCQCN = {
     TABLE("dcqcn", DCQCN_KEYS),  .mode_of = dcqcn_mode,      .check = dcqcn_check,

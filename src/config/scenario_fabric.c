@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Propagation in fibre and copper, 5 ns/m = 5 ps/mm (SPEC.md, domain.md A2). */
+/* Propagation in fibre and copper, 5 ns/m = 5 ps/mm (SPEC.md, docs/sources.md A2). */
 #define PROPAGATION_PS_PER_MM 5u
 
 static const char *const FABRIC_KINDS[] = {"infiniband", "roce", NULL};
@@ -104,27 +104,27 @@ static int adp_check(struct schema_ctx *c, const struct yaml_node *map,
 #define ADP(f) offsetof(struct adp_params, f)
 static const struct schema_key ADP_KEYS[] = {
     {KEY("time_base", SCHEMA_TIME, ADP(time_base_ps), "4us", NULL,
-         "domain.md A12: ConnectX firmware minimum base timeout 4 us (adp_retx_base_timeout_min "
+         "docs/sources.md A12: ConnectX firmware minimum base timeout 4 us (adp_retx_base_timeout_min "
          "0xFA0 ns); profile #0's own base is not published (C)"),
      .min = ADP_BASE_MIN_PS},
     {KEY("init_low", SCHEMA_U32, ADP(init_low), "5", NULL,
-         "domain.md A12: initial timeout random in [low, low + range - 1] (documented); "
+         "docs/sources.md A12: initial timeout random in [low, low + range - 1] (documented); "
          "profile #0's values are not published (C): 5 = 128 us at 4 us base"),
      .max = 40},
     {KEY("init_range", SCHEMA_U32, ADP(init_range), "2", NULL,
-         "domain.md A12 (C): 2 exponents, 128 or 256 us"),
+         "docs/sources.md A12 (C): 2 exponents, 128 or 256 us"),
      .min = 1, .max = 16},
     {KEY("range_low", SCHEMA_U32, ADP(range_low), "5", NULL,
-         "domain.md A12 (C): one timeout range from 128 us"),
+         "docs/sources.md A12 (C): one timeout range from 128 us"),
      .max = 40},
     {KEY("range_size", SCHEMA_U32, ADP(range_size), "5", NULL,
-         "domain.md A12 (C): up to 2^5 x 128 us = 4.1 ms, capped by transport.timeout"),
+         "docs/sources.md A12 (C): up to 2^5 x 128 us = 4.1 ms, capped by transport.timeout"),
      .max = 40},
     {KEY("retries", SCHEMA_U32, ADP(range_retries), "2", NULL,
-         "domain.md A12: timeout_retry_num, uses of the range's entry value before doubling (C)"),
+         "docs/sources.md A12: timeout_retry_num, uses of the range's entry value before doubling (C)"),
      .min = 1, .max = 127},
     {KEY("dec", SCHEMA_ENUM, ADP(dec), "halve", NULL,
-         "domain.md A12: dec_mode on forward progress, halve/quarter/reset (C)"),
+         "docs/sources.md A12: dec_mode on forward progress, halve/quarter/reset (C)"),
      .names = ADP_DEC_NAMES},
 };
 static const struct schema_table ADP_TABLE = {TABLE("adaptive", ADP_KEYS), .check = adp_check};
@@ -133,16 +133,16 @@ static const struct schema_table ADP_TABLE = {TABLE("adaptive", ADP_KEYS), .chec
 static const struct schema_key TRANSPORT_KEYS[] = {
     {KEY("retransmit", SCHEMA_ENUM, TRA(retransmit), "go_back_n", NULL,
          "SPEC.md example; IBA 9.7.5 (go-back-N); ConnectX ROCE_ACCL selective_repeat_forced_en "
-         "0 (domain.md A12)"),
+         "0 (docs/sources.md A12)"),
      .names = RETX_NAMES},
     {KEY("timeout", SCHEMA_CUSTOM, 0, "20", NULL,
-         "domain.md A10, A12: NCCL_IB_TIMEOUT 20 = 4.096 us x 2^20 = 4.29 s per retry"),
+         "docs/sources.md A10, A12: NCCL_IB_TIMEOUT 20 = 4.096 us x 2^20 = 4.29 s per retry"),
      .parse = timeout_parse, .print = timeout_print},
     {KEY("retry_cnt", SCHEMA_U32, TRA(retry_cnt), "7", NULL,
-         "domain.md A10, A12: NCCL_IB_RETRY_CNT 7 (IBA: 3 bits)"),
+         "docs/sources.md A10, A12: NCCL_IB_RETRY_CNT 7 (IBA: 3 bits)"),
      .max = 7},
     {KEY("rto", SCHEMA_ENUM, TRA(rto), "iba", "adaptive",
-         "domain.md A12: IBA local ACK timeout and retry count (InfiniBand); ConnectX adaptive "
+         "docs/sources.md A12: IBA local ACK timeout and retry count (InfiniBand); ConnectX adaptive "
          "retransmission, on in RoCE firmware (roce_adp_retrans_en = 1); fixed = a fixed timer "
          "retried for ever (docs/model.md)"),
      .names = RTO_NAMES},
@@ -150,7 +150,7 @@ static const struct schema_key TRANSPORT_KEYS[] = {
     {KEY("ack_every", SCHEMA_U32, TRA(ack_every), "1", NULL, "SPEC.md example"), .min = 1,
      .max = 1u << 16},
     {KEY("qps_per_connection", SCHEMA_U32, TRA(qps_per_connection), "1", NULL,
-         "domain.md B: NCCL_IB_QPS_PER_CONNECTION default 1"),
+         "docs/sources.md B: NCCL_IB_QPS_PER_CONNECTION default 1"),
      .min = 1, .max = 1024},
 };
 static const struct schema_table TRANSPORT_TABLE = {TABLE("transport", TRANSPORT_KEYS)};
@@ -166,13 +166,13 @@ static const struct schema_key CP_KEYS[] = {
     {KEY("kind", SCHEMA_ENUM, CPL(kind), "sm", "bgp", "SPEC.md: sm for infiniband, bgp for roce"),
      .flags = SCHEMA_SELECTOR, .names = CP_NAMES},
     {KEY("detect", SCHEMA_TIME, CPL(detect_ps), "1us", "9s",
-         "SPEC.md example (sm trap); domain.md A10: BGP hold timer 9 s, the "
+         "SPEC.md example (sm trap); docs/sources.md A10: BGP hold timer 9 s, the "
          "aggressive data-center timers 3/9 s (bgp; BFD: set 150ms)")},
     {KEY("smp_time", SCHEMA_TIME, CPL(smp_ps), "23600ns", NULL,
-         "docs/model.md: fitted to domain.md A10b (OpenSM under ibsim)"),
+         "docs/model.md: fitted to docs/sources.md A10b (OpenSM under ibsim)"),
      .min = 1, .only = M(CP_SM)},
     {KEY("sweep_fixed", SCHEMA_TIME, CPL(sweep_fixed_ps), "18500us", NULL,
-         "docs/model.md: fitted to domain.md A10b (OpenSM under ibsim)"),
+         "docs/model.md: fitted to docs/sources.md A10b (OpenSM under ibsim)"),
      .min = 1, .only = M(CP_SM)},
     {KEY("shield", SCHEMA_BOOL, CPL(shield), "false", NULL,
          "docs/sources.md A10: upstream OpenSM has no SHIELD; NVIDIA's SM ships shield_mode on"),
@@ -181,7 +181,7 @@ static const struct schema_key CP_KEYS[] = {
          "docs/sources.md A10: a vendor claim (SHIELD '5000x faster' than the SM, B) read "
          "against A10b's 42-92 ms; no measurement (C)"),
      .min = 1, .only = M(CP_SM)},
-    {KEY("proc", SCHEMA_TIME, CPL(proc_ps), "1ms", NULL, "docs/scenario.md: not in domain.md (C)"),
+    {KEY("proc", SCHEMA_TIME, CPL(proc_ps), "1ms", NULL, "docs/scenario.md: not in docs/sources.md (C)"),
      .only = M(CP_BGP)},
     {KEY("mrai", SCHEMA_TIME, CPL(mrai_ps), "0", NULL,
          "docs/sources.md A10: FRRouting (SONiC) default MRAI 0"),
@@ -192,10 +192,10 @@ static const struct schema_key CP_KEYS[] = {
          "measurement (C)"),
      .only = M(CP_BGP)},
     {KEY("fast_fallover", SCHEMA_BOOL, CPL(fast_fallover), "true", NULL,
-         "domain.md A12: eBGP fast-external-fallover on by default (Cisco IOS, Dell OS10)"),
+         "docs/sources.md A12: eBGP fast-external-fallover on by default (Cisco IOS, Dell OS10)"),
      .only = M(CP_BGP)},
     {KEY("sweep_interval", SCHEMA_TIME, CPL(sweep_interval_ps), "10s", NULL,
-         "domain.md A10: OSM_DEFAULT_SWEEP_INTERVAL_SECS 10"),
+         "docs/sources.md A10: OSM_DEFAULT_SWEEP_INTERVAL_SECS 10"),
      .min = 1, .only = M(CP_SM)},
     {KEY("smp_timeout", SCHEMA_TIME, CPL(smp_timeout_ps), "200ms", NULL,
          "docs/sources.md A10: OpenSM transaction_timeout 200 ms (osm_base.h)"),
@@ -433,7 +433,7 @@ static int ib_check(struct schema_ctx *c, const struct yaml_node *map, const str
                        b, f->mtu_bytes, f->overhead_bytes, (unsigned long long)pkt);
 }
 
-/* `dcqcn: {preset: paper}` also takes the paper's ECN marking (domain.md A5,
+/* `dcqcn: {preset: paper}` also takes the paper's ECN marking (docs/sources.md A5,
  * dcqcn_preset_paper); ecn keys given explicitly win. */
 static int preset_ecn(struct schema_ctx *c, const struct yaml_node *map,
                       const struct yaml_node *here, struct fabric_params *f) {
@@ -465,7 +465,7 @@ static int fabric_check(struct schema_ctx *c, const struct yaml_node *map,
     /* Position of `sharp:`, for the model's "SHARP needs InfiniBand" error. */
     const struct yaml_node *sharp = key_node(map, "sharp");
     f->sharp_pos = sharp ? sharp->pos : (struct srcpos){0, 0};
-    /* Path MTUs of InfiniBand; RoCE uses the same sizes (domain.md A1). */
+    /* Path MTUs of InfiniBand; RoCE uses the same sizes (docs/sources.md A1). */
     static const uint32_t MTUS[] = {256, 512, 1024, 2048, 4096};
     bool mtu_ok = false;
     for (size_t i = 0; i < N(MTUS); i++)
@@ -473,9 +473,9 @@ static int fabric_check(struct schema_ctx *c, const struct yaml_node *map,
     if (!mtu_ok)
         return schema_fail(c, at(map, here, "mtu"), FS_EINVAL,
                            "mtu %u is not an InfiniBand path MTU; allowed: 256, 512, 1024, 2048, "
-                           "4096 (domain.md A1; RoCE uses the same payload sizes)",
+                           "4096 (docs/sources.md A1; RoCE uses the same payload sizes)",
                            f->mtu_bytes);
-    /* Wire bytes per packet besides payload (domain.md A1): IB LRH + BTH +
+    /* Wire bytes per packet besides payload (docs/sources.md A1): IB LRH + BTH +
      * ICRC + VCRC; RoCEv2 Ethernet + IPv4 + UDP + BTH + ICRC + FCS + preamble
      * and gap. Fixed by the kind, whatever the MTU. */
     f->overhead_bytes = f->kind == FABRIC_INFINIBAND ? 26 : 82;
@@ -494,7 +494,7 @@ static int fabric_check(struct schema_ctx *c, const struct yaml_node *map,
     if (f->routing_engine == ENGINE_FILE && !f->lft_file)
         return schema_fail(c, at(map, here, "routing_engine"), FS_EINVAL,
                            "routing_engine: file needs fabric.lft_file: PATH (an OpenSM LFT "
-                           "dump, domain.md A10b)");
+                           "dump, docs/sources.md A10b)");
     if (f->routing_engine != ENGINE_FILE && f->lft_file)
         return schema_fail(c, at(map, here, "lft_file"), FS_EINVAL,
                            "lft_file is only read with routing_engine: file (routing_engine is "
@@ -541,41 +541,41 @@ static const struct schema_key FABRIC_KEYS[] = {
     {KEY("kind", SCHEMA_ENUM, FAB(kind), "infiniband", NULL, "SPEC.md: infiniband is the default"),
      .flags = SCHEMA_SELECTOR, .names = FABRIC_KINDS},
     {KEY("link", SCHEMA_RATE, FAB(link_bps), "400Gbps", NULL,
-         "domain.md A1: NDR / 400GbE data rate"),
+         "docs/sources.md A1: NDR / 400GbE data rate"),
      .min = 1},
-    {KEY("mtu", SCHEMA_U32, FAB(mtu_bytes), "4096", NULL, "domain.md A1: typical AI-fabric MTU"),
+    {KEY("mtu", SCHEMA_U32, FAB(mtu_bytes), "4096", NULL, "docs/sources.md A1: typical AI-fabric MTU"),
      .min = 256, .max = 4096},
     {KEY("cable", SCHEMA_LENGTH, FAB(cable_mm), "5m", NULL, "SPEC.md example"), .min = 1,
      .max = 100000000, .show = cable_shown},
     {KEY("propagation", SCHEMA_TIME, FAB(propagation_ps), NULL, NULL, "derived from cable"),
      .min = 1, .max = 1000000000000ull, .show = propagation_shown},
     {KEY("switch_latency", SCHEMA_TIME, FAB(switch_latency_ps), "200ns", "300ns",
-         "SPEC.md example, domain.md A2 (C, sweep 130-350 ns); A3 (C, sweep 0.3-1 us)")},
+         "SPEC.md example, docs/sources.md A2 (C, sweep 130-350 ns); A3 (C, sweep 0.3-1 us)")},
     {KEY("cut_through", SCHEMA_BOOL, FAB(cut_through), "false", NULL,
          "docs/model.md (Switch): store-and-forward unless asked; Quantum and Spectrum forward "
-         "cut-through (domain.md A2, A3)")},
+         "cut-through (docs/sources.md A2, A3)")},
     {KEY("buffer", SCHEMA_SIZE, FAB(buffer_bytes), "1MiB", "2MiB",
          "SPEC.md example (A2: unpublished); A3: ~128 MB shared over 64 ports")},
     {KEY("buffer_sharing", SCHEMA_ENUM, FAB(buffer_sharing), "static", "static",
          "docs/model.md (Switch buffers): static keeps the SPEC.md per-port thresholds; shared = "
-         "Spectrum/Tomahawk pool with dynamic thresholds (domain.md A3)"),
+         "Spectrum/Tomahawk pool with dynamic thresholds (docs/sources.md A3)"),
      .names = SHARING_NAMES, .only = M(FABRIC_ROCE)},
     {KEY("switch_buffer", SCHEMA_CUSTOM, 0, "auto", NULL,
          "docs/model.md (Switch buffers): auto = buffer x ports (the same total as static)"),
      .only = M(FABRIC_ROCE), .parse = switch_buffer_parse, .print = switch_buffer_print},
     {KEY("flow_control", SCHEMA_ENUM, FAB(flow_control), "credit", "pfc",
-         "domain.md A2 credits; A4 PFC"),
+         "docs/sources.md A2 credits; A4 PFC"),
      .names = FLOWCTL_NAMES},
     {KEY("routing", SCHEMA_ENUM, FAB(routing), "static", "ecmp",
-         "SPEC.md; domain.md A10 (SM LFTs), A11 (ECMP)"),
+         "SPEC.md; docs/sources.md A10 (SM LFTs), A11 (ECMP)"),
      .names = ROUTING_NAMES},
     {KEY("routing_engine", SCHEMA_ENUM, FAB(routing_engine), "ftree", NULL,
-         "domain.md A10: OpenSM/UFM fat-tree engine"),
+         "docs/sources.md A10: OpenSM/UFM fat-tree engine"),
      .names = ENGINE_NAMES},
     {KEY("lft_file", SCHEMA_STRING, FAB(lft_file), NULL, NULL, "used by routing_engine: file"),
      .show = lft_file_shown},
     {KEY("congestion_control", SCHEMA_ENUM, FAB(congestion_control), "none", "dcqcn",
-         "SPEC.md; domain.md A6"),
+         "SPEC.md; docs/sources.md A6"),
      .names = CC_NAMES},
     {KEY("pfc", SCHEMA_MAP, FAB(pfc), NULL, NULL, NULL), .sub = &SCHEMA_PFC},
     {KEY("ecn", SCHEMA_MAP, FAB(ecn), NULL, NULL, NULL), .sub = &SCHEMA_ECN},
@@ -584,37 +584,37 @@ static const struct schema_key FABRIC_KEYS[] = {
      .only = M(FABRIC_INFINIBAND)},
     {KEY("transport", SCHEMA_MAP, FAB(transport), NULL, NULL, NULL), .sub = &TRANSPORT_TABLE},
     {KEY("out_of_order", SCHEMA_ENUM, FAB(out_of_order), "placement", NULL,
-         "domain.md A11: ConnectX-5+ out-of-order data placement, BlueField-3 SuperNIC under "
+         "docs/sources.md A11: ConnectX-5+ out-of-order data placement, BlueField-3 SuperNIC under "
          "Spectrum-X; discard = plain RC (NAK-sequence); buffer = reorder_buffer"),
      .names = OOO_NAMES},
     {KEY("reorder_buffer", SCHEMA_SIZE, FAB(reorder_buffer_bytes), "256KiB", NULL,
          "SPEC.md example (C): no shipped NIC documents an on-chip reorder buffer; used only "
          "with out_of_order: buffer")},
     {KEY("ecmp_same_seed", SCHEMA_BOOL, FAB(ecmp_same_seed), "false", NULL,
-         "docs/scenario.md: a hash key per switch unless asked (domain.md A11)")},
+         "docs/scenario.md: a hash key per switch unless asked (docs/sources.md A11)")},
     {KEY("sharp", SCHEMA_BOOL, FAB(sharp), "false", NULL, "SPEC.md example")},
     {KEY("sharp_jobs_per_switch", SCHEMA_U32, FAB(sharp_jobs_per_switch), "2", NULL,
-         "domain.md A9: NVIDIA HPC-X NCCL-RDMA-SHARP plugin, at most 2 streaming "
+         "docs/sources.md A9: NVIDIA HPC-X NCCL-RDMA-SHARP plugin, at most 2 streaming "
          "aggregation flows per switch (Quantum HDR: 1)"),
      .min = 1, .max = 511},
     {KEY("sharp_buffer", SCHEMA_SIZE, FAB(sharp_buffer_bytes), "256KiB", NULL,
          "docs/model.md: not published (C)"),
      .min = 1},
     {KEY("sharp_latency", SCHEMA_TIME, FAB(sharp_latency_ps), "0", NULL,
-         "docs/model.md: not published for Quantum (domain.md A9); 0.89us calibrates "
+         "docs/model.md: not published for Quantum (docs/sources.md A9); 0.89us calibrates "
          "Switch-IB 2 to V12")},
     {KEY("control_plane", SCHEMA_MAP, FAB(control_plane), NULL, NULL, NULL), .sub = &CP_TABLE},
     {KEY("deadlock_timeout", SCHEMA_TIME, FAB(deadlock_timeout_ps), "100us", NULL,
          "docs/model.md: detector interval (net/deadlock.c)"),
      .min = 1},
     {KEY("reorder_window", SCHEMA_U32, FAB(reorder_window_pkts), "1024", NULL,
-         "domain.md A10: ConnectX depth not published (C); 1024 PSNs"),
+         "docs/sources.md A10: ConnectX depth not published (C); 1024 PSNs"),
      .min = 1, .max = 1u << 20},
     /* InfiniBand link layer */
-    {KEY("vls", SCHEMA_U32, FAB(ib.vls), "4", NULL, "domain.md A2: ConnectX NUM_OF_VL = 4"),
+    {KEY("vls", SCHEMA_U32, FAB(ib.vls), "4", NULL, "docs/sources.md A2: ConnectX NUM_OF_VL = 4"),
      .min = 1, .max = NET_NCLASS, .only = M(FABRIC_INFINIBAND)},
     {KEY("vl_buffer", SCHEMA_CUSTOM, 0, "auto", NULL,
-         "domain.md A2: not published; auto = buffer / vls"),
+         "docs/sources.md A2: not published; auto = buffer / vls"),
      .only = M(FABRIC_INFINIBAND), .parse = vl_buffer_parse, .print = vl_buffer_print},
     {KEY("nic_buffer", SCHEMA_CUSTOM, 0, "auto", NULL, "auto = vl_buffer"),
      .only = M(FABRIC_INFINIBAND), .parse = nic_buffer_parse, .print = nic_buffer_print},
@@ -626,25 +626,25 @@ static const struct schema_key FABRIC_KEYS[] = {
      .min = 1, .only = M(FABRIC_INFINIBAND)},
     {KEY("sl2vl", SCHEMA_CUSTOM, 0, "auto", NULL, "auto = SL mod vls (OpenSM without QoS)"),
      .only = M(FABRIC_INFINIBAND), .parse = sl2vl_parse, .print = sl2vl_print},
-    {KEY("vlarb_high", SCHEMA_CUSTOM, 0, NULL, NULL, "domain.md A2: [] = no high table"),
+    {KEY("vlarb_high", SCHEMA_CUSTOM, 0, NULL, NULL, "docs/sources.md A2: [] = no high table"),
      .only = M(FABRIC_INFINIBAND), .parse = vlarb_high_parse, .print = vlarb_high_print},
     {KEY("vlarb_low", SCHEMA_CUSTOM, 0, NULL, NULL,
-         "domain.md A2: [] = every VL in use, weight 255"),
+         "docs/sources.md A2: [] = every VL in use, weight 255"),
      .only = M(FABRIC_INFINIBAND), .parse = vlarb_low_parse, .print = vlarb_low_print},
     {KEY("vlarb_high_limit", SCHEMA_U32, FAB(ib.high_limit), "255", NULL,
-         "domain.md A2: LimitOfHighPriority, 255 = unlimited"),
+         "docs/sources.md A2: LimitOfHighPriority, 255 = unlimited"),
      .min = 1, .max = 255, .only = M(FABRIC_INFINIBAND)},
     /* Failures (docs/model.md "Failures") */
     {KEY("ber", SCHEMA_FRACTION, FAB(ber), "0", NULL,
          "docs/model.md: no bit errors unless asked (IBA requires BER <= 1e-12)")},
     {KEY("hoq_lifetime", SCHEMA_CUSTOM, 0, "18", NULL,
-         "domain.md A12: OpenSM head_of_queue_lifetime 0x12 (1.07 s); 20+ = infinite"),
+         "docs/sources.md A12: OpenSM head_of_queue_lifetime 0x12 (1.07 s); 20+ = infinite"),
      .only = M(FABRIC_INFINIBAND), .parse = hoq_parse, .print = hoq_print},
     {KEY("leaf_hoq_lifetime", SCHEMA_CUSTOM, 0, "16", NULL,
-         "domain.md A12: OpenSM leaf_head_of_queue_lifetime 0x10 (268 ms, towards CAs)"),
+         "docs/sources.md A12: OpenSM leaf_head_of_queue_lifetime 0x10 (268 ms, towards CAs)"),
      .only = M(FABRIC_INFINIBAND), .parse = leaf_hoq_parse, .print = leaf_hoq_print},
     {KEY("vl_stall_count", SCHEMA_U32, FAB(vl_stall_count), "7", NULL,
-         "domain.md A12: OpenSM vl_stall_count 7, leaf_vl_stall_count 7"),
+         "docs/sources.md A12: OpenSM vl_stall_count 7, leaf_vl_stall_count 7"),
      .min = 1, .max = 7, .only = M(FABRIC_INFINIBAND)},
 };
 const struct schema_table SCHEMA_FABRIC = {

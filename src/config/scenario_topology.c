@@ -67,7 +67,7 @@ static const char *const TOPO_NAMES[] = {"single_switch",  "leaf_spine", "fat_tr
 #define K_GPUS                                                                                     \
     {                                                                                              \
         KEY("gpus_per_host", SCHEMA_U32, TOP(gpus_per_host), "1", "8",                             \
-            "SPEC.md; domain.md A8: 8 GPUs per HGX node"),                                         \
+            "SPEC.md; docs/sources.md A8: 8 GPUs per HGX node"),                                         \
             .min = 1, .max = 1024                                                                  \
     }
 
@@ -228,7 +228,7 @@ static const struct schema_key TOPO_KEYS[] = {
     K_HOSTS,
     K_GPUS,
     {KEY("nvlink", SCHEMA_RATE, TOP(nvlink_bps), "3600Gbps", NULL,
-         "domain.md A8: NVLink 4, 450 GB/s per direction per GPU"),
+         "docs/sources.md A8: NVLink 4, 450 GB/s per direction per GPU"),
      .min = 1},
     {KEY("path", SCHEMA_CUSTOM, 0, NULL, NULL, NULL), .flags = SCHEMA_REQUIRED,
      .only = M(TOPO_FILE), .parse = topo_path_parse, .print = topo_path_print},

@@ -52,7 +52,7 @@ struct schema_key {
     size_t off;          /* offsetof the field in the table's struct */
     const char *def;     /* default, spelled as in a scenario file; NULL = none */
     const char *def_alt; /* default in the table's `alt_modes` (RoCE, rail_optimized, bgp) */
-    const char *source;  /* where the default comes from (domain.md section, SPEC.md) */
+    const char *source;  /* where the default comes from (docs/sources.md section, SPEC.md) */
     unsigned flags;
     unsigned only;                  /* modes (1 << mode) the key belongs to; 0 = every mode */
     uint64_t min, max;              /* numeric range; max 0 = the type's maximum */
@@ -135,7 +135,7 @@ void schema_fmt_double(double v, char *buf, size_t len);
 extern const struct schema_table SCHEMA_SCENARIO;
 
 /* A key's `source` as the repository names it: the schema's sources say
- * "domain.md A4" and "SPEC.md", whose copies in the repository are
+ * "docs/sources.md A4" and "SPEC.md", whose copies in the repository are
  * docs/sources.md and docs/spec.md (explain.c; used by explain and schema). */
 void schema_source_text(const char *src, char *buf, size_t len);
 

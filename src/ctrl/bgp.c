@@ -2,11 +2,11 @@
  *
  * A BGP-style distributed control plane for RoCEv2 fabrics (claim 3, Ethernet
  * side), as RFC 7938 runs it in a Clos: eBGP on every link, one AS per leaf,
- * the spines of a tier sharing one (domain.md A12).
+ * the spines of a tier sharing one (docs/sources.md A12).
  *
  * Port down (link_down, a flap's down phase): each of the two switches on
  * the link drops the port from its ECMP groups in hardware
- * `control_plane.port_down_delay` after the link went down (domain.md A12:
+ * `control_plane.port_down_delay` after the link went down (docs/sources.md A12:
  * us-ms). With fast-external-fallover (default on) the eBGP session resets at
  * once and the switch withdraws what it can no longer reach after `proc`;
  * without it the session waits for the hold timer (`detect`). Each further

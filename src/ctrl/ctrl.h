@@ -22,7 +22,7 @@ enum cp_kind { CP_SM, CP_BGP };
 struct control_plane_params {
     enum cp_kind kind;
     uint64_t detect_ps;
-    /* subnet manager (ctrl/sm.c); 0 = default (docs/scenario.md, domain.md A10b) */
+    /* subnet manager (ctrl/sm.c); 0 = default (docs/scenario.md, docs/sources.md A10b) */
     uint64_t smp_ps;          /* time per SMP of a sweep or LFT push */
     uint64_t sweep_fixed_ps;  /* fixed cost of a heavy sweep (phase barriers) */
     bool shield;              /* SHIELD/FLFR switch-local fast reroute */

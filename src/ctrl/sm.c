@@ -12,7 +12,7 @@
  * NodeDesc; per port: NodeInfo through it, PortInfo, ...; then per port the
  * LID/MTU/state and SL2VL/VLArb sets; then the LFT blocks), with per-port
  * coefficients fitted to the exact counts OpenSM produced under ibsim
- * (domain.md A10b): discovery = 2 + 4 x ports + 3 x switches (1,074 and
+ * (docs/sources.md A10b): discovery = 2 + 4 x ports + 3 x switches (1,074 and
  * 3,314 exactly), set-up = 4 x host ports + 3.5 x switch ports, a heavy
  * re-sweep = 4.5 x host ports + 3.5 x switch ports (956 and 2,800 measured).
  *
@@ -28,7 +28,7 @@
  *
  * SHIELD (control_plane.shield): shield_delay after a port went down, its
  * switch moves the LFT entries that used it to other live minimal ports of
- * its own (domain.md A10: FLFR); destinations it can no longer reach at all
+ * its own (docs/sources.md A10: FLFR); destinations it can no longer reach at all
  * are notified to its neighbours (FLFN), which move their entries pointing at
  * it. All long before the SM is done; the SM's later pushes overwrite.
  */

@@ -1,6 +1,6 @@
 /* src/ctrl/sm_dump.c
  *
- * OpenSM's LFT dump (opensm-lfts.dump, `opensm -D 0x40`; domain.md A10b), and
+ * OpenSM's LFT dump (opensm-lfts.dump, `opensm -D 0x40`; docs/sources.md A10b), and
  * its reading back as OpenSM's `file` routing engine does (`-R file -U`):
  *
  *   Unicast lids [0-80] of switch Lid 13 guid 0x0001000000000008 ('L0'):

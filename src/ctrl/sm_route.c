@@ -1,6 +1,6 @@
 /* src/ctrl/sm_route.c
  *
- * The subnet manager's routing engines (OpenSM names, domain.md A10) over the
+ * The subnet manager's routing engines (OpenSM names, docs/sources.md A10) over the
  * links that are up, and the channel dependency graph (CDG) check.
  *
  *  minhop  For each destination LID in order, each switch takes, among its

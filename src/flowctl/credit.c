@@ -1,6 +1,6 @@
 /* src/flowctl/credit.c
  *
- * InfiniBand credit-based link-level flow control (IBA vol. 1 ch. 7.9; domain.md
+ * InfiniBand credit-based link-level flow control (IBA vol. 1 ch. 7.9; docs/sources.md
  * A2). Every receiving port advertises its input buffer per VL in 64-byte
  * blocks; the transmitter on the other end of the link holds that many
  * credits and starts a packet only when it holds enough for all the packet's
@@ -25,7 +25,7 @@
  * output comes from the per-input credit pools: an input may have at most its
  * buffer's worth of packets waiting at any output, so under overload every
  * input holds the same number of packets in the output's FIFO and is served
- * in turn (k-to-1 incast shares C/k: domain.md C, "k-to-1 incast").
+ * in turn (k-to-1 incast shares C/k: docs/sources.md C, "k-to-1 incast").
  *
  * Links cut and restored (link_down/up): credits in flight are stale; the
  * transmitter re-synchronises with the receiver's state (IB link
@@ -45,7 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CREDIT_BLOCK 64 /* bytes per credit (domain.md A2) */
+#define CREDIT_BLOCK 64 /* bytes per credit (docs/sources.md A2) */
 #define NV NET_NCLASS
 
 struct vlarb {
@@ -273,12 +273,12 @@ static int credit_init(struct net *n, struct diag *d) {
     n->fc_state = st;
     for (uint32_t p = 0; p < n->nports; p++) /* every send asks credit_can_send */
         n->ports[p].fc_hold = (uint8_t)((1u << NET_NCLASS) - 1);
-    /* 4 data VLs: ConnectX default NUM_OF_VL (domain.md A2). */
+    /* 4 data VLs: ConnectX default NUM_OF_VL (docs/sources.md A2). */
     st->vls = ib->vls ? ib->vls : NV;
     if (st->vls > NV)
         return diag_set(d, n->sc->file, (struct srcpos){0, 0}, FS_ERANGE,
                         "fabric.vls: %u VLs; this model has 1..%u", st->vls, NV);
-    /* Per-port buffer is not published (domain.md A2, C): fabric.buffer split
+    /* Per-port buffer is not published (docs/sources.md A2, C): fabric.buffer split
      * over the VLs in use unless fabric.vl_buffer says otherwise. */
     uint64_t vlbuf = ib->vl_buffer_bytes ? ib->vl_buffer_bytes : n->buffer_bytes / st->vls;
     uint64_t nicbuf = ib->nic_buffer_bytes ? ib->nic_buffer_bytes : vlbuf;

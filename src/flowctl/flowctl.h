@@ -21,14 +21,14 @@ enum flowctl_kind { FLOWCTL_CREDIT, FLOWCTL_PFC, FLOWCTL_NONE };
 struct pfc_params {
     uint64_t xoff_bytes, xon_bytes;
     uint64_t headroom_bytes; /* valid when !headroom_auto */
-    bool headroom_auto;      /* domain.md A4 formula */
+    bool headroom_auto;      /* docs/sources.md A4 formula */
     uint64_t watchdog_ps;    /* 0 = off */
-    /* Shared-buffer dynamic threshold (domain.md A3) instead of static xoff/xon:
+    /* Shared-buffer dynamic threshold (docs/sources.md A3) instead of static xoff/xon:
      * XOFF when an ingress queue holds more than (B - headroom - shared used) >>
      * alpha_shift, XON when resume_offset below that again. */
     bool dynamic;
-    uint32_t alpha_shift;         /* 3 = alpha 1/8 (ConWeave, domain.md A3) */
-    uint64_t resume_offset_bytes; /* 3 KB (HPCC switch-mmu.cc, domain.md A3) */
+    uint32_t alpha_shift;         /* 3 = alpha 1/8 (ConWeave, docs/sources.md A3) */
+    uint64_t resume_offset_bytes; /* 3 KB (HPCC switch-mmu.cc, docs/sources.md A3) */
 };
 
 struct flowctl_ops {
@@ -73,7 +73,7 @@ extern const struct flowctl_ops flowctl_none_ops;
 extern const struct flowctl_ops flowctl_credit_ops;
 extern const struct flowctl_ops flowctl_pfc_ops;
 
-/* PFC headroom per ingress queue from domain.md A4's formula: link rate,
+/* PFC headroom per ingress queue from docs/sources.md A4's formula: link rate,
  * propagation (cable), switch pipeline latency and the MTU on the wire. */
 uint64_t pfc_headroom_auto(uint64_t rate_bps, uint64_t prop_ps, uint64_t switch_latency_ps,
                            uint32_t mtu_wire_bytes);

@@ -6,7 +6,7 @@
  * pool (switch_buffer) and an egress queue (port, priority) takes a packet
  * while it holds less than alpha x the pool's free bytes (the dynamic
  * threshold of Choudhury and Hahne that Broadcom and Spectrum MMUs use,
- * domain.md A3; alpha = 2^-pfc.alpha_shift). NICs always have room.
+ * docs/sources.md A3; alpha = 2^-pfc.alpha_shift). NICs always have room.
  */
 #include "flowctl/flowctl.h"
 

@@ -13,11 +13,11 @@
  * the link, whatever its destination (victim flows included).
  *
  * NICs pause too: a stalled host's NIC stops draining its receive buffer,
- * crosses XOFF and pauses its switch port without end (pause storm, domain.md
+ * crosses XOFF and pauses its switch port without end (pause storm, docs/sources.md
  * V7). The PFC watchdog (pfc.watchdog) drops what waits in an egress queue
  * that stayed paused longer than the interval and ignores pauses on it until
  * none has come for one interval; a NIC stops sending pauses after a stall
- * that long, until the stall ends (domain.md A4: Onyx switch watchdog, NIC
+ * that long, until the stall ends (docs/sources.md A4: Onyx switch watchdog, NIC
  * watchdog 100 ms; Guo et al. SIGCOMM'16 s4.3).
  */
 #include "flowctl/flowctl.h"
@@ -33,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* 802.1Qbb: a quantum is 512 bit times; at most 65535 quanta (domain.md A4). */
+/* 802.1Qbb: a quantum is 512 bit times; at most 65535 quanta (docs/sources.md A4). */
 #define PFC_QUANTUM_BITS 512u
 #define PFC_MAX_QUANTA 65535u
 
@@ -205,7 +205,7 @@ static void pfc_on_ctrl(struct net *n, uint32_t port, const struct packet *p) {
         return;
     }
     if (e->ignore_ps > now) {
-        /* Storm state (Guo et al. SIGCOMM'16 s4.3, domain.md A4): lossless
+        /* Storm state (Guo et al. SIGCOMM'16 s4.3, docs/sources.md A4): lossless
          * mode stays off until the pauses have stopped for an interval. */
         e->ignore_ps = now + st->watchdog_ps;
         return;
@@ -289,7 +289,7 @@ static void on_event(struct sim *s, const struct event *e) {
 
 uint64_t pfc_headroom_auto(uint64_t rate_bps, uint64_t prop_ps, uint64_t switch_latency_ps,
                            uint32_t mtu_wire_bytes) {
-    /* domain.md A4 (802.1Qbb annex): MTU_sender + MTU_receiver + round-trip
+    /* docs/sources.md A4 (802.1Qbb annex): MTU_sender + MTU_receiver + round-trip
      * propagation + response delay + the PFC frame (64 B + 20 B gap); D_intf
      * omitted as in the worked example. Response delay upper bound: 201 728
      * bit times at 100 G, 463 360 at 400 G (linear between). The model's
@@ -342,7 +342,7 @@ static int pfc_init(struct net *n, struct diag *d) {
     for (uint32_t v = 0; v < n->nnodes; v++) {
         const struct node *nd = &n->nodes[v];
         if (nd->kind != NODE_SWITCH) continue;
-        /* The switch's buffer is one shared pool (domain.md A3): switch_buffer
+        /* The switch's buffer is one shared pool (docs/sources.md A3): switch_buffer
          * (auto: buffer per port times ports), less the headroom reserved
          * for each port's lossless priority. */
         uint64_t total =

@@ -1,7 +1,7 @@
 /* src/innet/nvls.c
  *
  * NVLink SHARP (NVLS): the third-generation NVSwitch reduces in the switch
- * (domain.md A8). NCCL's NVLS AllReduce splits the buffer among the GPUs:
+ * (docs/sources.md A8). NCCL's NVLS AllReduce splits the buffer among the GPUs:
  * each GPU reduces its share with multimem loads (the NVSwitch reads that
  * share from every GPU, reduces it and returns the sum to the GPU that
  * loaded it) and writes the sum back with multimem stores (the NVSwitch

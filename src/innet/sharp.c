@@ -1,11 +1,11 @@
 /* src/innet/sharp.c
  *
- * SHARP streaming aggregation trees (domain.md A9), built at setup the way
+ * SHARP streaming aggregation trees (docs/sources.md A9), built at setup the way
  * the aggregation manager does from the fabric: a spanning tree rooted at a
  * top-tier switch, reaching every member's leaf switch by shortest up-links.
  * Resources are finite: a switch takes part in at most `sharp_jobs_per_switch`
  * active streaming trees (2 for NCCL per the HPC-X docs; Quantum HDR: one;
- * domain.md A9), the subnet holds at
+ * docs/sources.md A9), the subnet holds at
  * most 63 streaming trees (Quantum), and every tree switch gives the job an
  * aggregation buffer (`sharp_buffer`, per tree per switch) which bounds the
  * chunks a member may have outstanding. A job that finds no tree runs ring.
@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SHARP_SUBNET_TREES 63 /* Quantum: 63 SAT trees per subnet (domain.md A9) */
-/* Aggregation buffer per tree per switch: not published (domain.md A9 gives
+#define SHARP_SUBNET_TREES 63 /* Quantum: 63 SAT trees per subnet (docs/sources.md A9) */
+/* Aggregation buffer per tree per switch: not published (docs/sources.md A9 gives
  * none; conf. C). 256 KiB covers the bandwidth-delay product of a 3-tier
  * 400 G fabric (~1.5 us round trip x 50 GB/s = 75 KB) with room to spare. */
 #define SHARP_BUFFER_DEFAULT (256u << 10)
@@ -37,7 +37,7 @@ uint32_t innet_sharp_open(struct net *n, const uint32_t *members, uint32_t m, ui
     struct innet_state *st = innet_get(n);
     const struct fabric_params *f = &n->sc->fabric;
     /* NCCL over SHARP: at most 2 streaming aggregation flows per switch
-     * (NVIDIA HPC-X NCCL-RDMA-SHARP plugin docs; Quantum HDR: 1; domain.md A9) */
+     * (NVIDIA HPC-X NCCL-RDMA-SHARP plugin docs; Quantum HDR: 1; docs/sources.md A9) */
     uint32_t limit = f->sharp_jobs_per_switch ? f->sharp_jobs_per_switch : 2;
     if (!st->active) st->active = fs_xcalloc(n->nswitches, sizeof *st->active);
     if (st->ntrees >= SHARP_SUBNET_TREES) return NET_NONE;

@@ -1,7 +1,7 @@
 /* src/net/hoq.c
  *
  * InfiniBand head-of-queue lifetime and VL stall (IBA vol. 1 18.2.5.4,
- * domain.md A12): a switch discards the packet at the head of an output VL
+ * docs/sources.md A12): a switch discards the packet at the head of an output VL
  * once it has waited longer than the port's HOQ lifetime (OpenSM:
  * head_of_queue_lifetime 0x12 = 1.07 s towards switches,
  * leaf_head_of_queue_lifetime 0x10 = 268 ms towards CAs); after

@@ -1,7 +1,7 @@
 /* src/net/hoq.h
  *
  * InfiniBand head-of-queue lifetime and VL-stall discards at switch ports
- * (IBA 18.2.5.4; OpenSM defaults, domain.md A12). Only with credit flow
+ * (IBA 18.2.5.4; OpenSM defaults, docs/sources.md A12). Only with credit flow
  * control on an InfiniBand fabric.
  */
 #ifndef FABSIM_NET_HOQ_H

@@ -304,7 +304,7 @@ uint32_t net_flow_new(struct net *n, uint32_t src_host, uint32_t dst_host) {
 }
 
 uint32_t net_data_wire_bytes(const struct net *n, uint32_t payload, bool first) {
-    /* RETH (16 B) rides on the first packet of an RDMA WRITE (domain.md A1). */
+    /* RETH (16 B) rides on the first packet of an RDMA WRITE (docs/sources.md A1). */
     return payload + n->overhead_bytes + (first ? 16u : 0u);
 }
 
@@ -313,11 +313,11 @@ uint32_t net_ctrl_wire_bytes(const struct net *n, enum pkt_type t) {
     switch (t) {
     case PKT_ACK:
     case PKT_NAK:
-        return n->overhead_bytes + 4; /* AETH (domain.md A1) */
+        return n->overhead_bytes + 4; /* AETH (docs/sources.md A1) */
     case PKT_CNP:
         return n->overhead_bytes + 16; /* BTH + 16 reserved bytes (RoCEv2 Annex A17) */
     case PKT_PAUSE:
-        return 64 + 20; /* 64 B MAC control frame + preamble/IFG (domain.md A4) */
+        return 64 + 20; /* 64 B MAC control frame + preamble/IFG (docs/sources.md A4) */
     case PKT_CREDIT:
         return roce ? 84 : 8; /* IB flow-control packet: 6 B + delimiters */
     default:

@@ -28,7 +28,7 @@ struct par;
 #define NET_NONE UINT32_MAX
 #define NET_NCLASS 4 /* egress classes per port: IB VLs / Ethernet priorities modelled */
 /* NIC out-of-order window when fabric.reorder_window is not given: ConnectX
- * does not publish its out-of-order tracking depth (domain.md A10, C); 1024
+ * does not publish its out-of-order tracking depth (docs/sources.md A10, C); 1024
  * PSNs = 4 MiB at MTU 4096, far deeper than the queue differences between
  * parallel minimal paths. */
 #define NET_OOO_WINDOW_DEFAULT 1024
@@ -196,7 +196,7 @@ struct qp {
     uint32_t flow_hash[2];
     uint8_t active; /* in the host's active ring */
     uint8_t prio;
-    /* RC retry state (domain.md A12): timeouts since the last forward progress;
+    /* RC retry state (docs/sources.md A12): timeouts since the last forward progress;
      * the QP errors after retry_cnt of them */
     uint8_t retries;
     uint8_t error;

@@ -329,7 +329,7 @@ static void ctrl_send(struct net *n, uint32_t node, uint32_t id) {
     const struct dcqcn_params *dp = &n->sc->fabric.dcqcn;
     if (type == PKT_CNP && dp->cnp_class == DCQCN_CNP_STRICT && n->sc->fabric.kind == FABRIC_ROCE) {
         /* CNPs on their own strict-priority class, not PFC-enabled
-         * (cnp_802p_prio 6, cnp_dscp 48: domain.md A6, A12). */
+         * (cnp_802p_prio 6, cnp_dscp 48: docs/sources.md A6, A12). */
         p->flags |= PKT_F_CNP_CLASS;
         p->prio = (uint8_t)dp->cnp_802p_prio;
         port_enqueue_ctrl(n, nic_port_to(n, node, p->dst), id);
@@ -431,7 +431,7 @@ static bool ooo_test_clear(uint64_t *b, uint32_t w, uint32_t psn) {
     return set;
 }
 
-/* Adaptive routing delivers out of order (domain.md A10: "per-packet ->
+/* Adaptive routing delivers out of order (docs/sources.md A10: "per-packet ->
  * out-of-order delivery handled by NIC"): keep PSNs within the window beyond
  * the expected one, advance over them when the gap fills, ACK cumulatively.
  * A PSN beyond the window is treated as loss (go-back-N NAK). */

@@ -32,7 +32,7 @@ enum {
     PKT_F_FIRST = 1 << 2,  /* first packet of a message (carries RETH) */
     PKT_F_RETX = 1 << 3,   /* a retransmission */
     PKT_F_ECT = 1 << 4,    /* ECN-capable transport */
-    /* A CNP in its own strict-priority class (802.1p 6 / DSCP 48, domain.md
+    /* A CNP in its own strict-priority class (802.1p 6 / DSCP 48, docs/sources.md
      * A12): `prio` is that priority, not an egress class; every hop serves
      * it first and no PFC pause or lossless accounting applies to it. */
     PKT_F_CNP_CLASS = 1 << 5,

@@ -23,7 +23,7 @@
 
 enum fabric_kind { FABRIC_INFINIBAND, FABRIC_ROCE };
 /* Ethernet switch buffers: per-port partitions, or one pool per switch with
- * dynamic thresholds (domain.md A3; docs/model.md "Switch buffers"). */
+ * dynamic thresholds (docs/sources.md A3; docs/model.md "Switch buffers"). */
 enum buffer_sharing { BUFFER_STATIC, BUFFER_SHARED };
 /* go_back_n / go_back_0: the receiver discards what is not next (IBA
  * 9.7.5); selective_repeat: it places out-of-order packets and NAKs each new
@@ -53,10 +53,10 @@ struct transport_params {
     enum retransmit_kind retransmit;
     uint64_t timeout_ps;
     uint32_t timeout_exp; /* IBA exponent the timeout was given as (4.096 us x 2^N); 0 = a time */
-    uint32_t retry_cnt;   /* IBA retry_cnt, 0..7 (domain.md A12) */
+    uint32_t retry_cnt;   /* IBA retry_cnt, 0..7 (docs/sources.md A12) */
     enum rto_mode rto;
     uint32_t ack_every; /* ACK after this many in-order packets (and on a message's last) */
-    uint32_t qps_per_connection; /* messages striped over this many QPs (domain.md A11, B); 0 = 1 */
+    uint32_t qps_per_connection; /* messages striped over this many QPs (docs/sources.md A11, B); 0 = 1 */
     struct adp_params adp;       /* rto: adaptive */
 };
 
@@ -71,7 +71,7 @@ struct fabric_params {
     enum fabric_kind kind;
     uint64_t link_bps;
     uint32_t mtu_bytes;         /* payload bytes per packet */
-    uint32_t overhead_bytes;    /* per-packet wire overhead: IB 26, RoCEv2 82 (domain.md A1) */
+    uint32_t overhead_bytes;    /* per-packet wire overhead: IB 26, RoCEv2 82 (docs/sources.md A1) */
     uint64_t cable_mm;          /* cable length; propagation = 5 ns/m */
     uint64_t propagation_ps;    /* resolved: from `propagation:` or cable */
     uint64_t switch_latency_ps; /* port to port, unloaded */
@@ -103,7 +103,7 @@ struct fabric_params {
     double ber; /* bit error rate of every link, 0 = none (docs/model.md "Failures") */
     /* InfiniBand head-of-queue lifetime of switch ports towards switches and
      * towards CAs (SIM_TIME_NEVER = infinite; 0 = not set: off), and the VL
-     * stall count (domain.md A12, net/hoq.c). */
+     * stall count (docs/sources.md A12, net/hoq.c). */
     uint64_t hoq_lifetime_ps, leaf_hoq_lifetime_ps;
     uint32_t hoq_exp, leaf_hoq_exp; /* the exponents they were given as; 0 = a time */
     uint32_t vl_stall_count;

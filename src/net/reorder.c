@@ -4,7 +4,7 @@
  * indexed by PSN - expected PSN, allocated when the QP first sees a packet out
  * of order; the held bytes are charged to the NIC's buffer. Held packets are
  * not acknowledged until they are delivered in order, as with Spectrum-X's
- * SuperNIC placing early packets and completing in order (domain.md A11).
+ * SuperNIC placing early packets and completing in order (docs/sources.md A11).
  */
 #include "net/reorder.h"
 

@@ -48,7 +48,7 @@ static inline __attribute__((always_inline)) void switch_rx(struct net *n, uint3
     }
     p->in_port = in_port;
     if (p->flags & PKT_F_CNP_CLASS) {
-        /* Strict priority, not PFC-enabled (domain.md A12): served before
+        /* Strict priority, not PFC-enabled (docs/sources.md A12): served before
          * the data classes and never paused; CNPs are 64-byte frames, so
          * their buffer use is not accounted. */
         port_enqueue_ctrl(n, out, id);

@@ -1,6 +1,6 @@
 /* src/route/adaptive.c
  *
- * InfiniBand adaptive routing (domain.md A10: the switch "selects output port
+ * InfiniBand adaptive routing (docs/sources.md A10: the switch "selects output port
  * by port load/queue among an AR group (TREE: all min-hop ports)"), per
  * packet: among the minimal output ports that are up, the one with the fewest
  * bytes waiting; ties are broken by a per-switch RNG stream seeded from the

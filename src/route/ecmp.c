@@ -3,10 +3,10 @@
  * Equal-cost multi-path forwarding as Ethernet switches do it for RoCEv2:
  * every switch hashes the packet's 5-tuple (source and destination IP =
  * node ids, UDP source port = the QP's entropy, UDP destination port 4791,
- * protocol 17; domain.md A1) with its own seed and takes that bucket among
+ * protocol 17; docs/sources.md A1) with its own seed and takes that bucket among
  * its equal-cost next hops (route_live_get: the FIB as this switch currently
  * sees it). All packets of a QP hash alike, so a flow keeps its path and two
- * flows that collide stay collided (domain.md A11, V10).
+ * flows that collide stay collided (docs/sources.md A11, V10).
  *
  * The 5-tuple is digested once per QP and direction (flow_digest in
  * net/packet.h, carried by every packet as flow_hash); each switch mixes the

@@ -1,6 +1,6 @@
 /* src/route/spray.c
  *
- * Per-packet spraying, Spectrum-X style (domain.md A11): each switch sends
+ * Per-packet spraying, Spectrum-X style (docs/sources.md A11): each switch sends
  * every packet to the least-loaded of its equal-cost next hops (fewest bytes
  * waiting in the egress queue; ties broken round robin per switch). Packets
  * of one QP take different paths and arrive out of order; the receiving NIC's

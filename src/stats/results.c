@@ -40,7 +40,7 @@ const char *results_algo_name(int a) {
     return a >= 0 && a <= ALGO_HIERARCHICAL ? names[a] : "?";
 }
 
-/* NCCL busbw factor (nccl-tests doc/PERFORMANCE.md, domain.md B). */
+/* NCCL busbw factor (nccl-tests doc/PERFORMANCE.md, docs/sources.md B). */
 static double busbw_factor(int op, uint32_t n) {
     if (n == 0) return 0;
     switch (op) {
@@ -324,7 +324,7 @@ bool results_incomplete_reason(const struct model *m, char *buf, size_t len) {
         bool capped = !m->params.stop_ps && m->sim.now_ps >= MODEL_STOP_CAP_PS;
         if (cut_off) {
             /* More time cannot help: every retry goes into a dead link until
-             * the QP exhausts its retries (domain.md A12). */
+             * the QP exhausts its retries (docs/sources.md A12). */
             units_fmt_time(n->rto_ps, to, sizeof to);
             char budget[32];
             units_fmt_time((uint64_t)(n->retry_cnt + 1) * n->rto_ps, budget, sizeof budget);

@@ -29,7 +29,7 @@ static void link(struct builder *b, uint32_t x, uint32_t y) {
 }
 
 /* Multi-GPU hosts (topology.gpus_per_host = G > 1): every GPU is an endpoint
- * node h<s>.g<g> with its own NIC (one 400 G ConnectX per GPU, domain.md A8)
+ * node h<s>.g<g> with its own NIC (one 400 G ConnectX per GPU, docs/sources.md A8)
  * and two ports: port 0 the NIC's link to its leaf, port 1 its NVLink to the
  * host's NVSwitch h<s>.nvs (one switch node standing for the 4 NVSwitch chips,
  * at topology.nvlink per GPU per direction: 450 GB/s = 3600 Gb/s, A8). The
@@ -65,7 +65,7 @@ static void nvlinks(struct builder *b, uint32_t servers, uint32_t G, uint64_t nv
     }
 }
 
-/* Rail-optimised (domain.md A8): NIC g of every host on rail leaf g
+/* Rail-optimised (docs/sources.md A8): NIC g of every host on rail leaf g
  * (leaves = gpus_per_host), every leaf to every spine. */
 static void rail_optimized(struct builder *b, const struct topo_params *t) {
     uint32_t G = t->gpus_per_host > 1 ? t->gpus_per_host : 1;

@@ -58,7 +58,7 @@ static uint32_t new_qp(struct net *n, uint32_t src_host, uint32_t dst_host, uint
 static void one_flow(struct net *n, uint32_t src, uint32_t dst, uint64_t size, uint64_t start,
                      uint8_t prio, struct rng *ent) {
     /* QP scaling (transport.qps_per_connection, NCCL_IB_QPS_PER_CONNECTION;
-     * Meta's RoCE fabric, domain.md A11/B): the flow is striped over several
+     * Meta's RoCE fabric, docs/sources.md A11/B): the flow is striped over several
      * QPs, each with its own UDP source port, so ECMP sees more entropy. */
     uint32_t nq = n->sc->fabric.transport.qps_per_connection;
     if (nq <= 1 || size < nq) {

@@ -17,7 +17,7 @@ static inline void sc_base(struct scenario *sc, struct wl_entry *w) {
     sc->fabric.kind = FABRIC_INFINIBAND;
     sc->fabric.link_bps = GBPS(400);
     sc->fabric.mtu_bytes = 4096;
-    sc->fabric.overhead_bytes = 26; /* domain.md A1 */
+    sc->fabric.overhead_bytes = 26; /* docs/sources.md A1 */
     sc->fabric.propagation_ps = 25000;
     sc->fabric.switch_latency_ps = 200000;
     sc->fabric.buffer_bytes = 64u << 20; /* large: flow_control none must not drop */

@@ -62,7 +62,7 @@ static struct a2a_run run_a2a(const char *yaml) {
 static void pxn_on_off(void **state) {
     (void)state;
     struct a2a_run on = run_a2a(A2A_YAML("true")), off = run_a2a(A2A_YAML("false"));
-    double bound = 2 * 400.0 / 8 * 4096 / (4096 + 26) * 15 / 16; /* GB/s, domain.md A1 */
+    double bound = 2 * 400.0 / 8 * 4096 / (4096 + 26) * 15 / 16; /* GB/s, docs/sources.md A1 */
     print_message("2 x 8 H100 alltoall 32 MiB: PXN %.1f GB/s busbw (%.1f%% of 2 x NIC), spines "
                   "%.3f of NIC bytes; PXN off %.1f GB/s, spines %.3f\n",
                   on.busbw_gbs, 100 * on.busbw_gbs / bound, on.spine_share, off.busbw_gbs,

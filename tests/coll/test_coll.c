@@ -1,7 +1,7 @@
 /* tests/coll/test_coll.c
  *
  * The collective engine against analytic results: ring AllReduce reaches the
- * link's payload rate (nccl-tests PERFORMANCE.md, domain.md C V1), the NCCL
+ * link's payload rate (nccl-tests PERFORMANCE.md, docs/sources.md C V1), the NCCL
  * busbw convention in results.json, small messages against the alpha-beta
  * model, the other algorithms complete with the right bytes on the wire, and
  * concurrent jobs under ECMP vs adaptive routing and packet spraying.
@@ -21,7 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* IB payload rate at MTU 4096: 400 G x 4096 / (4096 + 26) (domain.md A1). */
+/* IB payload rate at MTU 4096: 400 G x 4096 / (4096 + 26) (docs/sources.md A1). */
 static double payload_gbps(const struct scenario *sc) {
     return (double)sc->fabric.link_bps / 1e9 * sc->fabric.mtu_bytes /
            (sc->fabric.mtu_bytes + sc->fabric.overhead_bytes);

@@ -3,7 +3,7 @@
  * In-network reduction and multi-GPU hosts: SHARP against ring at 16 ranks
  * (large: speed-up -> 2(n-1)/n, since each host sends S and receives S
  * instead of 2(n-1)/n S; small: lower latency), SHARP against host-based MPI
- * on 128 EDR hosts (domain.md V12: the gains and their growth with size),
+ * on 128 EDR hosts (docs/sources.md V12: the gains and their growth with size),
  * NVLS against
  * ring inside one 8-GPU host, hierarchical AllReduce on a rail-optimised
  * 4 x 8 fabric, and SHARP resources running out (fallback to ring, reported).
@@ -82,10 +82,10 @@ static void sharp_small_latency(void **state) {
     }
 }
 
-/* domain.md A9 / V12, Graham et al. 2016: 128 hosts, EDR (100 Gb/s),
+/* docs/sources.md A9 / V12, Graham et al. 2016: 128 hosts, EDR (100 Gb/s),
  * Switch-IB 2, MPI_Allreduce host-based vs SHArP: 8 B 6.01 -> 2.83 us (2.1x),
  * 4096 B 46.93 -> 14.48 us (3.24x). Fabric: 8 leaves x 16 hosts, 8 spines x 2
- * uplinks (36-port switches: 16 down, 16 up), 130 ns per switch (domain.md
+ * uplinks (36-port switches: 16 down, 16 up), 130 ns per switch (docs/sources.md
  * A2, HDR Quantum; Switch-IB 2 not published), 5 m cables. Host costs, as
  * calibrated in docs/model.md: MPI post per step 0.526 us (host 8 B), host
  * per-byte rate 6.66 Gb/s (host 4 KiB: reduce + eager copies per step; SHARP

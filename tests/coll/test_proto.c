@@ -1,6 +1,6 @@
 /* tests/coll/test_proto.c
  *
- * NCCL's protocols (coll/algos.c, domain.md B): LL puts twice the data on the
+ * NCCL's protocols (coll/algos.c, docs/sources.md B): LL puts twice the data on the
  * wire and posts a step for 2.7/14 of Simple's cost, LL128 128/120 of the
  * data for 4.0/14; `auto` picks LL for small calls, LL128 in between and
  * Simple for large ones, and the small-message time drops accordingly.
@@ -68,7 +68,7 @@ static void auto_thresholds(void **state) {
 
 /* NCCL's per-step costs (step_overhead auto): a call pays baseLat once and
  * hwLat NET per network step (ring LL 6.6 + 2.7 us, LL128 14 + 4.0, Simple
- * 8.4 + 14; tuning.cc, domain.md B), on top of the simulated wire. 16 ranks
+ * 8.4 + 14; tuning.cc, docs/sources.md B), on top of the simulated wire. 16 ranks
  * of one GPU each, 30 steps: a small call takes NCCL's own latency model
  * plus the wire's 0.3-0.6 us per step; auto still picks the fastest. */
 static void nccl_step_costs(void **state) {

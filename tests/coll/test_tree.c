@@ -51,7 +51,7 @@ static struct tree_run run_tree(const char *yaml) {
     assert_int_equal(run(&m, &sc, &d), 0);
     assert_true(m.completed);
     const struct net *n = &m.net;
-    double payload = 400.0 * 4096 / (4096 + 26); /* Gb/s, domain.md A1 */
+    double payload = 400.0 * 4096 / (4096 + 26); /* Gb/s, docs/sources.md A1 */
     double bound = payload * 15 / 16;
     struct tree_run r = {row_busbw_gbps(&m, 0) / bound, 0, 0};
     double t_ps = (double)(n->coll_rows[0].end_ps - n->coll_rows[0].start_ps);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/ib/check_opensm.sh BUILD_DIR
 #
-# OpenSM interoperability (domain.md A10b), when Debian's opensm, ibsim-utils
+# OpenSM interoperability (docs/sources.md A10b), when Debian's opensm, ibsim-utils
 # and libumad2sim0 are installed (tools/deps.sh installs them as optional test
 # packages; missing: "skip: ..." and nothing fails):
 #  - fabsim writes a leaf-spine (4 leaves x 4 spines, 4 hosts per leaf) as an

@@ -18,7 +18,7 @@ __attribute__((weak)) uint32_t scenario_host_count(const struct topo_params *t) 
     return 0;
 }
 
-/* An NDR InfiniBand fabric (domain.md A1/A2): 400 Gb/s, MTU 4096, 26 B
+/* An NDR InfiniBand fabric (docs/sources.md A1/A2): 400 Gb/s, MTU 4096, 26 B
  * overhead, 2 m cables (10 ns), 200 ns switch latency, credits. */
 static inline void ib_scenario(struct scenario *sc) {
     memset(sc, 0, sizeof *sc);

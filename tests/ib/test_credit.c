@@ -45,7 +45,7 @@ static uint32_t link_port(const struct net *n, uint32_t a, uint32_t b) {
 
 /* 16:1 incast through one switch with credits: nothing is lost, the
  * receiver's link stays busy, and the per-input credit pools share it fairly
- * (domain.md C: "k-to-1 incast ... per-flow rate -> C/k"). */
+ * (docs/sources.md C: "k-to-1 incast ... per-flow rate -> C/k"). */
 static void test_incast_16_to_1(void **state) {
     (void)state;
     struct scenario sc;

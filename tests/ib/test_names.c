@@ -26,7 +26,7 @@ static void rail(struct scenario *sc, uint32_t gpus) {
     sc->topo.hosts = 4;
     sc->topo.gpus_per_host = gpus;
     sc->topo.spines = 2;
-    sc->topo.nvlink_bps = 3600000000000ULL; /* 450 GB/s per GPU (domain.md A8) */
+    sc->topo.nvlink_bps = 3600000000000ULL; /* 450 GB/s per GPU (docs/sources.md A8) */
 }
 
 static void test_nic_names_resolve(void **state) {

@@ -1,6 +1,6 @@
 /* tests/ib/test_sm.c
  *
- * The subnet manager (ctrl/sm*.c): SMP counts against OpenSM (domain.md
+ * The subnet manager (ctrl/sm*.c): SMP counts against OpenSM (docs/sources.md
  * A10b), routing engines and the channel dependency graph, shift-permutation
  * contention, credit deadlock on a ring, reroute time after a link failure,
  * SHIELD, and the opensm-lfts.dump round trip.

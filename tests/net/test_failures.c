@@ -1,6 +1,6 @@
 /* tests/net/test_failures.c
  *
- * Failures as they unfold (docs/model.md "Failures", domain.md A10, A12): the
+ * Failures as they unfold (docs/model.md "Failures", docs/sources.md A10, A12): the
  * RC transport's IBA timeout and retry count, port-down vs gray failures
  * under BGP, valley-free routes, bit errors. Each number asserted here was
  * wrong under the earlier model (a 100 us timeout retried for ever, BGP
@@ -67,7 +67,7 @@ static struct outcome outcome_of(const struct trun *t) {
 
 /* A black hole repaired long before the timeout still costs the job one
  * local ACK timeout: the lost tail of a QP is only noticed by the timer
- * (domain.md A12, "No NAK without a later packet"). InfiniBand's SM reroutes
+ * (docs/sources.md A12, "No NAK without a later packet"). InfiniBand's SM reroutes
  * in tens of ms, RoCE with BFD in ~150 ms; both stall the job ~4.3 s. And
  * what the dead path swallows stays in the thousands of packets: one window
  * per QP and one resend per timeout, not a line-rate storm. */

@@ -1,5 +1,5 @@
 /* Transport and link timing: exact serialisation and propagation, goodput
- * against the payload efficiency of domain.md A1, conservation, go-back-N. */
+ * against the payload efficiency of docs/sources.md A1, conservation, go-back-N. */
 #include "testutil.h"
 
 #include "core/time.h"
@@ -93,7 +93,7 @@ static double goodput_ratio(const char *kind, uint32_t overhead) {
     return goodput / expect;
 }
 
-/* domain.md A1: MTU 4096 -> IB 99.37 %, RoCEv2 98.04 % of the link rate. */
+/* docs/sources.md A1: MTU 4096 -> IB 99.37 %, RoCEv2 98.04 % of the link rate. */
 static void test_goodput_ib(void **state) {
     (void)state;
     double r = goodput_ratio("infiniband", 26);
@@ -137,7 +137,7 @@ static void test_conservation_lossy(void **state) {
 }
 
 /* Go-back-0 restarts the whole message on a loss; go-back-N resumes at the
- * gap (domain.md V5 is why go-back-0 can livelock). A 2 us cut of the last
+ * gap (docs/sources.md V5 is why go-back-0 can livelock). A 2 us cut of the last
  * link 10 us into a 1 MiB message: go-back-N resends what followed the gap,
  * go-back-0 everything from the message's first packet. */
 static void test_go_back_0_resends_more(void **state) {

@@ -1,9 +1,9 @@
 /* tests/roce/roce_common.h
  *
  * A RoCEv2 scenario filled by hand for the RoCE tests (the YAML loader is
- * tested on its own): 400 Gb/s, MTU 4096 with 82 B of headers (domain.md A1),
+ * tested on its own): 400 Gb/s, MTU 4096 with 82 B of headers (docs/sources.md A1),
  * 5 m cables, PFC with the SPEC.md example thresholds, ConnectX DCQCN
- * defaults (domain.md A6) and ECN at the Onyx defaults (A5).
+ * defaults (docs/sources.md A6) and ECN at the Onyx defaults (A5).
  */
 #ifndef FABSIM_TESTS_ROCE_COMMON_H
 #define FABSIM_TESTS_ROCE_COMMON_H
@@ -55,7 +55,7 @@ static inline void roce_scenario(struct scenario *sc) {
     f->transport.qps_per_connection = 1;
     f->reorder_buffer_bytes = 256 * KIB;
     f->control_plane.kind = CP_BGP;
-    f->control_plane.detect_ps = 150 * PS_PER_MS; /* BFD 3 x 50 ms (domain.md A10) */
+    f->control_plane.detect_ps = 150 * PS_PER_MS; /* BFD 3 x 50 ms (docs/sources.md A10) */
     f->control_plane.proc_ps = 1 * PS_PER_MS;
     f->control_plane.mrai_ps = 0;
     sc->topo.kind = TOPO_SINGLE_SWITCH;

@@ -94,14 +94,14 @@ static void test_faster_detection_loses_less(void **state) {
  * 64 hosts, leaf0-spine0 fails at 50 ms under light steady traffic from each
  * host of leaf0 to another leaf, all control-plane settings at their
  * defaults. InfiniBand's SM reroutes after a trap, a re-sweep and the LFT
- * pushes (tens of ms, domain.md A10b: 40-45 ms measured on this fabric);
+ * pushes (tens of ms, docs/sources.md A10b: 40-45 ms measured on this fabric);
  * RoCE's BGP only after the hold timer (9 s, A10); until then what ECMP
  * hashes onto the dead link is lost. Links at 10 G and a 0.1 % load keep the
  * 12 s run small (the control-plane times do not depend on the rate), and so
  * does a 1 s retransmission timeout: with the 100 us default every QP on the
  * dead path resends its whole growing backlog (go-back-N) 90,000 times in 9 s
  * (5.4 M lost packets, 14 s of wall time, measured); real RC QPs wait seconds
- * per retry (domain.md A10: NCCL_IB_TIMEOUT 20 = 4.3 s). Measured: SM 41.9 ms
+ * per retry (docs/sources.md A10: NCCL_IB_TIMEOUT 20 = 4.3 s). Measured: SM 41.9 ms
  * (32 packets lost), BGP 9002 ms (23,888 lost), BGP + BFD 152 ms (48 lost). */
 static struct fail fail_defaults(const char *fabric, const char *event) {
     char text[2048];

@@ -1,6 +1,6 @@
 /* tests/roce/test_cnp_class.c
  *
- * CNPs on their own priority (domain.md A12: 802.1p 6 / DSCP 48, strict
+ * CNPs on their own priority (docs/sources.md A12: 802.1p 6 / DSCP 48, strict
  * priority, not PFC-enabled): during a pause storm on the data priority the
  * receiver's CNPs still reach the sender; put in the data class they wait
  * behind the pause with everything else, and the sender never hears of the

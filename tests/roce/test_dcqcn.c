@@ -1,6 +1,6 @@
 /* tests/roce/test_dcqcn.c
  *
- * ECN + DCQCN (domain.md A5, A6, V3): two long flows into one switch port.
+ * ECN + DCQCN (docs/sources.md A5, A6, V3): two long flows into one switch port.
  * The switch marks, the receiver sends CNPs, the senders cut and recover, and
  * the two settle at a fair share with the queue held near Kmin..Kmax.
  */
@@ -88,7 +88,7 @@ static struct conv two_flows(bool paper, uint64_t rate_bps, sim_time_ps join, si
     return two_flows_cc(paper, true, rate_bps, join, from, end);
 }
 
-/* domain.md V3 (DCQCN paper Fig. 10; the public ns-3 reproduction reports
+/* docs/sources.md V3 (DCQCN paper Fig. 10; the public ns-3 reproduction reports
  * 19.4 / 20.6 Gb/s averaged over 90-100 ms): 40 G, the paper's parameters;
  * flow 2 joins at 10 ms at line rate. Both collapse (alpha starts at 1), climb
  * back by R_AI per timer period, and settle by ~35 ms; averaged over the same
@@ -120,11 +120,11 @@ static void test_paper_two_flows_converge(void **state) {
     assert_true(c.pauses * 100 < pfc.pauses);
 }
 
-/* The paper preset as the authors' ns3-rdma runs it (domain.md A12: alpha
+/* The paper preset as the authors' ns3-rdma runs it (docs/sources.md A12: alpha
  * from 0.5, target clamped on every cut, staged hyper increase): two flows at
  * 40 G from 0 and 10 ms. From 40 ms on they hold the link at >= 97 % of the
  * wire rate with the bottleneck queue inside the marking band Kmin..Kmax
- * (5-200 KB), where the fluid model puts its fixed point (domain.md V3). */
+ * (5-200 KB), where the fluid model puts its fixed point (docs/sources.md V3). */
 static void test_paper_fixed_point(void **state) {
     (void)state;
     struct conv c = two_flows(true, 40 * GBPS, 10 * PS_PER_MS, 40 * PS_PER_MS, 60 * PS_PER_MS);
@@ -136,9 +136,9 @@ static void test_paper_fixed_point(void **state) {
     assert_int_equal(c.drops, 0);
 }
 
-/* ConnectX defaults at 400 G (domain.md A6): marks and CNPs flow and the
+/* ConnectX defaults at 400 G (docs/sources.md A6): marks and CNPs flow and the
  * link stays full, but with R_AI 5 Mb/s and a 300 us timer the flows recover
- * so slowly that the split stays unfair for milliseconds: domain.md V4 (Barre:
+ * so slowly that the split stays unfair for milliseconds: docs/sources.md V4 (Barre:
  * "default params: oscillation, unfair"). Printed, and only bounded here. */
 static void test_connectx_marks_and_fills(void **state) {
     (void)state;
@@ -159,7 +159,7 @@ struct ecn_run {
 /* The course lab's incast (scenarios/labs/ecn_dcqcn/04): 2 leaves x 2
  * spines, h1..h7 send 2 MiB each to h0, PFC XOFF 200 KiB per ingress queue
  * (dynamic threshold 1/8 of the free buffer), ConnectX DCQCN; ECN Kmin as
- * given (Kmax 1500 KB, Pmax 0.2: domain.md A5). */
+ * given (Kmax 1500 KB, Pmax 0.2: docs/sources.md A5). */
 static struct ecn_run ecn_incast(uint64_t kmin, enum dcqcn_byte_unit unit) {
     struct scenario sc;
     roce_scenario(&sc);
@@ -197,7 +197,7 @@ static struct ecn_run ecn_incast(uint64_t kmin, enum dcqcn_byte_unit unit) {
 /* ECN must mark before PFC pauses for DCQCN to keep PFC quiet. The egress
  * queue to h0 at leaf0 is fed by five ingress queues (three hosts, two
  * spines), each paused at its XOFF: it holds ~0.9 MB when the first PAUSE
- * goes out (6.3 us). Kmin 150 KB (domain.md A5) is below that point and
+ * goes out (6.3 us). Kmin 150 KB (docs/sources.md A5) is below that point and
  * marks at 3.2 us; Kmin 1000 KB is above it: the first PAUSE comes before the
  * first CE mark, DCQCN hears of the congestion late and seldom, and PFC does
  * more of the work. How much more depends on how fast the senders recover:

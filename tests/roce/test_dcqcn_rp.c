@@ -1,9 +1,9 @@
 /* tests/roce/test_dcqcn_rp.c
  *
- * The ConnectX reaction point rule by rule (domain.md A6, A12): the target
+ * The ConnectX reaction point rule by rule (docs/sources.md A6, A12): the target
  * rate clamp (clamp_tgt_rate / clamp_tgt_rate_after_time_inc), the byte
  * counter and its disputed unit, and the 7:1 incast at 400 G that these rules
- * decide (domain.md V4: about a 2x loss at most, not 26x).
+ * decide (docs/sources.md V4: about a 2x loss at most, not 26x).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -149,7 +149,7 @@ static void test_byte_counter_unit(void **state) {
     assert_true(after[1] > 0.7 * line && after[1] < 0.8 * line);
 }
 
-/* domain.md V4 order of magnitude: the course lab's 7:1 incast (2 leaves x 2
+/* docs/sources.md V4 order of magnitude: the course lab's 7:1 incast (2 leaves x 2
  * spines, 400 G, h1..h7 send 2 MiB each to h0) with ConnectX DCQCN finishes
  * within 2x of PFC alone, and the server link is busy at least 45 % of the
  * time (Barre measured ~197.7 of 400 Gb/s with the defaults). */

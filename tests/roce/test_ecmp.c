@@ -1,6 +1,6 @@
 /* tests/roce/test_ecmp.c
  *
- * ECMP collisions (claim 4, Ethernet side; domain.md A11/V10): k equal flows
+ * ECMP collisions (claim 4, Ethernet side; docs/sources.md A11/V10): k equal flows
  * hashed onto n equal paths fill (non-empty paths)/n of the bisection, which
  * averages 1 - (1 - 1/n)^k over seeds. With one hash seed on every switch a
  * 3-tier fat tree polarises: the second hashing tier repeats the first's
@@ -366,7 +366,7 @@ static void test_polarisation(void **state) {
     assert_true((double)ui / seeds > 11.0);
 }
 
-/* QP scaling (domain.md A11, V13): striping each flow over 4 QPs gives ECMP
+/* QP scaling (docs/sources.md A11, V13): striping each flow over 4 QPs gives ECMP
  * 4x the entropy; k = n = 4 flows then fill more of the paths on average. */
 static double qp_scaled(uint32_t qps, uint32_t seeds) {
     double sum = 0;

@@ -1,6 +1,6 @@
 /* tests/roce/test_pfc.c
  *
- * PFC on a 16:1 incast (claim 1, Ethernet side): with headroom from domain.md
+ * PFC on a 16:1 incast (claim 1, Ethernet side): with headroom from docs/sources.md
  * A4's formula the fabric is lossless and pauses; with 1 KiB of headroom it
  * drops; without flow control it drops, retransmits and finishes later. A
  * flow from a paused sender to an idle receiver slows down (congestion
@@ -57,7 +57,7 @@ static struct run incast(enum flowctl_kind fc, bool autoh, uint64_t headroom) {
 
 static void test_headroom_formula(void **state) {
     (void)state;
-    /* domain.md A4 worked example: 400 G, 4178 B on the wire, 2 m: 67 KB;
+    /* docs/sources.md A4 worked example: 400 G, 4178 B on the wire, 2 m: 67 KB;
      * 30 m: 81 KB; 100 m: 116 KB (within rounding). */
     uint64_t h2 = pfc_headroom_auto(400 * GBPS, 10 * PS_PER_NS, 0, 4178);
     uint64_t h30 = pfc_headroom_auto(400 * GBPS, 150 * PS_PER_NS, 0, 4178);

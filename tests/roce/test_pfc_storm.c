@@ -3,10 +3,10 @@
  * How "lossless by configuration" fails (claim 1, Ethernet side):
  *  - PFC deadlock: a ring whose routes form a cyclic buffer dependency fills
  *    under load until every queue on the cycle is paused by the next; the
- *    shared detector (net/deadlock.c) reports the cycle (domain.md V6).
+ *    shared detector (net/deadlock.c) reports the cycle (docs/sources.md V6).
  *  - Pause storm: a host stops draining (host_stall); its NIC pauses the
  *    switch without end and the pause spreads hop by hop to every sender,
- *    stopping flows that never go near the stalled host (domain.md V7). The
+ *    stopping flows that never go near the stalled host (docs/sources.md V7). The
  *    PFC watchdog drops the stuck queue and the rest of the fabric recovers.
  */
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 /* tests/roce/test_shared_buffer.c
  *
- * Shared-buffer switches (domain.md A3, docs/model.md "Switch buffers"): one
+ * Shared-buffer switches (docs/sources.md A3, docs/model.md "Switch buffers"): one
  * pool per switch, each ingress priority group pausing at alpha x the pool's
  * free bytes (alpha 1/8), headroom reserved per port. An incast fills the
  * pool further before the first PAUSE than static per-port thresholds with

@@ -1,6 +1,6 @@
 /* tests/roce/test_spray.c
  *
- * Per-packet spraying (Spectrum-X style, domain.md A11): a random
+ * Per-packet spraying (Spectrum-X style, docs/sources.md A11): a random
  * permutation on a non-blocking leaf-spine reaches near-full bisection where
  * ECMP loses to collisions, and the receivers place or hold early packets
  * (reorder_max_bytes > 0) without loss.

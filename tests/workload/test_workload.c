@@ -1,4 +1,4 @@
-/* Workload generators: M/D/1 queue against the analytic mean (domain.md
+/* Workload generators: M/D/1 queue against the analytic mean (docs/sources.md
  * "Queueing sanity checks"), permutations, determinism. */
 #include "testutil.h"
 

@@ -428,7 +428,10 @@ int report_load(struct report *r, const char *dir, struct diag *d) {
         r->mode = mode;
     }
     pjoin(path, sizeof path, dir, "results.json");
-    if (is_file(path)) { /* one `fabsim run` folder */
+    /* one `fabsim run` folder; a labs/compare/sweep folder says so in `mode`
+     * and keeps its runs in subfolders even when a stray results.json sits
+     * beside them (it wrote an empty verdicts.json then) */
+    if (is_file(path) && (!r->mode || !strcmp(r->mode, "run"))) {
         r->labs = fs_xcalloc(1, sizeof *r->labs);
         struct report_lab *lab = &r->labs[r->nlabs++];
         lab->id = fs_xstrdup("run");

@@ -50,6 +50,17 @@ python3 tests/report/check_labs.py "$OUT/fixture" >"$LOG" 2>&1
 cat "$LOG"
 sum
 browser "$OUT/fixture/report.html"
+# A stray results.json beside a labs folder's runs (a `fabsim run -o` into
+# the same folder) does not turn it into a one-run folder: the labs' verdicts
+# are still written (verdicts.json was [] before).
+mkdir -p "$OUT/stray"
+cp "$(find "$OUT/fixture" -name results.json | sort | head -n 1)" "$OUT/stray/results.json"
+"$FAB" labs --labs-dir tests/report/fixture -o "$OUT/stray" -q >"$LOG" 2>&1
+if python3 -c "import json,sys; v=json.load(open(sys.argv[1])); sys.exit(0 if v else 1)" "$OUT/stray/verdicts.json"; then
+    ok "a stray results.json in a labs folder: the verdicts are still written"
+else
+    fail "a stray results.json in a labs folder empties verdicts.json"
+fi
 
 # 2. Every course lab: the normal build only (the sanitizer build is ~10x slower).
 case "$B" in

@@ -135,14 +135,14 @@ static bool pfc_admit(struct net *n, uint32_t in_port, uint32_t out_port, struct
         /* It keeps what fits (XOFF plus the headroom its PAUSE needs to take
          * hold) until the host drains it again; past that, or once its
          * watchdog gave up pausing, what arrives is dropped. */
-        if (g->wd_off || g->bytes + p->wire_bytes > st->xoff + st->headroom) return false;
+        if (g->wd_off || g->bytes + p->wire_bytes > st->xoff + st->hdrm_of[in_port]) return false;
         g->bytes += p->wire_bytes;
         if (!g->paused && g->bytes > st->xoff) assert_pause(n, in_port, cls);
         return true;
     }
     uint32_t s = st->sw_of[in_port];
     if (g->paused) {
-        if (g->hdrm + p->wire_bytes > st->headroom)
+        if (g->hdrm + p->wire_bytes > st->hdrm_of[in_port])
             return false; /* headroom overflow: the lossless promise is broken */
         g->hdrm += p->wire_bytes;
         g->bytes += p->wire_bytes;
@@ -335,10 +335,24 @@ static int pfc_init(struct net *n, struct diag *d) {
     st->xon = f->pfc.xon_bytes;
     st->xoff_fast = st->dynamic ? 0 : st->xoff;
     st->watchdog_ps = f->pfc.watchdog_ps;
-    st->headroom = f->pfc.headroom_auto
-                       ? pfc_headroom_auto(f->link_bps, f->propagation_ps, f->switch_latency_ps,
-                                           net_data_wire_bytes(n, f->mtu_bytes, true))
-                       : f->pfc.headroom_bytes;
+    uint32_t mtu_wire = net_data_wire_bytes(n, f->mtu_bytes, true);
+    st->headroom = f->pfc.headroom_auto ? pfc_headroom_auto(f->link_bps, f->propagation_ps,
+                                                            f->switch_latency_ps, mtu_wire)
+                                        : f->pfc.headroom_bytes;
+    /* Each ingress port's headroom from its own link (docs/sources.md A4: the
+     * terms scale with the link's rate and propagation): ports at another
+     * rate than fabric.link (NVLink inside a host, a host link) need their
+     * own, or the lossless promise breaks there. */
+    st->hdrm_of = fs_xmalloc(((size_t)n->nports + 1) * sizeof *st->hdrm_of);
+    for (uint32_t pt = 0; pt < n->nports; pt++) {
+        const struct port *po = &n->ports[pt];
+        uint64_t h =
+            !f->pfc.headroom_auto ? f->pfc.headroom_bytes
+            : po->rate_bps == f->link_bps && po->prop_ps == f->propagation_ps
+                ? st->headroom
+                : pfc_headroom_auto(po->rate_bps, po->prop_ps, f->switch_latency_ps, mtu_wire);
+        st->hdrm_of[pt] = h > UINT32_MAX ? UINT32_MAX : (uint32_t)h;
+    }
     for (uint32_t v = 0; v < n->nnodes; v++) {
         const struct node *nd = &n->nodes[v];
         if (nd->kind != NODE_SWITCH) continue;
@@ -347,7 +361,9 @@ static int pfc_init(struct net *n, struct diag *d) {
          * for each port's lossless priority. */
         uint64_t total =
             f->switch_buffer_bytes ? f->switch_buffer_bytes : n->buffer_bytes * nd->nports;
-        uint64_t res = st->headroom * nd->nports;
+        uint64_t res = 0;
+        for (uint32_t i = 0; i < nd->nports; i++)
+            res += st->hdrm_of[nd->first_port + i];
         st->sw_buffer[nd->index] = total > res ? total - res : 0;
     }
     sim_register(n->sim, NET_EV_FLOWCTL, on_event);
@@ -363,6 +379,7 @@ static void pfc_fini(struct net *n) {
     free(st->shared_used);
     free(st->sw_buffer);
     free(st->sw_of);
+    free(st->hdrm_of);
     free(st);
     n->fc_state = NULL;
 }

@@ -51,11 +51,15 @@ struct pfc_state {
     uint64_t xoff_fast;            /* xoff, or 0 with the dynamic threshold (always the ops) */
     struct eg *eg;                 /* port * NET_NCLASS + class */
     uint32_t nports;
-    uint64_t *shared_used; /* per switch index: bytes outside headroom */
-    uint64_t *sw_buffer;   /* per switch index: shared pool (dynamic mode) */
-    uint32_t *sw_of;       /* per port: its switch's index, PFC_NIC on a NIC (one load per
-                              hop instead of port -> node -> kind, index) */
-    uint64_t headroom, xoff, xon;
+    uint64_t *shared_used;        /* per switch index: bytes outside headroom */
+    uint64_t *sw_buffer;          /* per switch index: shared pool (dynamic mode) */
+    uint32_t *sw_of;              /* per port: its switch's index, PFC_NIC on a NIC (one load per
+                                     hop instead of port -> node -> kind, index) */
+    uint64_t headroom, xoff, xon; /* headroom: at the fabric's link rate (reports) */
+    /* per ingress port: the headroom its own link needs (auto: from the
+     * link's rate and propagation, so an NVLink port at 2.4 Tb/s gets twelve
+     * times a 200 G port's; fixed: headroom for every port) */
+    uint32_t *hdrm_of;
     bool dynamic; /* shared buffer: XOFF = alpha x the switch's free pool */
     uint32_t alpha_shift;
     sim_time_ps watchdog_ps;

@@ -130,7 +130,7 @@ static void adp_on_timeout(const struct adp_params *a, struct qp *q) {
         if (q->rto_exp < a->range_low || q->rto_exp > hi) q->rto_exp = (uint8_t)a->range_low;
         return;
     }
-    uint8_t uses = q->rto_uses & ~QP_RTO_IN_RANGE;
+    uint8_t uses = (uint8_t)(q->rto_uses & ~QP_RTO_IN_RANGE);
     if (uses < 0x7f) uses++;
     q->rto_uses = (uint8_t)(QP_RTO_IN_RANGE | uses);
     if (uses >= a->range_retries && q->rto_exp < hi) q->rto_exp++;

@@ -1102,6 +1102,23 @@ static int explain_flat(const char *file, const char *const *sets, size_t nsets,
     return 0;
 }
 
+/* One config_diff.json row: {key, [some_variants_only,] values} (null: the
+ * variant has no such key). */
+static void diff_row(struct jw *w, const char *key, const char *const *vals, size_t n, bool some) {
+    jw_obj_compact(w);
+    jw_kstr(w, "key", key);
+    if (some) jw_kbool(w, "some_variants_only", true);
+    jw_key(w, "values");
+    jw_arr_compact(w);
+    for (size_t b = 0; b < n; b++)
+        if (vals[b])
+            jw_str(w, vals[b]);
+        else
+            jw_null(w);
+    jw_arr_end(w);
+    jw_obj_end(w);
+}
+
 /* Every key whose resolved value differs between the variants (a key one
  * of them lacks counts as differing), printed and written to
  * DIR/config_diff.json for the report. Returns the number of keys. */
@@ -1147,20 +1164,7 @@ static size_t config_diff(const struct jobs *js, const char *out, bool print) {
                 if (nsome++ < 4)
                     snprintf(some + strlen(some), sizeof some - strlen(some), "%s%s",
                              nsome > 1 ? ", " : "", key);
-                if (f) {
-                    jw_obj_compact(&w);
-                    jw_kstr(&w, "key", key);
-                    jw_kbool(&w, "some_variants_only", true);
-                    jw_key(&w, "values");
-                    jw_arr_compact(&w);
-                    for (size_t b = 0; b < n && b < 16; b++)
-                        if (vals[b])
-                            jw_str(&w, vals[b]);
-                        else
-                            jw_null(&w);
-                    jw_arr_end(&w);
-                    jw_obj_end(&w);
-                }
+                if (f) diff_row(&w, key, vals, n < 16 ? n : 16, true);
                 continue;
             }
             if (print && !ndiff)
@@ -1173,19 +1177,7 @@ static size_t config_diff(const struct jobs *js, const char *out, bool print) {
                     printf("%s%s", b ? " | " : " ", vals[b] ? vals[b] : "(absent)");
                 printf("\n");
             }
-            if (f) {
-                jw_obj_compact(&w);
-                jw_kstr(&w, "key", key);
-                jw_key(&w, "values");
-                jw_arr_compact(&w);
-                for (size_t b = 0; b < n && b < 16; b++)
-                    if (vals[b])
-                        jw_str(&w, vals[b]);
-                    else
-                        jw_null(&w);
-                jw_arr_end(&w);
-                jw_obj_end(&w);
-            }
+            if (f) diff_row(&w, key, vals, n < 16 ? n : 16, false);
         }
     if (print && ok && !ndiff)
         printf("Configuration differences: none (the same resolved scenario)\n");

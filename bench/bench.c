@@ -9,8 +9,8 @@
  */
 #include "config/scenario.h"
 #include "core/diag.h"
-#include "net/model.h"
-#include "stats/wall.h"
+#include "model/model.h"
+#include "core/wall.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
 #include "core/calq.h"
 #include "core/evq.h"
 #include "core/rng.h"
-#include "stats/wall.h"
+#include "core/wall.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,8 +9,8 @@
 #include "config/limits.h"
 #include "config/scenario.h"
 #include "core/diag.h"
-#include "net/estimate.h"
-#include "net/model.h"
+#include "model/estimate.h"
+#include "model/model.h"
 
 #include <stdint.h>
 #include <stdio.h>

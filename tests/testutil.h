@@ -14,7 +14,7 @@
 
 #include "config/scenario.h"
 #include "core/diag.h"
-#include "net/model.h"
+#include "model/model.h"
 #include "stats/results.h"
 
 #include <stdio.h>

@@ -15,14 +15,14 @@
 #include "core/file.h"
 #include "core/sig.h"
 #include "core/mem.h"
-#include "net/estimate.h"
-#include "net/model.h"
+#include "model/estimate.h"
+#include "model/model.h"
 #include "report/jread.h"
 #include "report/lab.h"
 #include "report/report.h"
-#include "stats/jw.h"
+#include "core/jw.h"
 #include "stats/results.h"
-#include "stats/wall.h"
+#include "core/wall.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -126,7 +126,7 @@ static int child_run(const struct job *j) {
         return notyet ? 3 : 2;
     }
     struct model m;
-    rc = scenario_check_memory(&sc, 0, &d); /* net/estimate.h: before building */
+    rc = scenario_check_memory(&sc, 0, &d); /* model/estimate.h: before building */
     if (rc) {
         diag_format(&d, msg, sizeof msg);
         scenario_fini(&sc);

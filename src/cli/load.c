@@ -10,8 +10,8 @@
 #include "core/diag.h"
 #include "core/mem.h"
 #include "core/units.h"
-#include "net/estimate.h"
-#include "net/model.h"
+#include "model/estimate.h"
+#include "model/model.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -96,7 +96,7 @@ int cli_opt_set(const char **sets, size_t *nsets, const char *arg, const char *e
  * usage message naming what is allowed. */
 int cli_opt_max_memory(uint64_t *bytes, const char *arg);
 /* Loads l->file with l->sets; when check_memory, refuses a model estimated
- * larger than max_memory (0 = MemAvailable; net/estimate.h) before it is
+ * larger than max_memory (0 = MemAvailable; model/estimate.h) before it is
  * built. `pr` (NULL = none) shows the "loading" phase. 0, or 2 after the
  * message (sc then needs no scenario_fini). */
 int cli_load_scenario(struct scenario *sc, const struct cli_load *l, bool check_memory,

@@ -4,7 +4,7 @@
  */
 #include "cli/progress.h"
 
-#include "stats/wall.h"
+#include "core/wall.h"
 
 #include <unistd.h>
 

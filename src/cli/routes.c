@@ -12,7 +12,7 @@
 #include "config/scenario.h"
 #include "core/file.h"
 #include "ctrl/sm.h"
-#include "net/model.h"
+#include "model/model.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -13,14 +13,14 @@
 #include "core/units.h"
 #include "core/mem.h"
 #include "core/sig.h"
-#include "net/estimate.h"
-#include "net/model.h"
+#include "model/estimate.h"
+#include "model/model.h"
 #include "par/par.h"
 #include "par/ptrace.h"
 #include "stats/ctrace.h"
 #include "stats/pcap.h"
 #include "stats/results.h"
-#include "stats/wall.h"
+#include "core/wall.h"
 
 #include <errno.h>
 #include <sys/stat.h>

@@ -9,7 +9,7 @@
 #include "cli/opts.h"
 #include "config/scenario.h"
 #include "core/file.h"
-#include "net/model.h"
+#include "model/model.h"
 #include "topo/tfile.h"
 
 #include <stdio.h>

@@ -27,7 +27,7 @@
 #include "core/diag.h"
 #include "core/mem.h"
 #include "net/net.h"
-#include "stats/jw.h"
+#include "core/jw.h"
 #include "stats/results.h"
 #include "workload/et.h"
 

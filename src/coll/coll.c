@@ -17,7 +17,7 @@
 #include "innet/innet.h"
 #include "net/net.h"
 #include "par/pcoll.h"
-#include "stats/jw.h"
+#include "core/jw.h"
 #include "core/units.h"
 
 #include <math.h>

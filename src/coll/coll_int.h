@@ -7,6 +7,7 @@
 #define FABSIM_COLL_COLL_INT_H
 
 #include "net/params.h"
+#include "workload/workload.h"
 #include "core/rng.h"
 #include "core/time.h"
 

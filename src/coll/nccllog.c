@@ -11,7 +11,7 @@
 #include "core/diag.h"
 #include "core/file.h"
 #include "core/mem.h"
-#include "stats/jw.h"
+#include "core/jw.h"
 
 #include <errno.h>
 #include <math.h>

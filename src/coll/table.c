@@ -15,7 +15,7 @@
 #include "net/params.h"
 #include "core/mem.h"
 #include "net/net.h"
-#include "stats/jw.h"
+#include "core/jw.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -18,7 +18,7 @@
 #include "core/mem.h"
 #include "innet/innet.h"
 #include "net/net.h"
-#include "stats/jw.h"
+#include "core/jw.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -13,7 +13,7 @@
 #include "config/scenario.h"
 #include "config/schema.h"
 #include "core/units.h"
-#include "stats/jw.h"
+#include "core/jw.h"
 #include "stats/results.h"
 
 #include <inttypes.h>

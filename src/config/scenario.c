@@ -34,6 +34,7 @@
 #include "core/mem.h"
 #include "net/net.h"
 #include "topo/tfile.h"
+#include "topo/topo.h"
 
 #include <stdlib.h>
 #include <string.h>

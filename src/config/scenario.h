@@ -58,11 +58,11 @@ void scenario_json_schema(FILE *f);
 /* config -> model (config/scenario_model.c): the parameters the model reads,
  * from `sc` (which must outlive whatever uses them). */
 void scenario_model_params(const struct scenario *sc, struct model_params *p);
-/* Builds the model of `sc`: scenario_model_params, then net/model.h
+/* Builds the model of `sc`: scenario_model_params, then model/model.h
  * model_build_params. 0, or a negative FS_E* with `d` filled. */
 struct model;
 int model_build(struct model *m, const struct scenario *sc, struct diag *d);
-/* net/estimate.h model_check_memory for `sc`. */
+/* model/estimate.h model_check_memory for `sc`. */
 int scenario_check_memory(const struct scenario *sc, uint64_t limit_bytes, struct diag *d);
 
 #endif /* FABSIM_CONFIG_SCENARIO_H */

@@ -7,8 +7,8 @@
  */
 #include "config/scenario.h"
 
-#include "net/estimate.h"
-#include "net/model.h"
+#include "model/estimate.h"
+#include "model/model.h"
 
 void scenario_model_params(const struct scenario *sc, struct model_params *p) {
     *p = (struct model_params){

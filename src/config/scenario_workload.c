@@ -9,6 +9,7 @@
 #include "config/scenario_int.h"
 #include "core/mem.h"
 #include "net/net.h"
+#include "workload/workload.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,7 @@
  * removes the temporary files of the outputs being written (core/file.c
  * registers them) and exits at once with 128 + the signal. In the event
  * loop and a batch's wait for its runs (SIG_MODE_FLAG) it is a request to
- * stop: the run ends at its next check (net/model.c, every 2^16 events:
+ * stop: the run ends at its next check (model/model.c, every 2^16 events:
  * well under a second), every output is closed and results.json says
  * `summary.interrupted`. A second signal always exits at once, removing the
  * temporary files first. The signal number, the mode and the temporary

@@ -16,7 +16,7 @@
  * results cannot depend on it (the bench digests and every lab's outputs
  * are the same with and without).
  *
- * A model passes its warm-up function as a constant (net/model.c), so that
+ * A model passes its warm-up function as a constant (model/model.c), so that
  * it is inlined; sim_run passes NULL and pays nothing. The core stays
  * ignorant of what an event's argument means.
  */

@@ -41,7 +41,7 @@
 #include "ctrl/ctrl.h"
 #include "net/net.h"
 #include "route/route.h"
-#include "stats/jw.h"
+#include "core/jw.h"
 
 #include <stdlib.h>
 #include <string.h>

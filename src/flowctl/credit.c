@@ -40,7 +40,7 @@
 #include "core/mem.h"
 #include "net/net.h"
 #include "net/port.h"
-#include "stats/trace.h"
+#include "net/trace.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -35,7 +35,14 @@ struct innet_state *innet_get(struct net *n) {
     return cs->innet;
 }
 
+/* What switches and NICs do with PKT_INNET (net/net.h net_type_ops). */
+static const struct net_type_ops innet_type_ops = {
+    .switch_rx = innet_switch_rx,
+    .host_rx = innet_host_rx,
+};
+
 uint32_t innet_session_new(struct net *n) {
+    net_register_type(n, PKT_INNET, &innet_type_ops);
     struct innet_state *st = innet_get(n);
     st->sess = fs_xrealloc(st->sess, (st->nsess + 1) * sizeof *st->sess);
     struct innet_sess *s = &st->sess[st->nsess];

@@ -4,7 +4,7 @@
 #include "core/mem.h"
 #include "net/hoq.h"
 #include "net/net.h"
-#include "par/par.h"
+#include "net/dist.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -81,7 +81,7 @@ int deadlock_check(struct net *n) {
         st->last_tx[p] = pt->tx_packets;
     }
     /* Several ranks: each knows its own ports; the look is global. */
-    if (n->par) par_or_bytes(n, st->stuck, P);
+    net_or_bytes(n, st->stuck, P);
     /* Edges up -> q ("up waits for q"), both stuck. Stored as q's list of
      * waiters; the DFS walks from a port to the ports it waits on, so invert. */
     uint32_t *tmp = fs_xmalloc((P + 1) * sizeof *tmp);
@@ -100,7 +100,7 @@ int deadlock_check(struct net *n) {
                 nedges++;
             }
     }
-    if (n->par) nedges = par_gather_edges(n, &eu, &eq, nedges);
+    if (n->dist) nedges = n->dist->gather_edges(n, &eu, &eq, nedges);
     memset(st->adj_off, 0, (P + 2) * sizeof *st->adj_off);
     for (uint32_t e = 0; e < nedges; e++)
         st->adj_off[eu[e] + 2]++;
@@ -180,8 +180,7 @@ void deadlock_on_event(struct sim *s, const struct event *e) {
         st->cycle_since_ps = SIM_TIME_NEVER;
     }
     st->next_ps = SIM_TIME_NEVER;
-    if ((n->par ? par_sum_u64(n, n->work_pending + n->ctrl_pending)
-                : n->work_pending + n->ctrl_pending) > 0) {
+    if (net_sum_u64(n, n->work_pending + n->ctrl_pending) > 0) {
         st->next_ps = s->now_ps + st->interval_ps;
         sim_at(s, st->next_ps, 0, NET_EV_DEADLOCK, 0, 0);
     }

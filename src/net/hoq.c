@@ -28,7 +28,7 @@
 #include "flowctl/flowctl.h"
 #include "net/net.h"
 #include "net/port.h"
-#include "par/par.h"
+#include "net/dist.h"
 
 #include <stdlib.h>
 
@@ -116,8 +116,8 @@ void hoq_on_event(struct sim *s, const struct event *e) {
     sim_time_ps idle = st->life_ca_ps < st->life_sw_ps ? st->life_ca_ps : st->life_sw_ps;
     /* Several ranks (par/): a window boundary on every rank; the earliest
      * expiry and the work are the whole fabric's. */
-    if (n->par) next = par_min_u64(n, next);
-    if ((n->par ? par_sum_u64(n, n->work_pending) : n->work_pending) == 0) return;
+    next = net_min_u64(n, next);
+    if (net_sum_u64(n, n->work_pending) == 0) return;
     schedule(n, st, next < now + idle ? next : now + idle);
 }
 

@@ -126,6 +126,12 @@ void net_finish_ports(struct net *n) {
     free(count);
 }
 
+void net_register_type(struct net *n, enum pkt_type type, const struct net_type_ops *ops) {
+    FS_ASSERT(!n->type_ops[type] || n->type_ops[type] == ops, "packet type %d registered twice",
+              (int)type);
+    n->type_ops[type] = ops;
+}
+
 void net_number_parallel(struct net *n) {
     for (uint32_t v = 0; v < n->nnodes; v++) {
         const struct node *nd = &n->nodes[v];

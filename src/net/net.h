@@ -4,7 +4,7 @@
  * also the directed link it transmits on), queue pairs, messages, and the
  * policy tables chosen for the scenario (flow control, routing, congestion
  * control). Entities refer to each other by integer id only. Built by
- * net/model.c and topo/, driven by events on core/'s clock.
+ * model/model.c and topo/, driven by events on core/'s clock.
  */
 #ifndef FABSIM_NET_NET_H
 #define FABSIM_NET_NET_H
@@ -24,6 +24,17 @@ struct cc_ops;
 struct ctrl_ops;
 struct route_fib;
 struct par;
+struct net_dist_ops;
+
+/* What switches and NICs do with a packet type the packet layer carries but
+ * does not interpret (in-network reduction's PKT_INNET): the layer that
+ * makes such packets registers its handlers (net_register_type). At a
+ * switch the packet is the handler's to free or forward; at a NIC the NIC
+ * frees it after the handler returns. */
+struct net_type_ops {
+    void (*switch_rx)(struct net *n, uint32_t sw, uint32_t in_port, uint32_t id);
+    void (*host_rx)(struct net *n, uint32_t node, uint32_t port, uint32_t id);
+};
 
 #define NET_NONE UINT32_MAX
 #define NET_NCLASS 4 /* egress classes per port: IB VLs / Ethernet priorities modelled */
@@ -33,7 +44,7 @@ struct par;
  * parallel minimal paths. */
 #define NET_OOO_WINDOW_DEFAULT 1024
 
-/* The event loop's cache warm-up (net/warm.h, net/model.c): AUTO picks by
+/* The event loop's cache warm-up (net/warm.h, model/model.c): AUTO picks by
  * the fabric's size; tests force the others and compare (tests/net/test_warm.c). */
 enum net_warm_mode { NET_WARM_AUTO, NET_WARM_OFF, NET_WARM_PORTS, NET_WARM_ROUTED };
 
@@ -401,7 +412,7 @@ struct net {
     uint64_t pkts_in_flight;
 
     struct sampler *sampler;
-    /* Packet trace sink (stats/trace.h); NULL = off. */
+    /* Packet trace sink (net/trace.h; sinks attach through stats/trace.h); NULL = off. */
     const struct trace_sink_ops *trace;
     void *trace_ctx;
     struct coll_row *coll_rows;
@@ -410,8 +421,13 @@ struct net {
     uint32_t ncp_rows;
     struct deadlock_info deadlock;
     void *deadlock_state;
-    struct par *par; /* parallel runs (par/par.h): the partition and the cut links; NULL in one
-                        process */
+    /* A run split over processes (net/dist.h): the runner's table and its
+     * own state (the partition, the cut links), opaque here; NULL on one
+     * process. */
+    const struct net_dist_ops *dist;
+    /* Handlers of the packet types net/ does not interpret; NULL = none. */
+    const struct net_type_ops *type_ops[PKT_NTYPES];
+    struct par *par;
     struct stuck_info stuck; /* net/stuck.h: a run that cannot finish */
     void *stuck_state;
     uint32_t sc_events_left; /* scenario events not yet run (a link may come back) */
@@ -462,6 +478,9 @@ void net_finish_ports(struct net *n);
 /* Each port's parallel-link index: it is the k-th link between the same two
  * nodes, in port order (net_finish_ports; again after ports are reordered). */
 void net_number_parallel(struct net *n);
+/* Registers the handlers of packet type `type` (net_type_ops); once per run,
+ * the same table again is a no-op. */
+void net_register_type(struct net *n, enum pkt_type type, const struct net_type_ops *ops);
 
 /* A node by name; on multi-GPU hosts the NIC name h3.n5 gives the GPU node
  * h3.g5 (its NIC is part of it: SPEC.md Names). NET_NONE if none. */

@@ -5,7 +5,6 @@
 #include "core/diag.h"
 #include "core/mem.h"
 #include "flowctl/flowctl.h"
-#include "innet/innet.h"
 #include "net/net.h"
 #include "net/port.h"
 #include "net/reorder.h"
@@ -620,8 +619,8 @@ static void nic_consume(struct net *n, uint32_t node, uint32_t port, uint32_t id
         ack_upto(n, p->qp, p->aux);
         go_back(n, p->qp, p->aux);
         break;
-    case PKT_INNET:
-        innet_host_rx(n, node, port, id);
+    case PKT_INNET: /* what it means is its registered handler's (net_type_ops) */
+        n->type_ops[PKT_INNET]->host_rx(n, node, port, id);
         break;
     case PKT_CNP:
         if (n->cc->on_cnp) n->cc->on_cnp(n, p->qp);

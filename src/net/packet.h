@@ -22,7 +22,7 @@ enum pkt_type {
     PKT_CNP,    /* RoCEv2 congestion notification */
     PKT_CREDIT, /* IB flow-control packet: aux = credits, prio = VL */
     PKT_PAUSE,  /* 802.1Qbb PFC frame: aux = quanta, prio = class */
-    PKT_INNET,  /* in-network aggregation traffic (innet/) */
+    PKT_INNET,  /* in-network aggregation: what it means is registered (net_type_ops) */
     PKT_NTYPES
 };
 

@@ -10,16 +10,17 @@
 
 #include "cc/cc.h"
 #include "core/diag.h"
-#include "ctrl/ctrl.h"
+#include "ctrl/ctrl_params.h"
 #include "flowctl/credit.h"
 #include "flowctl/flowctl.h"
 #include "route/route.h"
-#include "topo/topo.h"
-#include "workload/workload.h"
+#include "topo/topo_params.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+struct wl_entry;
 
 enum fabric_kind { FABRIC_INFINIBAND, FABRIC_ROCE };
 /* Ethernet switch buffers: per-port partitions, or one pool per switch with
@@ -56,7 +57,8 @@ struct transport_params {
     uint32_t retry_cnt;   /* IBA retry_cnt, 0..7 (docs/sources.md A12) */
     enum rto_mode rto;
     uint32_t ack_every; /* ACK after this many in-order packets (and on a message's last) */
-    uint32_t qps_per_connection; /* messages striped over this many QPs (docs/sources.md A11, B); 0 = 1 */
+    uint32_t qps_per_connection; /* messages striped over this many QPs (docs/sources.md A11, B); 0
+                                    = 1 */
     struct adp_params adp;       /* rto: adaptive */
 };
 
@@ -70,10 +72,10 @@ enum ooo_mode { OOO_PLACEMENT, OOO_DISCARD, OOO_BUFFER };
 struct fabric_params {
     enum fabric_kind kind;
     uint64_t link_bps;
-    uint32_t mtu_bytes;         /* payload bytes per packet */
-    uint32_t overhead_bytes;    /* per-packet wire overhead: IB 26, RoCEv2 82 (docs/sources.md A1) */
-    uint64_t cable_mm;          /* cable length; propagation = 5 ns/m */
-    uint64_t propagation_ps;    /* resolved: from `propagation:` or cable */
+    uint32_t mtu_bytes;      /* payload bytes per packet */
+    uint32_t overhead_bytes; /* per-packet wire overhead: IB 26, RoCEv2 82 (docs/sources.md A1) */
+    uint64_t cable_mm;       /* cable length; propagation = 5 ns/m */
+    uint64_t propagation_ps; /* resolved: from `propagation:` or cable */
     uint64_t switch_latency_ps; /* port to port, unloaded */
     bool cut_through;           /* switches forward a packet once its header is in */
     uint64_t buffer_bytes;      /* per switch port */
@@ -132,7 +134,7 @@ struct output_params {
 /* Default stop cap when `stop` is not given (SPEC.md). */
 #define MODEL_STOP_CAP_PS 1000000000000ULL
 
-/* Everything one run reads; net/model.c keeps a copy (struct model.params)
+/* Everything one run reads; model/model.c keeps a copy (struct model.params)
  * and every module reaches it as n->sc. config/scenario_model.c fills it from
  * a loaded scenario (scenario_model_params); its strings and arrays are the
  * scenario's, which outlives the model. */

@@ -5,13 +5,14 @@
  */
 #include "net/port.h"
 
+#include "net/dist.h"
+
 #include "core/diag.h"
 #include "flowctl/flowctl.h"
 #include "flowctl/pfc.h"
 #include "net/net.h"
 #include "net/nic.h"
-#include "par/par.h"
-#include "stats/trace.h"
+#include "net/trace.h"
 
 #include <math.h>
 
@@ -72,7 +73,7 @@ static inline __attribute__((always_inline)) void start_tx(struct net *n, uint32
     p->t_ps = now + (pt->cut_through ? 0 : ser) + pt->deliver_ps;
     p->next = PKT_NONE;
     if (pt->remote) { /* a cut link of a parallel run: the packet leaves this rank */
-        par_out(n, port, id);
+        n->dist->out(n, port, id);
         return;
     }
     if (pt->fly_tail == PKT_NONE) {

@@ -2,10 +2,10 @@
 
 #include "core/mem.h"
 #include "net/net.h"
-#include "par/par.h"
+#include "net/dist.h"
 #include "net/nic.h"
 #include "route/route.h"
-#include "stats/jw.h"
+#include "core/jw.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -150,11 +150,11 @@ static bool declare(struct net *n, const struct stuck_state *st, uint32_t *nwait
     uint8_t *pst = fs_xcalloc(n->nports + 1, 1);
     for (uint32_t p = 0; p < n->nports; p++) {
         const struct port *pt = &n->ports[p];
-        if (!par_mine(n, pt->node)) continue;
+        if (!net_mine(n, pt->node)) continue;
         pst[p] = (uint8_t)((blocked(pt) != st->blocked_ps[p] ? PST_BLOCKED : 0) |
                            (pt->credit_stall_ps ? PST_CREDIT : 0));
     }
-    if (n->par) par_or_bytes(n, pst, n->nports);
+    net_or_bytes(n, pst, n->nports);
     for (uint32_t q = 0; q < n->nqps; q++) {
         if (n->qps[q].una_msg == NET_NONE) continue;
         char on[160];
@@ -180,9 +180,9 @@ void stuck_on_event(struct sim *s, const struct event *e) {
     st->next_ps = SIM_TIME_NEVER;
     /* Several ranks (par/): a window boundary on every rank; the sums are
      * the whole network's. */
-    if ((n->par ? par_sum_u64(n, n->work_pending) : n->work_pending) == 0) return;
+    if (net_sum_u64(n, n->work_pending) == 0) return;
     sim_time_ps now = s->now_ps;
-    uint64_t delivered = n->par ? par_sum_u64(n, n->c.bytes_delivered) : n->c.bytes_delivered;
+    uint64_t delivered = net_sum_u64(n, n->c.bytes_delivered);
     /* New bytes in order at a receiver: duplicates (data whose ACKs are
      * lost) are delivered packets but no progress. */
     if (delivered != st->delivered) {
@@ -193,22 +193,22 @@ void stuck_on_event(struct sim *s, const struct event *e) {
     } else if (now - st->since_ps >= st->after_ps && !events_can_change(n)) {
         /* Adaptive routing and spraying choose by queues (and turn their
          * tie-break state) on switches other ranks own. */
-        if (n->par && n->par->comm.size > 1 &&
+        if (net_ranks(n) > 1 &&
             (!strcmp(n->route->name, "adaptive") || !strcmp(n->route->name, "spray"))) {
-            par_refuse(n, "diagnosing a run that cannot finish with adaptive routing or "
-                          "spraying (summary.stuck)");
+            n->dist->refuse(n, "diagnosing a run that cannot finish with adaptive routing or "
+                               "spraying (summary.stuck)");
             return;
         }
         uint32_t nw = 0;
         bool stuck = declare(n, st, &nw);
-        if (n->par) {
+        if (n->dist) {
             /* Several ranks: each diagnosed the QPs it sends from (the
              * others' are idle copies); stuck when some QP waits and every
              * rank with waiting QPs says so. The flows named are gathered,
              * in QP order as one process lists them. */
-            uint64_t w = par_sum_u64(n, nw), against = par_sum_u64(n, nw && !stuck);
+            uint64_t w = net_sum_u64(n, nw), against = net_sum_u64(n, nw && !stuck);
             stuck = w > 0 && against == 0;
-            if (stuck) par_gather_stuck(n, &n->stuck);
+            if (stuck) n->dist->gather_stuck(n, &n->stuck);
         }
         if (stuck) {
             n->stuck.detected = true;

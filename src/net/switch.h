@@ -12,7 +12,6 @@
 #include "cc/cc.h"
 #include "flowctl/flowctl.h"
 #include "flowctl/pfc.h"
-#include "innet/innet.h"
 #include "net/net.h"
 #include "net/port.h"
 #include "route/ecmp.h"
@@ -33,8 +32,8 @@ static inline __attribute__((always_inline)) void switch_rx(struct net *n, uint3
         pkt_free(&n->pool, id);
         return;
     }
-    if (p->type == PKT_INNET) { /* in-network reduction: the switch consumes it */
-        innet_switch_rx(n, sw, in_port, id);
+    if (n->type_ops[p->type]) { /* a type the layer above handles (in-network reduction) */
+        n->type_ops[p->type]->switch_rx(n, sw, in_port, id);
         return;
     }
     /* ECMP (the RoCE fabrics' policy) inline, the others through route_ops */

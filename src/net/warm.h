@@ -157,7 +157,7 @@ NET_WARM_INLINE void net_warm_output(const struct net *n, const struct event *e)
  * routing policy can say which: below that the output port is mostly still
  * cached and those two stages cost more than they save (1,024 hosts: ~5 %
  * faster without them; docs/performance.md "ECMP inline, the warm-up by
- * size"). n->warm forces a mode (tests). Both event loops ask (net/model.c,
+ * size"). n->warm forces a mode (tests). Both event loops ask (model/model.c,
  * par/par.c). */
 #define NET_WARM_MIN_PORT_BYTES (1u << 20)
 #define NET_WARM_MIN_ROUTED_PORT_BYTES (4u << 20)

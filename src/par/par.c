@@ -29,7 +29,8 @@
 #include "core/mem.h"
 #include "core/sim_loop.h"
 #include "net/deadlock.h"
-#include "net/model.h"
+#include "net/dist.h"
+#include "model/model.h"
 #include "net/net.h"
 #include "net/hoq.h"
 #include "net/stuck.h"
@@ -39,9 +40,9 @@
 #include "par/pevents.h"
 #include "par/pmerge.h"
 #include "par/ptrace.h"
-#include "stats/jw.h"
-#include "stats/sampler.h"
-#include "stats/wall.h"
+#include "core/jw.h"
+#include "model/sampler.h"
+#include "core/wall.h"
 #include "workload/workload.h"
 
 #include <stddef.h>
@@ -150,6 +151,25 @@ static const char *kind_name(uint16_t kind) {
     }
 }
 
+static int par_ranks(const struct net *n) {
+    return n->par->comm.size;
+}
+
+/* What the packet layer calls through n->dist (net/dist.h). */
+static const struct net_dist_ops par_dist_ops = {
+    .out = par_out,
+    .sum_u64 = par_sum_u64,
+    .min_u64 = par_min_u64,
+    .or_bytes = par_or_bytes,
+    .gather_edges = par_gather_edges,
+    .gather_stuck = par_gather_stuck,
+    .refuse = par_refuse,
+    .scheduled = par_sc_scheduled,
+    .mine = par_mine,
+    .ranks = par_ranks,
+    .fini = par_fini,
+};
+
 int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, struct diag *d) {
     struct net *n = &m->net;
     const struct model_params *sc = m->sc;
@@ -203,6 +223,7 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
     if (R > 1 && !pcoll_held(n)) n->msg_keep = true;
     struct par *P = fs_xcalloc(1, sizeof *P);
     n->par = P;
+    n->dist = &par_dist_ops;
     P->comm = *c;
     P->owner = fs_xcalloc(n->nnodes + 1, sizeof *P->owner);
     part_build(n, (uint32_t)R, P->owner);
@@ -305,6 +326,7 @@ void par_fini(struct net *n) {
     free(P->qkeys.v);
     free(P);
     n->par = NULL;
+    n->dist = NULL;
 }
 
 /* This rank's own share: with collectives (par/pcoll.c), plus its pending

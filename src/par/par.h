@@ -97,7 +97,7 @@ void par_fini(struct net *n);
 /* start_tx on a cut link: the packet leaves for the receiving rank. */
 void par_out(struct net *n, uint32_t port, uint32_t id);
 
-/* A scenario event scheduled at run time (net/model.c: a gray link's
+/* A scenario event scheduled at run time (model/model.c: a gray link's
  * detection, a flap's next phase): its time is a window boundary. Nothing on
  * one process. */
 void par_sc_scheduled(struct net *n, sim_time_ps t);

@@ -9,7 +9,7 @@
  * point). The times are not all known at build (a gray link's detection, a
  * flap's next phase are scheduled by the event before them), so the times
  * pending are kept here, in time order: those of the build (par_setup), then
- * each one scheduled at run time (par_sc_scheduled, from net/model.c).
+ * each one scheduled at run time (par_sc_scheduled, from model/model.c).
  *
  * What a scenario event changes is then the same on every rank: a link's up
  * state and routes (replicated), its loss rates (read by the receiving rank,

@@ -16,9 +16,9 @@
 #include "core/diag.h"
 #include "core/file.h"
 #include "core/mem.h"
-#include "net/model.h"
+#include "model/model.h"
 #include "stats/results.h"
-#include "stats/sampler.h"
+#include "model/sampler.h"
 
 #include <errno.h>
 #include <stdio.h>

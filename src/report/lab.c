@@ -10,7 +10,7 @@
 #include "config/yaml.h"
 #include "core/mem.h"
 #include "report/jread.h"
-#include "stats/jw.h"
+#include "core/jw.h"
 
 #include <fnmatch.h>
 #include <math.h>

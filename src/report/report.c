@@ -11,7 +11,7 @@
 #include "core/mem.h"
 #include "report/jread.h"
 #include "report/lab.h"
-#include "stats/jw.h"
+#include "core/jw.h"
 #include "stats/results.h"
 
 #include <dirent.h>

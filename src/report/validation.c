@@ -9,7 +9,7 @@
 #include "report/report.h"
 
 #include "core/file.h"
-#include "stats/jw.h"
+#include "core/jw.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -25,7 +25,7 @@
 #include "core/mem.h"
 #include "net/net.h"
 #include "stats/results.h"
-#include "stats/sampler.h"
+#include "model/sampler.h"
 #include "stats/trace.h"
 
 #include <errno.h>

@@ -5,14 +5,14 @@
  * thread per port and class (PFC pauses, credit stalls), lanes of flows and
  * collective transfers per host, collective calls per job, link events,
  * reconvergence and deadlock on a "fabric" process, per-link utilisation and
- * queue counters from the sampler. Streams through stats/jw.h behind the trace
+ * queue counters from the sampler. Streams through core/jw.h behind the trace
  * hooks (stats/trace.h); at most max_events events are written.
  */
 #ifndef FABSIM_STATS_CTRACE_H
 #define FABSIM_STATS_CTRACE_H
 
 #include "core/file.h"
-#include "stats/jw.h"
+#include "core/jw.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -8,10 +8,12 @@
 #include "core/file.h"
 #include "core/units.h"
 #include "ctrl/ctrl.h"
-#include "net/model.h"
+#include "model/model.h"
 #include "par/par.h"
-#include "stats/jw.h"
-#include "stats/sampler.h"
+#include "core/jw.h"
+#include "model/sampler.h"
+#include "workload/workload.h"
+#include "workload/workload.h"
 
 #include <errno.h>
 #include <string.h>
@@ -418,7 +420,7 @@ void results_write_json(const struct model *m, FILE *f) {
     write_control_plane(m, &w);
     write_qp_errors(m, &w);
     coll_write_jobs(&m->net, &w);
-    jw_key(&w, "cc_rates"); /* DCQCN rate per sender over time (stats/sampler.h) */
+    jw_key(&w, "cc_rates"); /* DCQCN rate per sender over time (model/sampler.h) */
     sampler_write_cc_rates(&m->sampler, &m->net, &w);
     if (m->net.ctrl && m->net.ctrl->write_results) m->net.ctrl->write_results(&m->net, &w);
     par_write_json(&m->net, &w); /* MPI runs only (docs/outputs.md) */

@@ -1,60 +1,18 @@
 /* src/stats/trace.h
  *
- * The trace hooks: streaming output sinks (stats/pcap.c: packets as pcap;
+ * Attaching trace sinks: streaming outputs (stats/pcap.c: packets as pcap;
  * stats/ctrace.c: a Chrome/Perfetto timeline) see what the model does
- * through one `struct trace_sink_ops`. The model calls the trace_* helpers
- * below; with no sink attached (n->trace == NULL) each costs one branch.
- * Several sinks at once go through a small fan-out (trace.c).
+ * through the hooks net/trace.h defines. Several sinks at once go through a
+ * small fan-out (trace.c).
  */
 #ifndef FABSIM_STATS_TRACE_H
 #define FABSIM_STATS_TRACE_H
 
-#include "net/net.h"
-
-#include <stdbool.h>
-#include <stdint.h>
-
-struct packet;
-
-/* Why an egress port could not send. */
-enum trace_block { TRACE_BLOCK_PAUSE, TRACE_BLOCK_CREDIT };
-
-/* Every member is optional (NULL = not interested). */
-struct trace_sink_ops {
-    /* `p` starts serialising on `port` at `now_ps`. */
-    void (*on_tx)(void *ctx, const struct net *n, uint32_t port, const struct packet *p,
-                  uint64_t now_ps);
-    /* Egress `port` (class `cls`; NET_NCLASS = the whole port) stopped
-     * sending at `from_ps` (to_ps == SIM_TIME_NEVER: it just began) or sent
-     * again at `to_ps` after a block that began at `from_ps`. */
-    void (*on_block)(void *ctx, const struct net *n, uint32_t port, uint32_t cls,
-                     enum trace_block why, uint64_t from_ps, uint64_t to_ps);
-    /* The link of `port` went down or came back up at `now_ps`. */
-    void (*on_link)(void *ctx, const struct net *n, uint32_t port, bool up, uint64_t now_ps);
-    /* The run is over: rows (flows, messages, collectives, control plane,
-     * deadlock, sampler) are final. */
-    void (*on_end)(void *ctx, const struct net *n, uint64_t now_ps);
-};
+#include "net/trace.h"
 
 /* Attaches a sink (at most TRACE_MAX_SINKS at once) / detaches it. */
 #define TRACE_MAX_SINKS 4
 void trace_attach(struct net *n, const struct trace_sink_ops *ops, void *ctx);
 void trace_detach(struct net *n, void *ctx);
-
-/* The hooks the model calls. */
-static inline void trace_tx(struct net *n, uint32_t port, const struct packet *p, uint64_t now) {
-    if (n->trace && n->trace->on_tx) n->trace->on_tx(n->trace_ctx, n, port, p, now);
-}
-static inline void trace_block(struct net *n, uint32_t port, uint32_t cls, enum trace_block why,
-                               uint64_t from_ps, uint64_t to_ps) {
-    if (n->trace && n->trace->on_block)
-        n->trace->on_block(n->trace_ctx, n, port, cls, why, from_ps, to_ps);
-}
-static inline void trace_link(struct net *n, uint32_t port, bool up) {
-    if (n->trace && n->trace->on_link) n->trace->on_link(n->trace_ctx, n, port, up, n->sim->now_ps);
-}
-static inline void trace_end(struct net *n) {
-    if (n->trace && n->trace->on_end) n->trace->on_end(n->trace_ctx, n, n->sim->now_ps);
-}
 
 #endif /* FABSIM_STATS_TRACE_H */

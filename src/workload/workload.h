@@ -2,7 +2,7 @@
  *
  * Turns the scenario's workload entries into queue pairs, messages and flow
  * rows (flows, permutation, incast, alltoall), and runs the open-loop Poisson
- * generators. Collectives are handed to coll/. Called by net/model.c.
+ * generators. Collectives are handed to coll/. Called by model/model.c.
  */
 #ifndef FABSIM_WORKLOAD_WORKLOAD_H
 #define FABSIM_WORKLOAD_WORKLOAD_H

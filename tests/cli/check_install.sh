@@ -24,7 +24,7 @@ else
     fail "make install"
 fi
 missing=""
-for f in bin/fabsim lib/libfabsim.a include/fabsim/net/model.h include/fabsim/config/scenario.h \
+for f in bin/fabsim lib/libfabsim.a include/fabsim/model/model.h include/fabsim/config/scenario.h \
     share/man/man1/fabsim.1 share/fabsim/web/report.js share/fabsim/web/report.css \
     share/fabsim/web/node_modules/vega/build/vega.min.js share/fabsim/web/node_modules/vega/LICENSE \
     share/fabsim/scenarios/labs/lossless/01-incast-ib-credit.yaml \
@@ -74,7 +74,7 @@ fi
 cat >"$T/use.c" <<'C'
 #include "config/scenario.h"
 #include "core/diag.h"
-#include "net/model.h"
+#include "model/model.h"
 #include <stdio.h>
 int main(int argc, char **argv) {
     struct scenario sc;

@@ -2,7 +2,8 @@
 #include "coll/coll.h"
 #include "config/scenario.h"
 #include "core/units.h"
-#include "net/model.h"
+#include "model/model.h"
+#include "workload/workload.h"
 
 #include <string.h>
 

@@ -13,6 +13,7 @@
 #include "cc/cc.h"
 #include "config/scenario.h"
 #include "config/schema.h"
+#include "workload/workload.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 
 #include "config/scenario.h"
 #include "core/units.h"
-#include "net/model.h"
+#include "model/model.h"
 
 #include <string.h>
 

@@ -16,6 +16,7 @@
 #include "core/rng.h"
 #include "flowctl/credit.h"
 #include "net/port.h"
+#include "workload/workload.h"
 
 #include <stdio.h>
 #include <stdlib.h>

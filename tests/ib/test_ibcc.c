@@ -18,6 +18,7 @@
 
 #include "cc/cc.h"
 #include "net/net.h"
+#include "workload/workload.h"
 
 #include <stdio.h>
 

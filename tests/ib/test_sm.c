@@ -15,6 +15,7 @@
 #include "ib_common.h"
 
 #include "ctrl/sm.h"
+#include "workload/workload.h"
 
 #include <math.h>
 #include <stdio.h>

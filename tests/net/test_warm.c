@@ -24,7 +24,7 @@
 
 #include "net/packet.h"
 #include "route/route.h"
-#include "stats/sampler.h"
+#include "model/sampler.h"
 #include "testutil.h"
 
 #include <stdio.h>

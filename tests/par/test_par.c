@@ -10,7 +10,7 @@
 #include "coll/coll_int.h"
 #include "config/scenario.h"
 #include "core/diag.h"
-#include "net/model.h"
+#include "model/model.h"
 #include "net/net.h"
 #include "par/comm.h"
 #include "par/par.h"

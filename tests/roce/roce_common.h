@@ -11,8 +11,9 @@
 #include "cc/cc.h"
 #include "config/scenario.h"
 #include "core/time.h"
-#include "net/model.h"
+#include "model/model.h"
 #include "net/net.h"
+#include "workload/workload.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,11 +1,11 @@
-/* links.csv written by hand-formatting (stats/sampler.c) is byte for byte
+/* links.csv written by hand-formatting (model/sampler.c) is byte for byte
  * what the printf it replaced wrote: every busy time 0..span over spans that
  * make exact ties for "%.4f" (1/32 = 0.03125 prints 0.0312, ties to even),
  * u clamped at 1, integers at 0 and UINT32_MAX, a partial last interval. */
 #include "testutil.h"
 
 #include "core/mem.h"
-#include "stats/sampler.h"
+#include "model/sampler.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -18,7 +18,7 @@
 
 #include "config/scenario.h"
 #include "core/diag.h"
-#include "net/model.h"
+#include "model/model.h"
 #include "net/net.h"
 #include "stats/ctrace.h"
 #include "stats/pcap.h"

@@ -1,4 +1,4 @@
-/* src/net/estimate.h
+/* src/model/estimate.h
  *
  * What a scenario's model will take in memory, computed from the scenario
  * alone before anything is built (docs/outputs.md "Limits"), so that a fabric
@@ -7,8 +7,8 @@
  * --max-memory. An estimate: the main arrays, not the packet pool (which
  * grows with the traffic in flight).
  */
-#ifndef FABSIM_NET_ESTIMATE_H
-#define FABSIM_NET_ESTIMATE_H
+#ifndef FABSIM_MODEL_ESTIMATE_H
+#define FABSIM_MODEL_ESTIMATE_H
 
 #include <stdint.h>
 
@@ -33,4 +33,4 @@ int model_check_memory(const struct model_params *sc, uint64_t limit_bytes, stru
 /* MemAvailable from /proc/meminfo, in bytes; 0 when unknown. */
 uint64_t estimate_mem_available(void);
 
-#endif /* FABSIM_NET_ESTIMATE_H */
+#endif /* FABSIM_MODEL_ESTIMATE_H */

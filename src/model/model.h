@@ -1,17 +1,17 @@
-/* src/net/model.h
+/* src/model/model.h
  *
  * One simulation run: builds the network for a validated scenario (topology,
  * forwarding, policies, workload, scheduled events), runs it to completion or
  * to the stop time, and keeps the state that stats/results.c reports. This is
  * the library's entry point for the CLI and for in-process tests.
  */
-#ifndef FABSIM_NET_MODEL_H
-#define FABSIM_NET_MODEL_H
+#ifndef FABSIM_MODEL_MODEL_H
+#define FABSIM_MODEL_MODEL_H
 
 #include "core/sim.h"
 #include "net/net.h"
 #include "net/params.h"
-#include "stats/sampler.h"
+#include "model/sampler.h"
 
 struct diag;
 
@@ -49,4 +49,4 @@ void model_finish(struct model *m);
  * posted and those the collectives' schedules will still post. */
 double model_progress(const struct model *m);
 
-#endif /* FABSIM_NET_MODEL_H */
+#endif /* FABSIM_MODEL_MODEL_H */

@@ -1,11 +1,11 @@
-/* src/stats/jw.h
+/* src/core/jw.h
  *
  * A streaming JSON writer (no tree in memory): results are written once and
  * never parsed back by the simulator. Keeps a small nesting stack for commas
  * and indentation. Used by stats/results.c and report/.
  */
-#ifndef FABSIM_STATS_JW_H
-#define FABSIM_STATS_JW_H
+#ifndef FABSIM_CORE_JW_H
+#define FABSIM_CORE_JW_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -46,7 +46,7 @@ void jw_end(struct jw *w); /* final newline */
 
 /* The decimal digits of v at o, as "%llu" prints them; returns the end (at
  * most 20 characters, no terminator). The outputs' hand-formatted integers
- * (results.json here, links.csv in stats/sampler.c). */
+ * (results.json here, links.csv in model/sampler.c). */
 static inline char *jw_fmt_u64(char *o, uint64_t v) {
     char tmp[20];
     int k = 0;
@@ -59,4 +59,4 @@ static inline char *jw_fmt_u64(char *o, uint64_t v) {
     return o;
 }
 
-#endif /* FABSIM_STATS_JW_H */
+#endif /* FABSIM_CORE_JW_H */

@@ -1,4 +1,4 @@
-#include "stats/jw.h"
+#include "core/jw.h"
 
 #include "core/diag.h"
 

@@ -1,4 +1,4 @@
-#include "net/model.h"
+#include "model/model.h"
 
 #include "cc/cc.h"
 #include "core/diag.h"
@@ -14,10 +14,10 @@
 #include "net/port.h"
 #include "net/reorder.h"
 #include "net/warm.h"
-#include "par/par.h"
+#include "net/dist.h"
 #include "route/route.h"
-#include "stats/trace.h"
-#include "stats/wall.h"
+#include "net/trace.h"
+#include "core/wall.h"
 #include "topo/topo.h"
 #include "workload/workload.h"
 
@@ -150,7 +150,7 @@ static void cp_row_open(struct net *n, uint32_t row, uint8_t kind, uint32_t port
 static void link_down_now(struct net *n, struct sc_ev_state *st, uint32_t row, uint8_t kind) {
     cp_row_open(n, row, kind, st->port[0]);
     /* Several ranks (par/): a window boundary; each holds some of the drops. */
-    n->cp_rows[row].drops_at_start = n->par ? par_sum_u64(n, link_drops(n, st)) : link_drops(n, st);
+    n->cp_rows[row].drops_at_start = net_sum_u64(n, link_drops(n, st));
     set_link(n, st, false, CTRL_CAUSE_PORT);
 }
 
@@ -193,7 +193,7 @@ static void on_scenario_event(struct sim *s, const struct event *e) {
         n->nodes[st->node].stalled = second ? 0 : 1;
         /* Several ranks (par/pevents.c): every rank keeps the flag, the
          * host's own rank holds what its NIC kept and drains it. */
-        if (second && par_mine(n, st->node)) nic_unstall(n, st->node);
+        if (second && net_mine(n, st->node)) nic_unstall(n, st->node);
         break;
     case EV_LINK_GRAY:
         if (e->aux == EV_AUX_GRAY_FOUND) {
@@ -208,14 +208,13 @@ static void on_scenario_event(struct sim *s, const struct event *e) {
             break;
         }
         cp_row_open(n, st->cp_row, EV_LINK_GRAY, st->port[0]);
-        n->cp_rows[st->cp_row].drops_at_start =
-            n->par ? par_sum_u64(n, link_drops(n, st)) : link_drops(n, st);
+        n->cp_rows[st->cp_row].drops_at_start = net_sum_u64(n, link_drops(n, st));
         for (int i = 0; i < 2; i++)
             if (st->port[i] != NET_NONE) set_loss(n, st->port[i], -1, ev->drop, ev->errors);
         sim_time_ps t = gray_found_at(n, ev, st->port[0], &n->cp_rows[st->cp_row].detected_by);
         if (t != SIM_TIME_NEVER) {
             sim_at(s, t, 0, NET_EV_SCENARIO, idx, EV_AUX_GRAY_FOUND);
-            par_sc_scheduled(n, t);
+            net_scheduled(n, t);
             n->sc_events_left++; /* net/stuck.c: the detection may still reroute */
         }
         break;
@@ -231,7 +230,7 @@ static void on_scenario_event(struct sim *s, const struct event *e) {
             sim_time_ps at = s->now_ps + (phase % 2 == 0 ? ev->down_ps : ev->up_ps);
             sim_at(s, at, 0, NET_EV_SCENARIO, idx,
                    (uint16_t)(EV_AUX_FLAP + phase + 1)); /* count <= 10000 */
-            par_sc_scheduled(n, at);
+            net_scheduled(n, at);
             n->sc_events_left++;
         }
         break;
@@ -460,7 +459,7 @@ void model_fini(struct model *m) {
     hoq_fini(n);
     stuck_fini(n);
     nic_reorder_fini(n);
-    par_fini(n);
+    if (n->dist) n->dist->fini(n);
     if (n->ctrl && n->ctrl->fini) n->ctrl->fini(n);
     free(n->ev_state);
     n->ev_state = NULL;

@@ -1,13 +1,13 @@
-/* src/stats/sampler.h
+/* src/model/sampler.h
  *
  * Periodic per-link samples for links.csv and the report's timelines: bytes,
  * busy time, paused time per interval and the queue at the sample instant.
  * In automatic mode the interval starts at 1 us and doubles (pairs of samples
  * merged) whenever the table fills, so memory stays bounded whatever the run
- * length. Owned by net/model.c.
+ * length. Owned by model/model.c.
  */
-#ifndef FABSIM_STATS_SAMPLER_H
-#define FABSIM_STATS_SAMPLER_H
+#ifndef FABSIM_MODEL_SAMPLER_H
+#define FABSIM_MODEL_SAMPLER_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -65,4 +65,4 @@ struct jw;
  * (an empty list unless the run uses DCQCN). */
 void sampler_write_cc_rates(const struct sampler *sp, const struct net *n, struct jw *w);
 
-#endif /* FABSIM_STATS_SAMPLER_H */
+#endif /* FABSIM_MODEL_SAMPLER_H */

@@ -1,9 +1,11 @@
-#include "net/estimate.h"
+#include "model/estimate.h"
 
 #include "core/diag.h"
 #include "net/net.h"
 #include "net/params.h"
 #include "topo/tfile.h"
+#include "topo/topo.h"
+#include "workload/workload.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -99,7 +101,7 @@ void model_estimate(const struct model_params *sc, struct mem_estimate *e) {
         e->part[2].bytes = 2 * c.switches * (c.endpoints + c.switches + 1); /* 1 B entries */
     e->part[3].what = "workload (flows, queue pairs, messages)";
     e->part[3].bytes = flows * (sizeof(struct qp) + sizeof(struct msg) + sizeof(struct flow_row));
-    /* stats/sampler.c: 32-64 rows per link direction, four figures each. */
+    /* model/sampler.c: 32-64 rows per link direction, four figures each. */
     e->part[4].what = "statistics (links.csv samples)";
     e->part[4].bytes = ports * 64 * 4 * 8;
     for (int i = 0; i < ESTIMATE_NPARTS; i++) {

@@ -1,11 +1,11 @@
-#include "stats/sampler.h"
+#include "model/sampler.h"
 
 #include "cc/cc.h"
 #include "core/diag.h"
 #include "core/mem.h"
 #include "flowctl/flowctl.h"
 #include "net/net.h"
-#include "stats/jw.h"
+#include "core/jw.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-#include "stats/wall.h"
+#include "core/wall.h"
 
 #include <sys/resource.h>
 #include <time.h>

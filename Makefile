@@ -18,7 +18,7 @@ CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) $(WARN) -
 LDLIBS  := -lfyaml -lz -lm
 TEST_LDLIBS := -lcmocka
 
-SRCS    := $(filter-out src/cli/main.c src/par/mpi.c,$(shell find src -name '*.c' | sort))
+SRCS    := $(filter-out src/cli/main.c src/cli/main_mpi.c,$(shell find src -name '*.c' | sort))
 OBJS    := $(SRCS:%.c=$(BUILD)/%.o)
 TESTS_SRC := $(shell find tests -name 'test_*.c' | sort)
 TESTS   := $(TESTS_SRC:%.c=$(BUILD)/%)
@@ -99,7 +99,7 @@ $(BUILD)/fabsim: $(BUILD)/src/cli/main.o $(BUILD)/libfabsim.a
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 # One simulation on several processes (docs/parallel.md): build/fabsim-mpi,
-# the only binary that links MPI (src/par/mpi.c wraps it), built with mpicc
+# the only binary that links MPI (src/cli/main_mpi.c wraps it), built with mpicc
 # from Debian's Open MPI (`make deps-test` installs it). `make test` builds it
 # when mpicc is there; build/fabsim never needs MPI.
 MPICC ?= mpicc
@@ -107,7 +107,7 @@ HAVE_MPICC := $(shell command -v $(MPICC) 2>/dev/null)
 MPI_BIN := $(if $(HAVE_MPICC),$(BUILD)/fabsim-mpi)
 mpi: $(BUILD)/fabsim-mpi
 
-$(BUILD)/fabsim-mpi: src/par/mpi.c $(BUILD)/libfabsim.a
+$(BUILD)/fabsim-mpi: src/cli/main_mpi.c $(BUILD)/libfabsim.a
 	$(MPICC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 $(BUILD)/fabsim.1: $(BUILD)/fabsim

@@ -22,7 +22,7 @@ int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The whole command line (argv[0] = the program): dispatches to a command. */
 int cli_main(int argc, char **argv);
 /* `run` on the ranks of `c` (par/par.h; called by build/fabsim-mpi's main in
- * par/mpi.c): rank 0 prints and writes the results. lookahead_ps: 0, or a
+ * cli/main_mpi.c): rank 0 prints and writes the results. lookahead_ps: 0, or a
  * forced window length (tests of the causality check). */
 struct comm;
 int cli_run_par(int argc, char **argv, const struct comm *c, unsigned long long lookahead_ps);

@@ -28,7 +28,7 @@
 #include "core/mem.h"
 #include "net/net.h"
 #include "core/jw.h"
-#include "stats/results.h"
+#include "coll/coll.h"
 #include "workload/et.h"
 
 #include <dirent.h>
@@ -409,7 +409,7 @@ static int match_colls(struct net *n, struct job *j, struct ck_entry *e, struct 
                                     "%u; ranks must call the same collectives in the same order",
                                     nd->offset, (unsigned long long)nd->id, nd->name, k + 1,
                                     g->name, comm_name(nd->comm_type), (unsigned long long)bytes,
-                                    results_op_name(c->op), (unsigned long long)c->bytes,
+                                    coll_op_name(c->op), (unsigned long long)c->bytes,
                                     g->members[0]);
                 c->node[m] = i;
                 k++;
@@ -760,7 +760,7 @@ void coll_write_chakra(const struct net *n, struct jw *w) {
             jw_ku64(w, "iteration", cr->iteration);
             jw_kstr(w, "name", c->name);
             jw_kstr(w, "pg", e->pgs[c->pg].name);
-            jw_kstr(w, "op", results_op_name(c->op));
+            jw_kstr(w, "op", coll_op_name(c->op));
             jw_ku64(w, "size", c->bytes);
             jw_ku64(w, "ranks", r->ranks);
             bool fin = r->end_ps != SIM_TIME_NEVER && r->start_ps != SIM_TIME_NEVER;

@@ -16,7 +16,6 @@
 #include "core/mem.h"
 #include "innet/innet.h"
 #include "net/net.h"
-#include "par/pcoll.h"
 #include "core/jw.h"
 #include "core/units.h"
 
@@ -33,7 +32,7 @@
 /* Net post overhead 1 us (docs/sources.md B, Intel hosts). */
 #define COLL_OVERHEAD_DEFAULT_PS (1 * PS_PER_US)
 
-enum { COLL_EV_START = 0, COLL_EV_TIMER = 1 }; /* COLL_EV_INNET: coll_int.h */
+enum { COLL_EV_START = 0, COLL_EV_TIMER = 1 }; /* INNET_EV_TIMER: innet/innet.h */
 enum { STREAM_COLL_ENTROPY = 7 };
 
 uint64_t coll_max_call_bytes(int opkind, uint64_t nranks, uint32_t channels, uint64_t slice_bytes,
@@ -56,6 +55,10 @@ uint64_t coll_max_call_bytes(int opkind, uint64_t nranks, uint32_t channels, uin
 static struct coll_state *cs_get(struct net *n) {
     if (!n->coll_state) n->coll_state = fs_xcalloc(1, sizeof(struct coll_state));
     return n->coll_state;
+}
+
+void coll_set_dist(struct net *n, const struct coll_dist_ops *ops) {
+    cs_get(n)->dist = ops;
 }
 
 /* ---- graph building ---- */
@@ -334,8 +337,8 @@ static void coll_sched(struct net *n, sim_time_ps at_ps, uint16_t kind, uint32_t
                        uint32_t node) {
     struct coll_state *cs = n->coll_state;
     struct event e = {at_ps, 0x80000000u | (cs->seq++ & 0x7fffffffu), arg, kind, aux};
-    if (n->par)
-        pcoll_sched(n, e, node);
+    if (cs->dist)
+        cs->dist->sched(n, e, node);
     else
         calq_push(&n->sim->q, e);
 }
@@ -348,7 +351,7 @@ static void timer_at(struct net *n, uint32_t opi, uint32_t xi, sim_time_ps dt, b
     uint32_t t = NET_NONE;
     /* several ranks: another rank's SHARP start holds no slot here (its
      * event is that rank's); slot numbers are each rank's own */
-    if (!n->par || done || pcoll_mine(n, node)) {
+    if (!cs->dist || done || cs->dist->mine(n, node)) {
         if (cs->timer_free) { /* a slot whose timer has run (coll_on_event) */
             t = cs->timer_free - 1;
             cs->timer_free = cs->timers[t].op;
@@ -407,7 +410,7 @@ static void launch(struct net *n, uint32_t opi, uint32_t xi) {
          * the message now, in launch order, which is the QP's posting order:
          * a connection's messages are posted `ovh` after their launch, and a
          * job's calls, each with one protocol, run one after another. */
-        if (n->par && n->ooo_window) {
+        if (cs->dist && n->ooo_window) {
             /* Every rank keeps each QP's latest post (the engine runs alike
              * everywhere, so all stop at the same launch): a post scheduled
              * before an earlier launch's (calls of two protocols at once on
@@ -417,12 +420,12 @@ static void launch(struct net *n, uint32_t opi, uint32_t xi) {
             if (cs->qp_post_cap > had)
                 memset(cs->qp_post + had, 0, (cs->qp_post_cap - had) * sizeof *cs->qp_post);
             if (cs->qp_post[qp] > now + ovh) {
-                pcoll_refuse(n, "adaptive routing with a connection's messages posted out of "
-                                "launch order (collectives of different protocols at once)");
+                cs->dist->refuse(n, "adaptive routing with a connection's messages posted out of "
+                                    "launch order (collectives of different protocols at once)");
                 break;
             }
             cs->qp_post[qp] = now + ovh;
-            if (!pcoll_mine(n, n->qps[qp].src) && pcoll_mine(n, n->qps[qp].dst))
+            if (!cs->dist->mine(n, n->qps[qp].src) && cs->dist->mine(n, n->qps[qp].dst))
                 net_msg_number(n, mid);
         }
         break;
@@ -637,8 +640,8 @@ static void on_recv(struct net *n, uint32_t mid) {
     struct coll_state *cs = n->coll_state;
     if (mid < cs->msg_x_cap && cs->msg_x[mid] != NET_NONE) {
         /* several ranks: recorded here, applied by every rank (par/pcoll.c) */
-        if (n->par)
-            pcoll_record(n, PCOLL_RECV, mid, 0, 0);
+        if (cs->dist)
+            cs->dist->record_recv(n, mid);
         else
             coll_recv_apply(n, mid);
     }
@@ -673,8 +676,8 @@ static void on_failed(struct net *n, uint32_t mid) {
      * completes with RETRY_EXC_ERR and NCCL aborts the communicator
      * (docs/sources.md A12). Only collectives set an owner (net_msg_new). */
     if (n->msgs[mid].owner != NET_NONE && n->msgs[mid].owner < cs->nops) {
-        if (n->par) /* the abort is every rank's (par/pcoll.c) */
-            pcoll_record(n, PCOLL_FAILED, mid, 0, 0);
+        if (cs->dist) /* the abort is every rank's */
+            cs->dist->record_failed(n, mid);
         else
             coll_failed_apply(n, mid);
     }
@@ -791,9 +794,9 @@ void coll_on_event(struct sim *s, const struct event *e) {
     struct net *n = s->model;
     struct coll_state *cs = n->coll_state;
     /* several ranks: a SHARP start or aggregation of this rank is done */
-    if (n->par &&
-        (e->aux == COLL_EV_INNET || (e->aux == COLL_EV_TIMER && !cs->timers[e->arg].done)))
-        pcoll_local_done(n);
+    if (cs->dist &&
+        (e->aux == INNET_EV_TIMER || (e->aux == COLL_EV_TIMER && !cs->timers[e->arg].done)))
+        cs->dist->local_done(n);
     if (e->aux == COLL_EV_TIMER) {
         uint32_t opi = cs->timers[e->arg].op, xi = cs->timers[e->arg].x;
         bool done = cs->timers[e->arg].done;
@@ -809,7 +812,7 @@ void coll_on_event(struct sim *s, const struct event *e) {
         }
         return;
     }
-    if (e->aux == COLL_EV_INNET) {
+    if (e->aux == INNET_EV_TIMER) {
         innet_on_timer(n, e->arg);
         return;
     }
@@ -911,6 +914,7 @@ static int resolve_algo(struct net *n, struct job *j, struct diag *d) {
     if ((a == ALGO_RING || (a == ALGO_TREE && kind == WL_ALLREDUCE)) && !w->channels &&
         algo_node_aware(j))
         j->channels = 2 * j->gpus;
+    if (a == ALGO_SHARP || a == ALGO_NVLS) innet_on_done(n, coll_innet_done);
     if (a == ALGO_SHARP && j->gpus > 1 && j->nnodes > 1 && j->nranks == j->gpus * j->nnodes) {
         /* NCCL's CollNet on multi-GPU hosts: reduce-scatter inside the host
          * over NVLink, SHARP AllReduce of each shard across the hosts on

@@ -12,6 +12,10 @@
 #ifndef FABSIM_COLL_COLL_H
 #define FABSIM_COLL_COLL_H
 
+#include "coll/coll_params.h"
+#include "core/evq.h"
+
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -20,21 +24,6 @@ struct diag;
 struct sim;
 struct event;
 struct wl_entry;
-
-/* Parameters: config/ fills them from the scenario (docs/scenario.md); the
- * module reads them and never includes config/. */
-enum coll_algo {
-    ALGO_RING,
-    ALGO_TREE,
-    ALGO_HALVING_DOUBLING,
-    ALGO_SHARP,
-    ALGO_NVLS,
-    ALGO_AUTO,
-    ALGO_HIERARCHICAL, /* multi-GPU hosts: NVLink RS, per-rail AllReduce, NVLink AG */
-};
-/* NCCL protocols (docs/sources.md B); PROTO_AUTO: the fastest by fabsim's own
- * per-step cost and wire overhead (coll/algos.c proto_pick) */
-enum coll_proto { PROTO_SIMPLE, PROTO_LL, PROTO_LL128, PROTO_AUTO };
 
 /* A collective call is cut into transfers of at most a slice (512 KiB by
  * default; 32 KiB with the LL protocol) per ring step, and the schedule
@@ -52,6 +41,26 @@ uint64_t coll_max_call_bytes(int opkind, uint64_t nranks, uint32_t channels, uin
 int coll_add(struct net *n, const struct wl_entry *w, size_t idx, struct diag *d);
 void coll_on_event(struct sim *s, const struct event *e);
 void coll_fini(struct net *n);
+
+/* A run split over ranks (par/pcoll.c registers it; none on one process):
+ * the engine's state is every rank's and runs alike everywhere, so what
+ * one rank observes (a receive, a failed message) is recorded and applied by
+ * every rank at the window's end, and events keyed as one process keys them
+ * go through the runner. */
+struct coll_dist_ops {
+    void (*sched)(struct net *n, struct event e, uint32_t node);
+    bool (*mine)(const struct net *n, uint32_t node); /* this rank runs `node` */
+    void (*refuse)(struct net *n, const char *what);
+    void (*record_recv)(struct net *n, uint32_t msg);
+    void (*record_failed)(struct net *n, uint32_t msg);
+    /* a SHARP start or aggregation timer of this rank has run */
+    void (*local_done)(struct net *n);
+};
+void coll_set_dist(struct net *n, const struct coll_dist_ops *ops);
+
+/* Names of results.json "collectives" rows: enum wl_kind, enum coll_algo; "?" out of range. */
+const char *coll_op_name(int op);
+const char *coll_algo_name(int algo);
 
 /* innet/ reports that member `member` of in-network transfer `xfer` of
  * collective call `op` has received the whole reduced result. */

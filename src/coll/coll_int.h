@@ -7,7 +7,7 @@
 #define FABSIM_COLL_COLL_INT_H
 
 #include "net/params.h"
-#include "workload/workload.h"
+#include "workload/wl_params.h"
 #include "core/rng.h"
 #include "core/time.h"
 
@@ -15,9 +15,6 @@
 #include <stdint.h>
 
 struct net;
-
-/* NET_EV_COLL event aux of innet/'s aggregation timers (coll.c dispatches). */
-enum { COLL_EV_INNET = 2 };
 
 enum xfer_kind {
     XF_MSG,     /* a message on a queue pair */
@@ -127,6 +124,7 @@ struct innet_state;
 struct chakra_state;
 
 struct coll_state {
+    const struct coll_dist_ops *dist; /* coll_set_dist; NULL on one process */
     struct job *jobs;
     uint32_t njobs;
     struct op *ops;
@@ -152,7 +150,6 @@ struct coll_state {
     uint32_t ntrain, captrain;
     void (*prev_recv)(struct net *n, uint32_t msg);
     void (*prev_failed)(struct net *n, uint32_t msg);
-    struct innet_state *innet;
     struct chakra_state *chakra; /* chakra.c */
     bool stored_rings;           /* tests only: ring transfers stored (the pre-issue-13 schedule) */
     uint64_t xfers_stored;       /* transfers held in ops' graphs, summed over the calls */

@@ -16,23 +16,27 @@
  */
 #include "innet/innet.h"
 
-#include "coll/coll.h"
-#include "coll/coll_int.h"
 #include "core/mem.h"
 #include "flowctl/flowctl.h"
 #include "innet/innet_int.h"
 #include "net/net.h"
 #include "net/port.h"
-#include "par/pcoll.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct innet_state *innet_get(struct net *n) {
-    struct coll_state *cs = n->coll_state;
-    if (!cs->innet) cs->innet = fs_xcalloc(1, sizeof *cs->innet);
-    return cs->innet;
+    if (!n->innet_state) n->innet_state = fs_xcalloc(1, sizeof(struct innet_state));
+    return n->innet_state;
+}
+
+void innet_on_done(struct net *n, innet_done_fn done) {
+    innet_get(n)->done = done;
+}
+
+void innet_set_dist(struct net *n, const struct innet_dist_ops *ops) {
+    innet_get(n)->dist = ops;
 }
 
 /* What switches and NICs do with PKT_INNET (net/net.h net_type_ops). */
@@ -161,15 +165,15 @@ void innet_send(struct net *n, uint32_t sess, uint32_t run, uint32_t i) {
 }
 
 uint32_t innet_member_node(const struct net *n, uint32_t sess, uint32_t i) {
-    const struct coll_state *cs = n->coll_state;
-    return cs->innet->sess[sess].members[i];
+    const struct innet_state *st = n->innet_state;
+    return st->sess[sess].members[i];
 }
 
 void innet_member_done(struct net *n, uint32_t sess, uint32_t run, uint32_t i) {
     struct innet_run *r = run_of(&innet_get(n)->sess[sess], run);
     uint32_t op = r->op, x = r->xfer[i];
     if (--r->left == 0) r->live = false;
-    coll_innet_done(n, op, x);
+    innet_get(n)->done(n, op, x);
 }
 
 static bool consume(struct net *n, uint32_t in_port, uint32_t id) {
@@ -254,8 +258,8 @@ void innet_switch_rx(struct net *n, uint32_t sw, uint32_t in_port, uint32_t id) 
                 slot = st->npend++;
             }
             st->pend[slot] = (struct innet_pending){sess, run, chunk, t};
-            sim_at(n->sim, ready + s->agg_ps, sw + 1, NET_EV_COLL, slot, COLL_EV_INNET);
-            if (n->par) pcoll_local_add(n); /* the rank's work until it fires */
+            sim_at(n->sim, ready + s->agg_ps, sw + 1, NET_EV_COLL, slot, INNET_EV_TIMER);
+            if (st->dist) st->dist->local_add(n); /* the rank's work until it fires */
             return;
         }
         aggregated(n, sess, run, chunk, t);
@@ -284,10 +288,11 @@ void innet_host_rx(struct net *n, uint32_t node, uint32_t port, uint32_t id) {
         return;
     }
     if (++r->recvd[i] == r->nchunks) {
-        /* several ranks (par/): the reduction's state is every rank's; this
-         * rank records the completion, every rank applies it (par/pcoll.c) */
-        if (n->par)
-            pcoll_record(n, PCOLL_INNET, sess, run, i);
+        /* several ranks (innet_dist_ops): the reduction's state is every
+         * rank's; this rank records the completion, every rank applies it */
+        const struct innet_state *st = n->innet_state;
+        if (st->dist)
+            st->dist->record_done(n, sess, run, i);
         else
             innet_member_done(n, sess, run, i);
         return;
@@ -302,9 +307,8 @@ void innet_close(struct net *n, uint32_t sess) {
 }
 
 void innet_fini(struct net *n) {
-    struct coll_state *cs = n->coll_state;
-    if (!cs || !cs->innet) return;
-    struct innet_state *st = cs->innet;
+    struct innet_state *st = n->innet_state;
+    if (!st) return;
     for (uint32_t i = 0; i < st->nsess; i++) {
         struct innet_sess *s = &st->sess[i];
         for (uint32_t t = 0; t < s->nt; t++)
@@ -327,5 +331,5 @@ void innet_fini(struct net *n) {
     free(st->active);
     free(st->red_busy_ps);
     free(st);
-    cs->innet = NULL;
+    n->innet_state = NULL;
 }

@@ -39,11 +39,31 @@ void innet_send(struct net *n, uint32_t sess, uint32_t run, uint32_t i);
 uint32_t innet_member_node(const struct net *n, uint32_t sess, uint32_t i);
 void innet_member_done(struct net *n, uint32_t sess, uint32_t run, uint32_t i);
 
+/* Who hears that a member holds the whole result of transfer `xfer` of
+ * reduction `op` (innet_join): the collectives register it before they open
+ * a session, so innet/ never names them. */
+typedef void (*innet_done_fn)(struct net *n, uint32_t op, uint32_t xfer);
+void innet_on_done(struct net *n, innet_done_fn done);
+
+/* A run split over ranks (par/pcoll.c registers it; none on one process):
+ * an aggregation timer is its rank's pending work until it fires; a member's
+ * completion is recorded on its rank and applied on every rank
+ * (innet_member_done) at the window's end. */
+struct innet_dist_ops {
+    void (*local_add)(struct net *n);
+    void (*record_done)(struct net *n, uint32_t sess, uint32_t run, uint32_t i);
+};
+void innet_set_dist(struct net *n, const struct innet_dist_ops *ops);
+
 /* Per-packet hooks: a PKT_INNET packet reached switch `sw` / endpoint `node`. */
 void innet_switch_rx(struct net *n, uint32_t sw, uint32_t in_port, uint32_t id);
 void innet_host_rx(struct net *n, uint32_t node, uint32_t port, uint32_t id);
 
-/* A tree switch finished aggregating a chunk (sharp_latency later). */
+/* A tree switch finished aggregating a chunk (sharp_latency later): the
+ * timer rides on the collectives' event kind (NET_EV_COLL, whose timing a
+ * split run already handles) with this aux; their handler calls
+ * innet_on_timer. */
+enum { INNET_EV_TIMER = 2 };
 void innet_on_timer(struct net *n, uint32_t pending);
 
 void innet_fini(struct net *n);

@@ -52,9 +52,11 @@ struct innet_state {
     uint32_t *freel, nfree, capfree;
     struct innet_sess *sess;
     uint32_t nsess;
-    uint32_t *active;      /* SHARP: streaming trees in use per switch index */
-    uint64_t *red_busy_ps; /* per switch index: its reduction unit is busy until then */
-    uint32_t ntrees;       /* SHARP: trees in use in the subnet */
+    uint32_t *active;                  /* SHARP: streaming trees in use per switch index */
+    uint64_t *red_busy_ps;             /* per switch index: its reduction unit is busy until then */
+    uint32_t ntrees;                   /* SHARP: trees in use in the subnet */
+    innet_done_fn done;                /* innet_on_done */
+    const struct innet_dist_ops *dist; /* innet_set_dist; NULL on one process */
 };
 
 struct innet_state *innet_get(struct net *n);

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct jw;
 struct stuck_info;
 
 struct net_dist_ops {
@@ -39,6 +40,8 @@ struct net_dist_ops {
     /* Does this rank run node `node`'s events? */
     bool (*mine)(const struct net *n, uint32_t node);
     int (*ranks)(const struct net *n);
+    /* Optional: the runner's own results.json members (stats/results.c). */
+    void (*write_json)(const struct net *n, struct jw *w);
     /* model_fini: the runner's state goes (n->dist and n->par cleared). */
     void (*fini)(struct net *n);
 };

@@ -432,6 +432,7 @@ struct net {
     void *stuck_state;
     uint32_t sc_events_left; /* scenario events not yet run (a link may come back) */
     void *reorder_state;     /* net/reorder.c: NIC reorder buffers (spray) */
+    void *innet_state;       /* in-network reduction's own (it registers PKT_INNET) */
     void *hoq_state;         /* net/hoq.c: IB head-of-queue lifetimes */
     /* route_fib_build keeps to valley-free (up*-down*) paths: BGP in a Clos
      * (RFC 7938 AS-path loop prevention; ctrl/bgp.c sets it) */

@@ -1,7 +1,7 @@
 /* src/par/comm.h
  *
  * What a parallel run needs from its message-passing library, as a table of
- * collectives over byte buffers. par/mpi.c fills it with MPI (the only file
+ * collectives over byte buffers. cli/main_mpi.c fills it with MPI (the only file
  * that includes mpi.h, built into build/fabsim-mpi by `make mpi`); tests fill
  * it with a one-rank table (par_comm_self). The engine (par/par.c) only ever
  * calls these, in the same order on every rank.

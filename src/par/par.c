@@ -167,6 +167,7 @@ static const struct net_dist_ops par_dist_ops = {
     .scheduled = par_sc_scheduled,
     .mine = par_mine,
     .ranks = par_ranks,
+    .write_json = par_write_json,
     .fini = par_fini,
 };
 

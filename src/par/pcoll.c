@@ -39,6 +39,7 @@
 #include "innet/innet.h"
 #include "net/net.h"
 #include "par/par.h"
+#include "coll/coll.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +140,33 @@ void pcoll_sched(struct net *n, struct event e, uint32_t node) {
     calq_push(&n->sim->q, e);
 }
 
+static void innet_record_done(struct net *n, uint32_t sess, uint32_t run, uint32_t i) {
+    pcoll_record(n, PCOLL_INNET, sess, run, i);
+}
+
+/* What in-network reduction calls on a split run (innet/innet.h). */
+static const struct innet_dist_ops pcoll_innet_ops = {
+    .local_add = pcoll_local_add,
+    .record_done = innet_record_done,
+};
+
+static void coll_record_recv(struct net *n, uint32_t msg) {
+    pcoll_record(n, PCOLL_RECV, msg, 0, 0);
+}
+static void coll_record_failed(struct net *n, uint32_t msg) {
+    pcoll_record(n, PCOLL_FAILED, msg, 0, 0);
+}
+
+/* What the collectives' engine calls on a split run (coll/coll.h). */
+static const struct coll_dist_ops pcoll_coll_ops = {
+    .sched = pcoll_sched,
+    .mine = pcoll_mine,
+    .refuse = pcoll_refuse,
+    .record_recv = coll_record_recv,
+    .record_failed = coll_record_failed,
+    .local_done = pcoll_local_done,
+};
+
 int pcoll_setup(struct net *n, sim_time_ps *lookahead_ps, struct diag *d) {
     struct par *P = n->par;
     struct coll_state *cs = n->coll_state;
@@ -154,6 +182,8 @@ int pcoll_setup(struct net *n, sim_time_ps *lookahead_ps, struct diag *d) {
      * transfer index overwritten: a call that never ends, seen with windows
      * longer than a receive-to-ACK delay). */
     n->on_msg_release = pcoll_msg_release;
+    innet_set_dist(n, &pcoll_innet_ops);
+    coll_set_dist(n, &pcoll_coll_ops);
     /* The least delay between a transition and what it does to the network:
      * a message's post overhead (LL and LL128 post for less than Simple) or
      * a SHARP member's start (the whole overhead and its copy). A job whose

@@ -27,6 +27,7 @@
 #include "stats/results.h"
 #include "model/sampler.h"
 #include "stats/trace.h"
+#include "coll/coll.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -248,7 +249,7 @@ static void write_collectives(struct ctrace_sink *s, const struct net *n, uint64
         }
         bool done = r->end_ps != SIM_TIME_NEVER;
         uint64_t end = done ? r->end_ps : now;
-        if (!ev(s, "X", results_op_name(r->op), "collective", pid_coll(s), r->job + 1, r->start_ps))
+        if (!ev(s, "X", coll_op_name(r->op), "collective", pid_coll(s), r->job + 1, r->start_ps))
             return;
         struct jw *w = &s->w;
         kts(w, "dur", end - r->start_ps);
@@ -257,7 +258,7 @@ static void write_collectives(struct ctrace_sink *s, const struct net *n, uint64
         jw_ku64(w, "row", i);
         jw_ku64(w, "size", r->size_bytes);
         jw_ku64(w, "ranks", r->ranks);
-        jw_kstr(w, "algorithm", results_algo_name(r->algorithm));
+        jw_kstr(w, "algorithm", coll_algo_name(r->algorithm));
         if (!done) jw_kbool(w, "open_at_end", true);
         jw_obj_end(w);
         jw_obj_end(w);

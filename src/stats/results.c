@@ -9,7 +9,7 @@
 #include "core/units.h"
 #include "ctrl/ctrl.h"
 #include "model/model.h"
-#include "par/par.h"
+#include "net/dist.h"
 #include "core/jw.h"
 #include "model/sampler.h"
 #include "workload/workload.h"
@@ -18,29 +18,6 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
-
-const char *results_op_name(int op) {
-    switch (op) {
-    case WL_ALLREDUCE:
-        return "allreduce";
-    case WL_ALLGATHER:
-        return "allgather";
-    case WL_REDUCESCATTER:
-        return "reducescatter";
-    case WL_BROADCAST:
-        return "broadcast";
-    case WL_ALLTOALL:
-        return "alltoall";
-    default:
-        return "?";
-    }
-}
-
-const char *results_algo_name(int a) {
-    static const char *const names[] = {"ring", "tree", "halving_doubling", "sharp",
-                                        "nvls", "auto", "hierarchical"};
-    return a >= 0 && a <= ALGO_HIERARCHICAL ? names[a] : "?";
-}
 
 /* NCCL busbw factor (nccl-tests doc/PERFORMANCE.md, docs/sources.md B). */
 static double busbw_factor(int op, uint32_t n) {
@@ -222,8 +199,8 @@ static void write_collectives(const struct model *m, struct jw *w) {
         double algbw = t_ns > 0 ? (double)r->size_bytes * 8.0 / t_ns : 0.0; /* Gbit/s */
         jw_obj_compact(w);
         jw_ku64(w, "job", r->job);
-        jw_kstr(w, "op", results_op_name(r->op));
-        jw_kstr(w, "algorithm", r->op == WL_ALLTOALL ? "direct" : results_algo_name(r->algorithm));
+        jw_kstr(w, "op", coll_op_name(r->op));
+        jw_kstr(w, "algorithm", r->op == WL_ALLTOALL ? "direct" : coll_algo_name(r->algorithm));
         jw_kbool(w, "fallback", r->fallback);
         if (r->op != WL_ALLTOALL) { /* NCCL protocol of the call (coll/algos.c) */
             static const char *const proto[] = {"simple", "ll", "ll128"};
@@ -423,7 +400,8 @@ void results_write_json(const struct model *m, FILE *f) {
     jw_key(&w, "cc_rates"); /* DCQCN rate per sender over time (model/sampler.h) */
     sampler_write_cc_rates(&m->sampler, &m->net, &w);
     if (m->net.ctrl && m->net.ctrl->write_results) m->net.ctrl->write_results(&m->net, &w);
-    par_write_json(&m->net, &w); /* MPI runs only (docs/outputs.md) */
+    if (m->net.dist && m->net.dist->write_json) /* MPI runs only (docs/outputs.md) */
+        m->net.dist->write_json(&m->net, &w);
     jw_obj_end(&w);
     jw_end(&w);
 }

@@ -21,9 +21,6 @@ void results_write_json(const struct model *m, FILE *f);
 int results_write_dir(const struct model *m, const char *dir, struct diag *d);
 /* A few lines for a person: completion, throughput, drops, pauses, warnings. */
 void results_print_summary(const struct model *m, FILE *f);
-/* Names of results.json "collectives" rows: enum wl_kind, enum coll_algo. */
-const char *results_op_name(int op);
-const char *results_algo_name(int algo);
 /* Why the run did not complete (a QP exhausted its retries; stopped with
  * work left), or false when it completed. */
 bool results_incomplete_reason(const struct model *m, char *buf, size_t len);

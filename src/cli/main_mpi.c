@@ -1,4 +1,4 @@
-/* src/par/mpi.c
+/* src/cli/main_mpi.c
  *
  * The entry point of build/fabsim-mpi and the only file that includes mpi.h
  * (STYLE.md: one file wraps each external library): struct comm_ops over

@@ -32,8 +32,8 @@ static inline __attribute__((always_inline)) void switch_rx(struct net *n, uint3
         pkt_free(&n->pool, id);
         return;
     }
-    if (n->type_ops[p->type]) { /* a type the layer above handles (in-network reduction) */
-        n->type_ops[p->type]->switch_rx(n, sw, in_port, id);
+    if (p->type == PKT_INNET) { /* in-network reduction's: its registered handler consumes it */
+        n->type_ops[PKT_INNET]->switch_rx(n, sw, in_port, id);
         return;
     }
     /* ECMP (the RoCE fabrics' policy) inline, the others through route_ops */

@@ -18,7 +18,7 @@
  * hosts before). Port order within a set is the switch's port order, as it
  * always was, so ECMP buckets and results are unchanged.
  */
-#include "route/route.h"
+#include "route/fib.h"
 
 #include "core/mem.h"
 #include "net/net.h"

@@ -32,10 +32,13 @@
  * the verdicts are those of the per-LID code they replace, which
  * tests/ib/test_sm_equiv.c keeps as its oracle.
  */
+#include "ctrl/sm_route.h"
+
 #include "net/params.h"
 #include "core/diag.h"
 #include "core/mem.h"
-#include "ctrl/sm.h"
+#include "ctrl/sm_dump.h"
+#include "ctrl/sm_state.h"
 #include "net/net.h"
 
 #include <stdlib.h>

@@ -9,17 +9,21 @@ graph. A circle is a strongly connected component of more than one node.
 
 Python 3 standard library only; it reads the sources as text (comments,
 strings and preprocessor lines other than #include are skipped), so it needs
-no build. Used by hand and by `make lint` (issue 33: the layering check):
+no build. For reading the layering by hand and for a `make lint` check
+(issue 33):
 
     python3 tools/layers.py                 # circles inside folders, of modules, of folders
     python3 tools/layers.py -v --level modules   # with the edges inside each
     python3 tools/layers.py --level files --includes-only
     python3 tools/layers.py --why route/fib route/live
     python3 tools/layers.py --check --level modules   # exit 1 on a circle
+    python3 tools/layers.py --forbid net,cc,flowctl,route:innet,coll,par,config,stats,cli
 
 As a module: file_graph(src) -> {file: {dep: [reasons]}}; module_graph(g)
 and folder_graph(g) collapse it (a module is x.h + x-inl.h + x.c); sccs(g)
--> [[node, ...], ...] (the circles, largest first).
+-> [[node, ...], ...] (the circles, largest first); inside_folders(g) keeps
+the edges within a folder; forbidden(folder_graph(g), sources, targets)
+lists the edges a layering rule forbids.
 """
 
 import argparse
@@ -30,6 +34,9 @@ import sys
 _COMMENT_STRING = re.compile(
     r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 _INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+# a #define: its name, its parameters, its body (continued lines included)
+_DEFINE = re.compile(r'^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)(\([^)]*\))?'
+                     r'((?:[^\n]*\\\n)*[^\n]*)', re.M)
 _IDENT = re.compile(r'[A-Za-z_][A-Za-z0-9_]*')
 _TOKEN = re.compile(r'->|[A-Za-z_][A-Za-z0-9_]*|\S')
 _C_WORDS = frozenset(
@@ -59,9 +66,6 @@ def strip_c(text):
     return '\n'.join(out)
 
 
-_DEFINE = re.compile(r'^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)(\([^)]*\))?((?:[^\n]*\\\n)*[^\n]*)', re.M)
-
-
 def macro_references(text):
     """Identifiers the #define bodies of a file name (not the macros' own
     names or parameters): a macro that calls a function uses it."""
@@ -72,14 +76,15 @@ def macro_references(text):
     return refs
 
 
+def _blank_keep_strings(m):
+    """_blank for comments only: an #include keeps its "path"."""
+    s = m.group(0)
+    return s if s.startswith('"') else re.sub(r'[^\n]', ' ', s)
+
+
 def includes(text):
     """The quoted #include paths of a file, in order."""
     return _INCLUDE.findall(_COMMENT_STRING.sub(_blank_keep_strings, text))
-
-
-def _blank_keep_strings(m):
-    s = m.group(0)
-    return s if s.startswith('"') else re.sub(r'[^\n]', ' ', s)
 
 
 def scan(code):
@@ -344,6 +349,14 @@ def sccs(graph):
     return comps
 
 
+def forbidden(graph, sources, targets):
+    """The edges of a folder graph (folder_graph) from a folder in `sources`
+    to one in `targets`, as (a, b, reasons): a layering rule such as "net/
+    names nothing of par/" holds when this is empty."""
+    return [(a, b, graph[a][b]) for a in sorted(graph) if a in sources
+            for b in sorted(graph[a]) if b in targets]
+
+
 def back_edges(graph, comp):
     """The edges inside one component, as (a, b, reasons)."""
     members = set(comp)
@@ -371,6 +384,10 @@ def main(argv=None):
     ap.add_argument('-v', '--verbose', action='store_true', help='print the edges of each circle')
     ap.add_argument('--why', nargs=2, metavar=('A', 'B'),
                     help='why file, module or folder A depends on B (both directions)')
+    ap.add_argument('--forbid', action='append', default=[], metavar='FROM:TO',
+                    help='folders (comma-separated) that must not include or call the TO '
+                    'folders, e.g. net,cc:par,innet; the edges that do are printed and the exit '
+                    'status is 1 (repeatable)')
     ap.add_argument('--check', action='store_true',
                     help='exit 1 when the graphs printed have a circle (the lint check)')
     a = ap.parse_args(argv)
@@ -382,16 +399,24 @@ def main(argv=None):
             reasons = fg.get(p, {}).get(q)
             print(f'{p} -> {q}: ' + ('; '.join(sorted(set(reasons))) if reasons else 'no'))
         return 0
+    if a.forbid:
+        fg, bad = folder_graph(g), 0
+        for rule in a.forbid:
+            src, _, dst = rule.partition(':')
+            for x, y, reasons in forbidden(fg, set(src.split(',')), set(dst.split(','))):
+                bad += 1
+                print(f'{x} -> {y}: ' + '; '.join(sorted(set(reasons))))
+        return 1 if bad else 0
     mg = module_graph(g)
-    levels = {'files': (g,), 'modules': (mg,), 'inside': (inside_folders(mg),),
-              'folders': (folder_graph(g),)}
+    levels = {'files': g, 'modules': mg, 'inside': inside_folders(mg), 'folders': folder_graph(g)}
     shown = ('inside', 'modules', 'folders') if a.level == 'all' else (a.level,)
     found = 0
     for name in shown:
-        graph = levels[name][0]
+        graph = levels[name]
         comps = sccs(graph)
         found += len(comps)
-        _print_circles('modules inside folders' if name == 'inside' else name, graph, comps, a.verbose, sys.stdout)
+        title = 'modules inside folders' if name == 'inside' else name
+        _print_circles(title, graph, comps, a.verbose, sys.stdout)
     return 1 if a.check and found else 0
 
 

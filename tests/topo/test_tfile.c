@@ -7,7 +7,7 @@
  */
 #include "testutil.h"
 
-#include "ctrl/sm.h"
+#include "ctrl/sm_dump.h"
 #include "net/net.h"
 #include "topo/tfile.h"
 

@@ -18,6 +18,7 @@ no build. For reading the layering by hand and for a `make lint` check
     python3 tools/layers.py --why route/fib route/live
     python3 tools/layers.py --check --level modules   # exit 1 on a circle
     python3 tools/layers.py --forbid net,cc,flowctl,route:innet,coll,par,config,stats,cli
+    python3 tools/layers.py --layers        # docs/architecture.md's rule (make lint)
 
 As a module: file_graph(src) -> {file: {dep: [reasons]}}; module_graph(g)
 and folder_graph(g) collapse it (a module is x.h + x-inl.h + x.c); sccs(g)
@@ -357,6 +358,55 @@ def forbidden(graph, sources, targets):
             for b in sorted(graph[a]) if b in targets]
 
 
+# The layers of docs/architecture.md, bottom first. A folder may include or
+# call its own layer and those below; net/'s layer holds the packet layer and
+# the strategies it calls through *_ops tables (their circles are the layer's
+# own). A plain-data parameter header (*_params.h) may be included from any
+# layer: config fills it, the model carries it.
+LAYERS = [
+    ('core',),
+    ('net', 'cc', 'flowctl', 'route', 'link', 'xport'),
+    ('ctrl', 'innet', 'coll', 'workload', 'topo'),
+    ('model',),
+    ('par', 'stats'),
+    ('config',),
+    ('report',),
+    ('cli',),
+]
+
+
+def layer_of(folder):
+    for i, names in enumerate(LAYERS):
+        if folder in names:
+            return i
+    return None
+
+
+def layer_violations(graph):
+    """The rule of docs/architecture.md against the file graph: the edges
+    that point up a layer (a folder not in LAYERS is an error too), and the
+    module circles that cross folders outside net/'s layer. Returns a list
+    of lines to print; empty when the rule holds."""
+    out = []
+    for a in sorted(graph):
+        fa = folder_of(a)
+        la = layer_of(fa)
+        if la is None:
+            out.append(f'{fa}/: not in a layer (tools/layers.py LAYERS, docs/architecture.md)')
+            continue
+        for b, reasons in sorted(graph[a].items()):
+            fb = folder_of(b)
+            lb = layer_of(fb)
+            if lb is None or lb <= la or b.endswith('_params.h'):
+                continue
+            out.append(f'up a layer: {a} -> {b}: ' + '; '.join(sorted(set(reasons))))
+    for comp in sccs(module_graph(graph)):
+        folders = {folder_of(m) for m in comp}
+        if len(folders) > 1 and not folders <= set(LAYERS[1]):
+            out.append('circle across folders: ' + ' '.join(comp))
+    return out
+
+
 def back_edges(graph, comp):
     """The edges inside one component, as (a, b, reasons)."""
     members = set(comp)
@@ -388,6 +438,10 @@ def main(argv=None):
                     help='folders (comma-separated) that must not include or call the TO '
                     'folders, e.g. net,cc:par,innet; the edges that do are printed and the exit '
                     'status is 1 (repeatable)')
+    ap.add_argument('--layers', action='store_true',
+                    help='check the layering of docs/architecture.md: no include or call up a '
+                    'layer, no module circle across folders (but net/ and its strategies); '
+                    'exit 1 with the offending edges (make lint)')
     ap.add_argument('--check', action='store_true',
                     help='exit 1 when the graphs printed have a circle (the lint check)')
     a = ap.parse_args(argv)
@@ -399,6 +453,12 @@ def main(argv=None):
             reasons = fg.get(p, {}).get(q)
             print(f'{p} -> {q}: ' + ('; '.join(sorted(set(reasons))) if reasons else 'no'))
         return 0
+    if a.layers:
+        bad = layer_violations(g)
+        for line in dict.fromkeys(bad):
+            print(line)
+        print(f'layers: {len(bad)} violation(s) of docs/architecture.md')
+        return 1 if bad else 0
     if a.forbid:
         fg, bad = folder_graph(g), 0
         for rule in a.forbid:

@@ -33,7 +33,7 @@
 #include "cc/cc.h"
 #include "core/mem.h"
 #include "net/net.h"
-#include "topo/tfile.h"
+#include "config/tfile_yaml.h"
 #include "topo/topo.h"
 
 #include <stdlib.h>

@@ -9,7 +9,7 @@
 
 #include "ctrl/sm_dump.h"
 #include "net/net.h"
-#include "topo/tfile.h"
+#include "config/tfile_yaml.h"
 
 #include <unistd.h>
 

@@ -45,8 +45,9 @@ bool batch_is_dir(const char *p) {
     return !stat(p, &st) && S_ISDIR(st.st_mode);
 }
 
-void batch_write_status(const char *dir, const char *status, const char *message, const char *label,
-                        double wall_s) {
+void batch_write_status_set(const char *dir, const char *status, const char *message,
+                            const char *label, const char *const *sets, size_t nsets,
+                            double wall_s) {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/status.json", dir);
     struct fs_out o;
@@ -57,10 +58,35 @@ void batch_write_status(const char *dir, const char *status, const char *message
     jw_kstr(&w, "status", status);
     jw_kstr(&w, "message", message ? message : "");
     if (label) jw_kstr(&w, "label", label);
+    if (nsets) { /* KEY=VALUE overrides: the report plots a sweep's metrics against them */
+        jw_key(&w, "set");
+        jw_obj(&w);
+        for (size_t i = 0; i < nsets; i++) {
+            const char *eq = strchr(sets[i], '=');
+            if (!eq) continue;
+            char key[256];
+            snprintf(key, sizeof key, "%.*s", (int)(eq - sets[i]), sets[i]);
+            jw_kstr(&w, key, eq + 1);
+        }
+        jw_obj_end(&w);
+    }
     jw_knum(&w, "wall_s", wall_s);
     jw_obj_end(&w);
     jw_end(&w);
     fs_out_commit(&o);
+}
+
+void batch_write_status(const char *dir, const char *status, const char *message, const char *label,
+                        double wall_s) {
+    batch_write_status_set(dir, status, message, label, NULL, 0, wall_s);
+}
+
+/* A job's status: its folder, label and, for a sweep, the values it set. */
+static void job_status(const struct batch_job *j, const char *status, const char *message,
+                       double wall_s) {
+    bool sweep = j->lab && !strcmp(j->lab, "sweep");
+    batch_write_status_set(j->outdir, status, message, j->label, sweep ? j->sets : NULL,
+                           sweep ? j->nsets : 0, wall_s);
 }
 
 /* In the child: load, build, run, write. Exit code 0 ok, 3 not available,
@@ -78,12 +104,11 @@ static int child_run(const struct batch_job *j) {
         if (rc == FS_EINVAL && !strcmp(d.file, "--set") && d.line > j->nlabsets) {
             char why[1200];
             snprintf(why, sizeof why, "not run: the --set change does not apply here (%s)", msg);
-            batch_write_status(j->outdir, REPORT_NOT_RUN, why, j->label, 0);
+            job_status(j, REPORT_NOT_RUN, why, 0);
             return 3;
         }
         bool notyet = rc == FS_ENOTSUP || rc == FS_EINVAL || rc == FS_ERANGE;
-        batch_write_status(j->outdir, notyet ? REPORT_NOT_AVAILABLE : REPORT_ERROR, msg, j->label,
-                           0);
+        job_status(j, notyet ? REPORT_NOT_AVAILABLE : REPORT_ERROR, msg, 0);
         return notyet ? 3 : 2;
     }
     struct model m;
@@ -91,7 +116,7 @@ static int child_run(const struct batch_job *j) {
     if (rc) {
         diag_format(&d, msg, sizeof msg);
         scenario_fini(&sc);
-        batch_write_status(j->outdir, REPORT_ERROR, msg, j->label, 0);
+        job_status(j, REPORT_ERROR, msg, 0);
         return 2;
     }
     rc = model_build(&m, &sc, &d);
@@ -100,25 +125,24 @@ static int child_run(const struct batch_job *j) {
         model_fini(&m);
         scenario_fini(&sc);
         bool notyet = rc == FS_ENOTSUP || rc == FS_EINVAL;
-        batch_write_status(j->outdir, notyet ? REPORT_NOT_AVAILABLE : REPORT_ERROR, msg, j->label,
-                           0);
+        job_status(j, notyet ? REPORT_NOT_AVAILABLE : REPORT_ERROR, msg, 0);
         return notyet ? 3 : 1;
     }
     model_run(&m, NULL, NULL);
     rc = results_write_dir(&m, j->outdir, &d);
     if (rc) {
         diag_format(&d, msg, sizeof msg);
-        batch_write_status(j->outdir, REPORT_ERROR, msg, j->label, wall_now_s() - t0);
+        job_status(j, REPORT_ERROR, msg, wall_now_s() - t0);
     } else if (m.interrupted) {
         /* Ctrl-C reaches the whole process group: the run ended early and
          * its results are partial, so the report must not read them as the
          * scenario's (`fabsim run` exits 128 + signal for the same reason). */
         snprintf(msg, sizeof msg, "stopped by signal %d (%s) before the end: results partial",
                  m.interrupted, strsignal(m.interrupted));
-        batch_write_status(j->outdir, REPORT_ERROR, msg, j->label, wall_now_s() - t0);
+        job_status(j, REPORT_ERROR, msg, wall_now_s() - t0);
         rc = 1;
     } else {
-        batch_write_status(j->outdir, REPORT_OK, "", j->label, wall_now_s() - t0);
+        job_status(j, REPORT_OK, "", wall_now_s() - t0);
     }
     model_fini(&m);
     scenario_fini(&sc);
@@ -171,7 +195,7 @@ static void finish_job(struct batch_job *j, int wstatus) {
         if (rc == 128 + SIGINT || rc == 128 + SIGTERM) {
             snprintf(msg, sizeof msg, "stopped by signal %d (%s) before the end: no results",
                      rc - 128, strsignal(rc - 128));
-            batch_write_status(j->outdir, REPORT_ERROR, msg, j->label, wall_now_s() - j->t0);
+            job_status(j, REPORT_ERROR, msg, wall_now_s() - j->t0);
         }
         return;
     }
@@ -186,7 +210,7 @@ static void finish_job(struct batch_job *j, int wstatus) {
         snprintf(msg, sizeof msg,
                  "the simulator died (signal %d: %s); run `fabsim run %s` to see why", sig,
                  strsignal(sig), j->file);
-    batch_write_status(j->outdir, REPORT_ERROR, msg, j->label, wall_now_s() - j->t0);
+    job_status(j, REPORT_ERROR, msg, wall_now_s() - j->t0);
     j->status = 2;
 }
 
@@ -245,7 +269,7 @@ static void mark_not_started(struct batch *js, size_t from) {
         unlink(path);
         snprintf(path, sizeof path, "%s/links.csv", j->outdir);
         unlink(path);
-        batch_write_status(j->outdir, REPORT_NOT_RUN, msg, j->label, 0);
+        job_status(j, REPORT_NOT_RUN, msg, 0);
     }
 }
 

@@ -55,6 +55,10 @@ int batch_report(const char *dir, bool quiet);
 
 /* DIR/status.json of a run: status (REPORT_OK, ...), message, label and
  * wall-clock seconds. */
+/* ... and the KEY=VALUE overrides it ran with, as "set" (a sweep's). */
+void batch_write_status_set(const char *dir, const char *status, const char *message,
+                            const char *label, const char *const *sets, size_t nsets,
+                            double wall_s);
 void batch_write_status(const char *dir, const char *status, const char *message, const char *label,
                         double wall_s);
 /* `text` to `path`, atomically, never through a symlink: 0 or -1. */

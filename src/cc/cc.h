@@ -71,7 +71,7 @@ struct ibcc_params {
     uint64_t cct_step_ps;       /* CCT entry i = i x this of injection delay per packet */
 };
 
-/* HPCC (Li et al., SIGCOMM 2019; cc/hpcc.c, docs/sources.md A13): the window
+/* HPCC (Li et al., SIGCOMM 2019; cc/hpcc.c, docs/sources.md A7): the window
  * law's parameters as the paper and its ns-3 artifact set them. */
 struct hpcc_params {
     double eta;            /* target utilisation (paper: 95 %) */
@@ -121,7 +121,7 @@ uint32_t ibcc_ccti(struct net *n, uint32_t qp);
 /* HPCC's rate R = W / T of `qp`, and its window W in bytes (tests, reports). */
 double hpcc_rate_bps(struct net *n, uint32_t qp);
 double hpcc_window_bytes(struct net *n, uint32_t qp);
-/* The defaults of fabric.hpcc (docs/sources.md A13). */
+/* The defaults of fabric.hpcc (docs/sources.md A7). */
 void hpcc_defaults(struct hpcc_params *hp);
 /* DCQCN's target rate R_T of `qp` (tests). */
 double dcqcn_target_bps(struct net *n, uint32_t qp);

@@ -1,7 +1,7 @@
 /* src/cc/hpcc.c
  *
  * HPCC (Li et al., "HPCC: High Precision Congestion Control", SIGCOMM 2019;
- * docs/sources.md A13) in its three places:
+ * docs/sources.md A7) in its three places:
  *  - switches: in-band telemetry. Every switch egress port that starts a data
  *    packet on the wire appends one hop record: the bytes its queues hold
  *    (qlen, after the packet left them), the bytes it has transmitted
@@ -33,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HPCC_MAX_HOP 5 /* ns-3 IntHeader::maxHop (docs/sources.md A13) */
+#define HPCC_MAX_HOP 5 /* ns-3 IntHeader::maxHop (docs/sources.md A7) */
 
 struct int_hop {
     uint64_t ts_ps;
@@ -242,7 +242,7 @@ double hpcc_window_bytes(struct net *n, uint32_t qp) {
 }
 
 void hpcc_defaults(struct hpcc_params *hp) {
-    /* docs/sources.md A13: eta 95 %, maxStage 5 (paper s5), W_AI from the
+    /* docs/sources.md A7: eta 95 %, maxStage 5 (paper s5), W_AI from the
      * artifact's RATE_AI (run.py), MIN_RATE 1000 Mb/s (run.py). */
     memset(hp, 0, sizeof *hp);
     hp->eta = 0.95;

@@ -258,22 +258,22 @@ const struct schema_table SCHEMA_IBCC = {TABLE("ibcc", IBCC_KEYS)};
 
 /* fabric.hpcc: HPCC's window law as the paper sets it (Li et al. SIGCOMM 2019
  * s5: eta 95 %, maxStage 5) and its ns-3 artifact's run.py (RATE_AI 10 Mb/s
- * x link / 25 G, MIN_RATE 1000 Mb/s); docs/sources.md A13. */
+ * x link / 25 G, MIN_RATE 1000 Mb/s); docs/sources.md A7. */
 #define HPC(f) offsetof(struct hpcc_params, f)
 static const struct schema_key HPCC_KEYS[] = {
     {KEY("eta", SCHEMA_FRACTION_POS, HPC(eta), "0.95", NULL,
-         "docs/sources.md A13: HPCC paper s5, eta = 95 % (run.py U_TARGET 0.95)")},
+         "docs/sources.md A7: HPCC paper s5, eta = 95 % (run.py U_TARGET 0.95)")},
     {KEY("max_stage", SCHEMA_U32, HPC(max_stage), "5", NULL,
-         "docs/sources.md A13: HPCC paper s5, maxStage = 5"),
+         "docs/sources.md A7: HPCC paper s5, maxStage = 5"),
      .max = 1000},
     {KEY("rate_ai", SCHEMA_RATE, HPC(rate_ai_bps), "0", NULL,
-         "docs/sources.md A13: W_AI / T; 0 = the artifact's RATE_AI, 10 Mb/s x link / 25 Gb/s "
+         "docs/sources.md A7: W_AI / T; 0 = the artifact's RATE_AI, 10 Mb/s x link / 25 Gb/s "
          "(160 Mb/s at 400 G)")},
     {KEY("base_rtt", SCHEMA_TIME, HPC(base_rtt_ps), "0", NULL,
-         "docs/sources.md A13: T; 0 = each QP's smallest measured RTT (the artifact uses the "
+         "docs/sources.md A7: T; 0 = each QP's smallest measured RTT (the artifact uses the "
          "fabric's largest unloaded RTT)")},
     {KEY("min_rate", SCHEMA_RATE, HPC(min_rate_bps), "1Gbps", NULL,
-         "docs/sources.md A13: run.py MIN_RATE 1000 Mb/s"),
+         "docs/sources.md A7: run.py MIN_RATE 1000 Mb/s"),
      .min = 1},
 };
 const struct schema_table SCHEMA_HPCC = {TABLE("hpcc", HPCC_KEYS)};

@@ -584,7 +584,7 @@ static const struct schema_key FABRIC_KEYS[] = {
     {KEY("lft_file", SCHEMA_STRING, FAB(lft_file), NULL, NULL, "used by routing_engine: file"),
      .show = lft_file_shown},
     {KEY("congestion_control", SCHEMA_ENUM, FAB(congestion_control), "none", "dcqcn",
-         "SPEC.md; docs/sources.md A6 (dcqcn), A13 (hpcc)"),
+         "SPEC.md; docs/sources.md A6 (dcqcn), A7 (hpcc)"),
      .names = CC_NAMES},
     {KEY("pfc", SCHEMA_MAP, FAB(pfc), NULL, NULL, NULL), .sub = &SCHEMA_PFC},
     {KEY("ecn", SCHEMA_MAP, FAB(ecn), NULL, NULL, NULL), .sub = &SCHEMA_ECN},

@@ -1,6 +1,6 @@
 /* tests/roce/test_hpcc.c
  *
- * HPCC (Li et al. SIGCOMM 2019; cc/hpcc.c, docs/sources.md A13): the window
+ * HPCC (Li et al. SIGCOMM 2019; cc/hpcc.c, docs/sources.md A7): the window
  * law's fixed point and what it does to the bottleneck queue, each against
  * the same scenario with congestion control off.
  *  - One long flow through one switch: the sender settles where the INT

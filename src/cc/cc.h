@@ -20,7 +20,7 @@ struct diag;
  * module reads them and never includes config/. */
 enum cc_kind { CC_NONE, CC_DCQCN, CC_IBCC, CC_HPCC };
 enum dcqcn_preset { DCQCN_PRESET_CONNECTX, DCQCN_PRESET_PAPER };
-/* What one unit of dcqcn.byte_counter (ConnectX rpg_byte_reset) is: disputed,
+/* What one unit of dcqcn.byte_counter (ConnectX rpg_byte_reset) is: not settled,
  * bytes per mstflint, 64-byte units per Google's isekai (docs/sources.md A12). */
 enum dcqcn_byte_unit { DCQCN_BYTES, DCQCN_64B };
 enum dcqcn_cnp_class { DCQCN_CNP_STRICT, DCQCN_CNP_DATA };

@@ -133,7 +133,7 @@ static const struct schema_key DCQCN_KEYS[] = {
          "docs/sources.md A6: rpg_time_reset; paper 55 us"),
      .min = 1},
     /* rpg_byte_reset 32767, on (docs/sources.md A12); what its unit is is
-     * disputed, so byte_counter_unit says it (bytes: mstflint; 64B: isekai). */
+     * not settled, so byte_counter_unit says it (bytes: mstflint; 64B: isekai). */
     {KEY("byte_counter", SCHEMA_SIZE, DCQ(byte_counter_bytes), "32767B", "10MB",
          "docs/sources.md A6, A12: rpg_byte_reset 32767 (0 = off); paper 10 MB")},
     {KEY("byte_counter_unit", SCHEMA_ENUM, DCQ(byte_counter_unit), "bytes", "bytes",

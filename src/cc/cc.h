@@ -1,8 +1,9 @@
 /* src/cc/cc.h
  *
  * End-to-end congestion control at the NIC as a policy table: `none` (line
- * rate), `dcqcn` (RoCE), `hpcc` (RoCE with in-band telemetry) and `ibcc`
- * (InfiniBand FECN/BECN). Keeps its own per-QP state in net->cc_state.
+ * rate), `dcqcn` (RoCE), `hpcc` (RoCE with in-band telemetry), `dctcp`
+ * (ECN-echo in ACKs) and `ibcc` (InfiniBand FECN/BECN). Keeps its own per-QP state in
+ * net->cc_state.
  */
 #ifndef FABSIM_CC_CC_H
 #define FABSIM_CC_CC_H
@@ -18,7 +19,7 @@ struct diag;
 
 /* Parameters: config/ fills them from the scenario (docs/scenario.md); the
  * module reads them and never includes config/. */
-enum cc_kind { CC_NONE, CC_DCQCN, CC_IBCC, CC_HPCC };
+enum cc_kind { CC_NONE, CC_DCQCN, CC_IBCC, CC_HPCC, CC_DCTCP };
 enum dcqcn_preset { DCQCN_PRESET_CONNECTX, DCQCN_PRESET_PAPER };
 /* What one unit of dcqcn.byte_counter (ConnectX rpg_byte_reset) is: not settled,
  * bytes per mstflint, 64-byte units per Google's isekai (docs/sources.md A12). */
@@ -81,6 +82,15 @@ struct hpcc_params {
     uint64_t min_rate_bps; /* floor of the rate (artifact MIN_RATE) */
 };
 
+/* DCTCP (Alizadeh et al. SIGCOMM 2010) on RDMA as the HPCC artifact runs it
+ * (cc/dctcp.c, docs/sources.md A7): marking from fabric.ecn. */
+struct dctcp_params {
+    double g;              /* alpha's gain per RTT (paper: 1/16) */
+    uint64_t rate_ai_bps;  /* additive increase per RTT; 0 = one MTU per RTT (MTU x 8 / T) */
+    uint64_t base_rtt_ps;  /* T; 0 = each QP's smallest measured RTT */
+    uint64_t min_rate_bps; /* floor of the rate */
+};
+
 struct cc_ops {
     const char *name;
     int (*init)(struct net *n, struct diag *d);
@@ -108,6 +118,7 @@ extern const struct cc_ops cc_none_ops;
 extern const struct cc_ops cc_dcqcn_ops;
 extern const struct cc_ops cc_ibcc_ops;
 extern const struct cc_ops cc_hpcc_ops;
+extern const struct cc_ops cc_dctcp_ops;
 
 /* The DCQCN paper's parameters (Zhu et al. SIGCOMM'15, 40 G; docs/sources.md A5,
  * A6, V3) for `dcqcn: {preset: paper}`; defaults are ConnectX values. */
@@ -123,6 +134,9 @@ double hpcc_rate_bps(struct net *n, uint32_t qp);
 double hpcc_window_bytes(struct net *n, uint32_t qp);
 /* The defaults of fabric.hpcc (docs/sources.md A7). */
 void hpcc_defaults(struct hpcc_params *hp);
+/* DCTCP's rate and alpha of `qp` (tests). */
+double dctcp_rate_bps(struct net *n, uint32_t qp);
+double dctcp_alpha(struct net *n, uint32_t qp);
 /* DCQCN's target rate R_T of `qp` (tests). */
 double dcqcn_target_bps(struct net *n, uint32_t qp);
 

@@ -29,6 +29,8 @@ const struct cc_ops *cc_select(const struct net *n, struct diag *d) {
         return &cc_ibcc_ops;
     case CC_HPCC:
         return &cc_hpcc_ops;
+    case CC_DCTCP:
+        return &cc_dctcp_ops;
     }
     return NULL;
 }

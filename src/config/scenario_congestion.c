@@ -277,3 +277,21 @@ static const struct schema_key HPCC_KEYS[] = {
      .min = 1},
 };
 const struct schema_table SCHEMA_HPCC = {TABLE("hpcc", HPCC_KEYS)};
+
+/* fabric.dctcp: DCTCP on RDMA as the HPCC artifact runs it (docs/sources.md
+ * A7): g 1/16 (the DCTCP paper's, run.py EWMA_GAIN 0.0625), one MTU per RTT of
+ * additive increase (run.py's DCTCP_RATE_AI 615 Mb/s is that at 13 us, 1 KB). */
+#define DCT(f) offsetof(struct dctcp_params, f)
+static const struct schema_key DCTCP_KEYS[] = {
+    {KEY("g", SCHEMA_FRACTION_POS, DCT(g), "0.0625", NULL,
+         "docs/sources.md A7: DCTCP paper g = 1/16 (run.py EWMA_GAIN 0.0625)")},
+    {KEY("rate_ai", SCHEMA_RATE, DCT(rate_ai_bps), "0", NULL,
+         "docs/sources.md A7: 0 = one MTU per RTT (run.py DCTCP_RATE_AI 615 Mb/s = 1 KB per "
+         "13 us)")},
+    {KEY("base_rtt", SCHEMA_TIME, DCT(base_rtt_ps), "0", NULL,
+         "docs/sources.md A7: T for the window R x T; 0 = each QP's smallest measured RTT")},
+    {KEY("min_rate", SCHEMA_RATE, DCT(min_rate_bps), "1Gbps", NULL,
+         "docs/sources.md A7: run.py MIN_RATE 1000 Mb/s"),
+     .min = 1},
+};
+const struct schema_table SCHEMA_DCTCP = {TABLE("dctcp", DCTCP_KEYS)};

@@ -23,7 +23,7 @@ static const char *const FABRIC_KINDS[] = {"infiniband", "roce", NULL};
 static const char *const FLOWCTL_NAMES[] = {"credit", "pfc", "none", NULL};
 static const char *const ROUTING_NAMES[] = {"static", "adaptive", "ecmp", "spray", NULL};
 static const char *const ENGINE_NAMES[] = {"minhop", "updn", "ftree", "file", NULL};
-static const char *const CC_NAMES[] = {"none", "dcqcn", "ibcc", "hpcc", NULL};
+static const char *const CC_NAMES[] = {"none", "dcqcn", "ibcc", "hpcc", "dctcp", NULL};
 static const char *const RETX_NAMES[] = {"go_back_n", "go_back_0", "selective_repeat", NULL};
 static const char *const CP_NAMES[] = {"sm", "bgp", NULL};
 static const char *const SHARING_NAMES[] = {"static", "shared", NULL};
@@ -521,6 +521,10 @@ static int fabric_check(struct schema_ctx *c, const struct yaml_node *map,
         return schema_fail(c, at(map, here, "congestion_control"), FS_EINVAL,
                            "congestion_control: hpcc runs on RoCE NICs and INT switches (HPCC, "
                            "SIGCOMM 2019); with fabric.kind infiniband use ibcc or none");
+    if (f->congestion_control == CC_DCTCP && f->kind != FABRIC_ROCE)
+        return schema_fail(c, at(map, here, "congestion_control"), FS_EINVAL,
+                           "congestion_control: dctcp needs ECN marking at Ethernet switches "
+                           "(DCTCP, SIGCOMM 2010); with fabric.kind infiniband use ibcc or none");
     int rc = ib_check(c, map, here, f);
     return rc ? rc : preset_ecn(c, map, here, f);
 }
@@ -584,7 +588,7 @@ static const struct schema_key FABRIC_KEYS[] = {
     {KEY("lft_file", SCHEMA_STRING, FAB(lft_file), NULL, NULL, "used by routing_engine: file"),
      .show = lft_file_shown},
     {KEY("congestion_control", SCHEMA_ENUM, FAB(congestion_control), "none", "dcqcn",
-         "SPEC.md; docs/sources.md A6 (dcqcn), A7 (hpcc)"),
+         "SPEC.md; docs/sources.md A6 (dcqcn), A7 (hpcc, dctcp)"),
      .names = CC_NAMES},
     {KEY("pfc", SCHEMA_MAP, FAB(pfc), NULL, NULL, NULL), .sub = &SCHEMA_PFC},
     {KEY("ecn", SCHEMA_MAP, FAB(ecn), NULL, NULL, NULL), .sub = &SCHEMA_ECN},
@@ -592,6 +596,8 @@ static const struct schema_key FABRIC_KEYS[] = {
     {KEY("ibcc", SCHEMA_MAP, FAB(ibcc), NULL, NULL, NULL), .sub = &SCHEMA_IBCC,
      .only = M(FABRIC_INFINIBAND)},
     {KEY("hpcc", SCHEMA_MAP, FAB(hpcc), NULL, NULL, NULL), .sub = &SCHEMA_HPCC,
+     .only = M(FABRIC_ROCE)},
+    {KEY("dctcp", SCHEMA_MAP, FAB(dctcp), NULL, NULL, NULL), .sub = &SCHEMA_DCTCP,
      .only = M(FABRIC_ROCE)},
     {KEY("transport", SCHEMA_MAP, FAB(transport), NULL, NULL, NULL), .sub = &TRANSPORT_TABLE},
     {KEY("out_of_order", SCHEMA_ENUM, FAB(out_of_order), "placement", NULL,

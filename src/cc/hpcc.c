@@ -38,8 +38,9 @@
 struct int_hop {
     uint64_t ts_ps;
     uint64_t tx_bytes;
-    uint64_t qlen_bytes;
     uint64_t rate_bps;
+    uint32_t qlen_bytes;
+    uint32_t port; /* which egress stamped it: a sprayed packet's hop i may be another port */
 };
 
 struct int_rec {
@@ -143,8 +144,9 @@ static void hpcc_on_tx(struct net *n, uint32_t port, struct packet *p) {
         struct int_hop *h = &r->hop[r->nhop];
         h->ts_ps = n->sim->now_ps;
         h->tx_bytes = pt->tx_bytes;
-        h->qlen_bytes = pt->q_bytes;
+        h->qlen_bytes = pt->q_bytes < UINT32_MAX ? (uint32_t)pt->q_bytes : UINT32_MAX;
         h->rate_bps = pt->rate_bps;
+        h->port = port;
     }
     if (r->nhop <= HPCC_MAX_HOP) r->nhop++;
 }
@@ -159,10 +161,11 @@ static void react(struct net *n, uint32_t qp, struct hq *h, const struct int_rec
     bool any = false;
     for (uint32_t i = 0; i < r->nhop; i++) {
         const struct int_hop *a = &r->hop[i], *b = &h->prev.hop[i];
-        if (a->ts_ps <= b->ts_ps || a->tx_bytes < b->tx_bytes) continue; /* the same record */
+        /* the same record again, or another port (a sprayed path): no rate */
+        if (a->port != b->port || a->ts_ps <= b->ts_ps || a->tx_bytes < b->tx_bytes) continue;
         uint64_t tau = a->ts_ps - b->ts_ps;
         double tx_bps = (double)(a->tx_bytes - b->tx_bytes) * 8e12 / (double)tau;
-        uint64_t qlen = a->qlen_bytes < b->qlen_bytes ? a->qlen_bytes : b->qlen_bytes;
+        uint32_t qlen = a->qlen_bytes < b->qlen_bytes ? a->qlen_bytes : b->qlen_bytes;
         double u = tx_bps / (double)a->rate_bps + (double)qlen * 8e12 / ((double)a->rate_bps * T);
         if (u > U) {
             U = u;

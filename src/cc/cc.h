@@ -106,7 +106,9 @@ struct cc_ops {
     /* Switch `sw` queues `p` on egress `out_port` (ECN marking; may be NULL). */
     void (*on_enqueue)(struct net *n, uint32_t sw, uint32_t out_port, struct packet *p);
     /* Port `port` (switch or NIC) starts `p` on the wire: its queue no longer
-     * holds it, its tx_bytes do not count it yet (per-hop telemetry; may be NULL). */
+     * holds it, its tx_bytes do not count it yet (per-hop telemetry; may be
+     * NULL). Frames of the strict control queue (CNPs in their own class,
+     * pauses, credits) do not pass here. */
     void (*on_tx)(struct net *n, uint32_t port, struct packet *p);
     /* Sender side: an ACK for `qp` arrived, after the transport took it (may be NULL). */
     void (*on_ack)(struct net *n, uint32_t qp, const struct packet *p);

@@ -27,6 +27,10 @@ const struct cc_ops *cc_select(const struct net *n, struct diag *d) {
         return &cc_dcqcn_ops;
     case CC_IBCC:
         return &cc_ibcc_ops;
+    case CC_HPCC:
+        return &cc_hpcc_ops;
+    case CC_DCTCP:
+        return &cc_dctcp_ops;
     }
     return NULL;
 }

@@ -23,7 +23,7 @@ static const char *const FABRIC_KINDS[] = {"infiniband", "roce", NULL};
 static const char *const FLOWCTL_NAMES[] = {"credit", "pfc", "none", NULL};
 static const char *const ROUTING_NAMES[] = {"static", "adaptive", "ecmp", "spray", NULL};
 static const char *const ENGINE_NAMES[] = {"minhop", "updn", "ftree", "file", NULL};
-static const char *const CC_NAMES[] = {"none", "dcqcn", "ibcc", NULL};
+static const char *const CC_NAMES[] = {"none", "dcqcn", "ibcc", "hpcc", "dctcp", NULL};
 static const char *const RETX_NAMES[] = {"go_back_n", "go_back_0", "selective_repeat", NULL};
 static const char *const CP_NAMES[] = {"sm", "bgp", NULL};
 static const char *const SHARING_NAMES[] = {"static", "shared", NULL};
@@ -104,7 +104,8 @@ static int adp_check(struct schema_ctx *c, const struct yaml_node *map,
 #define ADP(f) offsetof(struct adp_params, f)
 static const struct schema_key ADP_KEYS[] = {
     {KEY("time_base", SCHEMA_TIME, ADP(time_base_ps), "4us", NULL,
-         "docs/sources.md A12: ConnectX firmware minimum base timeout 4 us (adp_retx_base_timeout_min "
+         "docs/sources.md A12: ConnectX firmware minimum base timeout 4 us "
+         "(adp_retx_base_timeout_min "
          "0xFA0 ns); profile #0's own base is not published (C)"),
      .min = ADP_BASE_MIN_PS},
     {KEY("init_low", SCHEMA_U32, ADP(init_low), "5", NULL,
@@ -121,7 +122,8 @@ static const struct schema_key ADP_KEYS[] = {
          "docs/sources.md A12 (C): up to 2^5 x 128 us = 4.1 ms, capped by transport.timeout"),
      .max = 40},
     {KEY("retries", SCHEMA_U32, ADP(range_retries), "2", NULL,
-         "docs/sources.md A12: timeout_retry_num, uses of the range's entry value before doubling (C)"),
+         "docs/sources.md A12: timeout_retry_num, uses of the range's entry value before doubling "
+         "(C)"),
      .min = 1, .max = 127},
     {KEY("dec", SCHEMA_ENUM, ADP(dec), "halve", NULL,
          "docs/sources.md A12: dec_mode on forward progress, halve/quarter/reset (C)"),
@@ -142,7 +144,8 @@ static const struct schema_key TRANSPORT_KEYS[] = {
          "docs/sources.md A10, A12: NCCL_IB_RETRY_CNT 7 (IBA: 3 bits)"),
      .max = 7},
     {KEY("rto", SCHEMA_ENUM, TRA(rto), "iba", "adaptive",
-         "docs/sources.md A12: IBA local ACK timeout and retry count (InfiniBand); ConnectX adaptive "
+         "docs/sources.md A12: IBA local ACK timeout and retry count (InfiniBand); ConnectX "
+         "adaptive "
          "retransmission, on in RoCE firmware (roce_adp_retrans_en = 1); fixed = a fixed timer "
          "retried for ever (docs/model.md)"),
      .names = RTO_NAMES},
@@ -181,7 +184,8 @@ static const struct schema_key CP_KEYS[] = {
          "docs/sources.md A10: a vendor claim (SHIELD '5000x faster' than the SM, B) read "
          "against A10b's 42-92 ms; no measurement (C)"),
      .min = 1, .only = M(CP_SM)},
-    {KEY("proc", SCHEMA_TIME, CPL(proc_ps), "1ms", NULL, "docs/scenario.md: not in docs/sources.md (C)"),
+    {KEY("proc", SCHEMA_TIME, CPL(proc_ps), "1ms", NULL,
+         "docs/scenario.md: not in docs/sources.md (C)"),
      .only = M(CP_BGP)},
     {KEY("mrai", SCHEMA_TIME, CPL(mrai_ps), "0", NULL,
          "docs/sources.md A10: FRRouting (SONiC) default MRAI 0"),
@@ -513,6 +517,14 @@ static int fabric_check(struct schema_ctx *c, const struct yaml_node *map,
         return schema_fail(c, at(map, here, "congestion_control"), FS_EINVAL,
                            "congestion_control: ibcc is InfiniBand congestion control (FECN/BECN, "
                            "IBA Annex A10); with fabric.kind roce use dcqcn or none");
+    if (f->congestion_control == CC_HPCC && f->kind != FABRIC_ROCE)
+        return schema_fail(c, at(map, here, "congestion_control"), FS_EINVAL,
+                           "congestion_control: hpcc runs on RoCE NICs and INT switches (HPCC, "
+                           "SIGCOMM 2019); with fabric.kind infiniband use ibcc or none");
+    if (f->congestion_control == CC_DCTCP && f->kind != FABRIC_ROCE)
+        return schema_fail(c, at(map, here, "congestion_control"), FS_EINVAL,
+                           "congestion_control: dctcp needs ECN marking at Ethernet switches "
+                           "(DCTCP, SIGCOMM 2010); with fabric.kind infiniband use ibcc or none");
     int rc = ib_check(c, map, here, f);
     return rc ? rc : preset_ecn(c, map, here, f);
 }
@@ -543,7 +555,8 @@ static const struct schema_key FABRIC_KEYS[] = {
     {KEY("link", SCHEMA_RATE, FAB(link_bps), "400Gbps", NULL,
          "docs/sources.md A1: NDR / 400GbE data rate"),
      .min = 1},
-    {KEY("mtu", SCHEMA_U32, FAB(mtu_bytes), "4096", NULL, "docs/sources.md A1: typical AI-fabric MTU"),
+    {KEY("mtu", SCHEMA_U32, FAB(mtu_bytes), "4096", NULL,
+         "docs/sources.md A1: typical AI-fabric MTU"),
      .min = 256, .max = 4096},
     {KEY("cable", SCHEMA_LENGTH, FAB(cable_mm), "5m", NULL, "SPEC.md example"), .min = 1,
      .max = 100000000, .show = cable_shown},
@@ -575,13 +588,17 @@ static const struct schema_key FABRIC_KEYS[] = {
     {KEY("lft_file", SCHEMA_STRING, FAB(lft_file), NULL, NULL, "used by routing_engine: file"),
      .show = lft_file_shown},
     {KEY("congestion_control", SCHEMA_ENUM, FAB(congestion_control), "none", "dcqcn",
-         "SPEC.md; docs/sources.md A6"),
+         "SPEC.md; docs/sources.md A6 (dcqcn), A7 (hpcc, dctcp)"),
      .names = CC_NAMES},
     {KEY("pfc", SCHEMA_MAP, FAB(pfc), NULL, NULL, NULL), .sub = &SCHEMA_PFC},
     {KEY("ecn", SCHEMA_MAP, FAB(ecn), NULL, NULL, NULL), .sub = &SCHEMA_ECN},
     {KEY("dcqcn", SCHEMA_MAP, FAB(dcqcn), NULL, NULL, NULL), .sub = &SCHEMA_DCQCN},
     {KEY("ibcc", SCHEMA_MAP, FAB(ibcc), NULL, NULL, NULL), .sub = &SCHEMA_IBCC,
      .only = M(FABRIC_INFINIBAND)},
+    {KEY("hpcc", SCHEMA_MAP, FAB(hpcc), NULL, NULL, NULL), .sub = &SCHEMA_HPCC,
+     .only = M(FABRIC_ROCE)},
+    {KEY("dctcp", SCHEMA_MAP, FAB(dctcp), NULL, NULL, NULL), .sub = &SCHEMA_DCTCP,
+     .only = M(FABRIC_ROCE)},
     {KEY("transport", SCHEMA_MAP, FAB(transport), NULL, NULL, NULL), .sub = &TRANSPORT_TABLE},
     {KEY("out_of_order", SCHEMA_ENUM, FAB(out_of_order), "placement", NULL,
          "docs/sources.md A11: ConnectX-5+ out-of-order data placement, BlueField-3 SuperNIC under "

@@ -26,7 +26,8 @@
 #define MAX_TIER_LINKS (1ull << 24)
 
 /* The sections' tables (SCHEMA_SCENARIO in schema.h is the root). */
-extern const struct schema_table SCHEMA_FABRIC, SCHEMA_PFC, SCHEMA_ECN, SCHEMA_DCQCN, SCHEMA_IBCC;
+extern const struct schema_table SCHEMA_FABRIC, SCHEMA_PFC, SCHEMA_ECN, SCHEMA_DCQCN, SCHEMA_IBCC,
+    SCHEMA_HPCC, SCHEMA_DCTCP;
 extern const struct schema_table SCHEMA_TOPOLOGY, SCHEMA_WORKLOAD, SCHEMA_EVENTS;
 
 /* A path in the scenario is relative to the scenario file's folder; kept

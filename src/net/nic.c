@@ -607,7 +607,9 @@ static void nic_consume(struct net *n, uint32_t node, uint32_t port, uint32_t id
         rx_data(n, node, p);
         break;
     case PKT_ACK:
-        if (!n->qps[p->qp].error) ack_upto(n, p->qp, p->aux);
+        if (n->qps[p->qp].error) break;
+        ack_upto(n, p->qp, p->aux);
+        if (n->cc->on_ack) n->cc->on_ack(n, p->qp, p);
         break;
     case PKT_NAK:
         if (n->qps[p->qp].error) break;

@@ -36,6 +36,7 @@ enum {
      * A12): `prio` is that priority, not an egress class; every hop serves
      * it first and no PFC pause or lossless accounting applies to it. */
     PKT_F_CNP_CLASS = 1 << 5,
+    PKT_F_ECE = 1 << 6, /* ACK: ECN-echo, a CE-marked data packet since the last ACK (DCTCP) */
 };
 
 struct packet {

@@ -90,6 +90,8 @@ struct fabric_params {
     struct ecn_params ecn;
     struct dcqcn_params dcqcn;
     struct ibcc_params ibcc;
+    struct hpcc_params hpcc;
+    struct dctcp_params dctcp;
     struct transport_params transport;
     enum ooo_mode out_of_order;    /* routing: spray */
     uint64_t reorder_buffer_bytes; /* out_of_order: buffer */

@@ -190,6 +190,12 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
                                 "one process)",
                                 (int)k);
         }
+        /* HPCC's INT hop records live beside each packet on its rank
+         * (cc/hpcc.c): par_out ships the packet, not its records. */
+        if (sc->fabric.congestion_control == CC_HPCC)
+            return diag_set(d, sc->file, (struct srcpos){0}, FS_ENOTSUP,
+                            "not yet supported with N>1 ranks: congestion_control hpcc (its INT "
+                            "records do not cross ranks; run it on one process)");
         /* Poisson sources make messages as they run, on their sender's
          * rank: their records are reserved here, alike on every rank, so a
          * packet's message id means the same message everywhere. */

@@ -14,6 +14,7 @@
 #include "flowctl/credit.h"
 #include "flowctl/flowctl.h"
 #include "route/route.h"
+#include "xport/xport.h"
 #include "topo/topo.h"
 #include "workload/workload.h"
 
@@ -21,7 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum fabric_kind { FABRIC_INFINIBAND, FABRIC_ROCE };
+/* uet: Ultra Ethernet (UEC 1.0): Ethernet with the UET transport (xport/uet.c) */
+enum fabric_kind { FABRIC_INFINIBAND, FABRIC_ROCE, FABRIC_UET };
 /* Ethernet switch buffers: per-port partitions, or one pool per switch with
  * dynamic thresholds (docs/sources.md A3; docs/model.md "Switch buffers"). */
 enum buffer_sharing { BUFFER_STATIC, BUFFER_SHARED };
@@ -88,7 +90,10 @@ struct fabric_params {
     struct ecn_params ecn;
     struct dcqcn_params dcqcn;
     struct ibcc_params ibcc;
+    struct nscc_params nscc;
+    struct rccc_params rccc;
     struct transport_params transport;
+    struct uet_params uet; /* fabric.kind uet: delivery, entropy, trimming */
     enum ooo_mode out_of_order;    /* routing: spray */
     uint64_t reorder_buffer_bytes; /* out_of_order: buffer */
     bool ecmp_same_seed;           /* every switch hashes with the same seed (polarisation) */

@@ -427,6 +427,13 @@ static void nak_hole(struct net *n, uint32_t node, uint32_t qp, uint32_t a, uint
     ctrl_send(n, node, id);
 }
 
+/* A per-packet SACK or NAK takes a path of its data packet's entropy (UET:
+ * the reply carries the EV back), so that replies spray too and a path the
+ * sender moves off is left by both directions. */
+static uint32_t sack_hash(const struct packet *d) {
+    return (uint32_t)flow_fmix64((uint64_t)d->flow_hash ^ 0xa5a5a5a5a5a5a5a5ull);
+}
+
 /* Acknowledges data packet `d` with cumulative `cum`: a plain ACK, or with
  * n->sack the per-packet SACK whose fields packet.h describes (PKT_ACK_ECHO). */
 static void ack_data(struct net *n, uint32_t node, const struct packet *d, uint32_t cum) {
@@ -436,6 +443,7 @@ static void ack_data(struct net *n, uint32_t node, const struct packet *d, uint3
     }
     uint32_t id = ctrl_new(n, node, d->qp, PKT_ACK, cum);
     struct packet *a = pkt(&n->pool, id);
+    a->flow_hash = sack_hash(d);
     a->psn = d->psn;
     a->sent_ps = d->sent_ps;
     a->payload_bytes = PKT_ACK_ECHO(0, d->wire_bytes);
@@ -466,6 +474,7 @@ static void rx_trimmed(struct net *n, uint32_t node, struct packet *p) {
     n->c.trim_naks++;
     uint32_t id = ctrl_new(n, node, p->qp, PKT_NAK, a);
     struct packet *k = pkt(&n->pool, id);
+    k->flow_hash = sack_hash(p);
     k->psn = b;
     k->sent_ps = p->sent_ps;
     k->payload_bytes =
@@ -792,6 +801,7 @@ void nic_on_qp_timer(struct sim *s, const struct event *e) {
             q->retries = q->retries < UINT8_MAX ? q->retries + 1 : UINT8_MAX;
             q->retries_total++;
             n->c.timeouts++;
+            if (n->xp && n->xp->on_timeout) n->xp->on_timeout(n, qp); /* path feedback */
             if (n->rto_adaptive) adp_on_timeout(&n->sc->fabric.transport.adp, q);
             q->rto_deadline_ps = s->now_ps + rto_of(n, q);
             if (n->selective) sr_of(n, qp)->len = 0; /* go back N covers the holes */

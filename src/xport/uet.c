@@ -30,9 +30,10 @@
 #define UET_RING 1024      /* PSNs remembered per QP (the receiver's default window) */
 
 struct uet_qp {
-    uint32_t idx;         /* next EV index to try */
-    uint8_t pen[256];     /* penalty per EV index */
-    uint8_t ev[UET_RING]; /* EV index each recent PSN left with */
+    uint32_t idx;            /* next EV index to try */
+    uint8_t pen[256];        /* penalty per EV index */
+    uint8_t ev[UET_RING];    /* EV index each recent PSN left with */
+    uint8_t acked[UET_RING]; /* ...and whether its SACK came back */
 };
 
 struct uet_state {
@@ -92,6 +93,7 @@ static void uet_on_tx_data(struct net *n, uint32_t qp, struct packet *p) {
     struct uet_qp *u = uet_qp_of(n, qp);
     uint32_t i = next_ev(u, st->mask);
     u->ev[p->psn % UET_RING] = (uint8_t)i;
+    u->acked[p->psn % UET_RING] = 0;
     /* The EV is the UDP source port's role in the 5-tuple: the QP's own
      * entropy XOR the index, so QPs of one host pair use different EVs. */
     p->flow_hash = flow_digest(q->src, q->dst, (uint16_t)(q->entropy ^ i));
@@ -109,10 +111,24 @@ static void uet_on_feedback(struct net *n, uint32_t qp, const struct packet *p) 
     if (!st->spray) return;
     const struct uet_params *up = &n->sc->fabric.uet;
     struct uet_qp *u = uet_qp_of(n, qp);
+    if (p->type == PKT_ACK) u->acked[p->psn % UET_RING] = 1;
     if (p->type == PKT_ACK && (p->flags & PKT_F_ECN_CE))
         penalise(n, u, u->ev[p->psn % UET_RING], up->ecn_penalty);
     else if (p->type == PKT_NAK && (p->flags & PKT_F_TRIMMED)) /* the trimmed PSN: psn - 1 */
         penalise(n, u, u->ev[(p->psn - 1) % UET_RING], up->nack_penalty);
+}
+
+/* A timeout: the packets sent and not SACKed for a whole timeout were lost
+ * without a trim (a dead link, a tail drop): their EVs get the largest
+ * penalty (htsim PATH_TIMEOUT, applied to each lost packet's EV). */
+static void uet_on_timeout(struct net *n, uint32_t qp) {
+    struct uet_state *st = n->xp_state;
+    if (!st->spray) return;
+    struct uet_qp *u = uet_qp_of(n, qp);
+    const struct qp *q = &n->qps[qp];
+    uint32_t end = q->max_sent_psn - q->una > UET_RING ? q->una + UET_RING : q->max_sent_psn;
+    for (uint32_t psn = q->una; psn < end; psn++)
+        if (!u->acked[psn % UET_RING]) penalise(n, u, u->ev[psn % UET_RING], UET_MAX_PENALTY);
 }
 
 const struct xport_ops xport_uet_ops = {
@@ -121,6 +137,7 @@ const struct xport_ops xport_uet_ops = {
     .fini = uet_fini,
     .on_tx_data = uet_on_tx_data,
     .on_feedback = uet_on_feedback,
+    .on_timeout = uet_on_timeout,
 };
 
 const struct xport_ops *xport_select(const struct net *n) {

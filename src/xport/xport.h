@@ -39,6 +39,8 @@ struct xport_ops {
     void (*on_tx_data)(struct net *n, uint32_t qp, struct packet *p);
     /* Sender: an ACK or NAK of `qp` arrived (path feedback). */
     void (*on_feedback)(struct net *n, uint32_t qp, const struct packet *p);
+    /* Sender: `qp`'s retransmission timer fired (its oldest packet is lost). */
+    void (*on_timeout)(struct net *n, uint32_t qp);
 };
 
 /* The table for the scenario's fabric, or NULL when it adds nothing. */

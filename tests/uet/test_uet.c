@@ -44,8 +44,8 @@ static void test_trim_nak_fast_retransmit(void **state) {
     assert_true(t.m.completed);
     print_message("trims %llu naks %llu retx %llu timeouts %llu drops %llu\n",
                   (unsigned long long)n->c.trimmed, (unsigned long long)n->c.trim_naks,
-                  (unsigned long long)n->c.retransmitted_packets,
-                  (unsigned long long)n->c.timeouts, (unsigned long long)n->c.packets_dropped);
+                  (unsigned long long)n->c.retransmitted_packets, (unsigned long long)n->c.timeouts,
+                  (unsigned long long)n->c.packets_dropped);
     assert_true(n->c.trimmed > 10);
     assert_int_equal(n->c.timeouts, 0);
     assert_int_equal(n->c.packets_dropped, 0);
@@ -283,6 +283,38 @@ static void test_spray_permutation_line_rate(void **state) {
     trun_end(&r);
 }
 
+/* A leaf-spine link down from the start: other leaves keep hashing packets
+ * for leaf0 onto spine0, which has no route to it, until BGP withdraws
+ * (2.1 ms here). The senders' timers fire once; every unSACKed packet's EV
+ * gets the largest penalty (both directions: replies take their data's EV),
+ * and the flows finish within about one timeout instead of waiting for BGP. */
+static void test_failed_link_moves_entropy(void **state) {
+    (void)state;
+    const char *y = "name: fail\nseed: 1\n"
+                    "fabric: {kind: uet, link: 400Gbps, mtu: 4096, buffer: 512KiB}\n"
+                    "topology: {kind: leaf_spine, leaves: 4, spines: 4, hosts_per_leaf: 8}\n"
+                    "workload:\n  - {kind: permutation, pattern: random, size: 1MiB}\n"
+                    "events:\n  - {at: 0ns, link_down: leaf0-spine0}\n";
+    struct trun t;
+    trun_start(&t, y, NULL, 0);
+    assert_int_equal(t.rc, 0);
+    assert_true(t.m.completed);
+    const struct net *n = &t.m.net;
+    double worst = 0;
+    for (uint32_t f = 0; f < n->nflows; f++)
+        worst = fmax(worst, tflow_fct_ns(&t, f));
+    print_message(
+        "failed link: max FCT %.0f ns, timeouts %llu, drops %llu, entropy changes %llu, "
+        "BGP rerouted at %.0f ns\n",
+        worst, (unsigned long long)n->c.timeouts, (unsigned long long)n->c.packets_dropped,
+        (unsigned long long)n->c.entropy_changes, (double)n->cp_rows[0].rerouted_ps / 1000.0);
+    assert_true(n->c.packets_dropped > 0);
+    assert_true(n->c.timeouts > 0);
+    assert_true(worst < 250000.0); /* ~ line rate + one 100 us timeout */
+    assert_true((double)n->cp_rows[0].rerouted_ps / 1000.0 > 4 * worst); /* not BGP's doing */
+    trun_end(&t);
+}
+
 /* 5. Same seed, same results.json. */
 static void test_deterministic(void **state) {
     (void)state;
@@ -336,6 +368,7 @@ int main(void) {
         cmocka_unit_test(test_nscc_cases_in_incast),
         cmocka_unit_test(test_rccc_caps_incast),
         cmocka_unit_test(test_spray_permutation_line_rate),
+        cmocka_unit_test(test_failed_link_moves_entropy),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_bad_input),
     };

@@ -31,7 +31,8 @@
  * data carries PKT_F_PULL_REQ, or was trimmed) and, paced at 0.99 of its
  * link rate, sends one PULL of `rccc.credit` bytes to the next of them
  * (htsim UecPullPacer); a QP is skipped while its granted but unreceived
- * bytes reach MaxWnd. A sender starts with MaxWnd of speculative credit,
+ * bytes reach MaxWnd (written off after two RTTs without its data: grants
+ * or data lost on a dead path). A sender starts with MaxWnd of speculative credit,
  * which its first ACK or PULL cancels; from then on it sends only what it
  * was granted. The receiver's link is never granted more than its rate:
  * an incast's last-hop queue is capped by the speculative first window.
@@ -71,6 +72,7 @@ struct nscc_qp {
     uint8_t want, in_ring;
     uint32_t ring_next;
     int64_t granted, recvd;
+    sim_time_ps last_rx_ps; /* the QP's last data arrival */
 };
 
 struct nscc_rx { /* per receiving host: the pull pacer */
@@ -299,7 +301,12 @@ static sim_time_ps nscc_send_time(struct net *n, uint32_t qp) {
         u->inflight = 0;
         if (u->credit < (int64_t)st->minwnd) u->credit = (int64_t)st->minwnd;
     }
-    if (st->rccc && u->credit <= 0) return SIM_TIME_NEVER;
+    if (st->rccc && u->credit <= 0) {
+        /* An idle QP (nothing in flight) with new data and no credit sends
+         * one packet, which asks for credit (htsim's RTS). */
+        if (q->una < q->max_sent_psn || u->inflight > 0) return SIM_TIME_NEVER;
+        u->credit = (int64_t)st->minwnd;
+    }
     if (st->nscc && (double)u->inflight + st->minwnd > u->cwnd) return SIM_TIME_NEVER;
     return n->sim->now_ps;
 }
@@ -323,6 +330,7 @@ static void nscc_on_rx_data(struct net *n, uint32_t qp, const struct packet *p) 
     if (!st->rccc || p->type != PKT_DATA) return;
     struct nscc_qp *u = qp_of(n, qp);
     u->recvd += net_data_wire_bytes(n, p->payload_bytes, p->flags & PKT_F_FIRST);
+    u->last_rx_ps = n->sim->now_ps;
     /* a trimmed packet will be resent: its sender needs credit for it */
     u->want = (p->flags & (PKT_F_PULL_REQ | PKT_F_TRIMMED)) != 0;
     if (!u->want || u->in_ring) return;
@@ -355,7 +363,8 @@ static void on_pacer(struct sim *s, const struct event *e) {
         r->head = u->ring_next;
         if (r->head == NET_NONE) r->tail = NET_NONE;
         u->ring_next = NET_NONE;
-        if (!u->want || n->qps[qp].error) {
+        /* the sender's request is stale once all it posted is acknowledged */
+        if (!u->want || n->qps[qp].error || n->qps[qp].una >= n->qps[qp].posted_pkts) {
             u->in_ring = 0;
             continue;
         }
@@ -365,11 +374,20 @@ static void on_pacer(struct sim *s, const struct event *e) {
         else
             st->q[r->tail].ring_next = qp;
         r->tail = qp;
-        if ((double)(u->granted - u->recvd) >= st->maxwnd) continue;
+        if ((double)(u->granted - u->recvd) >= st->maxwnd) {
+            /* Granted bytes that never came back (lost data, lost PULLs)
+             * would hold the QP at its cap for ever: after two network RTTs
+             * without an arrival from it, they are written off. */
+            if (s->now_ps - u->last_rx_ps <= 2 * (sim_time_ps)st->rtt_ps) continue;
+            u->granted = u->recvd;
+        }
         u->granted += (int64_t)st->credit_bytes;
         n->c.credit_grants++;
         n->c.credit_bytes += st->credit_bytes;
-        nic_send_ctrl(n, node, qp, PKT_PULL, (uint32_t)st->credit_bytes);
+        /* each grant on its own path, so that a dead one delays a grant,
+         * not all of them (the QP's reverse digest mixed with the count) */
+        uint32_t h = n->qps[qp].flow_hash[1] ^ (uint32_t)flow_fmix64(n->c.credit_grants);
+        nic_send_ctrl_via(n, node, qp, PKT_PULL, (uint32_t)st->credit_bytes, h);
         pacer_arm(n, node, s->now_ps + st->pull_gap_ps);
         return;
     }

@@ -357,6 +357,13 @@ void nic_send_ctrl(struct net *n, uint32_t node, uint32_t qp, uint8_t type, uint
     ctrl_send(n, node, ctrl_new(n, node, qp, type, aux));
 }
 
+void nic_send_ctrl_via(struct net *n, uint32_t node, uint32_t qp, uint8_t type, uint32_t aux,
+                       uint32_t flow_hash) {
+    uint32_t id = ctrl_new(n, node, qp, type, aux);
+    pkt(&n->pool, id)->flow_hash = flow_hash;
+    ctrl_send(n, node, id);
+}
+
 static void msg_acked(struct net *n, uint32_t mid) {
     struct msg *m = &n->msgs[mid];
     m->acked_ps = n->sim->now_ps;

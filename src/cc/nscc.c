@@ -269,7 +269,10 @@ static void nscc_on_ack(struct net *n, uint32_t qp, const struct packet *p) {
         u->cases[NSCC_NAK]++;
         update_delay(st, &n->sc->fabric.nscc, u, st->rtt_ps, true);
         u->trigger_qa = 1;
-        if (!quick_adapt(n, u, true, true, 0)) {
+        /* a trim at the receiver's own link is RCCC's to handle (htsim
+         * updateCwndOnNack_NSCC: no decrease for a last-hop trim under RCCC) */
+        bool last_hop = p->flags & PKT_F_LAST;
+        if (!quick_adapt(n, u, true, true, 0) && (!st->rccc || !last_hop)) {
             u->cwnd -= (double)wire;
             bounds(st, u);
         }

@@ -487,6 +487,7 @@ static void rx_trimmed(struct net *n, uint32_t node, struct packet *p) {
     k->payload_bytes =
         PKT_ACK_ECHO(0, net_data_wire_bytes(n, p->payload_bytes, p->flags & PKT_F_FIRST));
     k->flags |= PKT_F_TRIMMED;
+    if (p->hops & PKT_HOPS_LAST_TRIM) k->flags |= PKT_F_LAST; /* trimmed at the last hop */
     ctrl_send(n, node, id);
 }
 

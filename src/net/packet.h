@@ -52,6 +52,11 @@ enum {
  * a control packet leaves free: psn = the data PSN it acknowledges, sent_ps =
  * that packet's send time echoed (RTT sample), payload_bytes = the data
  * packet's entropy << 16 | its wire bytes, PKT_F_ECN_CE = its CE mark echoed. */
+/* A data packet trimmed by the last switch before its receiver sets this bit
+ * of `hops` (which counts in the low 7 bits); the NAK for it carries
+ * PKT_F_LAST: the receiver's own link was full (UET RCCC's concern, not the
+ * sender's window: cc/nscc.c). */
+#define PKT_HOPS_LAST_TRIM 0x80u
 #define PKT_ACK_ECHO(entropy, wire) (((uint32_t)(entropy) << 16) | ((wire)&0xffffu))
 #define PKT_ACK_ENTROPY(payload) ((uint16_t)((payload) >> 16))
 #define PKT_ACK_WIRE(payload) ((payload)&0xffffu)

@@ -18,6 +18,7 @@ void trim_packet(struct net *n, uint32_t out_port, uint32_t id) {
     p->flags |= PKT_F_TRIMMED;
     p->flags &= (uint8_t)~PKT_F_ECN_CE;
     p->wire_bytes = n->overhead_bytes;
+    if (!n->ports[out_port].peer_is_switch) p->hops |= PKT_HOPS_LAST_TRIM;
     n->c.trimmed++;
     port_enqueue_ctrl(n, out_port, id);
 }

@@ -19,7 +19,10 @@ struct diag;
 
 /* Parameters: config/ fills them from the scenario (docs/scenario.md); the
  * module reads them and never includes config/. */
-enum cc_kind { CC_NONE, CC_DCQCN, CC_IBCC, CC_HPCC, CC_DCTCP };
+/* nscc, rccc and nscc+rccc are Ultra Ethernet's (cc/nscc.c): the sender's
+ * window, the receiver's credits, or both at once (a packet needs window and
+ * credit). */
+enum cc_kind { CC_NONE, CC_DCQCN, CC_IBCC, CC_HPCC, CC_DCTCP, CC_NSCC, CC_RCCC, CC_NSCC_RCCC };
 enum dcqcn_preset { DCQCN_PRESET_CONNECTX, DCQCN_PRESET_PAPER };
 /* What one unit of dcqcn.byte_counter (ConnectX rpg_byte_reset) is: not settled,
  * bytes per mstflint, 64-byte units per Google's isekai (docs/sources.md A12). */
@@ -91,6 +94,25 @@ struct dctcp_params {
     uint64_t min_rate_bps; /* floor of the rate */
 };
 
+/* UET NSCC (UEC 1.0 spec 3.6.x; UEC htsim uec.cpp initNsccParams: docs/sources.md
+ * U2, U3). 0 in a time field means "derived" (docs/model.md "Ultra Ethernet"). */
+struct nscc_params {
+    uint64_t base_rtt_ps;      /* network RTT; 0 = from the topology's diameter */
+    uint64_t target_qdelay_ps; /* 0 = 0.75 x base_rtt with trimming, else base_rtt */
+    double gamma;              /* multiplicative decrease strength (0.8) */
+    double delay_alpha;        /* EWMA weight of a delay sample (0.0125) */
+    uint32_t qa_gate;          /* quick adapt when achieved < MaxWnd >> qa_gate (3) */
+    bool quick_adapt;
+};
+
+/* UET RCCC (UEC 1.0 spec 3.6.x receiver credit; htsim UecSink pull pacer,
+ * docs/sources.md U2, U3): the receiver grants `credit_bytes` per grant, paced
+ * so that grants sum to its link rate; a sender starts with MaxWnd of
+ * speculative credit. */
+struct rccc_params {
+    uint64_t credit_bytes; /* per PULL; 0 = one MTU packet on the wire */
+};
+
 struct cc_ops {
     const char *name;
     int (*init)(struct net *n, struct diag *d);
@@ -112,6 +134,10 @@ struct cc_ops {
     void (*on_tx)(struct net *n, uint32_t port, struct packet *p);
     /* Sender side: an ACK for `qp` arrived, after the transport took it (may be NULL). */
     void (*on_ack)(struct net *n, uint32_t qp, const struct packet *p);
+    /* Sender side, optional: an ACK, a NAK or a credit grant of `qp` arrived,
+     * before the transport applies it (window CCs that read what it
+     * acknowledges: NSCC, RCCC). */
+    void (*on_feedback)(struct net *n, uint32_t qp, const struct packet *p);
 };
 
 const struct cc_ops *cc_select(const struct net *n, struct diag *d);
@@ -121,6 +147,7 @@ extern const struct cc_ops cc_dcqcn_ops;
 extern const struct cc_ops cc_ibcc_ops;
 extern const struct cc_ops cc_hpcc_ops;
 extern const struct cc_ops cc_dctcp_ops;
+extern const struct cc_ops cc_nscc_ops; /* nscc, rccc and nscc+rccc (cc/nscc.c) */
 
 /* The DCQCN paper's parameters (Zhu et al. SIGCOMM'15, 40 G; docs/sources.md A5,
  * A6, V3) for `dcqcn: {preset: paper}`; defaults are ConnectX values. */
@@ -141,5 +168,16 @@ double dctcp_rate_bps(struct net *n, uint32_t qp);
 double dctcp_alpha(struct net *n, uint32_t qp);
 /* DCQCN's target rate R_T of `qp` (tests). */
 double dcqcn_target_bps(struct net *n, uint32_t qp);
+
+/* NSCC: the window of `qp` in bytes, and how often each of the law's cases
+ * ran for it (tests): [0] fair increase, [1] proportional increase, [2]
+ * multiplicative decrease, [3] ECN with low delay (no change: switch path),
+ * [4] fast increase, [5] quick adapt, [6] NAK decrease. */
+enum { NSCC_FAIR, NSCC_PROP, NSCC_MD, NSCC_SWITCH, NSCC_FAST, NSCC_QA, NSCC_NAK, NSCC_NCASES };
+double nscc_cwnd_bytes(struct net *n, uint32_t qp);
+uint64_t nscc_cases(struct net *n, uint32_t qp, int which);
+/* The derived parameters NSCC runs with (tests, docs): base RTT, target delay, MaxWnd. */
+void nscc_derived(const struct net *n, uint64_t *base_rtt_ps, uint64_t *target_ps,
+                  double *max_wnd_bytes);
 
 #endif /* FABSIM_CC_CC_H */

@@ -19,11 +19,11 @@
 /* Propagation in fibre and copper, 5 ns/m = 5 ps/mm (SPEC.md, docs/sources.md A2). */
 #define PROPAGATION_PS_PER_MM 5u
 
-static const char *const FABRIC_KINDS[] = {"infiniband", "roce", NULL};
+static const char *const FABRIC_KINDS[] = {"infiniband", "roce", "uet", NULL};
 static const char *const FLOWCTL_NAMES[] = {"credit", "pfc", "none", NULL};
 static const char *const ROUTING_NAMES[] = {"static", "adaptive", "ecmp", "spray", NULL};
 static const char *const ENGINE_NAMES[] = {"minhop", "updn", "ftree", "file", NULL};
-static const char *const CC_NAMES[] = {"none", "dcqcn", "ibcc", "hpcc", "dctcp", NULL};
+static const char *const CC_NAMES[] = {"none", "dcqcn", "ibcc", "hpcc", "dctcp", "nscc", "rccc", "nscc+rccc", NULL};
 static const char *const RETX_NAMES[] = {"go_back_n", "go_back_0", "selective_repeat", NULL};
 static const char *const CP_NAMES[] = {"sm", "bgp", NULL};
 static const char *const SHARING_NAMES[] = {"static", "shared", NULL};
@@ -483,6 +483,8 @@ static int fabric_check(struct schema_ctx *c, const struct yaml_node *map,
      * ICRC + VCRC; RoCEv2 Ethernet + IPv4 + UDP + BTH + ICRC + FCS + preamble
      * and gap. Fixed by the kind, whatever the MTU. */
     f->overhead_bytes = f->kind == FABRIC_INFINIBAND ? 26 : 82;
+    int urc = scenario_uet_defaults(c, map, here, f);
+    if (urc) return urc;
 
     if (f->propagation_ps) {
         const struct yaml_node *cable = yaml_map_get(map, "cable");
@@ -525,6 +527,17 @@ static int fabric_check(struct schema_ctx *c, const struct yaml_node *map,
         return schema_fail(c, at(map, here, "congestion_control"), FS_EINVAL,
                            "congestion_control: dctcp needs ECN marking at Ethernet switches "
                            "(DCTCP, SIGCOMM 2010); with fabric.kind infiniband use ibcc or none");
+    if ((f->congestion_control == CC_NSCC || f->congestion_control == CC_RCCC ||
+         f->congestion_control == CC_NSCC_RCCC) &&
+        f->kind != FABRIC_UET)
+        return schema_fail(c, at(map, here, "congestion_control"), FS_EINVAL,
+                           "congestion_control: %s is Ultra Ethernet's (UEC 1.0, docs/sources.md "
+                           "U1); it needs fabric.kind: uet",
+                           CC_NAMES[f->congestion_control]);
+    if (f->kind == FABRIC_UET && f->congestion_control == CC_IBCC)
+        return schema_fail(c, at(map, here, "congestion_control"), FS_EINVAL,
+                           "congestion_control: ibcc is InfiniBand's; with fabric.kind uet use "
+                           "nscc, rccc, nscc+rccc or none");
     int rc = ib_check(c, map, here, f);
     return rc ? rc : preset_ecn(c, map, here, f);
 }
@@ -572,10 +585,10 @@ static const struct schema_key FABRIC_KEYS[] = {
     {KEY("buffer_sharing", SCHEMA_ENUM, FAB(buffer_sharing), "static", "static",
          "docs/model.md (Switch buffers): static keeps the SPEC.md per-port thresholds; shared = "
          "Spectrum/Tomahawk pool with dynamic thresholds (docs/sources.md A3)"),
-     .names = SHARING_NAMES, .only = M(FABRIC_ROCE)},
+     .names = SHARING_NAMES, .only = M(FABRIC_ROCE) | M(FABRIC_UET)},
     {KEY("switch_buffer", SCHEMA_CUSTOM, 0, "auto", NULL,
          "docs/model.md (Switch buffers): auto = buffer x ports (the same total as static)"),
-     .only = M(FABRIC_ROCE), .parse = switch_buffer_parse, .print = switch_buffer_print},
+     .only = M(FABRIC_ROCE) | M(FABRIC_UET), .parse = switch_buffer_parse, .print = switch_buffer_print},
     {KEY("flow_control", SCHEMA_ENUM, FAB(flow_control), "credit", "pfc",
          "docs/sources.md A2 credits; A4 PFC"),
      .names = FLOWCTL_NAMES},
@@ -600,6 +613,13 @@ static const struct schema_key FABRIC_KEYS[] = {
     {KEY("dctcp", SCHEMA_MAP, FAB(dctcp), NULL, NULL, NULL), .sub = &SCHEMA_DCTCP,
      .only = M(FABRIC_ROCE)},
     {KEY("transport", SCHEMA_MAP, FAB(transport), NULL, NULL, NULL), .sub = &TRANSPORT_TABLE},
+    /* Ultra Ethernet (config/scenario_uet.c) */
+    {KEY("uet", SCHEMA_MAP, FAB(uet), NULL, NULL, NULL), .sub = &SCHEMA_UET,
+     .only = M(FABRIC_UET)},
+    {KEY("nscc", SCHEMA_MAP, FAB(nscc), NULL, NULL, NULL), .sub = &SCHEMA_NSCC,
+     .only = M(FABRIC_UET)},
+    {KEY("rccc", SCHEMA_MAP, FAB(rccc), NULL, NULL, NULL), .sub = &SCHEMA_RCCC,
+     .only = M(FABRIC_UET)},
     {KEY("out_of_order", SCHEMA_ENUM, FAB(out_of_order), "placement", NULL,
          "docs/sources.md A11: ConnectX-5+ out-of-order data placement, BlueField-3 SuperNIC under "
          "Spectrum-X; discard = plain RC (NAK-sequence); buffer = reorder_buffer"),
@@ -666,5 +686,6 @@ static const struct schema_key FABRIC_KEYS[] = {
 };
 const struct schema_table SCHEMA_FABRIC = {
     TABLE("fabric", FABRIC_KEYS), .mode_of = fabric_mode,      .mode_what = "fabric kind",
-    .mode_names = FABRIC_KINDS,   .alt_modes = M(FABRIC_ROCE), .check = fabric_check,
+    .mode_names = FABRIC_KINDS,   .alt_modes = M(FABRIC_ROCE) | M(FABRIC_UET),
+    .check = fabric_check,
 };

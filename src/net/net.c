@@ -315,7 +315,7 @@ uint32_t net_data_wire_bytes(const struct net *n, uint32_t payload, bool first) 
 }
 
 uint32_t net_ctrl_wire_bytes(const struct net *n, enum pkt_type t) {
-    bool roce = n->sc->fabric.kind == FABRIC_ROCE;
+    bool roce = n->sc->fabric.kind != FABRIC_INFINIBAND; /* Ethernet: RoCE and UET */
     switch (t) {
     case PKT_ACK:
     case PKT_NAK:

@@ -21,6 +21,7 @@ struct model_params;
 struct flowctl_ops;
 struct route_ops;
 struct cc_ops;
+struct xport_ops;
 struct ctrl_ops;
 struct route_fib;
 struct par;
@@ -259,6 +260,10 @@ struct net_counters {
     /* When the first PAUSE frame was sent / the first CE mark set (0 = not
      * yet; neither can happen at time 0): which of PFC and ECN acts first. */
     sim_time_ps first_pause_ps, first_mark_ps;
+    /* Ultra Ethernet (docs/model.md "Ultra Ethernet"): data packets trimmed
+     * by switches, NAKs the receivers sent for them, entropy values moved off
+     * a path after an ECN echo or a NAK, RCCC credit grants and their bytes. */
+    uint64_t trimmed, trim_naks, entropy_changes, credit_grants, credit_bytes;
 };
 
 /* One row of results.json "collectives" (written by coll/). */
@@ -365,6 +370,15 @@ struct net {
     const struct flowctl_ops *fc;
     const struct route_ops *route;
     const struct cc_ops *cc;
+    const struct xport_ops *xp; /* transport extension (xport/xport.h); NULL: none */
+    void *xp_state;
+    /* Switches trim a data packet to its header instead of queueing it when
+     * its egress class holds more than this (net/trim.c); 0 = never. */
+    uint64_t trim_bytes;
+    /* The receiver acknowledges every data arrival with its PSN, send time
+     * and size echoed (per-packet SACK, UET); control packets then travel in
+     * the strict-priority class. */
+    bool sack;
     void *fc_state, *route_state, *cc_state, *ctrl_state, *coll_state, *wl_state, *ev_state;
 
     /* per-switch forwarding: the minimal output ports per (switch, destination

@@ -23,6 +23,7 @@ enum pkt_type {
     PKT_CREDIT, /* IB flow-control packet: aux = credits, prio = VL */
     PKT_PAUSE,  /* 802.1Qbb PFC frame: aux = quanta, prio = class */
     PKT_INNET,  /* in-network aggregation: what it means is registered (net_type_ops) */
+    PKT_PULL,   /* UET RCCC credit grant, receiver -> sender: aux = bytes granted (cc/nscc.c) */
     PKT_NTYPES
 };
 
@@ -36,8 +37,32 @@ enum {
      * A12): `prio` is that priority, not an egress class; every hop serves
      * it first and no PFC pause or lossless accounting applies to it. */
     PKT_F_CNP_CLASS = 1 << 5,
-    PKT_F_ECE = 1 << 6, /* ACK: ECN-echo, a CE-marked data packet since the last ACK (DCTCP) */
+    /* Cut to its header by a trimming switch (net/trim.c): it serialises as
+     * headers only and, like a CNP, travels in the strict-priority class of
+     * every later hop. A NAK carrying it was caused by a trim. */
+    PKT_F_TRIMMED = 1 << 6,
+    /* DATA: the sender has more to send and asks the receiver for credit
+     * (UET RCCC, cc/nscc.c). */
+    PKT_F_PULL_REQ = 1 << 7,
+    /* ACK only: ECN-echo, a CE-marked data packet since the last ACK (DCTCP).
+     * It shares its bit with PKT_F_TRIMMED, which only data and NAKs carry. */
+    PKT_F_ECE = 1 << 6,
 };
+/* Packets that bypass the data classes and buffer admission at every hop. */
+#define PKT_F_STRICT (PKT_F_CNP_CLASS | PKT_F_TRIMMED)
+
+/* A UET ACK (transport per-packet SACK, net/nic.c ack_arrival) reuses fields
+ * a control packet leaves free: psn = the data PSN it acknowledges, sent_ps =
+ * that packet's send time echoed (RTT sample), payload_bytes = the data
+ * packet's entropy << 16 | its wire bytes, PKT_F_ECN_CE = its CE mark echoed. */
+/* A data packet trimmed by the last switch before its receiver sets this bit
+ * of `hops` (which counts in the low 7 bits); the NAK for it carries
+ * PKT_F_LAST: the receiver's own link was full (UET RCCC's concern, not the
+ * sender's window: cc/nscc.c). */
+#define PKT_HOPS_LAST_TRIM 0x80u
+#define PKT_ACK_ECHO(entropy, wire) (((uint32_t)(entropy) << 16) | ((wire)&0xffffu))
+#define PKT_ACK_ENTROPY(payload) ((uint16_t)((payload) >> 16))
+#define PKT_ACK_WIRE(payload) ((payload)&0xffffu)
 
 struct packet {
     uint32_t next;          /* list link: queue, link FIFO or free list */

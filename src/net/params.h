@@ -15,6 +15,7 @@
 #include "flowctl/flowctl.h"
 #include "route/route.h"
 #include "topo/topo_params.h"
+#include "xport/xport.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -22,7 +23,8 @@
 
 struct wl_entry;
 
-enum fabric_kind { FABRIC_INFINIBAND, FABRIC_ROCE };
+/* uet: Ultra Ethernet (UEC 1.0): Ethernet with the UET transport (xport/uet.c) */
+enum fabric_kind { FABRIC_INFINIBAND, FABRIC_ROCE, FABRIC_UET };
 /* Ethernet switch buffers: per-port partitions, or one pool per switch with
  * dynamic thresholds (docs/sources.md A3; docs/model.md "Switch buffers"). */
 enum buffer_sharing { BUFFER_STATIC, BUFFER_SHARED };
@@ -92,7 +94,10 @@ struct fabric_params {
     struct ibcc_params ibcc;
     struct hpcc_params hpcc;
     struct dctcp_params dctcp;
+    struct nscc_params nscc;
+    struct rccc_params rccc;
     struct transport_params transport;
+    struct uet_params uet; /* fabric.kind uet: delivery, entropy, trimming */
     enum ooo_mode out_of_order;    /* routing: spray */
     uint64_t reorder_buffer_bytes; /* out_of_order: buffer */
     bool ecmp_same_seed;           /* every switch hashes with the same seed (polarisation) */

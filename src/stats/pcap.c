@@ -372,7 +372,7 @@ int pcap_sink_open(struct pcap_sink *s, struct net *n, const char *path, const c
                    uint64_t max_packets, uint64_t max_bytes, uint32_t snaplen, struct diag *d) {
     memset(s, 0, sizeof *s);
     s->max_bytes = max_bytes ? max_bytes : PCAP_MAX_BYTES_DEFAULT;
-    s->roce = n->sc->fabric.kind == FABRIC_ROCE;
+    s->roce = n->sc->fabric.kind != FABRIC_INFINIBAND; /* UET: as RoCEv2 (docs/outputs.md) */
     s->port_a = s->port_b = s->flow_qp = UINT32_MAX;
     s->max_packets = max_packets ? max_packets : PCAP_MAX_PACKETS_DEFAULT;
     s->snaplen = snaplen;

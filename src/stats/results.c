@@ -87,6 +87,19 @@ static void write_summary(const struct model *m, struct jw *w) {
         jw_null(w);
     jw_knum(w, "credit_stall_ns_total", time_ps_to_ns(stall));
     jw_ku64(w, "reorder_max_bytes", n->c.reorder_max_bytes);
+    if (m->sc->fabric.kind == FABRIC_UET) {
+        /* Ultra Ethernet's mechanisms (docs/outputs.md "uet"); only in UET runs */
+        jw_key(w, "uet");
+        jw_obj(w);
+        jw_ku64(w, "trims", n->c.trimmed);
+        jw_ku64(w, "trim_naks", n->c.trim_naks);
+        jw_ku64(w, "entropy_changes", n->c.entropy_changes);
+        jw_ku64(w, "credit_grants", n->c.credit_grants);
+        jw_ku64(w, "credit_bytes", n->c.credit_bytes);
+        jw_ku64(w, "retransmits", n->c.retransmitted_packets);
+        jw_ku64(w, "timeouts", n->c.timeouts);
+        jw_obj_end(w);
+    }
     /* failures (docs/model.md "Failures") */
     jw_ku64(w, "timeouts", n->c.timeouts);
     jw_ku64(w, "qp_errors", n->nqp_errs);
@@ -385,7 +398,10 @@ void results_write_json(const struct model *m, FILE *f) {
     jw_ku64(&w, "schema_version", RESULTS_SCHEMA_VERSION);
     jw_kstr(&w, "scenario", m->sc->name);
     jw_ku64(&w, "seed", m->sc->seed);
-    jw_kstr(&w, "fabric", m->sc->fabric.kind == FABRIC_ROCE ? "roce" : "infiniband");
+    jw_kstr(&w, "fabric",
+            m->sc->fabric.kind == FABRIC_UET    ? "uet"
+            : m->sc->fabric.kind == FABRIC_ROCE ? "roce"
+                                                : "infiniband");
     write_summary(m, &w);
     write_links(m, &w);
     write_flows(m, &w);
@@ -475,7 +491,9 @@ void results_print_summary(const struct model *m, FILE *f) {
     units_fmt_time(m->sim.now_ps, t, sizeof t);
     units_fmt_size(n->c.bytes_delivered, b, sizeof b);
     fprintf(f, "%s (%s, seed %llu): %s at %s simulated, %.2f s wall, %llu events\n", m->sc->name,
-            m->sc->fabric.kind == FABRIC_ROCE ? "RoCEv2" : "InfiniBand",
+            m->sc->fabric.kind == FABRIC_UET    ? "Ultra Ethernet"
+            : m->sc->fabric.kind == FABRIC_ROCE ? "RoCEv2"
+                                                : "InfiniBand",
             (unsigned long long)m->sc->seed, m->completed ? "completed" : "NOT completed", t,
             m->wall_s, (unsigned long long)m->sim.events_run);
     fprintf(f, "  delivered %s in %llu packets; dropped %llu, retransmitted %llu\n", b,
@@ -499,6 +517,11 @@ void results_print_summary(const struct model *m, FILE *f) {
         else /* no FCT to average: "mean FCT 0.00 us" would read as instant */
             fprintf(f, "  flows: 0 of %u done\n", nflows);
     }
+    if (m->sc->fabric.kind == FABRIC_UET)
+        fprintf(f,
+                "  UET: trimmed %llu, trim NAKs %llu, entropy changes %llu, credit grants %llu\n",
+                (unsigned long long)n->c.trimmed, (unsigned long long)n->c.trim_naks,
+                (unsigned long long)n->c.entropy_changes, (unsigned long long)n->c.credit_grants);
     if (n->c.pause_frames || n->c.ecn_marked || n->c.cnps)
         fprintf(f, "  PFC pause frames %llu, ECN marked %llu, CNPs %llu\n",
                 (unsigned long long)n->c.pause_frames, (unsigned long long)n->c.ecn_marked,

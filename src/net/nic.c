@@ -278,7 +278,7 @@ uint32_t nic_pull(struct net *n, uint32_t node, uint32_t port) {
         p->prio = n->sl2vl[q->prio & 15];
         p->sent_ps = now;
         p->in_port = NET_NONE;
-        p->flags = (uint8_t)((first ? PKT_F_FIRST : 0) | (last ? PKT_F_LAST : 0) | PKT_F_ECT);
+        p->flags = (uint16_t)((first ? PKT_F_FIRST : 0) | (last ? PKT_F_LAST : 0) | PKT_F_ECT);
         if (psn < q->max_sent_psn) {
             p->flags |= PKT_F_RETX;
             n->c.retransmitted_packets++;
@@ -486,7 +486,7 @@ static void rx_trimmed(struct net *n, uint32_t node, struct packet *p) {
     k->payload_bytes =
         PKT_ACK_ECHO(0, net_data_wire_bytes(n, p->payload_bytes, p->flags & PKT_F_FIRST));
     k->flags |= PKT_F_TRIMMED;
-    if (p->hops & PKT_HOPS_LAST_TRIM) k->flags |= PKT_F_LAST; /* trimmed at the last hop */
+    if (p->flags & PKT_F_TRIM_LAST) k->flags |= PKT_F_LAST; /* trimmed at the last hop */
     ctrl_send(n, node, id);
 }
 
@@ -586,7 +586,7 @@ static void rx_data_ooo(struct net *n, uint32_t node, struct packet *p) {
 
 /* In-order delivery of one data packet's payload (also called by the
  * reorder buffer, net/reorder.c, when held packets become in order). */
-void nic_deliver(struct net *n, uint32_t node, uint32_t qp, uint32_t payload_bytes, uint8_t flags,
+void nic_deliver(struct net *n, uint32_t node, uint32_t qp, uint32_t payload_bytes, uint16_t flags,
                  uint32_t msg) {
     struct qp *q = &n->qps[qp];
     q->expect_psn++;

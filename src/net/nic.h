@@ -33,7 +33,7 @@ void nic_send_ctrl_via(struct net *n, uint32_t node, uint32_t qp, uint8_t type, 
                        uint32_t flow_hash);
 /* Receiver: the next expected packet of `qp` (payload, PKT_F_* flags, its
  * message) is delivered in order: count it, complete its message, ACK. */
-void nic_deliver(struct net *n, uint32_t node, uint32_t qp, uint32_t payload_bytes, uint8_t flags,
+void nic_deliver(struct net *n, uint32_t node, uint32_t qp, uint32_t payload_bytes, uint16_t flags,
                  uint32_t msg);
 /* Does NIC `node` have QPs with data to send? */
 int nic_has_work(const struct net *n, uint32_t node);

@@ -44,9 +44,12 @@ enum {
     /* DATA: the sender has more to send and asks the receiver for credit
      * (UET RCCC, cc/nscc.c). */
     PKT_F_PULL_REQ = 1 << 7,
-    /* ACK only: ECN-echo, a CE-marked data packet since the last ACK (DCTCP).
-     * It shares its bit with PKT_F_TRIMMED, which only data and NAKs carry. */
-    PKT_F_ECE = 1 << 6,
+    /* ACK: ECN-echo, a CE-marked data packet since the last ACK (DCTCP). */
+    PKT_F_ECE = 1 << 8,
+    /* DATA: trimmed by the last switch before its receiver; the NAK for it
+     * carries PKT_F_LAST: the receiver's own link was full (UET RCCC's
+     * concern, not the sender's window: cc/nscc.c). */
+    PKT_F_TRIM_LAST = 1 << 9,
 };
 /* Packets that bypass the data classes and buffer admission at every hop. */
 #define PKT_F_STRICT (PKT_F_CNP_CLASS | PKT_F_TRIMMED)
@@ -55,11 +58,6 @@ enum {
  * a control packet leaves free: psn = the data PSN it acknowledges, sent_ps =
  * that packet's send time echoed (RTT sample), payload_bytes = the data
  * packet's entropy << 16 | its wire bytes, PKT_F_ECN_CE = its CE mark echoed. */
-/* A data packet trimmed by the last switch before its receiver sets this bit
- * of `hops` (which counts in the low 7 bits); the NAK for it carries
- * PKT_F_LAST: the receiver's own link was full (UET RCCC's concern, not the
- * sender's window: cc/nscc.c). */
-#define PKT_HOPS_LAST_TRIM 0x80u
 #define PKT_ACK_ECHO(entropy, wire) (((uint32_t)(entropy) << 16) | ((wire)&0xffffu))
 #define PKT_ACK_ENTROPY(payload) ((uint16_t)((payload) >> 16))
 #define PKT_ACK_WIRE(payload) ((payload)&0xffffu)
@@ -78,11 +76,10 @@ struct packet {
     uint32_t flow_hash;     /* digest of the 5-tuple with the QP's UDP source port (flow_digest):
                                what ECMP mixes with each switch's seed */
     uint8_t type;           /* enum pkt_type */
-    uint8_t flags;          /* PKT_F_* */
     uint8_t prio;           /* VL (InfiniBand) or priority (Ethernet) */
-    uint8_t hops;
-    uint32_t next_dt_ps; /* on a link: the next packet's arrival - this one's (PKT_DT_FAR: read
-                            it there); the arrival schedules the next without touching it */
+    uint16_t flags;         /* PKT_F_* */
+    uint32_t next_dt_ps;    /* on a link: the next packet's arrival - this one's (PKT_DT_FAR: read
+                               it there); the arrival schedules the next without touching it */
 };
 
 _Static_assert(sizeof(struct packet) == 64, "a packet is one cache line");

@@ -265,7 +265,6 @@ __attribute__((noinline)) static void arrive_lossy(struct net *n, uint32_t port,
         port_drop(n, port, id);
         return;
     }
-    p->hops++;
     if (pt->peer_is_switch)
         switch_rx(n, pt->peer_node, pt->peer, id);
     else
@@ -297,7 +296,6 @@ void port_on_arrive(struct sim *s, const struct event *e) {
         arrive_lossy(n, port, id);              /* a tail call: the common path keeps no frame */
         return;
     }
-    p->hops++;
     if (pt->peer_is_switch)
         switch_rx(n, pt->peer_node, pt->peer, id);
     else

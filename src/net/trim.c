@@ -16,9 +16,9 @@
 void trim_packet(struct net *n, uint32_t out_port, uint32_t id) {
     struct packet *p = pkt(&n->pool, id);
     p->flags |= PKT_F_TRIMMED;
-    p->flags &= (uint8_t)~PKT_F_ECN_CE;
+    p->flags &= (uint16_t)~PKT_F_ECN_CE;
     p->wire_bytes = n->overhead_bytes;
-    if (!n->ports[out_port].peer_is_switch) p->hops |= PKT_HOPS_LAST_TRIM;
+    if (!n->ports[out_port].peer_is_switch) p->flags |= PKT_F_TRIM_LAST;
     n->c.trimmed++;
     port_enqueue_ctrl(n, out_port, id);
 }

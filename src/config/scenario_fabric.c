@@ -20,7 +20,8 @@
 #define PROPAGATION_PS_PER_MM 5u
 
 static const char *const FABRIC_KINDS[] = {"infiniband", "roce", NULL};
-static const char *const FLOWCTL_NAMES[] = {"credit", "pfc", "none", NULL};
+static const char *const FLOWCTL_NAMES[] = {"credit", "pfc", "none", "cbfc", NULL};
+static const char *const LINK_RETRY_NAMES[] = {"none", "llr", NULL};
 static const char *const ROUTING_NAMES[] = {"static", "adaptive", "ecmp", "spray", NULL};
 static const char *const ENGINE_NAMES[] = {"minhop", "updn", "ftree", "file", NULL};
 static const char *const CC_NAMES[] = {"none", "dcqcn", "ibcc", NULL};
@@ -459,6 +460,53 @@ static int preset_ecn(struct schema_ctx *c, const struct yaml_node *map,
     return 0;
 }
 
+/* CBFC and LLR are Ethernet link-layer options (UEC 1.0): any fabric kind but
+ * InfiniBand. CBFC partitions each port's buffer per class, so not with a
+ * shared pool; its buffer per class must hold one frame. */
+static int ethernet_link_check(struct schema_ctx *c, const struct yaml_node *map,
+                               const struct yaml_node *here, struct fabric_params *f) {
+    bool ib = f->kind == FABRIC_INFINIBAND;
+    if (ib && f->flow_control == FLOWCTL_CBFC)
+        return schema_fail(c, at(map, here, "flow_control"), FS_EINVAL,
+                           "flow_control: cbfc is Ethernet credit-based flow control (Ultra "
+                           "Ethernet); with fabric.kind infiniband use credit (allowed for "
+                           "infiniband: credit, none)");
+    if (ib && f->link_retry == LINK_RETRY_LLR)
+        return schema_fail(c, at(map, here, "link_retry"), FS_EINVAL,
+                           "link_retry: llr is Ethernet link-level retry (Ultra Ethernet, IEEE "
+                           "802.3dj); fabric.kind infiniband allows link_retry: none");
+    if (yaml_map_get(map, "cbfc") && f->flow_control != FLOWCTL_CBFC)
+        return schema_fail(c, at(map, here, "cbfc"), FS_EINVAL,
+                           "cbfc: settings are read only with flow_control: cbfc (flow_control "
+                           "is %s)",
+                           FLOWCTL_NAMES[f->flow_control]);
+    if (yaml_map_get(map, "llr") && f->link_retry != LINK_RETRY_LLR)
+        return schema_fail(c, at(map, here, "llr"), FS_EINVAL,
+                           "llr: settings are read only with link_retry: llr (link_retry is "
+                           "none)");
+    if (f->flow_control != FLOWCTL_CBFC) return 0;
+    if (f->buffer_sharing == BUFFER_SHARED)
+        return schema_fail(c, at(map, here, "buffer_sharing"), FS_EINVAL,
+                           "flow_control: cbfc advertises a fixed buffer per port and class; "
+                           "use buffer_sharing: static (allowed with cbfc: static)");
+    uint32_t unit = f->cbfc.credit_unit_bytes ? f->cbfc.credit_unit_bytes : 64;
+    uint64_t cls = f->cbfc.class_buffer_bytes ? f->cbfc.class_buffer_bytes
+                                              : f->buffer_bytes / NET_NCLASS;
+    uint64_t nic = f->cbfc.nic_buffer_bytes ? f->cbfc.nic_buffer_bytes : cls;
+    uint64_t pkt = ((uint64_t)f->mtu_bytes + f->overhead_bytes + 16 + unit - 1) / unit * unit;
+    if (cls >= pkt && nic >= pkt) return 0;
+    const struct yaml_node *cb = yaml_map_get(map, "cbfc");
+    const char *key = cls < pkt ? (f->cbfc.class_buffer_bytes ? "class_buffer" : NULL)
+                                : (f->cbfc.nic_buffer_bytes ? "nic_buffer" : "class_buffer");
+    char b[48];
+    schema_fmt(SCHEMA_SIZE, cls < pkt ? cls : nic, b, sizeof b);
+    return schema_fail(c, key && cb ? at(cb, cb, key) : at(map, here, "buffer"), FS_EINVAL,
+                       "a CBFC buffer of %s per class cannot hold one frame (mtu %u + %u "
+                       "bytes of headers, in %u B credits: %llu B); raise cbfc.class_buffer "
+                       "or buffer",
+                       b, f->mtu_bytes, f->overhead_bytes + 16, unit, (unsigned long long)pkt);
+}
+
 static int fabric_check(struct schema_ctx *c, const struct yaml_node *map,
                         const struct yaml_node *here, void *obj) {
     struct fabric_params *f = obj;
@@ -514,6 +562,7 @@ static int fabric_check(struct schema_ctx *c, const struct yaml_node *map,
                            "congestion_control: ibcc is InfiniBand congestion control (FECN/BECN, "
                            "IBA Annex A10); with fabric.kind roce use dcqcn or none");
     int rc = ib_check(c, map, here, f);
+    if (!rc) rc = ethernet_link_check(c, map, here, f);
     return rc ? rc : preset_ecn(c, map, here, f);
 }
 
@@ -578,6 +627,11 @@ static const struct schema_key FABRIC_KEYS[] = {
          "SPEC.md; docs/sources.md A6"),
      .names = CC_NAMES},
     {KEY("pfc", SCHEMA_MAP, FAB(pfc), NULL, NULL, NULL), .sub = &SCHEMA_PFC},
+    {KEY("cbfc", SCHEMA_MAP, FAB(cbfc), NULL, NULL, NULL), .sub = &SCHEMA_CBFC},
+    {KEY("link_retry", SCHEMA_ENUM, FAB(link_retry), "none", NULL,
+         "docs/model.md (Link-level retry): Ethernet LLR only when asked (docs/sources.md A16)"),
+     .names = LINK_RETRY_NAMES},
+    {KEY("llr", SCHEMA_MAP, FAB(llr), NULL, NULL, NULL), .sub = &SCHEMA_LLR},
     {KEY("ecn", SCHEMA_MAP, FAB(ecn), NULL, NULL, NULL), .sub = &SCHEMA_ECN},
     {KEY("dcqcn", SCHEMA_MAP, FAB(dcqcn), NULL, NULL, NULL), .sub = &SCHEMA_DCQCN},
     {KEY("ibcc", SCHEMA_MAP, FAB(ibcc), NULL, NULL, NULL), .sub = &SCHEMA_IBCC,

@@ -28,6 +28,7 @@
 /* The sections' tables (SCHEMA_SCENARIO in schema.h is the root). */
 extern const struct schema_table SCHEMA_FABRIC, SCHEMA_PFC, SCHEMA_ECN, SCHEMA_DCQCN, SCHEMA_IBCC;
 extern const struct schema_table SCHEMA_TOPOLOGY, SCHEMA_WORKLOAD, SCHEMA_EVENTS;
+extern const struct schema_table SCHEMA_CBFC, SCHEMA_LLR; /* scenario_link.c */
 
 /* A path in the scenario is relative to the scenario file's folder; kept
  * absolute when it exists, so that `validate --explain` prints a path that

@@ -21,6 +21,7 @@ struct model_params;
 struct flowctl_ops;
 struct route_ops;
 struct cc_ops;
+struct link_retry_ops;
 struct ctrl_ops;
 struct route_fib;
 struct par;
@@ -55,6 +56,7 @@ enum net_ev {
     NET_EV_FLOWCTL,
     NET_EV_CC,
     NET_EV_COLL,
+    NET_EV_LINK, /* link-layer retry (link/llr.c) */
     NET_EV_NKINDS
 };
 
@@ -248,6 +250,12 @@ struct net_counters {
     /* When the first PAUSE frame was sent / the first CE mark set (0 = not
      * yet; neither can happen at time 0): which of PFC and ECN acts first. */
     sim_time_ps first_pause_ps, first_mark_ps;
+    /* Link layer: credit-update frames sent (credit.c, cbfc.c); link-level
+     * retry (link/llr.c): frames replayed and their wire bytes, NACKs and
+     * ACKs (control ordered sets), frames it could not recover. */
+    uint64_t credit_frames;
+    uint64_t llr_replays, llr_replay_bytes, llr_nacks, llr_acks, llr_unrecovered;
+    uint64_t llr_ineligible; /* sent unprotected: the replay buffer was full */
 };
 
 /* One row of results.json "collectives" (written by coll/). */
@@ -354,6 +362,8 @@ struct net {
     const struct flowctl_ops *fc;
     const struct route_ops *route;
     const struct cc_ops *cc;
+    const struct link_retry_ops *lr; /* link-level retry, NULL = none (link/retry.h) */
+    void *lr_state;
     void *fc_state, *route_state, *cc_state, *ctrl_state, *coll_state, *wl_state, *ev_state;
 
     /* per-switch forwarding: the minimal output ports per (switch, destination

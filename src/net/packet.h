@@ -36,6 +36,9 @@ enum {
      * A12): `prio` is that priority, not an egress class; every hop serves
      * it first and no PFC pause or lossless accounting applies to it. */
     PKT_F_CNP_CLASS = 1 << 5,
+    /* Protected by link-level retry on the hop it is crossing (link/llr.c sets
+     * it when the frame starts on an LLR link and clears it on delivery). */
+    PKT_F_LLR = 1 << 6,
 };
 
 struct packet {

@@ -13,6 +13,7 @@
 #include "ctrl/ctrl.h"
 #include "flowctl/credit.h"
 #include "flowctl/flowctl.h"
+#include "link/retry.h"
 #include "route/route.h"
 #include "topo/topo.h"
 #include "workload/workload.h"
@@ -85,6 +86,9 @@ struct fabric_params {
     char *lft_file; /* routing_engine: file */
     enum cc_kind congestion_control;
     struct pfc_params pfc;
+    struct cbfc_params cbfc;         /* flow_control: cbfc (flowctl/cbfc.c) */
+    struct llr_params llr;           /* link_retry: llr (link/llr.c) */
+    enum link_retry_kind link_retry; /* link-level retry of corrupted frames */
     struct ecn_params ecn;
     struct dcqcn_params dcqcn;
     struct ibcc_params ibcc;

@@ -8,6 +8,7 @@
 #include "core/diag.h"
 #include "flowctl/flowctl.h"
 #include "flowctl/pfc.h"
+#include "link/retry.h"
 #include "net/net.h"
 #include "net/nic.h"
 #include "par/par.h"
@@ -108,6 +109,7 @@ static inline void release_in(struct net *n, const struct port *pt, const struct
 static inline __attribute__((always_inline)) void send(struct net *n, uint32_t port, uint32_t id) {
     struct port *pt = &n->ports[port];
     if (n->fc->on_send) n->fc->on_send(n, port, pkt(&n->pool, id));
+    if (n->lr) n->lr->on_send(n, port, pkt(&n->pool, id));
     start_tx(n, port, id);
     if (pt->q_bytes || pt->ctrl.head != PKT_NONE || (pt->is_host && nic_has_work(n, pt->node)))
         schedule_wake(n, port, pt->busy_until_ps);
@@ -127,6 +129,15 @@ static inline __attribute__((always_inline)) void kick(struct net *n, uint32_t p
         start_tx(n, port, id);
         schedule_wake(n, port, pt->busy_until_ps);
         return;
+    }
+    if (n->lr) { /* link-level retry: a replay goes first; during one, nothing new */
+        id = n->lr->pull(n, port);
+        if (id == LINK_RETRY_HOLD) return;
+        if (id != PKT_NONE) {
+            start_tx(n, port, id);
+            schedule_wake(n, port, pt->busy_until_ps);
+            return;
+        }
     }
     const struct flowctl_ops *fc = n->fc;
     /* One class waiting (the common case) needs no round robin; with VL
@@ -174,7 +185,7 @@ static inline __attribute__((always_inline)) void enqueue(struct net *n, uint32_
     struct packet *p = pkt(&n->pool, id);
     sim_time_ps now = n->sim->now_ps;
     if (pt->cls_mask == 0 && pt->busy_until_ps <= now && pt->up && pt->ctrl.head == PKT_NONE &&
-        !(pt->fc_hold >> cls & 1u)) {
+        !(pt->fc_hold >> cls & 1u) && !n->lr) {
         /* Nothing waits and the transmitter is free: the packet would be
          * queued and taken at once (port_kick). Do what that does to the
          * port without the queue: the integral (q_bytes is 0: adds nothing),
@@ -248,9 +259,12 @@ static bool port_loses(struct net *n, uint32_t port, const struct packet *p) {
 __attribute__((noinline)) static void arrive_lossy(struct net *n, uint32_t port, uint32_t id) {
     const struct port *pt = &n->ports[port];
     struct packet *p = pkt(&n->pool, id);
-    const struct link_loss *l = &n->loss[port];
-    if ((l->ber > 0 || l->drop > 0) && p->type != PKT_CREDIT && p->type != PKT_PAUSE &&
-        port_loses(n, port, p)) {
+    const struct link_loss *l = n->loss ? &n->loss[port] : NULL;
+    bool frame = p->type != PKT_CREDIT && p->type != PKT_PAUSE;
+    bool lost = l && (l->ber > 0 || l->drop > 0) && frame && port_loses(n, port, p);
+    /* Link-level retry takes what it will replay (link/retry.h). */
+    if (n->lr && frame && n->lr->on_arrive(n, port, id, lost)) return;
+    if (lost) {
         /* it held the transmitter's credits on its way in: give them back */
         if (n->fc->on_discard) n->fc->on_discard(n, pt->peer, p);
         port_drop(n, port, id);
@@ -284,7 +298,7 @@ void port_on_arrive(struct sim *s, const struct event *e) {
                    (unsigned long long)t);
         net_arrive_at(n, port, t);
     }
-    if (__builtin_expect(n->loss != NULL, 0)) { /* bit errors or a gray link somewhere */
+    if (__builtin_expect(n->loss != NULL || n->lr != NULL, 0)) { /* bit errors, gray, LLR */
         arrive_lossy(n, port, id);              /* a tail call: the common path keeps no frame */
         return;
     }

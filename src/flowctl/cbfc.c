@@ -1,0 +1,69 @@
+/* src/flowctl/cbfc.c
+ *
+ * Ultra Ethernet credit-based flow control (UEC 1.0 link layer, "CBFC";
+ * docs/sources.md A15) on Ethernet links, beside PFC: each receiving port
+ * advertises a buffer per traffic class in credits; the transmitter starts a
+ * frame of a class only when it holds credits for all of the frame's wire
+ * bytes; the receiver returns credits in credit-update frames as it frees
+ * buffer. Lossless by construction, with no pause frames and no headroom:
+ * the buffer a class may fill is the one the receiver advertised.
+ *
+ * The loop itself is the InfiniBand one (credit.c, credit_core.h): the same
+ * conservation law, resynchronisation after a cut link, batching with a
+ * flush timer. What is Ethernet here: the credit unit (fabric.cbfc.credit_unit),
+ * the classes (the 802.1p priorities the model carries, NET_NCLASS), the
+ * buffer per class (fabric.cbfc.class_buffer, default fabric.buffer split over
+ * the classes), the update cadence (fabric.cbfc.update_credits and
+ * update_interval), and the update on the wire: a minimum-size Ethernet frame,
+ * 64 B + 8 B preamble + 12 B gap = 84 B (net_ctrl_wire_bytes), served ahead of
+ * data like PFC's MAC-control frames. Updates carry the credits freed since
+ * the last one (UEC's cumulative counters make a lost update harmless; the
+ * model never loses link-level frames, docs/model.md "Failures").
+ */
+#include "flowctl/credit_core.h"
+#include "flowctl/flowctl.h"
+
+#include "core/diag.h"
+#include "core/time.h"
+#include "net/net.h"
+#include "net/params.h"
+
+/* Defaults (docs/sources.md A15; (C) = a choice, not published). */
+#define CBFC_UNIT_DEFAULT 64           /* bytes per credit (C): IBA's block size */
+#define CBFC_UPDATE_CREDITS_DEFAULT 1 /* an update per release, as IB's default (C) */
+
+static int cbfc_init(struct net *n, struct diag *d) {
+    const struct fabric_params *f = &n->sc->fabric;
+    const struct cbfc_params *cb = &f->cbfc;
+    if (f->kind == FABRIC_INFINIBAND)
+        return diag_set(d, n->sc->file, (struct srcpos){0, 0}, FS_EINVAL,
+                        "fabric.flow_control: cbfc is Ethernet credit-based flow control; "
+                        "InfiniBand uses credit");
+    uint64_t cls = cb->class_buffer_bytes ? cb->class_buffer_bytes : n->buffer_bytes / NET_NCLASS;
+    struct credit_profile pr = {
+        .classes = NET_NCLASS,
+        .block_bytes = cb->credit_unit_bytes ? cb->credit_unit_bytes : CBFC_UNIT_DEFAULT,
+        .switch_buffer_bytes = cls,
+        .nic_buffer_bytes = cb->nic_buffer_bytes ? cb->nic_buffer_bytes : cls,
+        .batch_blocks = cb->update_credits ? cb->update_credits : CBFC_UPDATE_CREDITS_DEFAULT,
+        .flush_ps = cb->update_interval_ps ? cb->update_interval_ps : PS_PER_US,
+        .class_word = "class",
+        .raise_hint = "fabric.cbfc.class_buffer or fabric.buffer",
+    };
+    return credit_setup(n, d, &pr);
+}
+
+const struct flowctl_ops flowctl_cbfc_ops = {
+    .name = "cbfc",
+    .init = cbfc_init,
+    .fini = credit_fini,
+    .admit = credit_admit,
+    .can_send = credit_can_send,
+    .on_send = credit_on_send,
+    .on_release = credit_on_release,
+    .on_ctrl = credit_on_ctrl,
+    .on_discard = credit_on_discard,
+    .arbitrate = credit_arbitrate,
+    .ongoing_ps = credit_ongoing_ps,
+    .lossless = true,
+};

@@ -1,30 +1,40 @@
 /* src/link/llr.c
  *
- * Link Level Retry (Ultra Ethernet 1.0 link layer and IEEE 802.3dj LLR;
- * docs/sources.md A16): every frame that starts on an LLR link gets the
- * link's next sequence number and stays in the transmitter's replay buffer
- * until the receiver acknowledges it. The receiver accepts frames in
- * sequence; a frame with a bad FCS (the BER / link_gray model,
- * net/port.c port_loses) makes it discard that frame and every later one
- * and send a NACK; the transmitter, on the NACK, replays from the bad frame
- * on, in order, before it sends anything new (go-back-N on one hop). ACKs
- * and NACKs are PCS control ordered sets (CtlOS), not frames: they take no
- * frame slot on the reverse link, only its propagation delay, and never
- * appear in a capture.
+ * Link Level Retry (Ultra Ethernet 1.0 link layer, IEEE 802.3dj LLR;
+ * docs/sources.md A16). Every frame that starts on an LLR link is numbered
+ * and kept in the transmitter's replay buffer until the receiver's ACK covers
+ * it. The receiver accepts frames in sequence; a frame whose FCS is bad makes
+ * it send a NACK and discard every later frame until the replay arrives; the
+ * transmitter, on the NACK, resends the bad frame and everything it sent
+ * after it, in order, before anything new (go-back-N on one hop). ACKs and
+ * NACKs are PCS control ordered sets (CtlOS), not frames: they cost the
+ * reverse link its propagation and one 66-bit block, take no frame slot, and
+ * are not in a capture.
  *
- * The model keeps no copy of a frame: the packet the receiver discards is
- * the replay buffer's copy, parked on the link's replay list (packet ids
- * linked through packet.next, no allocation) until the transmitter resends
- * it. Its bytes count against the replay buffer (replay_buffer, replay_frames)
- * from the first send until the ACK that covers it arrives back; a frame that
- * finds the buffer full goes out unprotected (802.3dj "LLR-ineligible",
- * best effort): lost, it is lost end to end. After max_replays failed
- * replays of one frame LLR gives up on it (counted as unrecovered) and the
- * transport's retransmission repairs it.
+ * Timing. The receiver's MAC knows a frame is bad when its last bit is in,
+ * a propagation delay after the transmitter finished it; the model hands a
+ * frame to the switch only after the pipeline latency too (port.deliver_ps).
+ * So the fate of a protected frame is drawn from the link's loss stream when
+ * it starts (port_link_loses: same stream, same order as at arrival), and
+ * the NACK is scheduled for FCS time + reverse propagation + one block. What
+ * the transmitter sent meanwhile is discarded at the receiver.
  *
- * A frame that vanished unseen (a gray link that does not count CRC errors)
- * is noticed by the next frame's sequence gap, or, if none follows, by the
- * transmitter's replay timer (replay_timer after the loss).
+ * Copies. At the NACK the replay list is built: the frames the receiver has
+ * already discarded since the bad one (parked there, in order), then copies
+ * of the protected frames still on the wire from the bad one on (pool
+ * packets, no malloc; the originals are marked and freed silently when they
+ * arrive), then what was left of an earlier replay. Replays pass the flow
+ * control again only in the sense that they use the credits the originals
+ * took (CBFC: an original discarded at the receiver never entered its
+ * buffer; its copy does and frees the space once).
+ *
+ * Limits. A frame that finds the replay buffer (replay_buffer bytes or
+ * replay_frames frames unacknowledged) full goes out unprotected (802.3dj
+ * "LLR-ineligible", best effort): lost, it is lost end to end. After
+ * max_replays failed replays of one frame LLR gives up on it (the receiver
+ * moves past it; counted as unrecovered) and the transport resends it. A
+ * frame lost unseen (a gray link that does not count CRC errors) is replayed
+ * after replay_timer: the model does not look ahead for the next frame's gap.
  */
 #include "link/retry.h"
 
@@ -38,12 +48,13 @@
 #include "net/port.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* Defaults (docs/sources.md A16; (C) = a choice, not published). */
-#define LLR_REPLAY_FRAMES_DEFAULT 1000 /* SONiC LLR test plan profile: OUTSTANDING_FRAMES_MAX */
-#define LLR_MAX_REPLAYS_DEFAULT 3      /* (C): SONiC UE link manager and an OMNeT++ UE model */
-#define LLR_ACK_SPACING_DEFAULT 2048   /* SAI CTLOS_TARGET_SPACING default, read as bytes */
-#define LLR_TIMER_DEFAULT_PS 1000000ULL /* 1 us (C): OMNeT++ UE link model llrTimeout */
+#define LLR_REPLAY_FRAMES_DEFAULT 1000  /* SAI OUTSTANDING_FRAMES_MAX in the SONiC LLR test plan */
+#define LLR_MAX_REPLAYS_DEFAULT 3       /* (C) */
+#define LLR_ACK_SPACING_DEFAULT 2048    /* SAI CTLOS_TARGET_SPACING default, read as bytes */
+#define LLR_TIMER_DEFAULT_PS 1000000ULL /* 1 us (C) */
 #define LLR_ACK_RING 32                 /* ACKs in flight per link; more are merged */
 
 enum { LLR_EV_ACK, LLR_EV_NACK };
@@ -52,16 +63,17 @@ struct llr_link {
     /* transmitter of the link (this port) */
     uint64_t sent_frames, sent_bytes;   /* protected new frames, since the start */
     uint64_t acked_frames, acked_bytes; /* covered by the ACKs that arrived */
-    uint32_t rq_head;   /* replay list: frames the transmitter resends next, in order */
-    uint32_t rq_cursor; /* last frame of the current round in it (PKT_NONE: at the head) */
-    /* Frames discarded since the last bad one while its NACK is on its way:
-     * they go before the replay list when the NACK arrives. */
-    uint32_t nq_head, nq_tail;
-    uint8_t replaying; /* a NACK arrived: resend the replay list before anything new */
+    uint32_t rq_head;                   /* replay list: frames to resend, in order */
+    uint8_t replaying;                  /* resend the replay list before anything new */
+    uint8_t nack_pending;               /* a NACK is on its way: later bad frames add none */
+    uint8_t discarding;                 /* receiver: the bad frame came in before its NACK left */
+    uint32_t bad_id;                    /* the frame the pending NACK is about */
+    uint32_t give_up_id;                /* LLR gave up on it: drop it when it arrives */
+    /* which frame failed last (qp, psn, type) and how many times running */
+    uint32_t bad_qp, bad_psn, bad_tries;
+    uint8_t bad_type;
+    uint32_t pk_head, pk_tail; /* receiver: discarded while the NACK is on its way */
     /* receiver (the peer port) */
-    uint8_t discarding;       /* a frame was bad: later ones are discarded (and parked) */
-    uint32_t discard_left;    /* ...this many more, UINT32_MAX until the NACK is at the tx */
-    uint32_t bad_id, bad_tries; /* the frame that failed last, and how often in a row */
     uint64_t rx_frames, rx_bytes; /* accepted in sequence, since the start */
     uint64_t rx_unacked_bytes;    /* accepted since the last ACK */
     /* ACKs on their way back: cumulative (frames, bytes), oldest first */
@@ -80,17 +92,24 @@ static struct llr_state *ls(struct net *n) {
     return n->lr_state;
 }
 
-/* When a CtlOS the receiver of link `port` sends about the frame arriving
- * now reaches the transmitter. The receiver's MAC checked the frame's FCS
- * when its last bit came in, a propagation delay after it left; the model
- * hands the frame over after the switch pipeline too (port.deliver_ps), so
- * the CtlOS goes back from the FCS time: the reverse link's propagation plus
- * one 66-bit block, and never before now. */
-static sim_time_ps ctlos_at(const struct net *n, uint32_t port) {
-    const struct port *pt = &n->ports[port], *rev = &n->ports[pt->peer];
+/* One 66-bit PCS block (a CtlOS) at the reverse link's rate. */
+static sim_time_ps block_ps(const struct net *n, uint32_t port) {
+    return time_serialise_ps(8, n->ports[n->ports[port].peer].rate_bps);
+}
+
+static sim_time_ps ser_ps(const struct port *pt, uint32_t bytes) {
+    return pt->ps_per_byte ? (sim_time_ps)bytes * pt->ps_per_byte
+                           : time_serialise_ps(bytes, pt->rate_bps);
+}
+
+/* The ACK for what arrives now reaches the transmitter: the FCS was checked
+ * deliver_ps - prop_ps ago (the switch pipeline), plus the reverse
+ * propagation and a block; never before now. */
+static sim_time_ps ack_at(const struct net *n, uint32_t port) {
+    const struct port *pt = &n->ports[port];
     sim_time_ps now = n->sim->now_ps;
     sim_time_ps fcs = now - (pt->deliver_ps > pt->prop_ps ? pt->deliver_ps - pt->prop_ps : 0);
-    sim_time_ps at = fcs + rev->prop_ps + time_serialise_ps(8, rev->rate_bps);
+    sim_time_ps at = fcs + n->ports[pt->peer].prop_ps + block_ps(n, port);
     return at > now ? at : now;
 }
 
@@ -107,91 +126,71 @@ static void send_ack(struct net *n, uint32_t port) {
     uint32_t slot = (L->ack_head + L->ack_len++) % LLR_ACK_RING;
     L->ack_frames[slot] = L->rx_frames;
     L->ack_bytes[slot] = L->rx_bytes;
-    sim_at(n->sim, ctlos_at(n, port), n->ports[port].peer_node + 1, NET_EV_LINK, port,
-           LLR_EV_ACK);
+    sim_at(n->sim, ack_at(n, port), n->ports[port].peer_node + 1, NET_EV_LINK, port, LLR_EV_ACK);
 }
 
-/* Parks `id` on the replay list after this round's frames, or, while the
- * NACK is on its way, at the end of the round's own list. */
-static void park(struct llr_link *L, struct pkt_pool *pp, uint32_t id) {
-    struct packet *p = pkt(pp, id);
-    if (L->discard_left == UINT32_MAX) {
-        p->next = PKT_NONE;
-        if (L->nq_tail == PKT_NONE)
-            L->nq_head = id;
-        else
-            pkt(pp, L->nq_tail)->next = id;
-        L->nq_tail = id;
+/* `p` starts on `port` protected (first send or replay): its fate on the
+ * wire is drawn now; a bad frame that is the first since the last NACK left
+ * makes the receiver NACK at its FCS time. */
+static void draw(struct net *n, uint32_t port, uint32_t id) {
+    struct llr_state *st = ls(n);
+    struct llr_link *L = &st->link[port];
+    struct packet *p = pkt(&n->pool, id);
+    if (!port_link_loses(n, port, p) || L->nack_pending) return;
+    bool same = p->qp == L->bad_qp && p->psn == L->bad_psn && p->type == L->bad_type;
+    L->bad_tries = same ? L->bad_tries + 1 : 1;
+    L->bad_qp = p->qp;
+    L->bad_psn = p->psn;
+    L->bad_type = p->type;
+    if (L->bad_tries > st->max_replays) { /* replayed max_replays times: give up on it */
+        L->give_up_id = id;
+        L->bad_tries = 0;
         return;
     }
-    if (L->rq_cursor == PKT_NONE) {
-        p->next = L->rq_head;
-        L->rq_head = id;
-    } else {
-        struct packet *c = pkt(pp, L->rq_cursor);
-        p->next = c->next;
-        c->next = id;
-    }
-    L->rq_cursor = id;
-}
-
-static void stop_discarding(struct net *n, uint32_t port) {
-    struct llr_link *L = &ls(n)->link[port];
-    L->discarding = 0;
-    L->discard_left = 0;
-    if (L->replaying) port_kick(n, port);
+    const struct port *pt = &n->ports[port];
+    sim_time_ps fcs = n->sim->now_ps + ser_ps(pt, p->wire_bytes) + pt->prop_ps;
+    sim_time_ps at = fcs + n->ports[pt->peer].prop_ps +
+                     (port_link_loss_unseen(n, port) ? st->timer_ps : block_ps(n, port));
+    L->nack_pending = 1;
+    L->bad_id = id;
+    n->c.llr_nacks++;
+    sim_at(n->sim, at, pt->peer_node + 1, NET_EV_LINK, port, LLR_EV_NACK);
 }
 
 static bool llr_on_arrive(struct net *n, uint32_t port, uint32_t id, bool lost) {
     struct llr_state *st = ls(n);
     struct llr_link *L = &st->link[port];
     struct packet *p = pkt(&n->pool, id);
-    if (!(p->flags & PKT_F_LLR)) { /* unprotected (replay buffer was full, or a CNP) */
+    if (!(p->flags & PKT_F_LLR)) { /* unprotected (the replay buffer was full, or a CNP) */
         if (lost) n->c.llr_unrecovered++;
         return false;
     }
-    if (L->discarding) { /* after a bad frame: discarded here, resent by the replay */
-        park(L, &n->pool, id);
-        if (L->discard_left != UINT32_MAX) {
-            if (--L->discard_left == 0)
-                stop_discarding(n, port);
-            else
-                port_kick(n, port); /* the transmitter may be waiting for it */
-        }
+    if (p->flags & PKT_F_LLR_STALE) { /* its copy is in the replay: discarded */
+        pkt_free(&n->pool, id);
         return true;
     }
-    if (lost) {
-        L->bad_tries = id == L->bad_id ? L->bad_tries + 1 : 1;
-        L->bad_id = id;
-        if (L->bad_tries > st->max_replays) {
-            /* LLR gives up on this frame: the receiver moves past it (flush)
-             * and the transport will have to resend it. */
-            n->c.llr_unrecovered++;
-            L->bad_tries = 0;
-            L->bad_id = PKT_NONE;
-            L->rx_frames++;
-            L->rx_bytes += p->wire_bytes;
-            return false;
-        }
-        n->c.llr_nacks++;
+    if (id == L->give_up_id) { /* the receiver moves past it; the transport resends */
+        L->give_up_id = PKT_NONE;
+        L->rx_frames++;
+        L->rx_bytes += p->wire_bytes;
+        n->c.llr_unrecovered++;
+        port_drop(n, port, id);
+        return true;
+    }
+    if (L->nack_pending && (id == L->bad_id || L->discarding)) {
+        /* the bad frame, or one after it, in before the NACK left */
         L->discarding = 1;
-        L->discard_left = UINT32_MAX;
-        park(L, &n->pool, id);
-        /* The receiver sees a bad FCS now; a frame that vanished is noticed
-         * when the next one arrives, or by the transmitter's timer. */
-        const struct port *pt = &n->ports[port];
-        bool unseen = n->loss && !n->loss[port].errors && n->loss[port].drop > 0 &&
-                      n->loss[port].ber == 0;
-        sim_time_ps at = ctlos_at(n, port);
-        if (unseen)
-            at = (pt->fly_head != PKT_NONE ? pkt(&n->pool, pt->fly_head)->t_ps
-                                           : n->sim->now_ps + st->timer_ps) +
-                 n->ports[pt->peer].prop_ps;
-        sim_at(n->sim, at, pt->peer_node + 1, NET_EV_LINK, port, LLR_EV_NACK);
+        p->next = PKT_NONE;
+        if (L->pk_tail == PKT_NONE)
+            L->pk_head = id;
+        else
+            pkt(&n->pool, L->pk_tail)->next = id;
+        L->pk_tail = id;
         return true;
     }
     p->flags &= (uint8_t)~PKT_F_LLR;
-    L->bad_tries = 0;
+    if (p->qp == L->bad_qp && p->psn == L->bad_psn && p->type == L->bad_type)
+        L->bad_tries = 0; /* the frame that failed got through: its count starts over */
     L->rx_frames++;
     L->rx_bytes += p->wire_bytes;
     L->rx_unacked_bytes += p->wire_bytes;
@@ -202,53 +201,71 @@ static bool llr_on_arrive(struct net *n, uint32_t port, uint32_t id, bool lost) 
     return false;
 }
 
+/* The NACK reached the transmitter of `port`: build the replay list. */
+static void on_nack(struct net *n, uint32_t port) {
+    struct llr_link *L = &ls(n)->link[port];
+    const struct port *pt = &n->ports[port];
+    uint32_t head = L->pk_head, tail = L->pk_tail;
+    /* The frames on the wire from the bad one on (all of them if it is in
+     * already) are copied and their originals marked stale. */
+    bool from = L->discarding;
+    for (uint32_t id = pt->fly_head; id != PKT_NONE; id = pkt(&n->pool, id)->next) {
+        struct packet *o = pkt(&n->pool, id);
+        if (id == L->bad_id) from = true;
+        if (!from || !(o->flags & PKT_F_LLR) || (o->flags & PKT_F_LLR_STALE)) continue;
+        uint32_t c = pkt_alloc(&n->pool);
+        struct packet *q = pkt(&n->pool, c);
+        o = pkt(&n->pool, id); /* the pool may have grown */
+        memcpy(q, o, sizeof *q);
+        o->flags |= PKT_F_LLR_STALE;
+        q->next = PKT_NONE;
+        if (tail == PKT_NONE)
+            head = c;
+        else
+            pkt(&n->pool, tail)->next = c;
+        tail = c;
+    }
+    if (tail != PKT_NONE) { /* this round goes before what is left of the last */
+        pkt(&n->pool, tail)->next = L->rq_head;
+        L->rq_head = head;
+    }
+    L->pk_head = L->pk_tail = PKT_NONE;
+    L->discarding = 0;
+    L->nack_pending = 0;
+    L->bad_id = PKT_NONE;
+    L->replaying = L->rq_head != PKT_NONE;
+    port_kick(n, port);
+}
+
 static void on_event(struct sim *s, const struct event *e) {
     struct net *n = s->model;
     struct llr_link *L = &ls(n)->link[e->arg];
-    if (e->aux == LLR_EV_ACK) {
-        if (!L->ack_len) return;
-        L->acked_frames = L->ack_frames[L->ack_head];
-        L->acked_bytes = L->ack_bytes[L->ack_head];
-        L->ack_head = (uint8_t)((L->ack_head + 1) % LLR_ACK_RING);
-        L->ack_len--;
+    if (e->aux == LLR_EV_NACK) {
+        on_nack(n, e->arg);
         return;
     }
-    /* NACK at the transmitter: what is on the wire now was sent after the
-     * bad frame and will be discarded too; then the replay goes. */
-    const struct port *pt = &n->ports[e->arg];
-    uint32_t left = 0;
-    for (uint32_t id = pt->fly_head; id != PKT_NONE; id = pkt(&n->pool, id)->next)
-        left += (pkt(&n->pool, id)->flags & PKT_F_LLR) != 0;
-    /* This round's frames go before what is left of an earlier replay. */
-    if (L->nq_head != PKT_NONE) {
-        pkt(&n->pool, L->nq_tail)->next = L->rq_head;
-        L->rq_head = L->nq_head;
-        L->rq_cursor = L->nq_tail;
-        L->nq_head = L->nq_tail = PKT_NONE;
-    }
-    L->replaying = 1;
-    if (left)
-        L->discard_left = left;
-    else
-        stop_discarding(n, e->arg);
-    port_kick(n, e->arg);
+    if (!L->ack_len) return;
+    L->acked_frames = L->ack_frames[L->ack_head];
+    L->acked_bytes = L->ack_bytes[L->ack_head];
+    L->ack_head = (uint8_t)((L->ack_head + 1) % LLR_ACK_RING);
+    L->ack_len--;
 }
 
 static uint32_t llr_pull(struct net *n, uint32_t port) {
     struct llr_link *L = &ls(n)->link[port];
-    if (L->replaying && L->rq_head != PKT_NONE) {
-        uint32_t id = L->rq_head;
-        struct packet *p = pkt(&n->pool, id);
-        L->rq_head = p->next;
-        if (L->rq_cursor == id) L->rq_cursor = PKT_NONE;
-        n->c.llr_replays++;
-        n->c.llr_replay_bytes += p->wire_bytes;
-        return id;
+    if (!L->replaying) return PKT_NONE;
+    uint32_t id = L->rq_head;
+    if (id == PKT_NONE) {
+        L->replaying = 0;
+        return PKT_NONE;
     }
-    /* After the NACK, frames still on their way will be parked: wait for them. */
-    if (L->discarding && L->discard_left != UINT32_MAX) return LINK_RETRY_HOLD;
-    L->replaying = 0;
-    return PKT_NONE;
+    struct packet *p = pkt(&n->pool, id);
+    L->rq_head = p->next;
+    p->flags &= (uint8_t)~PKT_F_LLR_STALE;
+    n->c.llr_replays++;
+    n->c.llr_replay_bytes += p->wire_bytes;
+    draw(n, port, id);
+    return id;
 }
 
 static void llr_on_send(struct net *n, uint32_t port, struct packet *p) {
@@ -263,6 +280,7 @@ static void llr_on_send(struct net *n, uint32_t port, struct packet *p) {
     p->flags |= PKT_F_LLR;
     L->sent_frames++;
     L->sent_bytes += p->wire_bytes;
+    draw(n, port, (uint32_t)(p - n->pool.base));
 }
 
 static int llr_init(struct net *n, struct diag *d) {
@@ -272,19 +290,21 @@ static int llr_init(struct net *n, struct diag *d) {
     n->lr_state = st;
     st->link = fs_xcalloc(n->nports + 1, sizeof *st->link);
     for (uint32_t p = 0; p < n->nports; p++) {
-        st->link[p].rq_head = st->link[p].rq_cursor = PKT_NONE;
-        st->link[p].nq_head = st->link[p].nq_tail = PKT_NONE;
-        st->link[p].bad_id = PKT_NONE;
+        struct llr_link *L = &st->link[p];
+        L->rq_head = L->pk_head = L->pk_tail = PKT_NONE;
+        L->bad_id = L->give_up_id = PKT_NONE;
+        L->bad_qp = UINT32_MAX;
     }
     st->buffer_frames = lp->replay_frames ? lp->replay_frames : LLR_REPLAY_FRAMES_DEFAULT;
     st->max_replays = lp->max_replays ? lp->max_replays : LLR_MAX_REPLAYS_DEFAULT;
-    st->ack_spacing = (uint32_t)(lp->ack_spacing_bytes ? lp->ack_spacing_bytes : LLR_ACK_SPACING_DEFAULT);
+    st->ack_spacing =
+        (uint32_t)(lp->ack_spacing_bytes ? lp->ack_spacing_bytes : LLR_ACK_SPACING_DEFAULT);
     st->timer_ps = lp->replay_timer_ps ? lp->replay_timer_ps : LLR_TIMER_DEFAULT_PS;
     st->buffer_bytes = lp->replay_buffer_bytes;
     if (!st->buffer_bytes) {
-        /* auto: what the slowest-to-acknowledge link has unacknowledged at
-         * line rate (a frame, the round trip of propagation, the ACK spacing),
-         * twice over, so a replay never makes new frames unprotected. */
+        /* auto: twice what a link has unacknowledged at line rate (a frame,
+         * the propagation there and back, the receiver's pipeline before the
+         * model accepts it, the ACK spacing), for the slowest link. */
         uint64_t worst = 0;
         for (uint32_t p = 0; p < n->nports; p++) {
             const struct port *pt = &n->ports[p];

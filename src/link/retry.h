@@ -35,18 +35,18 @@ struct link_retry_ops {
     const char *name;
     int (*init)(struct net *n, struct diag *d);
     void (*fini)(struct net *n);
-    /* Packet `id` arrives over link `port`; `lost` = the receiver's FCS check
-     * failed (or a gray link swallowed it). true: the retry layer took the
-     * frame (it will be replayed or was dropped); false: deliver as usual. */
+    /* Packet `id` arrives over link `port`. A frame the retry layer protects
+     * (PKT_F_LLR) had its fate drawn when it started; for others `lost` says
+     * whether the receiver's FCS check failed (or a gray link swallowed it).
+     * true: the retry layer took the frame (parked for a replay, discarded,
+     * or dropped); false: deliver it (or, lost, drop it) as usual. */
     bool (*on_arrive)(struct net *n, uint32_t port, uint32_t id, bool lost);
-    /* The transmitter of `port` is free: a frame to replay (its id), PKT_NONE
-     * to go on with the queues, or LINK_RETRY_HOLD: send nothing new now. */
+    /* The transmitter of `port` is free: a frame to replay (its id, started
+     * without flow control: its original took the credits), or PKT_NONE. */
     uint32_t (*pull)(struct net *n, uint32_t port);
     /* A new frame `p` starts on `port` (sequence number, replay buffer). */
     void (*on_send)(struct net *n, uint32_t port, struct packet *p);
 };
-
-#define LINK_RETRY_HOLD 0xfffffffeu
 
 /* The table for fabric.link_retry, NULL for none. */
 const struct link_retry_ops *link_retry_select(const struct net *n);

@@ -39,6 +39,8 @@ enum {
     /* Protected by link-level retry on the hop it is crossing (link/llr.c sets
      * it when the frame starts on an LLR link and clears it on delivery). */
     PKT_F_LLR = 1 << 6,
+    /* ...and its copy replaces it in a replay: discarded when it arrives. */
+    PKT_F_LLR_STALE = 1 << 7,
 };
 
 struct packet {

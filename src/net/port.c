@@ -130,9 +130,8 @@ static inline __attribute__((always_inline)) void kick(struct net *n, uint32_t p
         schedule_wake(n, port, pt->busy_until_ps);
         return;
     }
-    if (n->lr) { /* link-level retry: a replay goes first; during one, nothing new */
+    if (n->lr) { /* link-level retry: a replay goes before anything new */
         id = n->lr->pull(n, port);
-        if (id == LINK_RETRY_HOLD) return;
         if (id != PKT_NONE) {
             start_tx(n, port, id);
             schedule_wake(n, port, pt->busy_until_ps);
@@ -254,6 +253,16 @@ static bool port_loses(struct net *n, uint32_t port, const struct packet *p) {
     return false;
 }
 
+bool port_link_loses(struct net *n, uint32_t port, const struct packet *p) {
+    const struct link_loss *l = n->loss ? &n->loss[port] : NULL;
+    return l && (l->ber > 0 || l->drop > 0) && port_loses(n, port, p);
+}
+
+bool port_link_loss_unseen(const struct net *n, uint32_t port) {
+    const struct link_loss *l = n->loss ? &n->loss[port] : NULL;
+    return l && l->drop > 0 && !l->errors && l->ber == 0;
+}
+
 /* Arrival over a link with bit errors or a gray failure: lost at the
  * receiver (bad ICRC/FCS, or the gray link), or delivered as usual. */
 __attribute__((noinline)) static void arrive_lossy(struct net *n, uint32_t port, uint32_t id) {
@@ -261,8 +270,10 @@ __attribute__((noinline)) static void arrive_lossy(struct net *n, uint32_t port,
     struct packet *p = pkt(&n->pool, id);
     const struct link_loss *l = n->loss ? &n->loss[port] : NULL;
     bool frame = p->type != PKT_CREDIT && p->type != PKT_PAUSE;
-    bool lost = l && (l->ber > 0 || l->drop > 0) && frame && port_loses(n, port, p);
-    /* Link-level retry takes what it will replay (link/retry.h). */
+    /* A frame link-level retry protects had its fate drawn when it started
+     * (port_link_loses); the retry layer takes what it discards or replays. */
+    bool prot = n->lr && frame && (p->flags & PKT_F_LLR);
+    bool lost = !prot && l && (l->ber > 0 || l->drop > 0) && frame && port_loses(n, port, p);
     if (n->lr && frame && n->lr->on_arrive(n, port, id, lost)) return;
     if (lost) {
         /* it held the transmitter's credits on its way in: give them back */

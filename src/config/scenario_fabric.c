@@ -493,7 +493,11 @@ static int ethernet_link_check(struct schema_ctx *c, const struct yaml_node *map
     uint64_t cls = f->cbfc.class_buffer_bytes ? f->cbfc.class_buffer_bytes
                                               : f->buffer_bytes / NET_NCLASS;
     uint64_t nic = f->cbfc.nic_buffer_bytes ? f->cbfc.nic_buffer_bytes : cls;
-    uint64_t pkt = ((uint64_t)f->mtu_bytes + f->overhead_bytes + 16 + unit - 1) / unit * unit;
+    /* In the buffer: the frame without preamble and gap (20 B), plus the
+     * packet overhead (flowctl/cbfc.c). */
+    int64_t po = f->cbfc.packet_overhead_set ? f->cbfc.packet_overhead_bytes : -4;
+    uint64_t stored = (uint64_t)((int64_t)f->mtu_bytes + f->overhead_bytes + 16 - 20 + po);
+    uint64_t pkt = (stored + unit - 1) / unit * unit;
     if (cls >= pkt && nic >= pkt) return 0;
     const struct yaml_node *cb = yaml_map_get(map, "cbfc");
     const char *key = cls < pkt ? (f->cbfc.class_buffer_bytes ? "class_buffer" : NULL)
@@ -501,10 +505,9 @@ static int ethernet_link_check(struct schema_ctx *c, const struct yaml_node *map
     char b[48];
     schema_fmt(SCHEMA_SIZE, cls < pkt ? cls : nic, b, sizeof b);
     return schema_fail(c, key && cb ? at(cb, cb, key) : at(map, here, "buffer"), FS_EINVAL,
-                       "a CBFC buffer of %s per class cannot hold one frame (mtu %u + %u "
-                       "bytes of headers, in %u B credits: %llu B); raise cbfc.class_buffer "
-                       "or buffer",
-                       b, f->mtu_bytes, f->overhead_bytes + 16, unit, (unsigned long long)pkt);
+                       "a CBFC buffer of %s per class cannot hold one frame (%llu bytes "
+                       "stored, in %u B credits: %llu B); raise cbfc.class_buffer or buffer",
+                       b, (unsigned long long)stored, unit, (unsigned long long)pkt);
 }
 
 static int fabric_check(struct schema_ctx *c, const struct yaml_node *map,

@@ -11,6 +11,7 @@
 #include "net/params.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A size or `auto` (0). */
@@ -51,11 +52,41 @@ static void replay_buffer_print(FILE *f, const void *obj, const struct scenario 
     size_or_auto_print(f, ((const struct llr_params *)obj)->replay_buffer_bytes);
 }
 
+/* packet_overhead: a whole number of bytes, -16..127 (UE spec 1.0.3 Table
+ * 5-14's range as the OTG model gives it). */
+static int packet_overhead_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct cbfc_params *cb = obj;
+    const char *s;
+    int rc = schema_text(c, n, "a whole number of bytes such as -4", &s);
+    if (rc) return rc;
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || v < -16 || v > 127)
+        return schema_fail(c, n, FS_ERANGE,
+                           "packet_overhead '%.32s': allowed a whole number of bytes from -16 to "
+                           "127 (bytes a frame takes in the receiver's buffer beyond its length; "
+                           "-4 = FCS stripped)",
+                           s);
+    cb->packet_overhead_bytes = (int32_t)v;
+    cb->packet_overhead_set = true;
+    return 0;
+}
+static void packet_overhead_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    const struct cbfc_params *cb = obj;
+    fprintf(f, "%d", cb->packet_overhead_set ? (int)cb->packet_overhead_bytes : -4);
+}
+
 #define CB(f) offsetof(struct cbfc_params, f)
 static const struct schema_key CBFC_KEYS[] = {
     {KEY("credit_unit", SCHEMA_U32, CB(credit_unit_bytes), "64", NULL,
-         "docs/sources.md A15 (C): bytes per credit; UEC 1.0 lets the link configure it"),
-     .min = 8, .max = 4096},
+         "docs/sources.md A15: cell size, UE spec 1.0.3 Table 5-14 (OTG model default 64, "
+         "32..2048)"),
+     .min = 32, .max = 2048},
+    {.name = "packet_overhead", .type = SCHEMA_CUSTOM, .def = "-4",
+     .source = "docs/sources.md A15: UE spec 1.0.3 Table 5-14 (OTG model default -4: FCS "
+               "stripped)",
+     .parse = packet_overhead_parse, .print = packet_overhead_print},
     {.name = "class_buffer", .type = SCHEMA_CUSTOM, .def = "auto",
      .source = "docs/sources.md A15: auto = fabric.buffer / 4 classes",
      .parse = class_buffer_parse, .print = class_buffer_print},
@@ -76,13 +107,16 @@ static const struct schema_key LLR_KEYS[] = {
      .source = "docs/sources.md A16: auto = 2 x (line rate x link round trip + a frame + "
                "ack_spacing)",
      .parse = replay_buffer_parse, .print = replay_buffer_print},
-    {KEY("replay_frames", SCHEMA_U32, LL(replay_frames), "1000", NULL,
-         "docs/sources.md A16: SAI LLR profile OUTSTANDING_FRAMES_MAX in the SONiC test plan"),
+    {KEY("replay_frames", SCHEMA_U32, LL(replay_frames), "2047", NULL,
+         "docs/sources.md A16: outstanding_seq_max, UE spec 1.0.3 Table 5-9 (OTG model default; "
+         "spec maximum 524288)"),
+     .min = 1, .max = 524288},
+    {KEY("replay_timer", SCHEMA_TIME, LL(replay_timer_ps), "65535ns", NULL,
+         "docs/sources.md A16: replay_timer_max, UE spec 1.0.3 Table 5-9 (OTG model default)"),
      .min = 1},
-    {KEY("replay_timer", SCHEMA_TIME, LL(replay_timer_ps), "1us", NULL,
-         "docs/sources.md A16 (C): a frame lost unseen with nothing after it")},
-    {KEY("max_replays", SCHEMA_U32, LL(max_replays), "3", NULL,
-         "docs/sources.md A16 (C): replays of one frame before LLR gives up"),
+    {KEY("max_replays", SCHEMA_U32, LL(max_replays), "255", NULL,
+         "docs/sources.md A16: replay_count_max, UE spec 1.0.3 Table 5-9 (OTG model default; "
+         "255 = no maximum)"),
      .min = 1, .max = 255},
     {KEY("ack_spacing", SCHEMA_SIZE, LL(ack_spacing_bytes), "2048B", NULL,
          "docs/sources.md A16: SAI CTLOS_TARGET_SPACING default 2048")},

@@ -29,8 +29,10 @@
 #include "net/params.h"
 
 /* Defaults (docs/sources.md A15; (C) = a choice, not published). */
-#define CBFC_UNIT_DEFAULT 64           /* bytes per credit (C): IBA's block size */
-#define CBFC_UPDATE_CREDITS_DEFAULT 1 /* an update per release, as IB's default (C) */
+#define CBFC_UNIT_DEFAULT 64           /* cell size: UE spec 1.0.3 Table 5-14 via the OTG model */
+#define CBFC_OVERHEAD_DEFAULT (-4)     /* per-packet buffer overhead: the same (FCS stripped) */
+#define CBFC_PREAMBLE_IFG 20           /* wire bytes never stored: 8 B preamble + 12 B gap */
+#define CBFC_UPDATE_CREDITS_DEFAULT 1 /* a credit update per release, as IB's default (C) */
 
 static int cbfc_init(struct net *n, struct diag *d) {
     const struct fabric_params *f = &n->sc->fabric;
@@ -43,6 +45,10 @@ static int cbfc_init(struct net *n, struct diag *d) {
     struct credit_profile pr = {
         .classes = NET_NCLASS,
         .block_bytes = cb->credit_unit_bytes ? cb->credit_unit_bytes : CBFC_UNIT_DEFAULT,
+        /* A frame takes its length (wire bytes without preamble and gap)
+         * plus the packet overhead in the receiver's buffer. */
+        .adjust_bytes = -CBFC_PREAMBLE_IFG +
+                        (cb->packet_overhead_set ? cb->packet_overhead_bytes : CBFC_OVERHEAD_DEFAULT),
         .switch_buffer_bytes = cls,
         .nic_buffer_bytes = cb->nic_buffer_bytes ? cb->nic_buffer_bytes : cls,
         .batch_blocks = cb->update_credits ? cb->update_credits : CBFC_UPDATE_CREDITS_DEFAULT,

@@ -57,7 +57,8 @@ struct vlarb {
 
 struct credit_state {
     uint32_t vls;
-    uint32_t block; /* bytes per credit: IB 64 B, CBFC fabric.cbfc.credit_unit */
+    uint32_t block;  /* bytes per credit: IB 64 B, CBFC fabric.cbfc.credit_unit */
+    int32_t adjust;  /* bytes a packet takes in the buffer minus its wire bytes (IB: 0) */
     uint32_t batch; /* blocks */
     sim_time_ps flush_ps;
     uint32_t *cap;          /* [port]: input buffer per VL at this port (as receiver), blocks */
@@ -78,7 +79,7 @@ static struct credit_state *cs(struct net *n) {
 }
 
 static inline uint32_t blocks_of(const struct credit_state *st, uint32_t wire_bytes) {
-    return (wire_bytes + st->block - 1) / st->block;
+    return (uint32_t)((int64_t)wire_bytes + st->adjust + st->block - 1) / st->block;
 }
 
 /* Credit blocks for `vl` of data link `port` still on their way back: in the
@@ -283,6 +284,7 @@ int credit_setup(struct net *n, struct diag *d, const struct credit_profile *pr)
         n->ports[p].fc_hold = (uint8_t)((1u << NET_NCLASS) - 1);
     st->vls = pr->classes;
     st->block = pr->block_bytes;
+    st->adjust = pr->adjust_bytes;
     uint64_t vlbuf = pr->switch_buffer_bytes, nicbuf = pr->nic_buffer_bytes;
     uint32_t mtu_blocks = blocks_of(st, net_data_wire_bytes(n, n->mtu_bytes, true));
     if (vlbuf / st->block < mtu_blocks || nicbuf / st->block < mtu_blocks)

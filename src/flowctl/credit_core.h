@@ -19,6 +19,7 @@ struct diag;
 struct credit_profile {
     uint32_t classes;             /* classes (VLs, CBFC classes) with a buffer, 1..NET_NCLASS */
     uint32_t block_bytes;         /* bytes per credit */
+    int32_t adjust_bytes;         /* buffer bytes of a packet minus its wire bytes (IB: 0) */
     uint64_t switch_buffer_bytes; /* receive buffer per class of a switch port */
     uint64_t nic_buffer_bytes;    /* ...of a NIC port */
     uint32_t batch_blocks;        /* return credits once this many are free (1 = per packet) */

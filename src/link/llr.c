@@ -31,10 +31,11 @@
  * Limits. A frame that finds the replay buffer (replay_buffer bytes or
  * replay_frames frames unacknowledged) full goes out unprotected (802.3dj
  * "LLR-ineligible", best effort): lost, it is lost end to end. After
- * max_replays failed replays of one frame LLR gives up on it (the receiver
- * moves past it; counted as unrecovered) and the transport resends it. A
- * frame lost unseen (a gray link that does not count CRC errors) is replayed
- * after replay_timer: the model does not look ahead for the next frame's gap.
+ * max_replays failed replays of one frame (255: no limit) LLR gives up on it
+ * (the receiver moves past it; counted as unrecovered) and the transport
+ * resends it. A frame lost unseen (a gray link that does not count CRC
+ * errors) is NACKed when the next frame reveals the sequence gap, or by the
+ * transmitter's replay timer if none follows.
  */
 #include "link/retry.h"
 
@@ -50,13 +51,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Defaults (docs/sources.md A16; (C) = a choice, not published). */
-#define LLR_REPLAY_FRAMES_DEFAULT 1000  /* SAI OUTSTANDING_FRAMES_MAX in the SONiC LLR test plan */
-#define LLR_MAX_REPLAYS_DEFAULT 3       /* (C) */
-#define LLR_ACK_SPACING_DEFAULT 2048    /* SAI CTLOS_TARGET_SPACING default, read as bytes */
-#define LLR_TIMER_DEFAULT_PS 1000000ULL /* 1 us (C) */
+/* Defaults (docs/sources.md A16): UE spec 1.0.3 section 5.1 Table 5-9 as the
+ * OTG model (open-traffic-generator/snappi) gives its registers' defaults,
+ * and the SAI LLR profile of the SONiC LLR test plan. */
+#define LLR_REPLAY_FRAMES_DEFAULT 2047   /* outstanding_seq_max (OTG default) */
+#define LLR_MAX_REPLAYS_UNLIMITED 255    /* replay_count_max: 255 = no maximum (OTG default) */
+#define LLR_ACK_SPACING_DEFAULT 2048     /* SAI CTLOS_TARGET_SPACING default, read as bytes */
+#define LLR_TIMER_DEFAULT_PS 65535000ULL /* replay_timer_max 65535 ns (OTG default) */
 #define LLR_ACK_RING 32                 /* ACKs in flight per link; more are merged */
 
+/* Event aux: bit 0 the kind, bits 1-15 the NACK's generation (a NACK for a
+ * frame lost unseen is scheduled twice, at the timer and at the next frame's
+ * arrival; the first to fire wins). */
 enum { LLR_EV_ACK, LLR_EV_NACK };
 
 struct llr_link {
@@ -67,6 +73,8 @@ struct llr_link {
     uint8_t replaying;                  /* resend the replay list before anything new */
     uint8_t nack_pending;               /* a NACK is on its way: later bad frames add none */
     uint8_t discarding;                 /* receiver: the bad frame came in before its NACK left */
+    uint8_t unseen;                     /* the pending NACK waits for the next frame's gap */
+    uint16_t nack_gen;                  /* generation of the pending NACK's events */
     uint32_t bad_id;                    /* the frame the pending NACK is about */
     uint32_t give_up_id;                /* LLR gave up on it: drop it when it arrives */
     /* which frame failed last (qp, psn, type) and how many times running */
@@ -132,29 +140,41 @@ static void send_ack(struct net *n, uint32_t port) {
 /* `p` starts on `port` protected (first send or replay): its fate on the
  * wire is drawn now; a bad frame that is the first since the last NACK left
  * makes the receiver NACK at its FCS time. */
+static void schedule_nack(struct net *n, uint32_t port, sim_time_ps at) {
+    struct llr_link *L = &ls(n)->link[port];
+    sim_at(n->sim, at, n->ports[port].peer_node + 1, NET_EV_LINK, port,
+           (uint16_t)(LLR_EV_NACK | (L->nack_gen & 0x7fffu) << 1));
+}
+
 static void draw(struct net *n, uint32_t port, uint32_t id) {
     struct llr_state *st = ls(n);
     struct llr_link *L = &st->link[port];
     struct packet *p = pkt(&n->pool, id);
+    const struct port *pt = &n->ports[port];
+    /* When this frame's FCS is checked the receiver sees the sequence gap
+     * of a frame lost unseen before it. */
+    sim_time_ps fcs = n->sim->now_ps + ser_ps(pt, p->wire_bytes) + pt->prop_ps;
+    sim_time_ps back = n->ports[pt->peer].prop_ps + block_ps(n, port);
+    if (L->nack_pending && L->unseen) {
+        L->unseen = 0;
+        schedule_nack(n, port, fcs + back);
+    }
     if (!port_link_loses(n, port, p) || L->nack_pending) return;
     bool same = p->qp == L->bad_qp && p->psn == L->bad_psn && p->type == L->bad_type;
     L->bad_tries = same ? L->bad_tries + 1 : 1;
     L->bad_qp = p->qp;
     L->bad_psn = p->psn;
     L->bad_type = p->type;
-    if (L->bad_tries > st->max_replays) { /* replayed max_replays times: give up on it */
-        L->give_up_id = id;
+    if (st->max_replays != LLR_MAX_REPLAYS_UNLIMITED && L->bad_tries > st->max_replays) {
+        L->give_up_id = id; /* replayed max_replays times: LLR gives up on it */
         L->bad_tries = 0;
         return;
     }
-    const struct port *pt = &n->ports[port];
-    sim_time_ps fcs = n->sim->now_ps + ser_ps(pt, p->wire_bytes) + pt->prop_ps;
-    sim_time_ps at = fcs + n->ports[pt->peer].prop_ps +
-                     (port_link_loss_unseen(n, port) ? st->timer_ps : block_ps(n, port));
     L->nack_pending = 1;
     L->bad_id = id;
     n->c.llr_nacks++;
-    sim_at(n->sim, at, pt->peer_node + 1, NET_EV_LINK, port, LLR_EV_NACK);
+    L->unseen = port_link_loss_unseen(n, port);
+    schedule_nack(n, port, L->unseen ? fcs + back + st->timer_ps : fcs + back);
 }
 
 static bool llr_on_arrive(struct net *n, uint32_t port, uint32_t id, bool lost) {
@@ -240,7 +260,10 @@ static void on_nack(struct net *n, uint32_t port) {
 static void on_event(struct sim *s, const struct event *e) {
     struct net *n = s->model;
     struct llr_link *L = &ls(n)->link[e->arg];
-    if (e->aux == LLR_EV_NACK) {
+    if ((e->aux & 1u) == LLR_EV_NACK) {
+        if ((e->aux >> 1) != (L->nack_gen & 0x7fffu) || !L->nack_pending) return; /* superseded */
+        L->nack_gen++;
+        L->unseen = 0;
         on_nack(n, e->arg);
         return;
     }
@@ -296,7 +319,7 @@ static int llr_init(struct net *n, struct diag *d) {
         L->bad_qp = UINT32_MAX;
     }
     st->buffer_frames = lp->replay_frames ? lp->replay_frames : LLR_REPLAY_FRAMES_DEFAULT;
-    st->max_replays = lp->max_replays ? lp->max_replays : LLR_MAX_REPLAYS_DEFAULT;
+    st->max_replays = lp->max_replays ? lp->max_replays : LLR_MAX_REPLAYS_UNLIMITED;
     st->ack_spacing =
         (uint32_t)(lp->ack_spacing_bytes ? lp->ack_spacing_bytes : LLR_ACK_SPACING_DEFAULT);
     st->timer_ps = lp->replay_timer_ps ? lp->replay_timer_ps : LLR_TIMER_DEFAULT_PS;

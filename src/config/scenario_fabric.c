@@ -231,6 +231,14 @@ static bool cable_shown(const void *obj) {
 static bool propagation_shown(const void *obj) {
     return !cable_shown(obj);
 }
+/* The Ethernet link-layer blocks are explained where they act (kept out of
+ * the explanation of other fabrics, whose text stays as it was). */
+static bool cbfc_shown(const void *obj) {
+    return ((const struct fabric_params *)obj)->flow_control == FLOWCTL_CBFC;
+}
+static bool llr_shown(const void *obj) {
+    return ((const struct fabric_params *)obj)->link_retry == LINK_RETRY_LLR;
+}
 static bool lft_file_shown(const void *obj) {
     return ((const struct fabric_params *)obj)->lft_file != NULL;
 }
@@ -630,11 +638,12 @@ static const struct schema_key FABRIC_KEYS[] = {
          "SPEC.md; docs/sources.md A6"),
      .names = CC_NAMES},
     {KEY("pfc", SCHEMA_MAP, FAB(pfc), NULL, NULL, NULL), .sub = &SCHEMA_PFC},
-    {KEY("cbfc", SCHEMA_MAP, FAB(cbfc), NULL, NULL, NULL), .sub = &SCHEMA_CBFC},
+    {KEY("cbfc", SCHEMA_MAP, FAB(cbfc), NULL, NULL, NULL), .sub = &SCHEMA_CBFC,
+     .show = cbfc_shown},
     {KEY("link_retry", SCHEMA_ENUM, FAB(link_retry), "none", NULL,
          "docs/model.md (Link-level retry): Ethernet LLR only when asked (docs/sources.md A16)"),
-     .names = LINK_RETRY_NAMES},
-    {KEY("llr", SCHEMA_MAP, FAB(llr), NULL, NULL, NULL), .sub = &SCHEMA_LLR},
+     .names = LINK_RETRY_NAMES, .show = llr_shown},
+    {KEY("llr", SCHEMA_MAP, FAB(llr), NULL, NULL, NULL), .sub = &SCHEMA_LLR, .show = llr_shown},
     {KEY("ecn", SCHEMA_MAP, FAB(ecn), NULL, NULL, NULL), .sub = &SCHEMA_ECN},
     {KEY("dcqcn", SCHEMA_MAP, FAB(dcqcn), NULL, NULL, NULL), .sub = &SCHEMA_DCQCN},
     {KEY("ibcc", SCHEMA_MAP, FAB(ibcc), NULL, NULL, NULL), .sub = &SCHEMA_IBCC,

@@ -118,7 +118,7 @@ static const struct schema_key LLR_KEYS[] = {
          "docs/sources.md A16: replay_count_max, UE spec 1.0.3 Table 5-9 (OTG model default; "
          "255 = no maximum)"),
      .min = 1, .max = 255},
-    {KEY("ack_spacing", SCHEMA_SIZE, LL(ack_spacing_bytes), "2048B", NULL,
+    {KEY("ack_spacing", SCHEMA_SIZE, LL(ack_spacing_bytes), "2KiB", NULL,
          "docs/sources.md A16: SAI CTLOS_TARGET_SPACING default 2048")},
 };
 const struct schema_table SCHEMA_LLR = {TABLE("llr", LLR_KEYS)};

@@ -77,6 +77,28 @@ static void packet_overhead_print(FILE *f, const void *obj, const struct scenari
     fprintf(f, "%d", cb->packet_overhead_set ? (int)cb->packet_overhead_bytes : -4);
 }
 
+/* update_credits: `auto` (0: one MTU frame's credits) or 1..65536. */
+static int update_credits_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct cbfc_params *cb = obj;
+    if (n && n->type == YAML_SCALAR && !strcmp(n->text, "auto")) {
+        cb->update_credits = 0;
+        return 0;
+    }
+    uint64_t v;
+    int rc = schema_number(c, SCHEMA_U32, n, 1, 1u << 16, &v);
+    if (rc) return rc;
+    cb->update_credits = (uint32_t)v;
+    return 0;
+}
+static void update_credits_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    const struct cbfc_params *cb = obj;
+    if (cb->update_credits)
+        fprintf(f, "%u", cb->update_credits);
+    else
+        fputs("auto", f);
+}
+
 #define CB(f) offsetof(struct cbfc_params, f)
 static const struct schema_key CBFC_KEYS[] = {
     {KEY("credit_unit", SCHEMA_U32, CB(credit_unit_bytes), "64", NULL,
@@ -93,11 +115,11 @@ static const struct schema_key CBFC_KEYS[] = {
     {.name = "nic_buffer", .type = SCHEMA_CUSTOM, .def = "auto",
      .source = "auto = class_buffer", .parse = cbfc_nic_buffer_parse,
      .print = cbfc_nic_buffer_print},
-    {KEY("update_credits", SCHEMA_U32, CB(update_credits), "1", NULL,
-         "docs/sources.md A15 (C): a credit update per release, as IB's default"),
-     .min = 1, .max = 1u << 16},
+    {.name = "update_credits", .type = SCHEMA_CUSTOM, .def = "auto",
+     .source = "docs/sources.md A15 (C): auto = the credits of one MTU frame",
+     .parse = update_credits_parse, .print = update_credits_print},
     {KEY("update_interval", SCHEMA_TIME, CB(update_interval_ps), "1us", NULL,
-         "docs/sources.md A15 (C); used when update_credits > 1")},
+         "docs/sources.md A15 (C): the longest a freed credit waits for its update")},
 };
 const struct schema_table SCHEMA_CBFC = {TABLE("cbfc", CBFC_KEYS)};
 

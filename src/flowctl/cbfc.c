@@ -32,7 +32,6 @@
 #define CBFC_UNIT_DEFAULT 64           /* cell size: UE spec 1.0.3 Table 5-14 via the OTG model */
 #define CBFC_OVERHEAD_DEFAULT (-4)     /* per-packet buffer overhead: the same (FCS stripped) */
 #define CBFC_PREAMBLE_IFG 20           /* wire bytes never stored: 8 B preamble + 12 B gap */
-#define CBFC_UPDATE_CREDITS_DEFAULT 1 /* a credit update per release, as IB's default (C) */
 
 static int cbfc_init(struct net *n, struct diag *d) {
     const struct fabric_params *f = &n->sc->fabric;
@@ -42,16 +41,24 @@ static int cbfc_init(struct net *n, struct diag *d) {
                         "fabric.flow_control: cbfc is Ethernet credit-based flow control; "
                         "InfiniBand uses credit");
     uint64_t cls = cb->class_buffer_bytes ? cb->class_buffer_bytes : n->buffer_bytes / NET_NCLASS;
+    uint32_t unit = cb->credit_unit_bytes ? cb->credit_unit_bytes : CBFC_UNIT_DEFAULT;
+    int32_t adjust =
+        -CBFC_PREAMBLE_IFG + (cb->packet_overhead_set ? cb->packet_overhead_bytes : CBFC_OVERHEAD_DEFAULT);
+    uint32_t mtu_credits =
+        (uint32_t)(((int64_t)net_data_wire_bytes(n, n->mtu_bytes, true) + adjust + unit - 1) / unit);
     struct credit_profile pr = {
         .classes = NET_NCLASS,
-        .block_bytes = cb->credit_unit_bytes ? cb->credit_unit_bytes : CBFC_UNIT_DEFAULT,
+        .block_bytes = unit,
         /* A frame takes its length (wire bytes without preamble and gap)
          * plus the packet overhead in the receiver's buffer. */
-        .adjust_bytes = -CBFC_PREAMBLE_IFG +
-                        (cb->packet_overhead_set ? cb->packet_overhead_bytes : CBFC_OVERHEAD_DEFAULT),
+        .adjust_bytes = adjust,
         .switch_buffer_bytes = cls,
         .nic_buffer_bytes = cb->nic_buffer_bytes ? cb->nic_buffer_bytes : cls,
-        .batch_blocks = cb->update_credits ? cb->update_credits : CBFC_UPDATE_CREDITS_DEFAULT,
+        /* auto: an update once an MTU frame's worth of credits is free, or
+         * update_interval after the first (C): per-release updates of 84 B
+         * would take 2 % of a link that carries one ACK per data packet
+         * back, while the receiver's class buffer dwarfs a 1 us delay. */
+        .batch_blocks = cb->update_credits ? cb->update_credits : mtu_credits,
         .flush_ps = cb->update_interval_ps ? cb->update_interval_ps : PS_PER_US,
         .class_word = "class",
         .raise_hint = "fabric.cbfc.class_buffer or fabric.buffer",

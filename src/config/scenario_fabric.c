@@ -498,8 +498,8 @@ static int ethernet_link_check(struct schema_ctx *c, const struct yaml_node *map
                            "flow_control: cbfc advertises a fixed buffer per port and class; "
                            "use buffer_sharing: static (allowed with cbfc: static)");
     uint32_t unit = f->cbfc.credit_unit_bytes ? f->cbfc.credit_unit_bytes : 64;
-    uint64_t cls = f->cbfc.class_buffer_bytes ? f->cbfc.class_buffer_bytes
-                                              : f->buffer_bytes / NET_NCLASS;
+    uint64_t cls =
+        f->cbfc.class_buffer_bytes ? f->cbfc.class_buffer_bytes : f->buffer_bytes / NET_NCLASS;
     uint64_t nic = f->cbfc.nic_buffer_bytes ? f->cbfc.nic_buffer_bytes : cls;
     /* In the buffer: the frame without preamble and gap (20 B), plus the
      * packet overhead (flowctl/cbfc.c). */
@@ -638,8 +638,7 @@ static const struct schema_key FABRIC_KEYS[] = {
          "SPEC.md; docs/sources.md A6"),
      .names = CC_NAMES},
     {KEY("pfc", SCHEMA_MAP, FAB(pfc), NULL, NULL, NULL), .sub = &SCHEMA_PFC},
-    {KEY("cbfc", SCHEMA_MAP, FAB(cbfc), NULL, NULL, NULL), .sub = &SCHEMA_CBFC,
-     .show = cbfc_shown},
+    {KEY("cbfc", SCHEMA_MAP, FAB(cbfc), NULL, NULL, NULL), .sub = &SCHEMA_CBFC, .show = cbfc_shown},
     {KEY("link_retry", SCHEMA_ENUM, FAB(link_retry), "none", NULL,
          "docs/model.md (Link-level retry): Ethernet LLR only when asked (docs/sources.md A16)"),
      .names = LINK_RETRY_NAMES, .show = llr_shown},

@@ -29,9 +29,9 @@
 #include "net/params.h"
 
 /* Defaults (docs/sources.md A15; (C) = a choice, not published). */
-#define CBFC_UNIT_DEFAULT 64           /* cell size: UE spec 1.0.3 Table 5-14 via the OTG model */
-#define CBFC_OVERHEAD_DEFAULT (-4)     /* per-packet buffer overhead: the same (FCS stripped) */
-#define CBFC_PREAMBLE_IFG 20           /* wire bytes never stored: 8 B preamble + 12 B gap */
+#define CBFC_UNIT_DEFAULT 64       /* cell size: UE spec 1.0.3 Table 5-14 via the OTG model */
+#define CBFC_OVERHEAD_DEFAULT (-4) /* per-packet buffer overhead: the same (FCS stripped) */
+#define CBFC_PREAMBLE_IFG 20       /* wire bytes never stored: 8 B preamble + 12 B gap */
 
 static int cbfc_init(struct net *n, struct diag *d) {
     const struct fabric_params *f = &n->sc->fabric;
@@ -42,10 +42,11 @@ static int cbfc_init(struct net *n, struct diag *d) {
                         "InfiniBand uses credit");
     uint64_t cls = cb->class_buffer_bytes ? cb->class_buffer_bytes : n->buffer_bytes / NET_NCLASS;
     uint32_t unit = cb->credit_unit_bytes ? cb->credit_unit_bytes : CBFC_UNIT_DEFAULT;
-    int32_t adjust =
-        -CBFC_PREAMBLE_IFG + (cb->packet_overhead_set ? cb->packet_overhead_bytes : CBFC_OVERHEAD_DEFAULT);
+    int32_t adjust = -CBFC_PREAMBLE_IFG +
+                     (cb->packet_overhead_set ? cb->packet_overhead_bytes : CBFC_OVERHEAD_DEFAULT);
     uint32_t mtu_credits =
-        (uint32_t)(((int64_t)net_data_wire_bytes(n, n->mtu_bytes, true) + adjust + unit - 1) / unit);
+        (uint32_t)(((int64_t)net_data_wire_bytes(n, n->mtu_bytes, true) + adjust + unit - 1) /
+                   unit);
     struct credit_profile pr = {
         .classes = NET_NCLASS,
         .block_bytes = unit,

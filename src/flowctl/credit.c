@@ -57,8 +57,8 @@ struct vlarb {
 
 struct credit_state {
     uint32_t vls;
-    uint32_t block;  /* bytes per credit: IB 64 B, CBFC fabric.cbfc.credit_unit */
-    int32_t adjust;  /* bytes a packet takes in the buffer minus its wire bytes (IB: 0) */
+    uint32_t block; /* bytes per credit: IB 64 B, CBFC fabric.cbfc.credit_unit */
+    int32_t adjust; /* bytes a packet takes in the buffer minus its wire bytes (IB: 0) */
     uint32_t batch; /* blocks */
     sim_time_ps flush_ps;
     uint32_t *cap;          /* [port]: input buffer per VL at this port (as receiver), blocks */

@@ -21,13 +21,13 @@ enum flowctl_kind { FLOWCTL_CREDIT, FLOWCTL_PFC, FLOWCTL_NONE, FLOWCTL_CBFC };
 
 /* Ultra Ethernet CBFC (cbfc.c); 0 = default (docs/scenario.md, docs/sources.md A15). */
 struct cbfc_params {
-    uint32_t credit_unit_bytes;   /* bytes per credit (the receiver's cell size) */
-    int32_t packet_overhead_bytes; /* buffer bytes of a frame beyond its length (-4: FCS stripped) */
+    uint32_t credit_unit_bytes;    /* bytes per credit (the receiver's cell size) */
+    int32_t packet_overhead_bytes; /* buffer bytes beyond its length (-4: FCS stripped) */
     bool packet_overhead_set;      /* false: the default */
-    uint64_t class_buffer_bytes;  /* receive buffer per class of a switch port; 0 = buffer/classes */
-    uint64_t nic_buffer_bytes;    /* ...of a NIC; 0 = class_buffer */
-    uint32_t update_credits;      /* send a credit update once this many credits are free */
-    uint64_t update_interval_ps;  /* ...or this long after the first, when update_credits > 1 */
+    uint64_t class_buffer_bytes; /* receive buffer per class of a switch port; 0 = buffer/classes */
+    uint64_t nic_buffer_bytes;   /* ...of a NIC; 0 = class_buffer */
+    uint32_t update_credits;     /* update once this many credits are free; 0 = an MTU frame's */
+    uint64_t update_interval_ps; /* ...or this long after the first, when update_credits > 1 */
 };
 
 struct pfc_params {

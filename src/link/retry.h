@@ -22,11 +22,11 @@ enum link_retry_kind { LINK_RETRY_NONE, LINK_RETRY_LLR };
 
 /* 0 = default (docs/scenario.md, docs/sources.md A16). */
 struct llr_params {
-    uint64_t replay_buffer_bytes;  /* outstanding (unacknowledged) bytes per link; 0 = auto */
-    uint32_t replay_frames;        /* outstanding frames per link */
-    uint64_t replay_timer_ps;      /* no ACK for this long: replay (a frame lost unseen) */
-    uint32_t max_replays;          /* replays of one frame before LLR gives up on it */
-    uint64_t ack_spacing_bytes;    /* the receiver ACKs once this many bytes arrived */
+    uint64_t replay_buffer_bytes; /* outstanding (unacknowledged) bytes per link; 0 = auto */
+    uint32_t replay_frames;       /* outstanding frames per link */
+    uint64_t replay_timer_ps;     /* no ACK for this long: replay (a frame lost unseen) */
+    uint32_t max_replays;         /* replays of one frame before LLR gives up on it */
+    uint64_t ack_spacing_bytes;   /* the receiver ACKs once this many bytes arrived */
 };
 
 /* What the port engine asks. `port` is always the transmitting port of the

@@ -86,9 +86,11 @@ struct fabric_params {
     char *lft_file; /* routing_engine: file */
     enum cc_kind congestion_control;
     struct pfc_params pfc;
-    struct cbfc_params cbfc;         /* flow_control: cbfc (flowctl/cbfc.c) */
-    struct llr_params llr;           /* link_retry: llr (link/llr.c) */
-    enum link_retry_kind link_retry; /* link-level retry of corrupted frames */
+    /* Ethernet link layer: flow_control: cbfc (flowctl/cbfc.c), link-level
+     * retry of corrupted frames (link/llr.c). */
+    struct cbfc_params cbfc;
+    struct llr_params llr;
+    enum link_retry_kind link_retry;
     struct ecn_params ecn;
     struct dcqcn_params dcqcn;
     struct ibcc_params ibcc;

@@ -310,7 +310,7 @@ void port_on_arrive(struct sim *s, const struct event *e) {
         net_arrive_at(n, port, t);
     }
     if (__builtin_expect(n->loss != NULL || n->lr != NULL, 0)) { /* bit errors, gray, LLR */
-        arrive_lossy(n, port, id);              /* a tail call: the common path keeps no frame */
+        arrive_lossy(n, port, id); /* a tail call: the common path keeps no frame */
         return;
     }
     p->hops++;

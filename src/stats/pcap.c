@@ -353,9 +353,9 @@ static void on_tx(void *ctx, const struct net *n, uint32_t port, const struct pa
         (p->type == PKT_PAUSE || p->type == PKT_CREDIT || p->qp != s->flow_qp))
         return;
     if (s->written >= s->max_packets) {
-        s->dropped += (p->type != PKT_CREDIT ||
-                       (s->roce && n->sc->fabric.flow_control == FLOWCTL_CBFC)) &&
-                      (s->roce || p->type != PKT_PAUSE);
+        s->dropped +=
+            (p->type != PKT_CREDIT || (s->roce && n->sc->fabric.flow_control == FLOWCTL_CBFC)) &&
+            (s->roce || p->type != PKT_PAUSE);
         return;
     }
     if (s->roce)

@@ -87,8 +87,7 @@ static void test_llr_hides_ber(void **state) {
     double replay_ns = (double)c->llr_replay_bytes * 8 / ((double)pt->rate_bps / 1e9);
     printf("  FCT clean %.1f us, with LLR %.1f us, clean + replays %.1f us; without LLR "
            "%.1f us, %llu end-to-end retransmissions\n",
-           fct_clean / 1e3, fct / 1e3, (fct_clean + replay_ns) / 1e3,
-           tflow_fct_ns(&plain, 0) / 1e3,
+           fct_clean / 1e3, fct / 1e3, (fct_clean + replay_ns) / 1e3, tflow_fct_ns(&plain, 0) / 1e3,
            (unsigned long long)plain.m.net.c.retransmitted_packets);
     assert_true(fabs(fct - (fct_clean + replay_ns)) < 0.01 * fct);
     /* Without LLR the same losses cost end-to-end retransmissions. */

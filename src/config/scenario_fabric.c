@@ -248,7 +248,7 @@ static bool lft_file_shown(const void *obj) {
  * store 0. */
 
 /* `auto` (0: the model derives it) or a size. */
-static int auto_size(struct schema_ctx *c, const struct yaml_node *n, uint64_t *out) {
+int scenario_auto_size(struct schema_ctx *c, const struct yaml_node *n, uint64_t *out) {
     if (n && n->type == YAML_SCALAR && !strcmp(n->text, "auto")) {
         *out = 0;
         return 0;
@@ -256,16 +256,15 @@ static int auto_size(struct schema_ctx *c, const struct yaml_node *n, uint64_t *
     return schema_number(c, SCHEMA_SIZE, n, 1, 0, out);
 }
 
-static void auto_size_print(FILE *f, uint64_t v);
 static int switch_buffer_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
-    return auto_size(c, n, &((struct fabric_params *)obj)->switch_buffer_bytes);
+    return scenario_auto_size(c, n, &((struct fabric_params *)obj)->switch_buffer_bytes);
 }
 static void switch_buffer_print(FILE *f, const void *obj, const struct scenario *sc) {
     (void)sc;
-    auto_size_print(f, ((const struct fabric_params *)obj)->switch_buffer_bytes);
+    scenario_auto_size_print(f, ((const struct fabric_params *)obj)->switch_buffer_bytes);
 }
 
-static void auto_size_print(FILE *f, uint64_t v) {
+void scenario_auto_size_print(FILE *f, uint64_t v) {
     if (v)
         print_size(f, v);
     else
@@ -273,18 +272,18 @@ static void auto_size_print(FILE *f, uint64_t v) {
 }
 
 static int vl_buffer_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
-    return auto_size(c, n, &((struct fabric_params *)obj)->ib.vl_buffer_bytes);
+    return scenario_auto_size(c, n, &((struct fabric_params *)obj)->ib.vl_buffer_bytes);
 }
 static void vl_buffer_print(FILE *f, const void *obj, const struct scenario *sc) {
     (void)sc;
-    auto_size_print(f, ((const struct fabric_params *)obj)->ib.vl_buffer_bytes);
+    scenario_auto_size_print(f, ((const struct fabric_params *)obj)->ib.vl_buffer_bytes);
 }
 static int nic_buffer_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
-    return auto_size(c, n, &((struct fabric_params *)obj)->ib.nic_buffer_bytes);
+    return scenario_auto_size(c, n, &((struct fabric_params *)obj)->ib.nic_buffer_bytes);
 }
 static void nic_buffer_print(FILE *f, const void *obj, const struct scenario *sc) {
     (void)sc;
-    auto_size_print(f, ((const struct fabric_params *)obj)->ib.nic_buffer_bytes);
+    scenario_auto_size_print(f, ((const struct fabric_params *)obj)->ib.nic_buffer_bytes);
 }
 
 #define IB_SLS 16 /* service levels (IBA) */

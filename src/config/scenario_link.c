@@ -14,42 +14,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A size or `auto` (0). */
-static int size_or_auto(struct schema_ctx *c, const struct yaml_node *n, uint64_t *out) {
-    if (n && n->type == YAML_SCALAR && !strcmp(n->text, "auto")) {
-        *out = 0;
-        return 0;
-    }
-    return schema_number(c, SCHEMA_SIZE, n, 1, 0, out);
-}
-
-static void size_or_auto_print(FILE *f, uint64_t v) {
-    if (v)
-        print_size(f, v);
-    else
-        fputs("auto", f);
-}
-
 static int class_buffer_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
-    return size_or_auto(c, n, &((struct cbfc_params *)obj)->class_buffer_bytes);
+    return scenario_auto_size(c, n, &((struct cbfc_params *)obj)->class_buffer_bytes);
 }
 static void class_buffer_print(FILE *f, const void *obj, const struct scenario *sc) {
     (void)sc;
-    size_or_auto_print(f, ((const struct cbfc_params *)obj)->class_buffer_bytes);
+    scenario_auto_size_print(f, ((const struct cbfc_params *)obj)->class_buffer_bytes);
 }
 static int cbfc_nic_buffer_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
-    return size_or_auto(c, n, &((struct cbfc_params *)obj)->nic_buffer_bytes);
+    return scenario_auto_size(c, n, &((struct cbfc_params *)obj)->nic_buffer_bytes);
 }
 static void cbfc_nic_buffer_print(FILE *f, const void *obj, const struct scenario *sc) {
     (void)sc;
-    size_or_auto_print(f, ((const struct cbfc_params *)obj)->nic_buffer_bytes);
+    scenario_auto_size_print(f, ((const struct cbfc_params *)obj)->nic_buffer_bytes);
 }
 static int replay_buffer_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
-    return size_or_auto(c, n, &((struct llr_params *)obj)->replay_buffer_bytes);
+    return scenario_auto_size(c, n, &((struct llr_params *)obj)->replay_buffer_bytes);
 }
 static void replay_buffer_print(FILE *f, const void *obj, const struct scenario *sc) {
     (void)sc;
-    size_or_auto_print(f, ((const struct llr_params *)obj)->replay_buffer_bytes);
+    scenario_auto_size_print(f, ((const struct llr_params *)obj)->replay_buffer_bytes);
 }
 
 /* packet_overhead: a whole number of bytes, -16..127 (UE spec 1.0.3 Table

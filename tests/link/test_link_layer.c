@@ -34,6 +34,16 @@ static void run_lossy(struct trun *t, unsigned seed, const char *retry, const ch
     assert_true(t->m.completed);
 }
 
+/* The lossy run (seed 1, LLR, BER 1e-6) with one --set override. */
+static void run_lossy_set(struct trun *t, const char *set) {
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml, LOSSY, 1u, "llr", "1e-6");
+    const char *sets[] = {set};
+    trun_start(t, yaml, sets, 1);
+    assert_int_equal(t->rc, 0);
+    assert_true(t->m.completed);
+}
+
 /* P(a frame of `bytes` on the wire has a bit error) at `ber`. */
 static double p_bad(double ber, double bytes) {
     return -expm1(8.0 * bytes * log1p(-ber));
@@ -122,11 +132,7 @@ static void test_llr_deterministic(void **state) {
 static void test_llr_small_buffer_unprotected(void **state) {
     (void)state;
     struct trun t;
-    char yaml[1024];
-    snprintf(yaml, sizeof yaml, LOSSY, 1u, "llr", "1e-6");
-    const char *sets[] = {"fabric.llr.replay_buffer=8KiB"};
-    trun_start(&t, yaml, sets, 1);
-    assert_int_equal(t.rc, 0);
+    run_lossy_set(&t, "fabric.llr.replay_buffer=8KiB");
     const struct net_counters *c = &t.m.net.c;
     printf("  unprotected %llu, unrecovered %llu, end-to-end retransmissions %llu\n",
            (unsigned long long)c->llr_ineligible, (unsigned long long)c->llr_unrecovered,
@@ -143,11 +149,7 @@ static void test_llr_small_buffer_unprotected(void **state) {
 static void test_llr_gives_up(void **state) {
     (void)state;
     struct trun t;
-    char yaml[1024];
-    snprintf(yaml, sizeof yaml, LOSSY, 1u, "llr", "1e-6");
-    const char *sets[] = {"fabric.llr.max_replays=1"};
-    trun_start(&t, yaml, sets, 1);
-    assert_int_equal(t.rc, 0);
+    run_lossy_set(&t, "fabric.llr.max_replays=1");
     const struct net_counters *c = &t.m.net.c;
     double p = p_bad(1e-6, 4178), expect = 16384 * p * p;
     printf("  unrecovered %llu (expected ~%.1f), end-to-end retransmissions %llu\n",

@@ -212,6 +212,32 @@ static void test_cbfc_incast_lossless(void **state) {
     trun_end(&t);
 }
 
+/* Credits close a loop of buffers as PFC's pauses do: on a 5-switch ring
+ * with shortest paths, every host sending 2 hops clockwise, each switch's
+ * clockwise egress waits for credits from the next one (lab lossless/11
+ * with CBFC). The detector finds the 5-link cycle; nothing pauses. */
+static void test_cbfc_ring_deadlocks(void **state) {
+    (void)state;
+    struct trun t;
+    trun_start(&t,
+               "name: ring\nseed: 1\n"
+               "fabric: {kind: roce, flow_control: cbfc, congestion_control: none, routing: ecmp, "
+               "buffer: 128KiB}\n"
+               "topology: {kind: ring, ring: {switches: 5, hosts_per_switch: 1}}\n"
+               "stop: 2s\n"
+               "workload:\n  - {kind: permutation, pattern: shift, shift: 2, size: 2MiB}\n",
+               NULL, 0);
+    assert_int_equal(t.rc, 0);
+    const struct net *n = &t.m.net;
+    printf("  deadlock %d at %.0f ns, cycle of %u links, pause frames %llu\n", n->deadlock.detected,
+           n->deadlock.at_ps / 1e3, n->deadlock.ncycle, (unsigned long long)n->c.pause_frames);
+    assert_true(n->deadlock.detected);
+    assert_int_equal(n->deadlock.ncycle, 5);
+    assert_int_equal(n->c.pause_frames, 0);
+    assert_false(t.m.completed);
+    trun_end(&t);
+}
+
 /* Bad input: CBFC and LLR are Ethernet options; cbfc: settings need cbfc. */
 static void expect_error(const char *yaml, const char *needle, unsigned line) {
     struct scenario sc;
@@ -256,6 +282,7 @@ int main(void) {
         cmocka_unit_test(test_llr_small_buffer_unprotected),
         cmocka_unit_test(test_llr_gives_up),
         cmocka_unit_test(test_cbfc_incast_lossless),
+        cmocka_unit_test(test_cbfc_ring_deadlocks),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

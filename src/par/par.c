@@ -169,6 +169,13 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
                                 "one process)",
                                 (int)k);
         }
+        /* Link-level retry keeps each link's replay state with its
+         * transmitter and parks frames at its receiver: both ends must be on
+         * one rank. */
+        if (n->lr)
+            return diag_set(d, sc->file, (struct srcpos){0}, FS_ENOTSUP,
+                            "not yet supported with N>1 ranks: fabric.link_retry: llr (run it "
+                            "on one process)");
         /* Poisson sources make messages as they run, on their sender's
          * rank: their records are reserved here, alike on every rank, so a
          * packet's message id means the same message everywhere. */

@@ -173,6 +173,7 @@ static void draw(struct net *n, uint32_t port, uint32_t id) {
     L->nack_pending = 1;
     L->bad_id = id;
     n->c.llr_nacks++;
+    n->port_fail[port].llr_nacks++;
     L->unseen = port_link_loss_unseen(n, port);
     schedule_nack(n, port, L->unseen ? fcs + back + st->timer_ps : fcs + back);
 }
@@ -287,6 +288,7 @@ static uint32_t llr_pull(struct net *n, uint32_t port) {
     p->flags &= (uint8_t)~PKT_F_LLR_STALE;
     n->c.llr_replays++;
     n->c.llr_replay_bytes += p->wire_bytes;
+    n->port_fail[port].llr_replays++;
     draw(n, port, id);
     return id;
 }

@@ -150,6 +150,8 @@ static inline uint64_t port_busy_ps(const struct port *pt) {
 struct port_fail {
     uint64_t corrupted;    /* packets lost to bit errors at the receiver */
     uint64_t hoq_discards; /* IB head-of-queue lifetime and VL-stall discards (net/hoq.c) */
+    uint64_t llr_nacks;    /* link-level retry (link/llr.c): NACKs for frames on this link */
+    uint64_t llr_replays;  /* ...and frames this port resent from its replay buffer */
 };
 _Static_assert(sizeof(struct port) == 256, "a port is four cache lines");
 _Static_assert(__builtin_offsetof(struct port, cls) == 64 &&

@@ -678,7 +678,7 @@ static void merge(struct model *m, double work_cpu_s) {
         }
         for (uint32_t p = 0; p < n->nports; p++) {
             uint64_t drops = 0;
-            struct port_fail sum = {0, 0};
+            struct port_fail sum = {0};
             int own = P->owner[n->ports[p].node];
             for (int r = 0; r < R; r++) {
                 uint64_t d;
@@ -688,6 +688,8 @@ static void merge(struct model *m, double work_cpu_s) {
                 drops += d;
                 sum.corrupted += pf.corrupted;
                 sum.hoq_discards += pf.hoq_discards;
+                sum.llr_nacks += pf.llr_nacks;
+                sum.llr_replays += pf.llr_replays;
                 if (r == own)
                     memcpy(&n->ports[p], take(&at[r], sizeof *n->ports), sizeof *n->ports);
             }

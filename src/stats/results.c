@@ -175,6 +175,7 @@ static void write_links(const struct model *m, struct jw *w) {
     const struct net *n = &m->net;
     double T = (double)m->sim.now_ps;
     char name[64], tier[32];
+    bool llr = n->sc->fabric.link_retry == LINK_RETRY_LLR;
     jw_key(w, "links");
     jw_arr(w);
     for (uint32_t p = 0; p < n->nports; p++) {
@@ -197,6 +198,10 @@ static void write_links(const struct model *m, struct jw *w) {
         jw_ku64(w, "hoq_discards", n->port_fail ? n->port_fail[p].hoq_discards : 0);
         jw_knum(w, "paused_ns", time_ps_to_ns(pt->paused_ps));
         jw_knum(w, "credit_stall_ns", time_ps_to_ns(pt->credit_stall_ps));
+        if (llr) { /* only with link_retry: llr (docs/outputs.md) */
+            jw_ku64(w, "llr_nacks", n->port_fail ? n->port_fail[p].llr_nacks : 0);
+            jw_ku64(w, "llr_replays", n->port_fail ? n->port_fail[p].llr_replays : 0);
+        }
         jw_knum(w, "mean_queue_bytes", T > 0 ? qarea / T : 0.0);
         jw_ku64(w, "max_queue_bytes", pt->q_max);
         jw_obj_end(w);

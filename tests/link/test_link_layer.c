@@ -51,8 +51,9 @@ static double p_bad(double ber, double bytes) {
 
 static void test_llr_hides_ber(void **state) {
     (void)state;
-    struct trun clean, llr, plain;
+    struct trun clean, clean_plain, llr, plain;
     run_lossy(&clean, 1, "llr", "0");
+    run_lossy(&clean_plain, 1, "none", "0");
     run_lossy(&llr, 1, "llr", "1e-6");
     run_lossy(&plain, 1, "none", "1e-6");
     const struct net_counters *c = &llr.m.net.c;
@@ -79,6 +80,17 @@ static void test_llr_hides_ber(void **state) {
            (unsigned long long)c->llr_replays, (double)c->llr_replays / (double)c->llr_nacks,
            (unsigned long long)c->llr_replay_bytes);
     assert_true(fabs((double)c->llr_nacks - expect) < 4 * sd);
+    /* Per link: only the lossy hop (both directions) NACKs and replays. */
+    uint64_t nacks = 0, replays = 0;
+    for (uint32_t p = 0; p < n->nports; p++) {
+        nacks += n->port_fail[p].llr_nacks;
+        replays += n->port_fail[p].llr_replays;
+    }
+    uint32_t fwd = tlink(&llr, "leaf0->spine0"), rev = tlink(&llr, "spine0->leaf0");
+    assert_int_equal(nacks, c->llr_nacks);
+    assert_int_equal(replays, c->llr_replays);
+    assert_int_equal(n->port_fail[fwd].llr_nacks + n->port_fail[rev].llr_nacks, nacks);
+    assert_true(n->port_fail[fwd].llr_replays > n->port_fail[rev].llr_replays);
     /* Replays per NACK: the frames the transmitter started between the bad
      * frame's start and the NACK's arrival (its serialisation, the
      * propagation to the receiver's FCS check and back, one 66-bit CtlOS
@@ -94,6 +106,8 @@ static void test_llr_hides_ber(void **state) {
     /* FCT: the clean run's plus the replayed bytes at line rate (the lossy
      * hop is the bottleneck while it replays), within 1 %. */
     double fct_clean = tflow_fct_ns(&clean, 0), fct = tflow_fct_ns(&llr, 0);
+    /* Without errors LLR only acknowledges: the same FCT as without it. */
+    assert_true(fct_clean == tflow_fct_ns(&clean_plain, 0));
     double replay_ns = (double)c->llr_replay_bytes * 8 / ((double)pt->rate_bps / 1e9);
     printf("  FCT clean %.1f us, with LLR %.1f us, clean + replays %.1f us; without LLR "
            "%.1f us, %llu end-to-end retransmissions\n",
@@ -104,6 +118,7 @@ static void test_llr_hides_ber(void **state) {
     assert_true(plain.m.net.c.retransmitted_packets > 0);
     assert_int_equal(plain.m.net.c.llr_replays, 0);
     trun_end(&clean);
+    trun_end(&clean_plain);
     trun_end(&llr);
     trun_end(&plain);
 }

@@ -293,6 +293,30 @@ static uint32_t llr_pull(struct net *n, uint32_t port) {
     return id;
 }
 
+/* Link `port` was cut: the parked frames and the replay list are lost with
+ * what was on the wire (counted as drops on the link), the pending NACK is
+ * void, and what was unacknowledged is forgotten; the link starts over. */
+static void llr_on_down(struct net *n, uint32_t port) {
+    struct llr_link *L = &ls(n)->link[port];
+    for (int list = 0; list < 2; list++)
+        for (uint32_t id = list ? L->rq_head : L->pk_head; id != PKT_NONE;) {
+            uint32_t next = pkt(&n->pool, id)->next;
+            port_drop(n, port, id);
+            id = next;
+        }
+    L->rq_head = L->pk_head = L->pk_tail = PKT_NONE;
+    L->replaying = L->nack_pending = L->discarding = L->unseen = 0;
+    L->nack_gen++;
+    L->bad_id = L->give_up_id = PKT_NONE;
+    L->bad_tries = 0;
+    /* Both ends re-synchronise (LLR re-initialises): nothing outstanding,
+     * no ACK in flight counts (a stale ACK event finds an empty ring). */
+    L->acked_frames = L->rx_frames = L->sent_frames;
+    L->acked_bytes = L->rx_bytes = L->sent_bytes;
+    L->rx_unacked_bytes = 0;
+    L->ack_len = 0;
+}
+
 static void llr_on_send(struct net *n, uint32_t port, struct packet *p) {
     struct llr_state *st = ls(n);
     struct llr_link *L = &st->link[port];
@@ -359,6 +383,7 @@ const struct link_retry_ops link_retry_llr_ops = {
     .on_arrive = llr_on_arrive,
     .pull = llr_pull,
     .on_send = llr_on_send,
+    .on_down = llr_on_down,
 };
 
 const struct link_retry_ops *link_retry_select(const struct net *n) {

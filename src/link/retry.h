@@ -46,6 +46,9 @@ struct link_retry_ops {
     uint32_t (*pull)(struct net *n, uint32_t port);
     /* A new frame `p` starts on `port` (sequence number, replay buffer). */
     void (*on_send)(struct net *n, uint32_t port, struct packet *p);
+    /* Optional: link `port` was cut; what the retry layer holds for it is
+     * lost with it (a restored link starts over, as after LLR re-init). */
+    void (*on_down)(struct net *n, uint32_t port);
 };
 
 /* The table for fabric.link_retry, NULL for none. */

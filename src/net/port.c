@@ -354,7 +354,8 @@ void port_set_up(struct net *n, uint32_t port, bool up) {
         port_kick(n, port);
         return;
     }
-    /* What is on the wire is lost... */
+    /* What is on the wire is lost, and what link-level retry held for it... */
+    if (n->lr && n->lr->on_down) n->lr->on_down(n, port);
     for (uint32_t id = pt->fly_head; id != PKT_NONE;) {
         uint32_t next = pkt(&n->pool, id)->next;
         port_drop(n, port, id);

@@ -176,6 +176,35 @@ static void test_llr_gives_up(void **state) {
     trun_end(&t);
 }
 
+/* A link cut is beyond LLR: what it held for the link is lost with what was
+ * on the wire (drops), the transport resends it, the link starts over when
+ * it comes back and the run ends with nothing in flight. */
+static void test_llr_link_down(void **state) {
+    (void)state;
+    struct trun t;
+    trun_start(&t,
+               "name: down\nseed: 1\n"
+               "fabric: {kind: roce, flow_control: pfc, congestion_control: none, link_retry: llr, "
+               "ber: 1e-6}\n"
+               "topology: {kind: leaf_spine, leaves: 2, spines: 2, hosts_per_leaf: 2}\n"
+               "stop: 1s\n"
+               "workload:\n  - kind: flows\n"
+               "    flows: [{src: h0, dst: h2, size: 16MiB}, {src: h1, dst: h3, size: 16MiB}]\n"
+               "events:\n  - {at: 50us, link_down: leaf0-spine1}\n"
+               "  - {at: 100us, link_up: leaf0-spine1}\n",
+               NULL, 0);
+    assert_int_equal(t.rc, 0);
+    const struct net_counters *c = &t.m.net.c;
+    printf("  dropped %llu, retransmitted %llu, NACKs %llu, in flight at the end %llu\n",
+           (unsigned long long)c->packets_dropped, (unsigned long long)c->retransmitted_packets,
+           (unsigned long long)c->llr_nacks, (unsigned long long)t.m.net.pkts_in_flight);
+    assert_true(t.m.completed);
+    assert_true(c->packets_dropped > 0 && c->retransmitted_packets > 0);
+    assert_int_equal(t.m.net.pkts_in_flight, 0);
+    assert_int_equal(c->llr_unrecovered, 0);
+    trun_end(&t);
+}
+
 /* 16 senders on 4 leaves to one receiver, 4 MiB each, CBFC, no CC. */
 static const char *INCAST =
     "name: cbfc\nseed: 1\n"
@@ -296,6 +325,7 @@ int main(void) {
         cmocka_unit_test(test_llr_deterministic),
         cmocka_unit_test(test_llr_small_buffer_unprotected),
         cmocka_unit_test(test_llr_gives_up),
+        cmocka_unit_test(test_llr_link_down),
         cmocka_unit_test(test_cbfc_incast_lossless),
         cmocka_unit_test(test_cbfc_ring_deadlocks),
         cmocka_unit_test(test_bad_input),

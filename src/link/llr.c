@@ -59,6 +59,7 @@
 #define LLR_ACK_SPACING_DEFAULT 2048     /* SAI CTLOS_TARGET_SPACING default, read as bytes */
 #define LLR_TIMER_DEFAULT_PS 65535000ULL /* replay_timer_max 65535 ns (OTG default) */
 #define LLR_ACK_RING 32                  /* ACKs in flight per link; more are merged */
+#define LLR_GIVE_UP_RING 16              /* given-up frames on one link\'s wire at once */
 
 /* Event aux: bit 0 the kind, bits 1-15 the NACK's generation (a NACK for a
  * frame lost unseen is scheduled twice, at the timer and at the next frame's
@@ -76,7 +77,10 @@ struct llr_link {
     uint8_t unseen;                     /* the pending NACK waits for the next frame's gap */
     uint16_t nack_gen;                  /* generation of the pending NACK's events */
     uint32_t bad_id;                    /* the frame the pending NACK is about */
-    uint32_t give_up_id;                /* LLR gave up on it: drop it when it arrives */
+    /* Frames LLR gave up on, on their way (oldest first): dropped when they
+     * arrive, in the order they were sent. */
+    uint32_t give_up[LLR_GIVE_UP_RING];
+    uint8_t gu_head, gu_len;
     /* which frame failed last (qp, psn, type) and how many times running */
     uint32_t bad_qp, bad_psn, bad_tries;
     uint8_t bad_type;
@@ -166,7 +170,10 @@ static void draw(struct net *n, uint32_t port, uint32_t id) {
     L->bad_psn = p->psn;
     L->bad_type = p->type;
     if (st->max_replays != LLR_MAX_REPLAYS_UNLIMITED && L->bad_tries > st->max_replays) {
-        L->give_up_id = id; /* replayed max_replays times: LLR gives up on it */
+        /* replayed max_replays times: LLR gives up on it */
+        FS_ASSERT(L->gu_len < LLR_GIVE_UP_RING, "port %u: %u given-up frames in flight", port,
+                  (unsigned)L->gu_len);
+        L->give_up[(L->gu_head + L->gu_len++) % LLR_GIVE_UP_RING] = id;
         L->bad_tries = 0;
         return;
     }
@@ -190,8 +197,9 @@ static bool llr_on_arrive(struct net *n, uint32_t port, uint32_t id, bool lost) 
         pkt_free(&n->pool, id);
         return true;
     }
-    if (id == L->give_up_id) { /* the receiver moves past it; the transport resends */
-        L->give_up_id = PKT_NONE;
+    if (L->gu_len && id == L->give_up[L->gu_head]) { /* the receiver moves past it */
+        L->gu_head = (uint8_t)((L->gu_head + 1) % LLR_GIVE_UP_RING);
+        L->gu_len--;
         L->rx_frames++;
         L->rx_bytes += p->wire_bytes;
         n->c.llr_unrecovered++;
@@ -307,7 +315,8 @@ static void llr_on_down(struct net *n, uint32_t port) {
     L->rq_head = L->pk_head = L->pk_tail = PKT_NONE;
     L->replaying = L->nack_pending = L->discarding = L->unseen = 0;
     L->nack_gen++;
-    L->bad_id = L->give_up_id = PKT_NONE;
+    L->bad_id = PKT_NONE;
+    L->gu_len = 0;
     L->bad_tries = 0;
     /* Both ends re-synchronise (LLR re-initialises): nothing outstanding,
      * no ACK in flight counts (a stale ACK event finds an empty ring). */
@@ -341,7 +350,7 @@ static int llr_init(struct net *n, struct diag *d) {
     for (uint32_t p = 0; p < n->nports; p++) {
         struct llr_link *L = &st->link[p];
         L->rq_head = L->pk_head = L->pk_tail = PKT_NONE;
-        L->bad_id = L->give_up_id = PKT_NONE;
+        L->bad_id = PKT_NONE;
         L->bad_qp = UINT32_MAX;
     }
     st->buffer_frames = lp->replay_frames ? lp->replay_frames : LLR_REPLAY_FRAMES_DEFAULT;

@@ -59,7 +59,7 @@
 #define LLR_ACK_SPACING_DEFAULT 2048     /* SAI CTLOS_TARGET_SPACING default, read as bytes */
 #define LLR_TIMER_DEFAULT_PS 65535000ULL /* replay_timer_max 65535 ns (OTG default) */
 #define LLR_ACK_RING 32                  /* ACKs in flight per link; more are merged */
-#define LLR_GIVE_UP_RING 16              /* given-up frames on one link\'s wire at once */
+#define LLR_GIVE_UP_RING 16              /* frames given up on, on one link's wire at once */
 
 /* Event aux: bit 0 the kind, bits 1-15 the NACK's generation (a NACK for a
  * frame lost unseen is scheduled twice, at the timer and at the next frame's

@@ -123,6 +123,40 @@ static void test_llr_hides_ber(void **state) {
     trun_end(&plain);
 }
 
+/* The replay cost scales with the link's round trip: over 100 m (500 ns
+ * each way) a NACK comes back after ceil((ser + 2 prop + block) / ser) = 13
+ * frames at 400 G, and the FCT grows by about E[NACKs] x 13 frame times
+ * (analytic, from the binomial mean: within 10 %). */
+static void test_llr_long_cable(void **state) {
+    (void)state;
+    struct trun clean, llr;
+    run_lossy_set(&llr, "fabric.cable=100m");
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml, LOSSY, 1u, "llr", "0");
+    const char *sets[] = {"fabric.cable=100m"};
+    trun_start(&clean, yaml, sets, 1);
+    assert_int_equal(clean.rc, 0);
+    const struct net_counters *c = &llr.m.net.c;
+    const struct port *pt = &llr.m.net.ports[tlink(&llr, "leaf0->spine0")];
+    double ser_ps = 4178.0 * 8 * 1e12 / (double)pt->rate_bps;
+    double window =
+        (ser_ps + 2.0 * (double)pt->prop_ps + 64.0 * 1e12 / (double)pt->rate_bps) / ser_ps;
+    double per = (double)c->llr_replays / (double)c->llr_nacks;
+    double pd = p_bad(1e-6, 4178), nacks = 16384 * pd / (1 - pd);
+    double extra_ns = tflow_fct_ns(&llr, 0) - tflow_fct_ns(&clean, 0);
+    double expect_ns = nacks * ceil(window) * ser_ps / 1e3;
+    printf("  100 m: %.2f replays per NACK (window %.2f frames), FCT +%.1f us (analytic %.1f "
+           "us), retransmissions %llu\n",
+           per, window, extra_ns / 1e3, expect_ns / 1e3,
+           (unsigned long long)c->retransmitted_packets);
+    assert_int_equal(c->retransmitted_packets, 0);
+    assert_int_equal(c->llr_ineligible + c->llr_unrecovered, 0);
+    assert_true(per >= ceil(window) - 0.15 && per <= ceil(window) + 0.15);
+    assert_true(fabs(extra_ns - expect_ns) < 0.10 * expect_ns);
+    trun_end(&clean);
+    trun_end(&llr);
+}
+
 /* Same seed, same bytes; another seed, other losses. */
 static void test_llr_deterministic(void **state) {
     (void)state;
@@ -322,6 +356,7 @@ static void test_bad_input(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_llr_hides_ber),
+        cmocka_unit_test(test_llr_long_cable),
         cmocka_unit_test(test_llr_deterministic),
         cmocka_unit_test(test_llr_small_buffer_unprotected),
         cmocka_unit_test(test_llr_gives_up),

@@ -639,7 +639,7 @@ static const struct schema_key FABRIC_KEYS[] = {
     {KEY("pfc", SCHEMA_MAP, FAB(pfc), NULL, NULL, NULL), .sub = &SCHEMA_PFC},
     {KEY("cbfc", SCHEMA_MAP, FAB(cbfc), NULL, NULL, NULL), .sub = &SCHEMA_CBFC, .show = cbfc_shown},
     {KEY("link_retry", SCHEMA_ENUM, FAB(link_retry), "none", NULL,
-         "docs/model.md (Link-level retry): Ethernet LLR only when asked (docs/sources.md A16)"),
+         "docs/model.md (Ethernet link layer: LLR): only when asked (docs/sources.md A16)"),
      .names = LINK_RETRY_NAMES, .show = llr_shown},
     {KEY("llr", SCHEMA_MAP, FAB(llr), NULL, NULL, NULL), .sub = &SCHEMA_LLR, .show = llr_shown},
     {KEY("ecn", SCHEMA_MAP, FAB(ecn), NULL, NULL, NULL), .sub = &SCHEMA_ECN},

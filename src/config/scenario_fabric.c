@@ -20,7 +20,8 @@
 #define PROPAGATION_PS_PER_MM 5u
 
 static const char *const FABRIC_KINDS[] = {"infiniband", "roce", "uet", NULL};
-static const char *const FLOWCTL_NAMES[] = {"credit", "pfc", "none", NULL};
+static const char *const FLOWCTL_NAMES[] = {"credit", "pfc", "none", "cbfc", NULL};
+static const char *const LINK_RETRY_NAMES[] = {"none", "llr", NULL};
 static const char *const ROUTING_NAMES[] = {"static", "adaptive", "ecmp", "spray", NULL};
 static const char *const ENGINE_NAMES[] = {"minhop", "updn", "ftree", "file", NULL};
 static const char *const CC_NAMES[] = {"none", "dcqcn", "ibcc", "hpcc", "dctcp", "nscc", "rccc", "nscc+rccc", NULL};
@@ -234,6 +235,14 @@ static bool cable_shown(const void *obj) {
 static bool propagation_shown(const void *obj) {
     return !cable_shown(obj);
 }
+/* The Ethernet link-layer blocks are explained where they act (kept out of
+ * the explanation of other fabrics, whose text stays as it was). */
+static bool cbfc_shown(const void *obj) {
+    return ((const struct fabric_params *)obj)->flow_control == FLOWCTL_CBFC;
+}
+static bool llr_shown(const void *obj) {
+    return ((const struct fabric_params *)obj)->link_retry == LINK_RETRY_LLR;
+}
 static bool lft_file_shown(const void *obj) {
     return ((const struct fabric_params *)obj)->lft_file != NULL;
 }
@@ -243,7 +252,7 @@ static bool lft_file_shown(const void *obj) {
  * store 0. */
 
 /* `auto` (0: the model derives it) or a size. */
-static int auto_size(struct schema_ctx *c, const struct yaml_node *n, uint64_t *out) {
+int scenario_auto_size(struct schema_ctx *c, const struct yaml_node *n, uint64_t *out) {
     if (n && n->type == YAML_SCALAR && !strcmp(n->text, "auto")) {
         *out = 0;
         return 0;
@@ -251,16 +260,15 @@ static int auto_size(struct schema_ctx *c, const struct yaml_node *n, uint64_t *
     return schema_number(c, SCHEMA_SIZE, n, 1, 0, out);
 }
 
-static void auto_size_print(FILE *f, uint64_t v);
 static int switch_buffer_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
-    return auto_size(c, n, &((struct fabric_params *)obj)->switch_buffer_bytes);
+    return scenario_auto_size(c, n, &((struct fabric_params *)obj)->switch_buffer_bytes);
 }
 static void switch_buffer_print(FILE *f, const void *obj, const struct scenario *sc) {
     (void)sc;
-    auto_size_print(f, ((const struct fabric_params *)obj)->switch_buffer_bytes);
+    scenario_auto_size_print(f, ((const struct fabric_params *)obj)->switch_buffer_bytes);
 }
 
-static void auto_size_print(FILE *f, uint64_t v) {
+void scenario_auto_size_print(FILE *f, uint64_t v) {
     if (v)
         print_size(f, v);
     else
@@ -268,18 +276,18 @@ static void auto_size_print(FILE *f, uint64_t v) {
 }
 
 static int vl_buffer_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
-    return auto_size(c, n, &((struct fabric_params *)obj)->ib.vl_buffer_bytes);
+    return scenario_auto_size(c, n, &((struct fabric_params *)obj)->ib.vl_buffer_bytes);
 }
 static void vl_buffer_print(FILE *f, const void *obj, const struct scenario *sc) {
     (void)sc;
-    auto_size_print(f, ((const struct fabric_params *)obj)->ib.vl_buffer_bytes);
+    scenario_auto_size_print(f, ((const struct fabric_params *)obj)->ib.vl_buffer_bytes);
 }
 static int nic_buffer_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
-    return auto_size(c, n, &((struct fabric_params *)obj)->ib.nic_buffer_bytes);
+    return scenario_auto_size(c, n, &((struct fabric_params *)obj)->ib.nic_buffer_bytes);
 }
 static void nic_buffer_print(FILE *f, const void *obj, const struct scenario *sc) {
     (void)sc;
-    auto_size_print(f, ((const struct fabric_params *)obj)->ib.nic_buffer_bytes);
+    scenario_auto_size_print(f, ((const struct fabric_params *)obj)->ib.nic_buffer_bytes);
 }
 
 #define IB_SLS 16 /* service levels (IBA) */
@@ -463,6 +471,56 @@ static int preset_ecn(struct schema_ctx *c, const struct yaml_node *map,
     return 0;
 }
 
+/* CBFC and LLR are Ethernet link-layer options (UEC 1.0): any fabric kind but
+ * InfiniBand. CBFC partitions each port's buffer per class, so not with a
+ * shared pool; its buffer per class must hold one frame. */
+static int ethernet_link_check(struct schema_ctx *c, const struct yaml_node *map,
+                               const struct yaml_node *here, struct fabric_params *f) {
+    bool ib = f->kind == FABRIC_INFINIBAND;
+    if (ib && f->flow_control == FLOWCTL_CBFC)
+        return schema_fail(c, at(map, here, "flow_control"), FS_EINVAL,
+                           "flow_control: cbfc is Ethernet credit-based flow control (Ultra "
+                           "Ethernet); with fabric.kind infiniband use credit (allowed for "
+                           "infiniband: credit, none)");
+    if (ib && f->link_retry == LINK_RETRY_LLR)
+        return schema_fail(c, at(map, here, "link_retry"), FS_EINVAL,
+                           "link_retry: llr is Ethernet link-level retry (Ultra Ethernet, IEEE "
+                           "802.3dj); fabric.kind infiniband allows link_retry: none");
+    if (yaml_map_get(map, "cbfc") && f->flow_control != FLOWCTL_CBFC)
+        return schema_fail(c, at(map, here, "cbfc"), FS_EINVAL,
+                           "cbfc: settings are read only with flow_control: cbfc (flow_control "
+                           "is %s)",
+                           FLOWCTL_NAMES[f->flow_control]);
+    if (yaml_map_get(map, "llr") && f->link_retry != LINK_RETRY_LLR)
+        return schema_fail(c, at(map, here, "llr"), FS_EINVAL,
+                           "llr: settings are read only with link_retry: llr (link_retry is "
+                           "none)");
+    if (f->flow_control != FLOWCTL_CBFC) return 0;
+    if (f->buffer_sharing == BUFFER_SHARED)
+        return schema_fail(c, at(map, here, "buffer_sharing"), FS_EINVAL,
+                           "flow_control: cbfc advertises a fixed buffer per port and class; "
+                           "use buffer_sharing: static (allowed with cbfc: static)");
+    uint32_t unit = f->cbfc.credit_unit_bytes ? f->cbfc.credit_unit_bytes : 64;
+    uint64_t cls =
+        f->cbfc.class_buffer_bytes ? f->cbfc.class_buffer_bytes : f->buffer_bytes / NET_NCLASS;
+    uint64_t nic = f->cbfc.nic_buffer_bytes ? f->cbfc.nic_buffer_bytes : cls;
+    /* In the buffer: the frame without preamble and gap (20 B), plus the
+     * packet overhead (flowctl/cbfc.c). */
+    int64_t po = f->cbfc.packet_overhead_set ? f->cbfc.packet_overhead_bytes : -4;
+    uint64_t stored = (uint64_t)((int64_t)f->mtu_bytes + f->overhead_bytes + 16 - 20 + po);
+    uint64_t pkt = (stored + unit - 1) / unit * unit;
+    if (cls >= pkt && nic >= pkt) return 0;
+    const struct yaml_node *cb = yaml_map_get(map, "cbfc");
+    const char *key = cls < pkt ? (f->cbfc.class_buffer_bytes ? "class_buffer" : NULL)
+                                : (f->cbfc.nic_buffer_bytes ? "nic_buffer" : "class_buffer");
+    char b[48];
+    schema_fmt(SCHEMA_SIZE, cls < pkt ? cls : nic, b, sizeof b);
+    return schema_fail(c, key && cb ? at(cb, cb, key) : at(map, here, "buffer"), FS_EINVAL,
+                       "a CBFC buffer of %s per class cannot hold one frame (%llu bytes "
+                       "stored, in %u B credits: %llu B); raise cbfc.class_buffer or buffer",
+                       b, (unsigned long long)stored, unit, (unsigned long long)pkt);
+}
+
 static int fabric_check(struct schema_ctx *c, const struct yaml_node *map,
                         const struct yaml_node *here, void *obj) {
     struct fabric_params *f = obj;
@@ -539,6 +597,7 @@ static int fabric_check(struct schema_ctx *c, const struct yaml_node *map,
                            "congestion_control: ibcc is InfiniBand's; with fabric.kind uet use "
                            "nscc, rccc, nscc+rccc or none");
     int rc = ib_check(c, map, here, f);
+    if (!rc) rc = ethernet_link_check(c, map, here, f);
     return rc ? rc : preset_ecn(c, map, here, f);
 }
 
@@ -604,6 +663,11 @@ static const struct schema_key FABRIC_KEYS[] = {
          "SPEC.md; docs/sources.md A6 (dcqcn), A7 (hpcc, dctcp)"),
      .names = CC_NAMES},
     {KEY("pfc", SCHEMA_MAP, FAB(pfc), NULL, NULL, NULL), .sub = &SCHEMA_PFC},
+    {KEY("cbfc", SCHEMA_MAP, FAB(cbfc), NULL, NULL, NULL), .sub = &SCHEMA_CBFC, .show = cbfc_shown},
+    {KEY("link_retry", SCHEMA_ENUM, FAB(link_retry), "none", NULL,
+         "docs/model.md (Ethernet link layer: LLR): only when asked (docs/sources.md A16)"),
+     .names = LINK_RETRY_NAMES, .show = llr_shown},
+    {KEY("llr", SCHEMA_MAP, FAB(llr), NULL, NULL, NULL), .sub = &SCHEMA_LLR, .show = llr_shown},
     {KEY("ecn", SCHEMA_MAP, FAB(ecn), NULL, NULL, NULL), .sub = &SCHEMA_ECN},
     {KEY("dcqcn", SCHEMA_MAP, FAB(dcqcn), NULL, NULL, NULL), .sub = &SCHEMA_DCQCN},
     {KEY("ibcc", SCHEMA_MAP, FAB(ibcc), NULL, NULL, NULL), .sub = &SCHEMA_IBCC,

@@ -9,6 +9,7 @@
 #include "net/deadlock.h"
 #include "net/hoq.h"
 #include "flowctl/flowctl.h"
+#include "link/retry.h"
 #include "net/nic.h"
 #include "net/params.h"
 #include "net/port.h"
@@ -377,6 +378,8 @@ int model_build_params(struct model *m, const struct model_params *params, struc
     if (d->msg[0]) return FS_ENOTSUP;
     if (n->ctrl && n->ctrl->init && (rc = n->ctrl->init(n, d))) return rc;
     if (n->fc->init && (rc = n->fc->init(n, d))) return rc;
+    n->lr = link_retry_select(n);
+    if (n->lr && n->lr->init && (rc = n->lr->init(n, d))) return rc;
     if (n->route->init && (rc = n->route->init(n, d))) return rc;
     if (n->cc->init && (rc = n->cc->init(n, d))) return rc;
     if (n->xp && n->xp->init && (rc = n->xp->init(n, d))) return rc;
@@ -462,6 +465,7 @@ void model_finish(struct model *m) {
 void model_fini(struct model *m) {
     struct net *n = &m->net;
     if (n->fc && n->fc->fini) n->fc->fini(n);
+    if (n->lr && n->lr->fini) n->lr->fini(n);
     if (n->route && n->route->fini) n->route->fini(n);
     if (n->cc && n->cc->fini) n->cc->fini(n);
     if (n->xp && n->xp->fini) n->xp->fini(n);

@@ -50,6 +50,11 @@ enum {
      * carries PKT_F_LAST: the receiver's own link was full (UET RCCC's
      * concern, not the sender's window: cc/nscc.c). */
     PKT_F_TRIM_LAST = 1 << 9,
+    /* Protected by link-level retry on the hop it is crossing (link/llr.c sets
+     * it when the frame starts on an LLR link and clears it on delivery). */
+    PKT_F_LLR = 1 << 10,
+    /* ...and its copy replaces it in a replay: discarded when it arrives. */
+    PKT_F_LLR_STALE = 1 << 11,
 };
 /* Packets that bypass the data classes and buffer admission at every hop. */
 #define PKT_F_STRICT (PKT_F_CNP_CLASS | PKT_F_TRIMMED)

@@ -13,6 +13,7 @@
 #include "ctrl/ctrl_params.h"
 #include "flowctl/credit.h"
 #include "flowctl/flowctl.h"
+#include "link/retry.h"
 #include "route/route.h"
 #include "topo/topo_params.h"
 #include "xport/xport.h"
@@ -89,6 +90,11 @@ struct fabric_params {
     char *lft_file; /* routing_engine: file */
     enum cc_kind congestion_control;
     struct pfc_params pfc;
+    /* Ethernet link layer: flow_control: cbfc (flowctl/cbfc.c), link-level
+     * retry of corrupted frames (link/llr.c). */
+    struct cbfc_params cbfc;
+    struct llr_params llr;
+    enum link_retry_kind link_retry;
     struct ecn_params ecn;
     struct dcqcn_params dcqcn;
     struct ibcc_params ibcc;

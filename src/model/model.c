@@ -383,6 +383,7 @@ int model_build_params(struct model *m, const struct model_params *params, struc
     if (n->route->init && (rc = n->route->init(n, d))) return rc;
     if (n->cc->init && (rc = n->cc->init(n, d))) return rc;
     if (n->xp && n->xp->init && (rc = n->xp->init(n, d))) return rc;
+    n->tx_hooks = n->fc->on_send || n->cc->on_tx || n->lr;
     if ((rc = build_events(m, d))) return rc;
     if (f->ber > 0) /* fabric.ber: every link; link_ber events override from their time */
         for (uint32_t p = 0; p < n->nports; p++)

@@ -390,6 +390,9 @@ struct net {
      * the strict-priority class. */
     bool sack;
     const struct link_retry_ops *lr; /* link-level retry, NULL = none (link/retry.h) */
+    /* Some policy watches each transmission (fc->on_send, cc->on_tx, lr):
+     * one test per hop instead of three (set when the policies are chosen). */
+    bool tx_hooks;
     void *lr_state;
     void *fc_state, *route_state, *cc_state, *ctrl_state, *coll_state, *wl_state, *ev_state;
 

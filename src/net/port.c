@@ -116,9 +116,11 @@ static inline void release_in(struct net *n, const struct port *pt, const struct
 /* Starts `id` on the wire; wakes at its end only if something will want the wire. */
 static inline __attribute__((always_inline)) void send(struct net *n, uint32_t port, uint32_t id) {
     struct port *pt = &n->ports[port];
-    if (n->fc->on_send) n->fc->on_send(n, port, pkt(&n->pool, id));
-    if (n->cc->on_tx) n->cc->on_tx(n, port, pkt(&n->pool, id)); /* per-hop telemetry (HPCC) */
-    if (n->lr) n->lr->on_send(n, port, pkt(&n->pool, id));
+    if (__builtin_expect(n->tx_hooks, 0)) {
+        if (n->fc->on_send) n->fc->on_send(n, port, pkt(&n->pool, id));
+        if (n->cc->on_tx) n->cc->on_tx(n, port, pkt(&n->pool, id)); /* per-hop telemetry (HPCC) */
+        if (n->lr) n->lr->on_send(n, port, pkt(&n->pool, id));
+    }
     start_tx(n, port, id);
     if (pt->q_bytes || pt->ctrl.head != PKT_NONE || (pt->is_host && nic_has_work(n, pt->node)))
         schedule_wake(n, port, pt->busy_until_ps);

@@ -53,7 +53,11 @@ uint64_t coll_max_call_bytes(int opkind, uint64_t nranks, uint32_t channels, uin
 }
 
 static struct coll_state *cs_get(struct net *n) {
-    if (!n->coll_state) n->coll_state = fs_xcalloc(1, sizeof(struct coll_state));
+    if (!n->coll_state) {
+        struct coll_state *cs = fs_xcalloc(1, sizeof(struct coll_state));
+        cs->cause = NET_NONE;
+        n->coll_state = cs;
+    }
     return n->coll_state;
 }
 
@@ -365,8 +369,44 @@ static void timer_at(struct net *n, uint32_t opi, uint32_t xi, sim_time_ps dt, b
         cs->timers[t].x = xi;
         cs->timers[t].done = done;
         cs->timers[t].run = run;
+        cs->timers[t].cause = cs->cause;
     }
     coll_sched(n, n->sim->now_ps + dt, NET_EV_COLL, t, COLL_EV_TIMER, done ? NET_NONE : node);
+}
+
+/* A compute delay starts now (XS_COMPUTE, a trace sink attached). */
+static void compute_record(struct net *n, const struct job *j, const struct xfer *x) {
+    static const char *const names[COMP_NLABELS] = {
+        "compute", "forward", "backward", "expert FFN", "attention+dense", "prefill", "decode"};
+    struct coll_state *cs = n->coll_state;
+    fs_grow((void **)&cs->comp, &cs->capcomp, cs->ncomp + 1, sizeof *cs->comp);
+    struct coll_compute *c = &cs->comp[cs->ncomp++];
+    c->start_ps = n->sim->now_ps;
+    c->dur_ps = x->bytes;
+    if (j->w->kind == WL_CHAKRA) {
+        chakra_compute_label(n, j, x->qp, &c->node, &c->name);
+    } else {
+        c->node = j->ranks[x->qp];
+        c->name = names[x->proto < COMP_NLABELS ? x->proto : 0];
+    }
+}
+
+uint32_t coll_compute_xfer(struct op *o, uint32_t rank, uint8_t label, uint64_t ps) {
+    uint32_t x = op_xfer(o, XF_DELAY, rank, ps);
+    o->x[x].stamp = XS_COMPUTE;
+    o->x[x].proto = label;
+    return x;
+}
+
+const struct coll_compute *coll_compute_rows(const struct net *n, size_t *count) {
+    const struct coll_state *cs = n->coll_state;
+    *count = cs ? cs->ncomp : 0;
+    return cs ? cs->comp : NULL;
+}
+
+uint32_t coll_msg_cause(const struct net *n, uint32_t msg) {
+    const struct coll_state *cs = n->coll_state;
+    return cs && msg < cs->msg_cause_cap ? cs->msg_cause[msg] : NET_NONE;
 }
 
 static void launch(struct net *n, uint32_t opi, uint32_t xi) {
@@ -400,6 +440,13 @@ static void launch(struct net *n, uint32_t opi, uint32_t xi) {
         if (cs->msg_x_cap > old)
             memset(cs->msg_x + old, 0xff, (cs->msg_x_cap - old) * sizeof *cs->msg_x);
         cs->msg_x[mid] = xi;
+        if (n->trace) { /* the Chrome trace's dependency arrows */
+            old = cs->msg_cause_cap;
+            fs_grow((void **)&cs->msg_cause, &cs->msg_cause_cap, n->nmsgs, sizeof *cs->msg_cause);
+            if (cs->msg_cause_cap > old)
+                memset(cs->msg_cause + old, 0xff, (cs->msg_cause_cap - old) * sizeof(uint32_t));
+            cs->msg_cause[mid] = cs->cause;
+        }
         if (!ovh)
             net_msg_post_now(n, mid);
         else
@@ -445,9 +492,16 @@ static void launch(struct net *n, uint32_t opi, uint32_t xi) {
             timer_at(n, opi, xi, dt, false, run, innet_member_node(n, sess, member));
         break;
     }
-    case XF_DELAY:
+    case XF_DELAY: {
+        if (x->stamp == XS_COMPUTE && n->trace) compute_record(n, j, x);
+        /* what follows a compute delay is posted because of it, not of the
+         * receive that started it */
+        uint32_t cause = cs->cause;
+        cs->cause = NET_NONE;
         timer_at(n, opi, xi, x->bytes, true, NET_NONE, NET_NONE);
+        cs->cause = cause;
         break;
+    }
     }
 }
 
@@ -582,7 +636,7 @@ static void xfer_done(struct net *n, uint32_t opi, uint32_t xi) {
             continue;
         }
         struct xfer *x = &o->x[v];
-        if (x->stamp) chakra_stamp(n, x->qp, x->stamp);
+        if (x->stamp == XS_ROW_START || x->stamp == XS_ROW_END) chakra_stamp(n, x->qp, x->stamp);
         for (uint32_t k = 0; k < x->nout; k++) {
             uint32_t d = o->out[x->out_off + k];
             if (d & XF_RING_BIT) { /* the run of edges into one ring segment */
@@ -630,10 +684,12 @@ void coll_recv_apply(struct net *n, uint32_t mid) {
         const struct xfer *x = xfer_at(&cs->ops[opi], xi, &tmp);
         dt = x->reduce ? host_ps(j, x->bytes) : 0;
     }
+    cs->cause = mid; /* what this receive posts (coll_msg_cause) */
     if (dt) /* the receiver reduces the block before anything uses it */
         timer_at(n, opi, xi, dt, true, NET_NONE, NET_NONE);
     else
         xfer_done(n, opi, xi);
+    cs->cause = NET_NONE;
 }
 
 static void on_recv(struct net *n, uint32_t mid) {
@@ -808,7 +864,9 @@ void coll_on_event(struct sim *s, const struct event *e) {
             uint32_t member, sess = coll_xfer_sess(&cs->jobs[o->job], o->x[xi].qp, &member);
             innet_send(n, sess, cs->timers[e->arg].run, member);
         } else {
+            cs->cause = cs->timers[e->arg].cause;
             xfer_done(n, opi, xi);
+            cs->cause = NET_NONE;
         }
         return;
     }
@@ -1073,6 +1131,8 @@ void coll_fini(struct net *n) {
     free(cs->timers);
     free(cs->stack);
     free(cs->train);
+    free(cs->msg_cause);
+    free(cs->comp);
     free(cs);
     n->coll_state = NULL;
 }

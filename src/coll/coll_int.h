@@ -23,11 +23,21 @@ enum xfer_kind {
     XF_DELAY,   /* a fixed time (compute), then done */
 };
 
+/* xfer.stamp: what a transfer marks besides its own work. */
+enum xfer_stamp {
+    XS_NONE,
+    XS_ROW_START, /* XF_VIRTUAL: a Chakra collective started on a rank (row in qp) */
+    XS_ROW_END,   /* XF_VIRTUAL: ...ended on a rank */
+    XS_COMPUTE,   /* XF_DELAY: compute shown in the Chrome trace (coll_compute_rows):
+                   * qp = the rank in the job (Chakra: the node's index over the
+                   * entry's ranks), proto = enum coll_compute_label */
+};
+
 struct xfer {
     uint8_t kind;
     uint8_t reduce;         /* XF_MSG: the receiver reduces it (host_rate) before it counts */
-    uint8_t stamp;          /* XF_VIRTUAL: 0, or a Chakra row marker (1 start, 2 end; row in qp) */
-    uint8_t proto;          /* XF_MSG: enum coll_proto (wire bytes, post cost) */
+    uint8_t stamp;          /* enum xfer_stamp */
+    uint8_t proto;          /* XF_MSG: enum coll_proto (wire bytes, post cost); XS_COMPUTE: label */
     uint32_t qp;            /* XF_MSG: queue pair; XF_INNET: member index */
     uint32_t ndeps;         /* dependencies not yet done */
     uint32_t out_off, nout; /* dependents: op->out[out_off ..) */
@@ -139,8 +149,9 @@ struct coll_state {
     size_t qp_post_cap;
     struct {
         uint32_t op, x;
-        uint32_t run; /* in-network start: the member's run (innet_join) */
-        bool done;    /* the timer ends the transfer (host reduce / copy out) */
+        uint32_t run;   /* in-network start: the member's run (innet_join) */
+        uint32_t cause; /* done timers: the message whose receive led to it (or NET_NONE) */
+        bool done;      /* the timer ends the transfer (host reduce / copy out) */
     } * timers;
     uint32_t ntimers, captimers;
     uint32_t timer_free; /* 1 + first free timer slot (linked by .op), 0 if none */
@@ -154,6 +165,14 @@ struct coll_state {
     bool stored_rings;           /* tests only: ring transfers stored (the pre-issue-13 schedule) */
     uint64_t xfers_stored;       /* transfers held in ops' graphs, summed over the calls */
     uint32_t seq;                /* key counter of the events the engine schedules (coll.c) */
+    /* With a trace sink attached (n->trace): per message, the message whose
+     * receive made the engine post it (NET_NONE: none), and the compute
+     * delays run (XS_COMPUTE), for the Chrome trace's arrows and slices. */
+    uint32_t cause; /* the receive being applied now, NET_NONE outside one */
+    uint32_t *msg_cause;
+    size_t msg_cause_cap;
+    struct coll_compute *comp;
+    size_t ncomp, capcomp;
     uint32_t held;               /* jobs holding the run (coll_add until coll_job_release) */
 };
 
@@ -201,6 +220,13 @@ void chakra_op_done(struct net *n, struct job *j, struct op *o);
  * `row` started on one of its ranks (1) or ended on one (2). */
 void chakra_stamp(struct net *n, uint32_t row, uint8_t what);
 void chakra_fini(struct net *n);
+/* The trace rank's endpoint node and the name of Chakra node `v` (the index
+ * over the entry's ranks that XS_COMPUTE carries) of job j. */
+void chakra_compute_label(struct net *n, const struct job *j, uint32_t v, uint32_t *node,
+                          const char **name);
+/* A compute delay of rank `rank` of job j (label: enum coll_compute_label)
+ * shown in the Chrome trace: an XF_DELAY transfer marked XS_COMPUTE. */
+uint32_t coll_compute_xfer(struct op *o, uint32_t rank, uint8_t label, uint64_t ps);
 /* coll.c: the in-network session and member index of an XF_INNET transfer;
  * closes the job's sessions */
 uint32_t coll_xfer_sess(const struct job *j, uint32_t qp, uint32_t *member);

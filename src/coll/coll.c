@@ -398,6 +398,63 @@ uint32_t coll_compute_xfer(struct op *o, uint32_t rank, uint8_t label, uint64_t 
     return x;
 }
 
+uint32_t coll_marks_new(struct net *n, uint32_t count) {
+    struct coll_state *cs = n->coll_state;
+    size_t base = cs->nmarks;
+    fs_grow((void **)&cs->marks, &cs->capmarks, base + count, sizeof *cs->marks);
+    for (uint32_t i = 0; i < count; i++)
+        cs->marks[base + i] = SIM_TIME_NEVER;
+    cs->nmarks = base + count;
+    FS_ASSERT(cs->nmarks < NET_NONE, "coll: %zu time marks", cs->nmarks);
+    return (uint32_t)base;
+}
+
+sim_time_ps coll_mark(const struct net *n, uint32_t id) {
+    const struct coll_state *cs = n->coll_state;
+    return cs->marks[id];
+}
+
+uint32_t coll_mark_xfer(struct op *o, uint8_t stamp, uint32_t id) {
+    uint32_t x = op_xfer(o, XF_VIRTUAL, id, 0);
+    o->x[x].stamp = stamp;
+    return x;
+}
+
+void coll_job_sub(struct net *n, const struct job *j, struct job *sub, const uint32_t *ranks,
+                  uint32_t m, uint32_t stream) {
+    *sub = *j;
+    sub->nranks = m;
+    sub->ranks = fs_xmalloc((m ? m : 1) * sizeof *sub->ranks);
+    memcpy(sub->ranks, ranks, m * sizeof *ranks);
+    sub->qkey = NULL;
+    sub->qval = NULL;
+    sub->qcap = sub->qused = 0;
+    sub->sess = NET_NONE;
+    sub->rail_sess = NULL;
+    sub->nnodes = sub->gpus = 0;
+    uint32_t last = UINT32_MAX, cnt = 0;
+    for (uint32_t i = 0; i < m; i++) { /* as coll_add counts them */
+        uint32_t h = host_of(n, ranks[i]);
+        bool seen = false;
+        for (uint32_t k = 0; k < i && !seen; k++)
+            seen = host_of(n, ranks[k]) == h;
+        if (!seen) sub->nnodes++;
+        cnt = h == last ? cnt + 1 : 1;
+        last = h;
+        if (cnt > sub->gpus) sub->gpus = cnt;
+    }
+    rng_seed(&sub->ent, n->sc->seed, 0, stream);
+}
+
+void coll_job_sub_free(struct job *sub) {
+    free(sub->ranks);
+    free(sub->qkey);
+    free(sub->qval);
+    sub->ranks = NULL;
+    sub->qkey = NULL;
+    sub->qval = NULL;
+}
+
 const struct coll_compute *coll_compute_rows(const struct net *n, size_t *count) {
     const struct coll_state *cs = n->coll_state;
     *count = cs ? cs->ncomp : 0;
@@ -558,6 +615,10 @@ static void op_done(struct net *n, uint32_t opi) {
         training_op_done(n, j, o);
     else if (j->w->kind == WL_CHAKRA)
         chakra_op_done(n, j, o);
+    else if (j->w->kind == WL_MOE)
+        moe_op_done(n, j, o);
+    else if (j->w->kind == WL_INFERENCE)
+        infer_op_done(n, j, o);
     else
         job_next(n, j);
 }
@@ -637,6 +698,9 @@ static void xfer_done(struct net *n, uint32_t opi, uint32_t xi) {
         }
         struct xfer *x = &o->x[v];
         if (x->stamp == XS_ROW_START || x->stamp == XS_ROW_END) chakra_stamp(n, x->qp, x->stamp);
+        if (x->stamp == XS_MARK_LAST ||
+            (x->stamp == XS_MARK_FIRST && cs->marks[x->qp] == SIM_TIME_NEVER))
+            cs->marks[x->qp] = n->sim->now_ps;
         for (uint32_t k = 0; k < x->nout; k++) {
             uint32_t d = o->out[x->out_off + k];
             if (d & XF_RING_BIT) { /* the run of edges into one ring segment */
@@ -685,7 +749,7 @@ void coll_recv_apply(struct net *n, uint32_t mid) {
         dt = x->reduce ? host_ps(j, x->bytes) : 0;
     }
     cs->cause = mid; /* what this receive posts (coll_msg_cause) */
-    if (dt) /* the receiver reduces the block before anything uses it */
+    if (dt)          /* the receiver reduces the block before anything uses it */
         timer_at(n, opi, xi, dt, true, NET_NONE, NET_NONE);
     else
         xfer_done(n, opi, xi);
@@ -879,6 +943,10 @@ void coll_on_event(struct sim *s, const struct event *e) {
         training_start(n, j);
     else if (j->w->kind == WL_CHAKRA)
         chakra_start(n, j);
+    else if (j->w->kind == WL_MOE)
+        moe_start(n, j);
+    else if (j->w->kind == WL_INFERENCE)
+        infer_start(n, j);
     else
         job_start_op(n, j);
 }
@@ -907,6 +975,10 @@ static const char *op_str(int k) {
         return "broadcast";
     case WL_TRAINING:
         return "training";
+    case WL_MOE:
+        return "moe";
+    case WL_INFERENCE:
+        return "inference";
     default:
         return "?";
     }
@@ -917,7 +989,10 @@ static int resolve_algo(struct net *n, struct job *j, struct diag *d) {
     const struct model_params *sc = n->sc;
     const struct wl_entry *w = j->w;
     enum coll_algo a = w->algorithm;
-    int kind = w->kind == WL_TRAINING || w->kind == WL_CHAKRA ? WL_ALLREDUCE : coll_kind(w);
+    int kind = w->kind == WL_TRAINING || w->kind == WL_CHAKRA || w->kind == WL_MOE ||
+                       w->kind == WL_INFERENCE
+                   ? WL_ALLREDUCE
+                   : coll_kind(w);
     bool want_sharp =
         a == ALGO_SHARP || (sc->fabric.sharp && a == ALGO_AUTO && kind == WL_ALLREDUCE);
     if ((a == ALGO_SHARP || sc->fabric.sharp) && sc->fabric.kind == FABRIC_ROCE) {
@@ -1097,6 +1172,8 @@ int coll_add(struct net *n, const struct wl_entry *w, size_t idx, struct diag *d
         int rc = resolve_algo(n, j, d);
         if (!rc && w->kind == WL_TRAINING) rc = training_add(n, j, d);
         if (!rc && w->kind == WL_CHAKRA) rc = chakra_add(n, j, d);
+        if (!rc && w->kind == WL_MOE) rc = moe_add(n, j, d);
+        if (!rc && w->kind == WL_INFERENCE) rc = infer_add(n, j, d);
         if (rc) {
             free(all);
             return rc;
@@ -1115,6 +1192,8 @@ void coll_fini(struct net *n) {
     if (!cs) return;
     innet_fini(n);
     chakra_fini(n);
+    moe_fini(n);
+    infer_fini(n);
     for (uint32_t i = 0; i < cs->njobs; i++) {
         free(cs->jobs[i].ranks);
         free(cs->jobs[i].rail_sess);
@@ -1133,6 +1212,7 @@ void coll_fini(struct net *n) {
     free(cs->train);
     free(cs->msg_cause);
     free(cs->comp);
+    free(cs->marks);
     free(cs);
     n->coll_state = NULL;
 }

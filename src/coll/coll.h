@@ -109,6 +109,10 @@ uint32_t coll_msg_cause(const struct net *n, uint32_t msg);
 /* results.json "chakra" object: per-iteration and per-collective timings of
  * the Chakra trace entries (docs/outputs.md); {} when none. */
 void coll_write_chakra(const struct net *n, struct jw *w);
+/* results.json "moe" and "inference" arrays (coll/moe.c, coll/infer.c;
+ * docs/outputs.md): nothing written when the run has none. */
+void coll_write_moe(const struct net *n, struct jw *w);
+void coll_write_inference(const struct net *n, struct jw *w);
 /* results.json "training" array (NULL-safe: writes [] when none). */
 struct jw;
 void coll_write_training(const struct net *n, struct jw *w);

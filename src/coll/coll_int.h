@@ -26,11 +26,13 @@ enum xfer_kind {
 /* xfer.stamp: what a transfer marks besides its own work. */
 enum xfer_stamp {
     XS_NONE,
-    XS_ROW_START, /* XF_VIRTUAL: a Chakra collective started on a rank (row in qp) */
-    XS_ROW_END,   /* XF_VIRTUAL: ...ended on a rank */
-    XS_COMPUTE,   /* XF_DELAY: compute shown in the Chrome trace (coll_compute_rows):
-                   * qp = the rank in the job (Chakra: the node's index over the
-                   * entry's ranks), proto = enum coll_compute_label */
+    XS_ROW_START,  /* XF_VIRTUAL: a Chakra collective started on a rank (row in qp) */
+    XS_ROW_END,    /* XF_VIRTUAL: ...ended on a rank */
+    XS_COMPUTE,    /* XF_DELAY: compute shown in the Chrome trace (coll_compute_rows):
+                    * qp = the rank in the job (Chakra: the node's index over the
+                    * entry's ranks), proto = enum coll_compute_label */
+    XS_MARK_FIRST, /* XF_VIRTUAL: sets time mark qp (coll_marks_new) unless set */
+    XS_MARK_LAST,  /* XF_VIRTUAL: sets time mark qp (the last of several wins) */
 };
 
 struct xfer {
@@ -132,6 +134,8 @@ struct train_row {
 
 struct innet_state;
 struct chakra_state;
+struct moe_state;
+struct infer_state;
 
 struct coll_state {
     const struct coll_dist_ops *dist; /* coll_set_dist; NULL on one process */
@@ -173,7 +177,11 @@ struct coll_state {
     size_t msg_cause_cap;
     struct coll_compute *comp;
     size_t ncomp, capcomp;
-    uint32_t held;               /* jobs holding the run (coll_add until coll_job_release) */
+    sim_time_ps *marks; /* coll_marks_new: times workloads read back (moe.c, infer.c) */
+    size_t nmarks, capmarks;
+    struct moe_state *moe;     /* moe.c */
+    struct infer_state *infer; /* infer.c */
+    uint32_t held;             /* jobs holding the run (coll_add until coll_job_release) */
 };
 
 /* Tests only: build rings as stored transfers again (before the run starts). */
@@ -211,6 +219,35 @@ void coll_build(struct net *n, struct job *j, struct op *o, int opkind, enum col
                 uint64_t bytes, const uint32_t *pre, uint32_t *post);
 void a2a_build(struct net *n, struct job *j, struct op *o, uint64_t bytes, const uint32_t *pre,
                uint32_t *post);
+/* The same with mat[s * m + d] bytes from rank s to rank d (an alltoallv:
+ * MoE's token dispatch); the diagonal stays local. */
+void a2av_build(struct net *n, struct job *j, struct op *o, const uint64_t *mat,
+                const uint32_t *pre, uint32_t *post);
+
+/* Time marks a workload reads back after its op: `count` marks, unset
+ * (SIM_TIME_NEVER); the first's index is returned. A XF_VIRTUAL transfer
+ * with stamp XS_MARK_FIRST / XS_MARK_LAST and qp = index sets one when done
+ * (coll_mark_xfer makes one). */
+uint32_t coll_marks_new(struct net *n, uint32_t count);
+sim_time_ps coll_mark(const struct net *n, uint32_t id);
+uint32_t coll_mark_xfer(struct op *o, uint8_t stamp, uint32_t id);
+/* A communicator over `m` of job j's ranks (ranks[]: node ids): j's
+ * settings, its own queue pairs (stream: the seed's stream for its
+ * entropy), hosts and GPUs per host counted again. Free with coll_job_sub_free. */
+void coll_job_sub(struct net *n, const struct job *j, struct job *sub, const uint32_t *ranks,
+                  uint32_t m, uint32_t stream);
+void coll_job_sub_free(struct job *sub);
+
+/* moe.c: kind moe */
+int moe_add(struct net *n, struct job *j, struct diag *d);
+void moe_start(struct net *n, struct job *j);
+void moe_op_done(struct net *n, struct job *j, struct op *o);
+void moe_fini(struct net *n);
+/* infer.c: kind inference */
+int infer_add(struct net *n, struct job *j, struct diag *d);
+void infer_start(struct net *n, struct job *j);
+void infer_op_done(struct net *n, struct job *j, struct op *o);
+void infer_fini(struct net *n);
 
 /* chakra.c (workload/chakra.c reads the files): Chakra execution traces */
 int chakra_add(struct net *n, struct job *j, struct diag *d);

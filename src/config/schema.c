@@ -22,7 +22,7 @@
 #include <string.h>
 
 /* Tables are small; this bounds the per-call bookkeeping arrays. */
-#define MAX_KEYS 48
+#define MAX_KEYS 64
 
 int schema_fail(struct schema_ctx *c, const struct yaml_node *n, int code, const char *fmt, ...) {
     char msg[640];

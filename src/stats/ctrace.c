@@ -391,8 +391,7 @@ static void write_recvs(struct ctrace_sink *s, const struct net *n, const uint32
     uint32_t nk = 0, tid;
     for (uint32_t i = 0; i < n->nmsgs; i++)
         if (n->msgs[i].recv_ps > n->msgs[i].post_ps && !n->msgs[i].freed &&
-            n->msgs[i].post_ps != SIM_TIME_NEVER &&
-            send_tid(n, &n->msgs[i], i, xlane, flane, &tid))
+            n->msgs[i].post_ps != SIM_TIME_NEVER && send_tid(n, &n->msgs[i], i, xlane, flane, &tid))
             k[nk++] = (struct tkey){n->msgs[i].post_ps, i};
     qsort(k, nk, sizeof *k, tkey_cmp);
     lanes_reset(s);
@@ -438,8 +437,8 @@ static void write_deps(struct ctrace_sink *s, const struct net *n, const uint32_
         if (!flow_ev(s, "s", "dep", n->qps[ma->qp].dst + 1, CTRACE_TID_RECV + rlane[a],
                      ma->recv_ps - 1, id, a))
             return;
-        if (!flow_ev(s, "f", "dep", n->qps[mb->qp].src + 1, CTRACE_TID_XFER + xlane[b],
-                     mb->post_ps, id, b))
+        if (!flow_ev(s, "f", "dep", n->qps[mb->qp].src + 1, CTRACE_TID_XFER + xlane[b], mb->post_ps,
+                     id, b))
             return;
     }
 }

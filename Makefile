@@ -154,9 +154,14 @@ screenshot: $(BUILD)/fabsim $(WEB_STAMP)
 	@$(BUILD)/fabsim labs -o out/labs -q
 	@node report/web/check-report.js out/labs/report.html docs/report.png
 
-# cppcheck (suppressions in tools/cppcheck.supp, each justified there) and a
-# -Wconversion build (-Werror: it is clean; cast where a narrowing is meant).
+# The layering of docs/architecture.md (tools/layers.py: no include or call
+# up a layer, no module circle across folders but net/'s own, and net/ with
+# its strategies naming nothing above them), cppcheck (suppressions in
+# tools/cppcheck.supp, each justified there) and a -Wconversion build
+# (-Werror: it is clean; cast where a narrowing is meant).
 lint: | $(TEST_DEPS_STAMP)
+	python3 tools/layers.py --layers
+	python3 tools/layers.py --forbid net,cc,flowctl,route:innet,coll,par,config,stats,cli,model
 	cppcheck --quiet --enable=warning,performance,portability --error-exitcode=1 \
 	  --suppressions-list=tools/cppcheck.supp -Isrc src
 	$(MAKE) --no-print-directory BUILD=build-lint EXTRA_CFLAGS="-Wconversion" all

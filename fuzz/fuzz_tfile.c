@@ -7,7 +7,7 @@
  * message naming the place, never a crash, hang or sanitizer report.
  */
 #include "core/diag.h"
-#include "topo/tfile.h"
+#include "config/tfile_yaml.h"
 
 #include "fuzz_file.h"
 

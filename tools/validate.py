@@ -113,6 +113,12 @@ def sm(r, field):
     return r["subnet_manager"][field]
 
 
+def fct_us(r, q=0.99):
+    """The q-quantile of the finished flows' FCT in us (nearest rank)."""
+    f = sorted(x["fct_ns"] for x in r["flows"] if x["fct_ns"] is not None)
+    return f[min(len(f) - 1, max(0, int(round(q * len(f))) - 1))] / 1000.0
+
+
 def mean(xs):
     xs = list(xs)
     return sum(xs) / len(xs)

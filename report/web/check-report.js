@@ -91,6 +91,23 @@ function check(ok, what) {
   const spans = await page.evaluate(() => JSON.parse(document.getElementById('fabsim-data').textContent).labs
     .some((l) => l.id === 'subnet_manager'));
   if (spans) check(tput.some((s) => /log/.test(s)), `the failure lab's throughput chart has a log time axis (${tput.join('; ')})`);
+  // Offered load per spine link: a bar is red exactly when its load is over
+  // 101 % (adaptive routing's 100.04 % is a full link, not a hot one): the
+  // fill of each bar against the value its ARIA label carries.
+  const offered = await page.evaluate(() => [...document.querySelectorAll('.chart')]
+    .filter((c) => /^Offered load per spine link/.test((c.querySelector('.cap') || {}).textContent || ''))
+    .flatMap((c) => [...c.querySelectorAll('path[aria-label]')]
+      .map((p) => ({ label: p.getAttribute('aria-label'), fill: (p.getAttribute('fill') || '').toLowerCase() }))
+      .filter((b) => /offered load \(%\): /.test(b.label))
+      .map((b) => ({ v: parseFloat(b.label.replace(/.*offered load \(%\): ([-0-9.,]+).*/, '$1').replace(/,/g, '')), red: b.fill === '#d62728' }))));
+  if (offered.length) {
+    const wrong = offered.filter((b) => b.red !== (b.v > 101));
+    check(wrong.length === 0, `offered-load bars red exactly above 101 % (${offered.length} bars, ${offered.filter((b) => b.red).length} red` +
+      (wrong.length ? `; wrong: ${wrong.slice(0, 5).map((b) => b.v + (b.red ? ' red' : ' blue')).join(', ')}` : '') + ')');
+  }
+  // A sweep's report plots each metric against the swept parameter.
+  const mode = await page.evaluate(() => JSON.parse(document.getElementById('fabsim-data').textContent).mode);
+  if (mode === 'sweep') check((st.kinds || {}).sweep > 0, `the sweep's metric-vs-parameter chart rendered (${(st.kinds || {}).sweep || 0})`);
   const nFindings = await page.evaluate(() => JSON.parse(document.getElementById('fabsim-data').textContent).findings.length);
   check(findings.length === nFindings, `every headline finding shown (${findings.length}/${nFindings})`);
   if (shot) {

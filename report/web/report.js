@@ -634,6 +634,7 @@
   const DROPS = [[(r) => r.summary.packets_dropped, 'drops'], [(r) => r.summary.retransmitted_packets, 'retransmissions'],
     [(r) => r.summary.pause_frames, 'pause frames'], [(r) => maxOf(r.links, (l) => l.credit_stall_ns || 0) / 1000, 'credit stall, busiest link (us)']];
   function generic(sec, scns) {
+    if (DATA.mode === 'sweep') { kind = 'sweep'; sweepChart(sec, scns, 'Each metric against the swept parameter'); kind = 'generic'; }
     countersChart(sec, scns, [[(r) => doneUs(r) || 0, 'done (us)'], ...DROPS], 'Summary per run');
     throughput(sec, scns, 'Delivered throughput over time', true);
     timelines(sec, scns, 'Queues and pauses at the busiest links');
@@ -646,6 +647,44 @@
       spineTime(sec, scns, 'Spine-link utilisation over time');
       offeredLoad(sec, scns, 'Offered load per spine link');
     }
+  }
+
+  // A sweep's metrics against the swept parameter: one panel per metric, x =
+  // the first key that varies (in the sweep's order), one line per value of
+  // the second (if any); status.json's "set" gives each run's values.
+  function sweepChart(parent, scns, caption) {
+    const ok = scns.filter((s) => ran(s) && s.set);
+    if (!ok.length) return notYet(parent, caption, scns);
+    const keys = [...new Set(ok.flatMap((s) => Object.keys(s.set)))];
+    const varying = keys.filter((k) => new Set(ok.map((s) => s.set[k])).size > 1);
+    if (!varying.length) return parent.append(el('div', { class: 'note' }, caption + ': one value of every key, nothing to plot.'));
+    const [xk, ck] = varying;
+    const order = [...new Set(ok.map((s) => s.set[xk]))];
+    const metrics = [[(r) => doneUs(r), 'done (us)'], ...DROPS];
+    let rows = [];
+    for (const s of ok) for (const [f, name] of metrics) {
+      const v = f(s.results);
+      rows.push({ x: s.set[xk], series: ck ? `${ck}=${s.set[ck]}` : 'all runs', metric: name, value: v == null ? null : +v, run: s.label });
+    }
+    const zero = metrics.map((m) => m[1]).filter((n) => rows.every((r) => r.metric !== n || !r.value));
+    rows = rows.filter((r) => !zero.includes(r.metric) && r.value != null);
+    if (zero.length) caption += ` (zero in every run: ${zero.join(', ')})`;
+    if (varying.length > 2) caption += ` (also varied, not on the axes: ${varying.slice(2).join(', ')})`;
+    chart(parent, caption, {
+      data: { values: rows },
+      facet: { column: { field: 'metric', type: 'nominal', title: null, sort: metrics.map((m) => m[1]) } },
+      resolve: { scale: { y: 'independent' } },
+      spec: {
+        width: 200, height: 160,
+        mark: { type: 'line', point: true, tooltip: true },
+        encoding: {
+          x: { field: 'x', type: 'ordinal', sort: order, title: xk, axis: { labelAngle: 0 } },
+          y: { field: 'value', type: 'quantitative', title: null },
+          color: { field: 'series', type: 'nominal', title: ck || null, sort: null },
+          detail: { field: 'series' },
+        },
+      },
+    });
   }
 
   // ---- Validation page (docs/validation.md; `make validate` writes the rows) ----

@@ -42,6 +42,7 @@ enum { TM_DECREASE = 1, TM_INCREASE = 2 }; /* 0 was the alpha timer, now virtual
 struct dq {
     double rc_bps, rt_bps, alpha;
     sim_time_ps next_send_ps;
+    sim_time_ps last_sent_ps;   /* when the limiter last let a packet go (of last_wire bytes) */
     sim_time_ps last_cnp_ps;    /* NP: last CNP sent for this QP (receiver side) */
     sim_time_ps alpha_at_ps;    /* last alpha update (decay while idle) */
     sim_time_ps inc_at_ps;      /* next timer-driven increase */
@@ -55,6 +56,7 @@ struct dq {
     uint8_t seen_cnp;           /* a CNP ever arrived (rate_to_set_on_first_cnp applies once) */
     uint8_t inc_after_alpha;    /* ... after the alpha tick due at that instant (tie order) */
     uint8_t pad[1];
+    uint32_t last_wire; /* wire bytes of that packet */
 };
 
 struct dcqcn_state {
@@ -190,6 +192,21 @@ static void increase(struct net *n, uint32_t qp, struct dq *d, bool by_timer, bo
     double line = line_bps(n, qp);
     if (d->rt_bps > line) d->rt_bps = line;
     d->rc_bps = (d->rt_bps + d->rc_bps) / 2.0;
+    /* The limiter paces at the current rate (a token bucket filling at R_C):
+     * a gap granted at a lower rate shrinks to the packet's time at the new
+     * one. Without this, a packet sent at min_rate (1 Mb/s: 33 ms for 4 KB)
+     * held its QP for 33 ms after the rate had recovered. */
+    if (d->next_send_ps > n->sim->now_ps) {
+        sim_time_ps at =
+            d->last_sent_ps + (sim_time_ps)((double)d->last_wire * 8.0 * 1e12 / d->rc_bps);
+        if (at < n->sim->now_ps) at = n->sim->now_ps;
+        if (at < d->next_send_ps) {
+            d->next_send_ps = at;
+            if (by_timer)
+                nic_activate(n, qp); /* wake the NIC earlier (the byte counter runs
+                                        inside the NIC's own send) */
+        }
+    }
     if (line - d->rc_bps < 1e-6 * line && !d->cnp_dec) {
         /* Back at line rate with no cut pending: stop the timers until the
          * next CNP (the firmware's keep running, at line rate: same rates). */
@@ -308,6 +325,8 @@ static void dcqcn_on_sent(struct net *n, uint32_t qp, const struct packet *p) {
     /* Rate limiter: the next packet may start when this one would have
      * finished at R_C. */
     d->next_send_ps = now + (sim_time_ps)((double)p->wire_bytes * 8.0 * 1e12 / d->rc_bps);
+    d->last_sent_ps = now;
+    d->last_wire = p->wire_bytes;
     const struct dcqcn_state *st = n->cc_state;
     uint64_t B = st->byte_reset;
     if (B) {

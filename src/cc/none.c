@@ -27,6 +27,14 @@ const struct cc_ops *cc_select(const struct net *n, struct diag *d) {
         return &cc_dcqcn_ops;
     case CC_IBCC:
         return &cc_ibcc_ops;
+    case CC_HPCC:
+        return &cc_hpcc_ops;
+    case CC_DCTCP:
+        return &cc_dctcp_ops;
+    case CC_NSCC:
+    case CC_RCCC:
+    case CC_NSCC_RCCC:
+        return &cc_nscc_ops;
     }
     return NULL;
 }

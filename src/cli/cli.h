@@ -10,11 +10,11 @@
 
 int cli_run(int argc, char **argv);      /* cli/run.c */
 int cli_validate(int argc, char **argv); /* cli/run.c */
-int cli_compare(int argc, char **argv);  /* cli/labs.c */
+int cli_compare(int argc, char **argv);  /* cli/compare.c */
 int cli_labs(int argc, char **argv);     /* cli/labs.c */
-int cli_report(int argc, char **argv);   /* cli/labs.c */
+int cli_report(int argc, char **argv);   /* cli/report.c */
 int cli_routes(int argc, char **argv);   /* cli/routes.c */
-int cli_sweep(int argc, char **argv);    /* cli/labs.c */
+int cli_sweep(int argc, char **argv);    /* cli/sweep.c */
 int cli_topology(int argc, char **argv); /* cli/topology.c (docs/inputs.md) */
 int cli_help_cmd(int argc, char **argv); /* cli/commands.c */
 /* Prints "fabsim: <message>" on stderr; returns 2 (also in cli/opts.h). */

@@ -65,12 +65,19 @@ static const struct cli_cmd CLI_CMD_HELP = {
     cli_help_cmd,
 };
 
-const struct cli_cmd *const CLI_COMMANDS[] = {
+/* Every command, in the order `fabsim --help` lists them. */
+static const struct cli_cmd *const CLI_COMMANDS[] = {
     &CLI_CMD_RUN,  &CLI_CMD_VALIDATE, &CLI_CMD_COMPARE, &CLI_CMD_SWEEP,
     &CLI_CMD_LABS, &CLI_CMD_REPORT,   &CLI_CMD_ROUTES,  &CLI_CMD_TOPOLOGY,
     &CLI_CMD_FIT,  &CLI_CMD_SCHEMA,   &CLI_CMD_HELP,
 };
-const size_t CLI_NCOMMANDS = sizeof CLI_COMMANDS / sizeof CLI_COMMANDS[0];
+static const size_t CLI_NCOMMANDS = sizeof CLI_COMMANDS / sizeof CLI_COMMANDS[0];
+
+static const struct cli_cmd *find_command(const char *name) {
+    for (size_t i = 0; i < CLI_NCOMMANDS; i++)
+        if (!strcmp(CLI_COMMANDS[i]->name, name)) return CLI_COMMANDS[i];
+    return NULL;
+}
 
 static int unknown_command(const char *name) {
     const char *names[32];
@@ -102,15 +109,15 @@ int cli_help_cmd(int argc, char **argv) {
     int rc = cli_parse(&CLI_CMD_HELP, argc, argv, man_opt, &man, pos, &npos);
     if (rc) return rc == CLI_HELP ? 0 : rc;
     if (man) {
-        cli_man(stdout);
+        cli_man(stdout, CLI_COMMANDS, CLI_NCOMMANDS);
         return 0;
     }
     if (!npos) {
-        cli_usage(stdout);
+        cli_usage(stdout, CLI_COMMANDS, CLI_NCOMMANDS);
         return 0;
     }
     if (npos > 1) return cli_usage_error("help: one command at a time");
-    const struct cli_cmd *c = cli_find(pos[0]);
+    const struct cli_cmd *c = find_command(pos[0]);
     if (!c) return unknown_command(pos[0]);
     cli_help(c, stdout);
     return 0;
@@ -118,19 +125,19 @@ int cli_help_cmd(int argc, char **argv) {
 
 int cli_main(int argc, char **argv) {
     if (argc < 2) {
-        cli_usage(stderr);
+        cli_usage(stderr, CLI_COMMANDS, CLI_NCOMMANDS);
         return 2;
     }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
-        cli_usage(stdout);
+        cli_usage(stdout, CLI_COMMANDS, CLI_NCOMMANDS);
         return 0;
     }
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
         printf("fabsim %s\n", FABSIM_VERSION);
         return 0;
     }
-    const struct cli_cmd *c = cli_find(cmd);
+    const struct cli_cmd *c = find_command(cmd);
     if (c) return c->main(argc - 1, argv + 1);
     if (cmd[0] == '-') {
         static const char *const top[] = {"--help", "--version"};

@@ -39,12 +39,6 @@ struct cli_cmd {
     int (*main)(int argc, char **argv); /* argv[0] is the command name */
 };
 
-/* Every command, in the order `fabsim --help` lists them. */
-extern const struct cli_cmd *const CLI_COMMANDS[];
-extern const size_t CLI_NCOMMANDS;
-
-const struct cli_cmd *cli_find(const char *name);
-
 /* Called for each option with its key and value (NULL for a flag). Returns
  * 0, or an exit status (2 after printing a usage error). */
 typedef int (*cli_opt_fn)(void *ctx, int key, const char *arg);
@@ -61,10 +55,11 @@ int cli_parse(const struct cli_cmd *c, int argc, char **argv, cli_opt_fn fn, voi
 
 /* Prints the command's help: usage, details, options, example. */
 void cli_help(const struct cli_cmd *c, FILE *f);
-/* Prints `fabsim --help`: every command's synopsis. */
-void cli_usage(FILE *f);
-/* Writes the man page (roff) from the same tables. */
-void cli_man(FILE *f);
+/* Prints `fabsim --help`: every command's synopsis, for the commands
+ * cmds[0..ncmds) (cli/commands.c lists them). */
+void cli_usage(FILE *f, const struct cli_cmd *const *cmds, size_t ncmds);
+/* Writes the man page (roff) of those commands from the same tables. */
+void cli_man(FILE *f, const struct cli_cmd *const *cmds, size_t ncmds);
 
 /* Prints "fabsim: <message>" on stderr; returns 2. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -12,6 +12,7 @@
 #include "config/scenario.h"
 #include "core/file.h"
 #include "ctrl/sm.h"
+#include "ctrl/sm_dump.h"
 #include "model/model.h"
 
 #include <errno.h>

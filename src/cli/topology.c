@@ -10,7 +10,7 @@
 #include "config/scenario.h"
 #include "core/file.h"
 #include "model/model.h"
-#include "topo/tfile.h"
+#include "config/tfile_yaml.h"
 
 #include <stdio.h>
 #include <errno.h>

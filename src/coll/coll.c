@@ -995,12 +995,13 @@ static int resolve_algo(struct net *n, struct job *j, struct diag *d) {
                    : coll_kind(w);
     bool want_sharp =
         a == ALGO_SHARP || (sc->fabric.sharp && a == ALGO_AUTO && kind == WL_ALLREDUCE);
-    if ((a == ALGO_SHARP || sc->fabric.sharp) && sc->fabric.kind == FABRIC_ROCE) {
+    if ((a == ALGO_SHARP || sc->fabric.sharp) && sc->fabric.kind != FABRIC_INFINIBAND) {
         struct srcpos pos = a == ALGO_SHARP ? w->pos : sc->fabric.sharp_pos;
-        return diag_set(d, sc->file, pos, FS_EINVAL,
-                        "SHARP in-network aggregation needs an InfiniBand fabric (Quantum "
-                        "switches); fabric.kind is roce: use algorithm: ring | tree | "
-                        "halving_doubling, or fabric.kind: infiniband");
+        return diag_set(
+            d, sc->file, pos, FS_EINVAL,
+            "SHARP in-network aggregation needs an InfiniBand fabric (Quantum "
+            "switches); fabric.kind is Ethernet (roce, uet): use algorithm: ring | tree | "
+            "halving_doubling, or fabric.kind: infiniband");
     }
     if (a == ALGO_AUTO) {
         uint64_t bytes = w->sizes && w->nsizes ? w->sizes[0] : w->size_bytes;

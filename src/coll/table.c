@@ -213,7 +213,10 @@ static void nt_preamble(const struct net *n, const struct wl_entry *w, const str
     fprintf(f, "#\n# Using devices\n");
     char dev[64];
     snprintf(dev, sizeof dev, "fabsim %s %s",
-             n->sc->fabric.kind == FABRIC_ROCE ? "RoCEv2" : "InfiniBand", "model");
+             n->sc->fabric.kind == FABRIC_UET    ? "UltraEthernet"
+             : n->sc->fabric.kind == FABRIC_ROCE ? "RoCEv2"
+                                                 : "InfiniBand",
+             "model");
     uint32_t shown = j && j->nranks > 512 ? 512 : j ? j->nranks : 0;
     for (uint32_t r = 0; r < shown; r++) {
         char host[24];

@@ -17,8 +17,8 @@ struct scenario;
 struct wl_entry;
 struct diag;
 
-/* List items read in one load, all lists together, aliases expanded. */
-#define SC_MAX_LIST_ITEMS (1ull << 24)
+/* List items read in one load, all lists together, aliases expanded:
+ * SC_MAX_LIST_ITEMS in config/schema.h (the schema engine counts them). */
 /* Flows (connections; QPs for collectives) of all workload entries together. */
 #define SC_MAX_FLOWS WL_MAX_FLOWS
 /* Ranks of one collective entry, times its jobs. */

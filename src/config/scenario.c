@@ -33,7 +33,7 @@
 #include "cc/cc.h"
 #include "core/mem.h"
 #include "net/net.h"
-#include "topo/tfile.h"
+#include "config/tfile_yaml.h"
 #include "topo/topo.h"
 
 #include <stdlib.h>
@@ -170,6 +170,7 @@ static int load(struct scenario *sc, struct yaml_doc *doc, const char *const *se
         memset(&c, 0, sizeof c);
         c.d = d;
         c.sc = sc;
+        c.topo = &sc->topo;
         c.file = sc->file;
         rc = schema_read(&c, &SCHEMA_SCENARIO, doc->root, sc, false, doc->root);
     }

@@ -93,7 +93,8 @@ static const struct schema_key ECN_KEYS[] = {
          "docs/sources.md A5: NVIDIA Onyx/Cumulus RoCE default")},
     {KEY("kmax", SCHEMA_SIZE, ECN(kmax_bytes), "1500KiB", NULL,
          "docs/sources.md A5: NVIDIA Onyx/Cumulus RoCE default")},
-    {KEY("pmax", SCHEMA_FRACTION, ECN(pmax), "0.2", NULL, "SPEC.md example; HPCC (docs/sources.md A5)")},
+    {KEY("pmax", SCHEMA_FRACTION, ECN(pmax), "0.2", NULL,
+         "SPEC.md example; HPCC (docs/sources.md A5)")},
 };
 const struct schema_table SCHEMA_ECN = {TABLE("ecn", ECN_KEYS), .check = ecn_check};
 
@@ -132,7 +133,7 @@ static const struct schema_key DCQCN_KEYS[] = {
          "docs/sources.md A6: rpg_time_reset; paper 55 us"),
      .min = 1},
     /* rpg_byte_reset 32767, on (docs/sources.md A12); what its unit is is
-     * disputed, so byte_counter_unit says it (bytes: mstflint; 64B: isekai). */
+     * not settled, so byte_counter_unit says it (bytes: mstflint; 64B: isekai). */
     {KEY("byte_counter", SCHEMA_SIZE, DCQ(byte_counter_bytes), "32767B", "10MB",
          "docs/sources.md A6, A12: rpg_byte_reset 32767 (0 = off); paper 10 MB")},
     {KEY("byte_counter_unit", SCHEMA_ENUM, DCQ(byte_counter_unit), "bytes", "bytes",
@@ -146,7 +147,8 @@ static const struct schema_key DCQCN_KEYS[] = {
          "docs/sources.md A6: rpg_hai_rate; paper: not fixed, 200 Mb/s as SPEC.md")},
     {KEY("cnp_interval", SCHEMA_TIME, DCQ(cnp_interval_ps), "4us", "50us",
          "docs/sources.md A6: min_time_between_cnps; paper 50 us")},
-    {KEY("min_rate", SCHEMA_RATE, DCQ(min_rate_bps), "1Mbps", NULL, "docs/sources.md A6: rpg_min_rate"),
+    {KEY("min_rate", SCHEMA_RATE, DCQ(min_rate_bps), "1Mbps", NULL,
+         "docs/sources.md A6: rpg_min_rate"),
      .min = 1},
     /* The firmware's name for cnp_interval. */
     {KEY("min_time_between_cnps", SCHEMA_TIME, DCQ(cnp_interval_ps), NULL, NULL,
@@ -159,7 +161,8 @@ static const struct schema_key DCQCN_KEYS[] = {
     {KEY("rate_to_set_on_first_cnp", SCHEMA_RATE, DCQ(rate_on_first_cnp_bps), "0", "0",
          "docs/sources.md A6: rate_to_set_on_first_cnp 0 = the port's speed")},
     {KEY("cut_on_first_cnp", SCHEMA_BOOL, DCQ(cut_on_first_cnp), "false", "true",
-         "docs/sources.md A12: ConnectX allocates the limiter on the first CNP; the paper's RP cuts")},
+         "docs/sources.md A12: ConnectX allocates the limiter on the first CNP; the paper's RP "
+         "cuts")},
     {KEY("initial_alpha_value", SCHEMA_FRACTION, DCQ(initial_alpha), "0.9990234375", "0.5",
          "docs/sources.md A6: initial_alpha_value 1023/1024; A12: ns3-rdma starts at 0.5")},
     {KEY("rpg_min_dec_fac", SCHEMA_U32, DCQ(min_dec_fac_pct), "50", "50",
@@ -175,7 +178,8 @@ static const struct schema_key DCQCN_KEYS[] = {
     {KEY("cnp_802p_prio", SCHEMA_U32, DCQ(cnp_802p_prio), "6", "6",
          "docs/sources.md A6: ConnectX cnp_802p_prio 6"),
      .max = 7},
-    {KEY("cnp_dscp", SCHEMA_U32, DCQ(cnp_dscp), "48", "48", "docs/sources.md A6: ConnectX cnp_dscp 48"),
+    {KEY("cnp_dscp", SCHEMA_U32, DCQ(cnp_dscp), "48", "48",
+         "docs/sources.md A6: ConnectX cnp_dscp 48"),
      .max = 63},
     {KEY("hyper_stage_scaling", SCHEMA_BOOL, DCQ(hyper_stage_scaling), "false", "true",
          "docs/sources.md A12: ns3-rdma R_HAI x (stage - F + 1), T/2 and B/2 in hyper stage")},
@@ -251,3 +255,43 @@ static const struct schema_key IBCC_KEYS[] = {
      .parse = cct_step_parse, .print = cct_step_print},
 };
 const struct schema_table SCHEMA_IBCC = {TABLE("ibcc", IBCC_KEYS)};
+
+/* fabric.hpcc: HPCC's window law as the paper sets it (Li et al. SIGCOMM 2019
+ * s5: eta 95 %, maxStage 5) and its ns-3 artifact's run.py (RATE_AI 10 Mb/s
+ * x link / 25 G, MIN_RATE 1000 Mb/s); docs/sources.md A7. */
+#define HPC(f) offsetof(struct hpcc_params, f)
+static const struct schema_key HPCC_KEYS[] = {
+    {KEY("eta", SCHEMA_FRACTION_POS, HPC(eta), "0.95", NULL,
+         "docs/sources.md A7: HPCC paper s5, eta = 95 % (run.py U_TARGET 0.95)")},
+    {KEY("max_stage", SCHEMA_U32, HPC(max_stage), "5", NULL,
+         "docs/sources.md A7: HPCC paper s5, maxStage = 5"),
+     .max = 1000},
+    {KEY("rate_ai", SCHEMA_RATE, HPC(rate_ai_bps), "0", NULL,
+         "docs/sources.md A7: W_AI / T; 0 = the artifact's RATE_AI, 10 Mb/s x link / 25 Gb/s "
+         "(160 Mb/s at 400 G)")},
+    {KEY("base_rtt", SCHEMA_TIME, HPC(base_rtt_ps), "0", NULL,
+         "docs/sources.md A7: T; 0 = each QP's smallest measured RTT (the artifact uses the "
+         "fabric's largest unloaded RTT)")},
+    {KEY("min_rate", SCHEMA_RATE, HPC(min_rate_bps), "1Gbps", NULL,
+         "docs/sources.md A7: run.py MIN_RATE 1000 Mb/s"),
+     .min = 1},
+};
+const struct schema_table SCHEMA_HPCC = {TABLE("hpcc", HPCC_KEYS)};
+
+/* fabric.dctcp: DCTCP on RDMA as the HPCC artifact runs it (docs/sources.md
+ * A7): g 1/16 (the DCTCP paper's, run.py EWMA_GAIN 0.0625), one MTU per RTT of
+ * additive increase (run.py's DCTCP_RATE_AI 615 Mb/s is that at 13 us, 1 KB). */
+#define DCT(f) offsetof(struct dctcp_params, f)
+static const struct schema_key DCTCP_KEYS[] = {
+    {KEY("g", SCHEMA_FRACTION_POS, DCT(g), "0.0625", NULL,
+         "docs/sources.md A7: DCTCP paper g = 1/16 (run.py EWMA_GAIN 0.0625)")},
+    {KEY("rate_ai", SCHEMA_RATE, DCT(rate_ai_bps), "0", NULL,
+         "docs/sources.md A7: 0 = one MTU per RTT (run.py DCTCP_RATE_AI 615 Mb/s = 1 KB per "
+         "13 us)")},
+    {KEY("base_rtt", SCHEMA_TIME, DCT(base_rtt_ps), "0", NULL,
+         "docs/sources.md A7: T for the window R x T; 0 = each QP's smallest measured RTT")},
+    {KEY("min_rate", SCHEMA_RATE, DCT(min_rate_bps), "1Gbps", NULL,
+         "docs/sources.md A7: run.py MIN_RATE 1000 Mb/s"),
+     .min = 1},
+};
+const struct schema_table SCHEMA_DCTCP = {TABLE("dctcp", DCTCP_KEYS)};

@@ -19,11 +19,12 @@
 /* Propagation in fibre and copper, 5 ns/m = 5 ps/mm (SPEC.md, docs/sources.md A2). */
 #define PROPAGATION_PS_PER_MM 5u
 
-static const char *const FABRIC_KINDS[] = {"infiniband", "roce", NULL};
-static const char *const FLOWCTL_NAMES[] = {"credit", "pfc", "none", NULL};
+static const char *const FABRIC_KINDS[] = {"infiniband", "roce", "uet", NULL};
+static const char *const FLOWCTL_NAMES[] = {"credit", "pfc", "none", "cbfc", NULL};
+static const char *const LINK_RETRY_NAMES[] = {"none", "llr", NULL};
 static const char *const ROUTING_NAMES[] = {"static", "adaptive", "ecmp", "spray", NULL};
 static const char *const ENGINE_NAMES[] = {"minhop", "updn", "ftree", "file", NULL};
-static const char *const CC_NAMES[] = {"none", "dcqcn", "ibcc", NULL};
+static const char *const CC_NAMES[] = {"none", "dcqcn", "ibcc", "hpcc", "dctcp", "nscc", "rccc", "nscc+rccc", NULL};
 static const char *const RETX_NAMES[] = {"go_back_n", "go_back_0", "selective_repeat", NULL};
 static const char *const CP_NAMES[] = {"sm", "bgp", NULL};
 static const char *const SHARING_NAMES[] = {"static", "shared", NULL};
@@ -104,7 +105,8 @@ static int adp_check(struct schema_ctx *c, const struct yaml_node *map,
 #define ADP(f) offsetof(struct adp_params, f)
 static const struct schema_key ADP_KEYS[] = {
     {KEY("time_base", SCHEMA_TIME, ADP(time_base_ps), "4us", NULL,
-         "docs/sources.md A12: ConnectX firmware minimum base timeout 4 us (adp_retx_base_timeout_min "
+         "docs/sources.md A12: ConnectX firmware minimum base timeout 4 us "
+         "(adp_retx_base_timeout_min "
          "0xFA0 ns); profile #0's own base is not published (C)"),
      .min = ADP_BASE_MIN_PS},
     {KEY("init_low", SCHEMA_U32, ADP(init_low), "5", NULL,
@@ -121,7 +123,8 @@ static const struct schema_key ADP_KEYS[] = {
          "docs/sources.md A12 (C): up to 2^5 x 128 us = 4.1 ms, capped by transport.timeout"),
      .max = 40},
     {KEY("retries", SCHEMA_U32, ADP(range_retries), "2", NULL,
-         "docs/sources.md A12: timeout_retry_num, uses of the range's entry value before doubling (C)"),
+         "docs/sources.md A12: timeout_retry_num, uses of the range's entry value before doubling "
+         "(C)"),
      .min = 1, .max = 127},
     {KEY("dec", SCHEMA_ENUM, ADP(dec), "halve", NULL,
          "docs/sources.md A12: dec_mode on forward progress, halve/quarter/reset (C)"),
@@ -142,7 +145,8 @@ static const struct schema_key TRANSPORT_KEYS[] = {
          "docs/sources.md A10, A12: NCCL_IB_RETRY_CNT 7 (IBA: 3 bits)"),
      .max = 7},
     {KEY("rto", SCHEMA_ENUM, TRA(rto), "iba", "adaptive",
-         "docs/sources.md A12: IBA local ACK timeout and retry count (InfiniBand); ConnectX adaptive "
+         "docs/sources.md A12: IBA local ACK timeout and retry count (InfiniBand); ConnectX "
+         "adaptive "
          "retransmission, on in RoCE firmware (roce_adp_retrans_en = 1); fixed = a fixed timer "
          "retried for ever (docs/model.md)"),
      .names = RTO_NAMES},
@@ -181,7 +185,8 @@ static const struct schema_key CP_KEYS[] = {
          "docs/sources.md A10: a vendor claim (SHIELD '5000x faster' than the SM, B) read "
          "against A10b's 42-92 ms; no measurement (C)"),
      .min = 1, .only = M(CP_SM)},
-    {KEY("proc", SCHEMA_TIME, CPL(proc_ps), "1ms", NULL, "docs/scenario.md: not in docs/sources.md (C)"),
+    {KEY("proc", SCHEMA_TIME, CPL(proc_ps), "1ms", NULL,
+         "docs/scenario.md: not in docs/sources.md (C)"),
      .only = M(CP_BGP)},
     {KEY("mrai", SCHEMA_TIME, CPL(mrai_ps), "0", NULL,
          "docs/sources.md A10: FRRouting (SONiC) default MRAI 0"),
@@ -230,6 +235,14 @@ static bool cable_shown(const void *obj) {
 static bool propagation_shown(const void *obj) {
     return !cable_shown(obj);
 }
+/* The Ethernet link-layer blocks are explained where they act (kept out of
+ * the explanation of other fabrics, whose text stays as it was). */
+static bool cbfc_shown(const void *obj) {
+    return ((const struct fabric_params *)obj)->flow_control == FLOWCTL_CBFC;
+}
+static bool llr_shown(const void *obj) {
+    return ((const struct fabric_params *)obj)->link_retry == LINK_RETRY_LLR;
+}
 static bool lft_file_shown(const void *obj) {
     return ((const struct fabric_params *)obj)->lft_file != NULL;
 }
@@ -239,7 +252,7 @@ static bool lft_file_shown(const void *obj) {
  * store 0. */
 
 /* `auto` (0: the model derives it) or a size. */
-static int auto_size(struct schema_ctx *c, const struct yaml_node *n, uint64_t *out) {
+int scenario_auto_size(struct schema_ctx *c, const struct yaml_node *n, uint64_t *out) {
     if (n && n->type == YAML_SCALAR && !strcmp(n->text, "auto")) {
         *out = 0;
         return 0;
@@ -247,16 +260,15 @@ static int auto_size(struct schema_ctx *c, const struct yaml_node *n, uint64_t *
     return schema_number(c, SCHEMA_SIZE, n, 1, 0, out);
 }
 
-static void auto_size_print(FILE *f, uint64_t v);
 static int switch_buffer_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
-    return auto_size(c, n, &((struct fabric_params *)obj)->switch_buffer_bytes);
+    return scenario_auto_size(c, n, &((struct fabric_params *)obj)->switch_buffer_bytes);
 }
 static void switch_buffer_print(FILE *f, const void *obj, const struct scenario *sc) {
     (void)sc;
-    auto_size_print(f, ((const struct fabric_params *)obj)->switch_buffer_bytes);
+    scenario_auto_size_print(f, ((const struct fabric_params *)obj)->switch_buffer_bytes);
 }
 
-static void auto_size_print(FILE *f, uint64_t v) {
+void scenario_auto_size_print(FILE *f, uint64_t v) {
     if (v)
         print_size(f, v);
     else
@@ -264,18 +276,18 @@ static void auto_size_print(FILE *f, uint64_t v) {
 }
 
 static int vl_buffer_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
-    return auto_size(c, n, &((struct fabric_params *)obj)->ib.vl_buffer_bytes);
+    return scenario_auto_size(c, n, &((struct fabric_params *)obj)->ib.vl_buffer_bytes);
 }
 static void vl_buffer_print(FILE *f, const void *obj, const struct scenario *sc) {
     (void)sc;
-    auto_size_print(f, ((const struct fabric_params *)obj)->ib.vl_buffer_bytes);
+    scenario_auto_size_print(f, ((const struct fabric_params *)obj)->ib.vl_buffer_bytes);
 }
 static int nic_buffer_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
-    return auto_size(c, n, &((struct fabric_params *)obj)->ib.nic_buffer_bytes);
+    return scenario_auto_size(c, n, &((struct fabric_params *)obj)->ib.nic_buffer_bytes);
 }
 static void nic_buffer_print(FILE *f, const void *obj, const struct scenario *sc) {
     (void)sc;
-    auto_size_print(f, ((const struct fabric_params *)obj)->ib.nic_buffer_bytes);
+    scenario_auto_size_print(f, ((const struct fabric_params *)obj)->ib.nic_buffer_bytes);
 }
 
 #define IB_SLS 16 /* service levels (IBA) */
@@ -459,6 +471,56 @@ static int preset_ecn(struct schema_ctx *c, const struct yaml_node *map,
     return 0;
 }
 
+/* CBFC and LLR are Ethernet link-layer options (UEC 1.0): any fabric kind but
+ * InfiniBand. CBFC partitions each port's buffer per class, so not with a
+ * shared pool; its buffer per class must hold one frame. */
+static int ethernet_link_check(struct schema_ctx *c, const struct yaml_node *map,
+                               const struct yaml_node *here, struct fabric_params *f) {
+    bool ib = f->kind == FABRIC_INFINIBAND;
+    if (ib && f->flow_control == FLOWCTL_CBFC)
+        return schema_fail(c, at(map, here, "flow_control"), FS_EINVAL,
+                           "flow_control: cbfc is Ethernet credit-based flow control (Ultra "
+                           "Ethernet); with fabric.kind infiniband use credit (allowed for "
+                           "infiniband: credit, none)");
+    if (ib && f->link_retry == LINK_RETRY_LLR)
+        return schema_fail(c, at(map, here, "link_retry"), FS_EINVAL,
+                           "link_retry: llr is Ethernet link-level retry (Ultra Ethernet, IEEE "
+                           "802.3dj); fabric.kind infiniband allows link_retry: none");
+    if (yaml_map_get(map, "cbfc") && f->flow_control != FLOWCTL_CBFC)
+        return schema_fail(c, at(map, here, "cbfc"), FS_EINVAL,
+                           "cbfc: settings are read only with flow_control: cbfc (flow_control "
+                           "is %s)",
+                           FLOWCTL_NAMES[f->flow_control]);
+    if (yaml_map_get(map, "llr") && f->link_retry != LINK_RETRY_LLR)
+        return schema_fail(c, at(map, here, "llr"), FS_EINVAL,
+                           "llr: settings are read only with link_retry: llr (link_retry is "
+                           "none)");
+    if (f->flow_control != FLOWCTL_CBFC) return 0;
+    if (f->buffer_sharing == BUFFER_SHARED)
+        return schema_fail(c, at(map, here, "buffer_sharing"), FS_EINVAL,
+                           "flow_control: cbfc advertises a fixed buffer per port and class; "
+                           "use buffer_sharing: static (allowed with cbfc: static)");
+    uint32_t unit = f->cbfc.credit_unit_bytes ? f->cbfc.credit_unit_bytes : 64;
+    uint64_t cls =
+        f->cbfc.class_buffer_bytes ? f->cbfc.class_buffer_bytes : f->buffer_bytes / NET_NCLASS;
+    uint64_t nic = f->cbfc.nic_buffer_bytes ? f->cbfc.nic_buffer_bytes : cls;
+    /* In the buffer: the frame without preamble and gap (20 B), plus the
+     * packet overhead (flowctl/cbfc.c). */
+    int64_t po = f->cbfc.packet_overhead_set ? f->cbfc.packet_overhead_bytes : -4;
+    uint64_t stored = (uint64_t)((int64_t)f->mtu_bytes + f->overhead_bytes + 16 - 20 + po);
+    uint64_t pkt = (stored + unit - 1) / unit * unit;
+    if (cls >= pkt && nic >= pkt) return 0;
+    const struct yaml_node *cb = yaml_map_get(map, "cbfc");
+    const char *key = cls < pkt ? (f->cbfc.class_buffer_bytes ? "class_buffer" : NULL)
+                                : (f->cbfc.nic_buffer_bytes ? "nic_buffer" : "class_buffer");
+    char b[48];
+    schema_fmt(SCHEMA_SIZE, cls < pkt ? cls : nic, b, sizeof b);
+    return schema_fail(c, key && cb ? at(cb, cb, key) : at(map, here, "buffer"), FS_EINVAL,
+                       "a CBFC buffer of %s per class cannot hold one frame (%llu bytes "
+                       "stored, in %u B credits: %llu B); raise cbfc.class_buffer or buffer",
+                       b, (unsigned long long)stored, unit, (unsigned long long)pkt);
+}
+
 static int fabric_check(struct schema_ctx *c, const struct yaml_node *map,
                         const struct yaml_node *here, void *obj) {
     struct fabric_params *f = obj;
@@ -479,6 +541,8 @@ static int fabric_check(struct schema_ctx *c, const struct yaml_node *map,
      * ICRC + VCRC; RoCEv2 Ethernet + IPv4 + UDP + BTH + ICRC + FCS + preamble
      * and gap. Fixed by the kind, whatever the MTU. */
     f->overhead_bytes = f->kind == FABRIC_INFINIBAND ? 26 : 82;
+    int urc = scenario_uet_defaults(c, map, here, f);
+    if (urc) return urc;
 
     if (f->propagation_ps) {
         const struct yaml_node *cable = yaml_map_get(map, "cable");
@@ -513,7 +577,27 @@ static int fabric_check(struct schema_ctx *c, const struct yaml_node *map,
         return schema_fail(c, at(map, here, "congestion_control"), FS_EINVAL,
                            "congestion_control: ibcc is InfiniBand congestion control (FECN/BECN, "
                            "IBA Annex A10); with fabric.kind roce use dcqcn or none");
+    if (f->congestion_control == CC_HPCC && f->kind != FABRIC_ROCE)
+        return schema_fail(c, at(map, here, "congestion_control"), FS_EINVAL,
+                           "congestion_control: hpcc runs on RoCE NICs and INT switches (HPCC, "
+                           "SIGCOMM 2019); with fabric.kind infiniband use ibcc or none");
+    if (f->congestion_control == CC_DCTCP && f->kind != FABRIC_ROCE)
+        return schema_fail(c, at(map, here, "congestion_control"), FS_EINVAL,
+                           "congestion_control: dctcp needs ECN marking at Ethernet switches "
+                           "(DCTCP, SIGCOMM 2010); with fabric.kind infiniband use ibcc or none");
+    if ((f->congestion_control == CC_NSCC || f->congestion_control == CC_RCCC ||
+         f->congestion_control == CC_NSCC_RCCC) &&
+        f->kind != FABRIC_UET)
+        return schema_fail(c, at(map, here, "congestion_control"), FS_EINVAL,
+                           "congestion_control: %s is Ultra Ethernet's (UEC 1.0, docs/sources.md "
+                           "U1); it needs fabric.kind: uet",
+                           CC_NAMES[f->congestion_control]);
+    if (f->kind == FABRIC_UET && f->congestion_control == CC_IBCC)
+        return schema_fail(c, at(map, here, "congestion_control"), FS_EINVAL,
+                           "congestion_control: ibcc is InfiniBand's; with fabric.kind uet use "
+                           "nscc, rccc, nscc+rccc or none");
     int rc = ib_check(c, map, here, f);
+    if (!rc) rc = ethernet_link_check(c, map, here, f);
     return rc ? rc : preset_ecn(c, map, here, f);
 }
 
@@ -543,7 +627,8 @@ static const struct schema_key FABRIC_KEYS[] = {
     {KEY("link", SCHEMA_RATE, FAB(link_bps), "400Gbps", NULL,
          "docs/sources.md A1: NDR / 400GbE data rate"),
      .min = 1},
-    {KEY("mtu", SCHEMA_U32, FAB(mtu_bytes), "4096", NULL, "docs/sources.md A1: typical AI-fabric MTU"),
+    {KEY("mtu", SCHEMA_U32, FAB(mtu_bytes), "4096", NULL,
+         "docs/sources.md A1: typical AI-fabric MTU"),
      .min = 256, .max = 4096},
     {KEY("cable", SCHEMA_LENGTH, FAB(cable_mm), "5m", NULL, "SPEC.md example"), .min = 1,
      .max = 100000000, .show = cable_shown},
@@ -559,10 +644,10 @@ static const struct schema_key FABRIC_KEYS[] = {
     {KEY("buffer_sharing", SCHEMA_ENUM, FAB(buffer_sharing), "static", "static",
          "docs/model.md (Switch buffers): static keeps the SPEC.md per-port thresholds; shared = "
          "Spectrum/Tomahawk pool with dynamic thresholds (docs/sources.md A3)"),
-     .names = SHARING_NAMES, .only = M(FABRIC_ROCE)},
+     .names = SHARING_NAMES, .only = M(FABRIC_ROCE) | M(FABRIC_UET)},
     {KEY("switch_buffer", SCHEMA_CUSTOM, 0, "auto", NULL,
          "docs/model.md (Switch buffers): auto = buffer x ports (the same total as static)"),
-     .only = M(FABRIC_ROCE), .parse = switch_buffer_parse, .print = switch_buffer_print},
+     .only = M(FABRIC_ROCE) | M(FABRIC_UET), .parse = switch_buffer_parse, .print = switch_buffer_print},
     {KEY("flow_control", SCHEMA_ENUM, FAB(flow_control), "credit", "pfc",
          "docs/sources.md A2 credits; A4 PFC"),
      .names = FLOWCTL_NAMES},
@@ -575,14 +660,30 @@ static const struct schema_key FABRIC_KEYS[] = {
     {KEY("lft_file", SCHEMA_STRING, FAB(lft_file), NULL, NULL, "used by routing_engine: file"),
      .show = lft_file_shown},
     {KEY("congestion_control", SCHEMA_ENUM, FAB(congestion_control), "none", "dcqcn",
-         "SPEC.md; docs/sources.md A6"),
+         "SPEC.md; docs/sources.md A6 (dcqcn), A7 (hpcc, dctcp)"),
      .names = CC_NAMES},
     {KEY("pfc", SCHEMA_MAP, FAB(pfc), NULL, NULL, NULL), .sub = &SCHEMA_PFC},
+    {KEY("cbfc", SCHEMA_MAP, FAB(cbfc), NULL, NULL, NULL), .sub = &SCHEMA_CBFC, .show = cbfc_shown},
+    {KEY("link_retry", SCHEMA_ENUM, FAB(link_retry), "none", NULL,
+         "docs/model.md (Ethernet link layer: LLR): only when asked (docs/sources.md A16)"),
+     .names = LINK_RETRY_NAMES, .show = llr_shown},
+    {KEY("llr", SCHEMA_MAP, FAB(llr), NULL, NULL, NULL), .sub = &SCHEMA_LLR, .show = llr_shown},
     {KEY("ecn", SCHEMA_MAP, FAB(ecn), NULL, NULL, NULL), .sub = &SCHEMA_ECN},
     {KEY("dcqcn", SCHEMA_MAP, FAB(dcqcn), NULL, NULL, NULL), .sub = &SCHEMA_DCQCN},
     {KEY("ibcc", SCHEMA_MAP, FAB(ibcc), NULL, NULL, NULL), .sub = &SCHEMA_IBCC,
      .only = M(FABRIC_INFINIBAND)},
+    {KEY("hpcc", SCHEMA_MAP, FAB(hpcc), NULL, NULL, NULL), .sub = &SCHEMA_HPCC,
+     .only = M(FABRIC_ROCE)},
+    {KEY("dctcp", SCHEMA_MAP, FAB(dctcp), NULL, NULL, NULL), .sub = &SCHEMA_DCTCP,
+     .only = M(FABRIC_ROCE)},
     {KEY("transport", SCHEMA_MAP, FAB(transport), NULL, NULL, NULL), .sub = &TRANSPORT_TABLE},
+    /* Ultra Ethernet (config/scenario_uet.c) */
+    {KEY("uet", SCHEMA_MAP, FAB(uet), NULL, NULL, NULL), .sub = &SCHEMA_UET,
+     .only = M(FABRIC_UET)},
+    {KEY("nscc", SCHEMA_MAP, FAB(nscc), NULL, NULL, NULL), .sub = &SCHEMA_NSCC,
+     .only = M(FABRIC_UET)},
+    {KEY("rccc", SCHEMA_MAP, FAB(rccc), NULL, NULL, NULL), .sub = &SCHEMA_RCCC,
+     .only = M(FABRIC_UET)},
     {KEY("out_of_order", SCHEMA_ENUM, FAB(out_of_order), "placement", NULL,
          "docs/sources.md A11: ConnectX-5+ out-of-order data placement, BlueField-3 SuperNIC under "
          "Spectrum-X; discard = plain RC (NAK-sequence); buffer = reorder_buffer"),
@@ -649,5 +750,6 @@ static const struct schema_key FABRIC_KEYS[] = {
 };
 const struct schema_table SCHEMA_FABRIC = {
     TABLE("fabric", FABRIC_KEYS), .mode_of = fabric_mode,      .mode_what = "fabric kind",
-    .mode_names = FABRIC_KINDS,   .alt_modes = M(FABRIC_ROCE), .check = fabric_check,
+    .mode_names = FABRIC_KINDS,   .alt_modes = M(FABRIC_ROCE) | M(FABRIC_UET),
+    .check = fabric_check,
 };

@@ -26,8 +26,19 @@
 #define MAX_TIER_LINKS (1ull << 24)
 
 /* The sections' tables (SCHEMA_SCENARIO in schema.h is the root). */
-extern const struct schema_table SCHEMA_FABRIC, SCHEMA_PFC, SCHEMA_ECN, SCHEMA_DCQCN, SCHEMA_IBCC;
+extern const struct schema_table SCHEMA_FABRIC, SCHEMA_PFC, SCHEMA_ECN, SCHEMA_DCQCN, SCHEMA_IBCC,
+    SCHEMA_HPCC, SCHEMA_DCTCP;
 extern const struct schema_table SCHEMA_TOPOLOGY, SCHEMA_WORKLOAD, SCHEMA_EVENTS;
+extern const struct schema_table SCHEMA_UET, SCHEMA_NSCC, SCHEMA_RCCC; /* scenario_uet.c */
+struct fabric_params;
+/* fabric.kind uet: its defaults for keys shared with RoCE (scenario_uet.c). */
+int scenario_uet_defaults(struct schema_ctx *c, const struct yaml_node *map,
+                          const struct yaml_node *here, struct fabric_params *f);
+extern const struct schema_table SCHEMA_CBFC, SCHEMA_LLR; /* scenario_link.c */
+
+/* A size, or `auto` (0); printed back the same way (scenario_fabric.c). */
+int scenario_auto_size(struct schema_ctx *c, const struct yaml_node *n, uint64_t *out);
+void scenario_auto_size_print(FILE *f, uint64_t v);
 
 /* A path in the scenario is relative to the scenario file's folder; kept
  * absolute when it exists, so that `validate --explain` prints a path that

@@ -7,7 +7,7 @@
 
 #include "config/scenario_int.h"
 #include "core/mem.h"
-#include "topo/tfile.h"
+#include "config/tfile_yaml.h"
 
 #include <stdlib.h>
 #include <string.h>

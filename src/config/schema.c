@@ -8,12 +8,10 @@
 #include "config/schema.h"
 #include "core/strdist.h"
 
-#include "config/limits.h"
-
-#include "config/scenario.h"
 #include "config/yaml.h"
 #include "core/mem.h"
 #include "core/units.h"
+#include "topo/topo.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -303,8 +301,8 @@ int schema_host(struct schema_ctx *c, const struct yaml_node *n, bool gpu_ok, ui
     const char *s;
     int rc = schema_text(c, n, "a host name such as h0", &s);
     if (rc) return rc;
-    const struct topo_params *t = &c->sc->topo;
-    uint32_t hosts = scenario_host_count(t);
+    const struct topo_params *t = c->topo;
+    uint32_t hosts = topo_host_count(t);
     const char *dot = strchr(s, '.');
     size_t hl = dot ? (size_t)(dot - s) : strlen(s);
     uint64_t h = 0, g = 0;
@@ -359,7 +357,7 @@ static int read_list(struct schema_ctx *c, const struct schema_key *k, const str
                            yaml_describe(n));
     if (n->nitems == 0) return 0;
     /* YAML aliases can repeat a list many times over: bound the expansion
-     * before allocating (config/limits.h). */
+     * before allocating (SC_MAX_LIST_ITEMS, one of config/limits.h's limits). */
     c->items_read += n->nitems;
     if (c->items_read > SC_MAX_LIST_ITEMS)
         return schema_fail(c, n, FS_EINVAL,

@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 struct scenario;
+struct topo_params;
 struct yaml_node;
 struct schema_table;
 
@@ -90,15 +91,21 @@ struct schema_table {
     size_t pos_off;
 };
 
+/* List items read in one load, all lists together, aliases expanded (one of
+ * the limits of config/limits.h, docs/outputs.md "Limits"; checked as they
+ * are read, before allocating). */
+#define SC_MAX_LIST_ITEMS (1ull << 24)
+
 /* State of one load: where errors go, the scenario being filled (its
  * topology is final before workload and events are read) and the dotted
  * path of the key being read, which prefixes messages. */
 struct schema_ctx {
     struct diag *d;
     struct scenario *sc;
+    const struct topo_params *topo; /* sc's topology, which schema_host checks names against */
     const char *file;
     char path[256];
-    uint64_t items_read; /* list items so far, aliases expanded (config/limits.h) */
+    uint64_t items_read; /* list items so far, aliases expanded (SC_MAX_LIST_ITEMS) */
 };
 
 /* Reads `map` (NULL or null = all defaults) into `obj` through table `t`.

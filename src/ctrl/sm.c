@@ -39,6 +39,8 @@
 #include "core/mem.h"
 #include "core/units.h"
 #include "ctrl/ctrl.h"
+#include "ctrl/sm_route.h"
+#include "ctrl/sm_state.h"
 #include "net/net.h"
 #include "route/route.h"
 #include "core/jw.h"

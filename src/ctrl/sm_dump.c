@@ -18,10 +18,12 @@
  * description OpenSM writes in quotes, when it is a fabsim node name.
  * Errors say file:line:column.
  */
+#include "ctrl/sm_dump.h"
+
 #include "net/params.h"
 #include "core/diag.h"
 #include "core/file.h"
-#include "ctrl/sm.h"
+#include "ctrl/sm_state.h"
 #include "net/net.h"
 
 #include <ctype.h>

@@ -32,10 +32,14 @@
  * the verdicts are those of the per-LID code they replace, which
  * tests/ib/test_sm_equiv.c keeps as its oracle.
  */
+#include "ctrl/sm_route.h"
+
 #include "net/params.h"
 #include "core/diag.h"
+#include "core/intern.h"
 #include "core/mem.h"
-#include "ctrl/sm.h"
+#include "ctrl/sm_dump.h"
+#include "ctrl/sm_state.h"
 #include "net/net.h"
 
 #include <stdlib.h>
@@ -321,10 +325,7 @@ static void groups_build(struct rt *r, bool updn, struct groups *gr) {
         sig_off[h + 1] = at;
         uint32_t c = at - sig_off[h];
         const uint32_t *sg = sig ? sig + sig_off[h] : NULL;
-        uint64_t hs = 0xcbf29ce484222325ull ^ c;
-        for (uint32_t i = 0; i < c; i++)
-            hs = (hs ^ sg[i]) * 0x100000001b3ull;
-        size_t i = (hs ^ (hs >> 29)) & (nslots - 1);
+        size_t i = intern_hash(sg, c) & (nslots - 1);
         for (; slot[i]; i = (i + 1) & (nslots - 1)) {
             uint32_t o = gr->rep[slot[i] - 1];
             if (sig_off[o + 1] - sig_off[o] == c &&
@@ -346,46 +347,8 @@ static void groups_build(struct rt *r, bool updn, struct groups *gr) {
 #define SET_DIRECT UINT32_MAX /* at an attachment switch: the host's own links */
 
 struct sets {
-    uint32_t n, *off, *ports, *slot;
-    size_t nslots, off_cap, ports_cap;
+    uint32_t n, *off, *ports; /* core/intern.h */
 };
-
-static uint64_t set_hash(const uint32_t *p, uint32_t c) {
-    uint64_t h = 0xcbf29ce484222325ull ^ c;
-    for (uint32_t i = 0; i < c; i++)
-        h = (h ^ p[i]) * 0x100000001b3ull;
-    return h ^ (h >> 29);
-}
-
-static void sets_rehash(struct sets *st, size_t nslots) {
-    free(st->slot);
-    st->slot = fs_xcalloc(nslots, sizeof *st->slot);
-    st->nslots = nslots;
-    for (uint32_t id = 0; id < st->n; id++) {
-        size_t i = set_hash(st->ports + st->off[id], st->off[id + 1] - st->off[id]) & (nslots - 1);
-        while (st->slot[i])
-            i = (i + 1) & (nslots - 1);
-        st->slot[i] = id + 1;
-    }
-}
-
-static uint32_t sets_intern(struct sets *st, const uint32_t *p, uint32_t c) {
-    size_t i = set_hash(p, c) & (st->nslots - 1);
-    for (; st->slot[i]; i = (i + 1) & (st->nslots - 1)) {
-        uint32_t id = st->slot[i] - 1;
-        if (st->off[id + 1] - st->off[id] == c &&
-            (!c || !memcmp(st->ports + st->off[id], p, c * sizeof *p)))
-            return id;
-    }
-    uint32_t id = st->n++;
-    fs_grow((void **)&st->off, &st->off_cap, (size_t)st->n + 1, sizeof *st->off);
-    fs_grow((void **)&st->ports, &st->ports_cap, (size_t)st->off[id] + c + 1, sizeof *st->ports);
-    if (c) memcpy(st->ports + st->off[id], p, c * sizeof *p);
-    st->off[id + 1] = st->off[id] + c;
-    st->slot[i] = id + 1;
-    if ((size_t)st->n * 2 > st->nslots) sets_rehash(st, st->nslots * 2);
-    return id;
-}
 
 /* The live ports of switch node v to host node t, in port order. */
 static uint32_t direct_cands(const struct net *n, uint32_t v, uint32_t t, uint32_t *cand) {
@@ -406,11 +369,8 @@ static uint32_t *group_sets(struct rt *r, int engine, const struct groups *gr,
     uint32_t S = r->sm->S;
     uint32_t *gset = fs_xmalloc(((size_t)gr->G * S + 1) * sizeof *gset);
     uint32_t *seed = fs_xmalloc(((size_t)n->nports + 1) * sizeof *seed);
-    st->off = NULL;
-    st->off_cap = 0;
-    fs_grow((void **)&st->off, &st->off_cap, 1, sizeof *st->off);
-    st->off[0] = 0;
-    sets_rehash(st, 64);
+    struct intern in;
+    intern_init(&in, &st->n, &st->off, &st->ports);
     for (uint32_t g = 0; g < gr->G; g++) {
         uint32_t t = n->host_node[gr->rep[g]];
         if (engine == ENGINE_UPDN) {
@@ -439,9 +399,10 @@ static uint32_t *group_sets(struct rt *r, int engine, const struct groups *gr,
                 }
                 nc = sw_cands(sg, s, r->dist, r->cand);
             }
-            gset[(size_t)g * S + s] = sets_intern(st, r->cand, nc);
+            gset[(size_t)g * S + s] = intern_add(&in, r->cand, nc);
         }
     }
+    intern_fini(&in);
     free(seed);
     return gset;
 }
@@ -566,7 +527,6 @@ int sm_route_compute(struct net *n, struct sm *sm, int engine, struct diag *d) {
     free(gset);
     free(st.off);
     free(st.ports);
-    free(st.slot);
     free(gr.of);
     free(gr.rep);
     free(r.dist);

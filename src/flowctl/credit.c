@@ -33,6 +33,7 @@
  * the data link's generation (port.fly_gen) in `psn`; stale ones are ignored.
  */
 #include "flowctl/credit.h"
+#include "flowctl/credit_core.h"
 #include "flowctl/flowctl.h"
 
 #include "net/params.h"
@@ -56,12 +57,15 @@ struct vlarb {
 
 struct credit_state {
     uint32_t vls;
+    uint32_t block; /* bytes per credit: IB 64 B, CBFC fabric.cbfc.credit_unit */
+    int32_t adjust; /* bytes a packet takes in the buffer minus its wire bytes (IB: 0) */
     uint32_t batch; /* blocks */
     sim_time_ps flush_ps;
     uint32_t *cap;          /* [port]: input buffer per VL at this port (as receiver), blocks */
     int64_t (*credits)[NV]; /* [port][vl]: held by this port as transmitter */
     int64_t (*occ)[NV];     /* [port][vl]: blocks in this port's input buffer */
     int64_t (*pending)[NV]; /* [port][vl]: freed, not yet returned */
+    int64_t (*occ_max)[NV]; /* [port][vl]: the most occ ever held (tests) */
     uint16_t *gen;          /* [port]: fly_gen the credits were synced at */
     uint8_t *flush_armed;
     sim_time_ps *stall_since;
@@ -70,12 +74,12 @@ struct credit_state {
     uint32_t nhigh, nlow, high_limit_blocks;
 };
 
-static inline uint32_t blocks_of(uint32_t wire_bytes) {
-    return (wire_bytes + CREDIT_BLOCK - 1) / CREDIT_BLOCK;
-}
-
 static struct credit_state *cs(struct net *n) {
     return n->fc_state;
+}
+
+static inline uint32_t blocks_of(const struct credit_state *st, uint32_t wire_bytes) {
+    return (uint32_t)((int64_t)wire_bytes + st->adjust + st->block - 1) / st->block;
 }
 
 /* Credit blocks for `vl` of data link `port` still on their way back: in the
@@ -128,6 +132,7 @@ static void send_credits(struct net *n, uint32_t in_port) {
         p->wire_bytes = net_ctrl_wire_bytes(n, PKT_CREDIT);
         p->sent_ps = n->sim->now_ps;
         st->pending[in_port][v] = 0;
+        n->c.credit_frames++;
         port_enqueue_ctrl(n, in_port, id);
     }
 }
@@ -150,11 +155,13 @@ static void free_blocks(struct net *n, uint32_t in_port, uint32_t vl, uint32_t b
     }
 }
 
-static bool credit_admit(struct net *n, uint32_t in_port, uint32_t out_port, struct packet *p) {
+bool credit_admit(struct net *n, uint32_t in_port, uint32_t out_port, struct packet *p) {
     (void)out_port;
     struct credit_state *st = cs(n);
     uint32_t vl = p->prio % NV;
-    st->occ[in_port][vl] += blocks_of(p->wire_bytes);
+    st->occ[in_port][vl] += blocks_of(st, p->wire_bytes);
+    if (st->occ[in_port][vl] > st->occ_max[in_port][vl])
+        st->occ_max[in_port][vl] = st->occ[in_port][vl];
     /* The transmitter had the credits, so there is room: by construction. */
     FS_DASSERT(st->occ[in_port][vl] <= (int64_t)st->cap[in_port],
                "credit buffer overflow at port %u VL %u: %lld > %u blocks", in_port, vl,
@@ -162,10 +169,10 @@ static bool credit_admit(struct net *n, uint32_t in_port, uint32_t out_port, str
     return true;
 }
 
-static bool credit_can_send(struct net *n, uint32_t port, uint32_t cls, uint32_t wire_bytes) {
+bool credit_can_send(struct net *n, uint32_t port, uint32_t cls, uint32_t wire_bytes) {
     struct credit_state *st = cs(n);
     sync(n, port);
-    if (st->credits[port][cls % NV] >= (int64_t)blocks_of(wire_bytes)) return true;
+    if (st->credits[port][cls % NV] >= (int64_t)blocks_of(st, wire_bytes)) return true;
     if (st->stall_since[port] == SIM_TIME_NEVER) {
         st->stall_since[port] = n->sim->now_ps;
         trace_block(n, port, NET_NCLASS, TRACE_BLOCK_CREDIT, n->sim->now_ps, SIM_TIME_NEVER);
@@ -175,10 +182,10 @@ static bool credit_can_send(struct net *n, uint32_t port, uint32_t cls, uint32_t
 
 static void arb_charge(struct credit_state *st, uint32_t port, uint32_t vl, uint32_t b);
 
-static void credit_on_send(struct net *n, uint32_t port, struct packet *p) {
+void credit_on_send(struct net *n, uint32_t port, struct packet *p) {
     struct credit_state *st = cs(n);
     sync(n, port);
-    uint32_t vl = p->prio % NV, b = blocks_of(p->wire_bytes);
+    uint32_t vl = p->prio % NV, b = blocks_of(st, p->wire_bytes);
     FS_ASSERT(st->credits[port][vl] >= (int64_t)b, "sent without credits on port %u", port);
     st->credits[port][vl] -= b;
     if (st->stall_since[port] != SIM_TIME_NEVER) {
@@ -189,21 +196,22 @@ static void credit_on_send(struct net *n, uint32_t port, struct packet *p) {
     arb_charge(st, port, vl, b);
 }
 
-static void credit_on_release(struct net *n, uint32_t in_port, const struct packet *p) {
+void credit_on_release(struct net *n, uint32_t in_port, const struct packet *p) {
     if (in_port == NET_NONE) return;
     struct credit_state *st = cs(n);
-    uint32_t vl = p->prio % NV, b = blocks_of(p->wire_bytes);
+    uint32_t vl = p->prio % NV, b = blocks_of(st, p->wire_bytes);
     st->occ[in_port][vl] -= b;
     FS_DASSERT(st->occ[in_port][vl] >= 0, "negative occupancy at port %u", in_port);
     free_blocks(n, in_port, vl, b);
 }
 
-static void credit_on_discard(struct net *n, uint32_t in_port, const struct packet *p) {
+void credit_on_discard(struct net *n, uint32_t in_port, const struct packet *p) {
+    const struct credit_state *st = cs(n);
     /* It held the transmitter's credits on its way in; give them back. */
-    free_blocks(n, in_port, p->prio % NV, blocks_of(p->wire_bytes));
+    free_blocks(n, in_port, p->prio % NV, blocks_of(st, p->wire_bytes));
 }
 
-static void credit_on_ctrl(struct net *n, uint32_t port, const struct packet *p) {
+void credit_on_ctrl(struct net *n, uint32_t port, const struct packet *p) {
     if (p->type != PKT_CREDIT) return;
     struct credit_state *st = cs(n);
     /* The generation test first: a stale credit must not count after a resync. */
@@ -220,7 +228,8 @@ static bool head_ready(struct net *n, uint32_t port, uint32_t vl) {
     const struct port *pt = &n->ports[port];
     uint32_t h = pt->cls[vl].head;
     if (h == PKT_NONE) return false;
-    return cs(n)->credits[port][vl] >= (int64_t)blocks_of(pkt(&n->pool, h)->wire_bytes);
+    const struct credit_state *st = cs(n);
+    return st->credits[port][vl] >= (int64_t)blocks_of(st, pkt(&n->pool, h)->wire_bytes);
 }
 
 static int table_pick(struct net *n, uint32_t port, const struct ib_vlarb_entry *t, uint32_t nt,
@@ -240,7 +249,7 @@ static int table_pick(struct net *n, uint32_t port, const struct ib_vlarb_entry 
     return -1;
 }
 
-static uint32_t credit_arbitrate(struct net *n, uint32_t port) {
+uint32_t credit_arbitrate(struct net *n, uint32_t port) {
     struct credit_state *st = cs(n);
     struct vlarb *a = &st->arb[port];
     sync(n, port);
@@ -266,43 +275,39 @@ static void arb_charge(struct credit_state *st, uint32_t port, uint32_t vl, uint
     }
 }
 
-static int credit_init(struct net *n, struct diag *d) {
-    const struct fabric_params *f = &n->sc->fabric;
-    const struct ib_params *ib = &f->ib;
+/* Sets up the credit state from `pr`: the InfiniBand profile (credit_init) or
+ * CBFC's Ethernet one (cbfc.c). Buffers in bytes per class; 0 = error. */
+int credit_setup(struct net *n, struct diag *d, const struct credit_profile *pr) {
     struct credit_state *st = fs_xcalloc(1, sizeof *st);
     n->fc_state = st;
     for (uint32_t p = 0; p < n->nports; p++) /* every send asks credit_can_send */
         n->ports[p].fc_hold = (uint8_t)((1u << NET_NCLASS) - 1);
-    /* 4 data VLs: ConnectX default NUM_OF_VL (docs/sources.md A2). */
-    st->vls = ib->vls ? ib->vls : NV;
-    if (st->vls > NV)
+    st->vls = pr->classes;
+    st->block = pr->block_bytes;
+    st->adjust = pr->adjust_bytes;
+    uint64_t vlbuf = pr->switch_buffer_bytes, nicbuf = pr->nic_buffer_bytes;
+    uint32_t mtu_blocks = blocks_of(st, net_data_wire_bytes(n, n->mtu_bytes, true));
+    if (vlbuf / st->block < mtu_blocks || nicbuf / st->block < mtu_blocks)
         return diag_set(d, n->sc->file, (struct srcpos){0, 0}, FS_ERANGE,
-                        "fabric.vls: %u VLs; this model has 1..%u", st->vls, NV);
-    /* Per-port buffer is not published (docs/sources.md A2, C): fabric.buffer split
-     * over the VLs in use unless fabric.vl_buffer says otherwise. */
-    uint64_t vlbuf = ib->vl_buffer_bytes ? ib->vl_buffer_bytes : n->buffer_bytes / st->vls;
-    uint64_t nicbuf = ib->nic_buffer_bytes ? ib->nic_buffer_bytes : vlbuf;
-    uint32_t mtu_blocks = blocks_of(net_data_wire_bytes(n, n->mtu_bytes, true));
-    if (vlbuf / CREDIT_BLOCK < mtu_blocks || nicbuf / CREDIT_BLOCK < mtu_blocks)
-        return diag_set(d, n->sc->file, (struct srcpos){0, 0}, FS_ERANGE,
-                        "credit buffer per VL (%llu B switch, %llu B NIC) holds less than one "
-                        "MTU packet (%u B); raise fabric.vl_buffer or fabric.buffer",
-                        (unsigned long long)vlbuf, (unsigned long long)nicbuf,
-                        mtu_blocks * CREDIT_BLOCK);
-    st->batch = ib->credit_batch_blocks ? ib->credit_batch_blocks : 1;
-    st->flush_ps = st->batch > 1 ? (ib->credit_flush_ps ? ib->credit_flush_ps : PS_PER_US) : 0;
+                        "credit buffer per %s (%llu B switch, %llu B NIC) holds less than one "
+                        "MTU packet (%u B); raise %s",
+                        pr->class_word, (unsigned long long)vlbuf, (unsigned long long)nicbuf,
+                        mtu_blocks * st->block, pr->raise_hint);
+    st->batch = pr->batch_blocks ? pr->batch_blocks : 1;
+    st->flush_ps = st->batch > 1 ? pr->flush_ps : 0;
     uint32_t P = n->nports;
     st->cap = fs_xcalloc(P + 1, sizeof *st->cap);
     st->credits = fs_xcalloc(P + 1, sizeof *st->credits);
     st->occ = fs_xcalloc(P + 1, sizeof *st->occ);
     st->pending = fs_xcalloc(P + 1, sizeof *st->pending);
+    st->occ_max = fs_xcalloc(P + 1, sizeof *st->occ_max);
     st->gen = fs_xcalloc(P + 1, sizeof *st->gen);
     st->flush_armed = fs_xcalloc(P + 1, 1);
     st->stall_since = fs_xcalloc(P + 1, sizeof *st->stall_since);
     st->arb = fs_xcalloc(P + 1, sizeof *st->arb);
     for (uint32_t p = 0; p < P; p++) {
         bool host = n->nodes[n->ports[p].node].kind == NODE_HOST;
-        st->cap[p] = (uint32_t)((host ? nicbuf : vlbuf) / CREDIT_BLOCK);
+        st->cap[p] = (uint32_t)((host ? nicbuf : vlbuf) / st->block);
         st->stall_since[p] = SIM_TIME_NEVER;
     }
     for (uint32_t p = 0; p < P; p++) {
@@ -310,6 +315,41 @@ static int credit_init(struct net *n, struct diag *d) {
         for (uint32_t v = 0; v < NV; v++)
             st->credits[p][v] = v < st->vls ? st->cap[n->ports[p].peer] : 0;
     }
+    /* Plain round robin unless credit_init sets the IBA VLArb tables: one
+     * low-priority entry per class with weight 255 (up to 16 KB per turn). */
+    st->nlow = st->vls;
+    for (uint32_t v = 0; v < st->vls; v++)
+        st->low[v] = (struct ib_vlarb_entry){(uint8_t)v, 255};
+    st->high_limit_blocks = UINT32_MAX;
+    for (int i = 0; i < 16; i++)
+        n->sl2vl[i] = (uint8_t)((uint32_t)i % st->vls);
+    sim_register(n->sim, NET_EV_FLOWCTL, on_flush);
+    return 0;
+}
+
+static int credit_init(struct net *n, struct diag *d) {
+    const struct ib_params *ib = &n->sc->fabric.ib;
+    /* 4 data VLs: ConnectX default NUM_OF_VL (docs/sources.md A2). */
+    uint32_t vls = ib->vls ? ib->vls : NV;
+    if (vls > NV)
+        return diag_set(d, n->sc->file, (struct srcpos){0, 0}, FS_ERANGE,
+                        "fabric.vls: %u VLs; this model has 1..%u", vls, NV);
+    /* Per-port buffer is not published (docs/sources.md A2, C): fabric.buffer split
+     * over the VLs in use unless fabric.vl_buffer says otherwise. */
+    uint64_t vlbuf = ib->vl_buffer_bytes ? ib->vl_buffer_bytes : n->buffer_bytes / vls;
+    struct credit_profile pr = {
+        .classes = vls,
+        .block_bytes = CREDIT_BLOCK,
+        .switch_buffer_bytes = vlbuf,
+        .nic_buffer_bytes = ib->nic_buffer_bytes ? ib->nic_buffer_bytes : vlbuf,
+        .batch_blocks = ib->credit_batch_blocks ? ib->credit_batch_blocks : 1,
+        .flush_ps = ib->credit_flush_ps ? ib->credit_flush_ps : PS_PER_US,
+        .class_word = "VL",
+        .raise_hint = "fabric.vl_buffer or fabric.buffer",
+    };
+    int rc = credit_setup(n, d, &pr);
+    if (rc) return rc;
+    struct credit_state *st = cs(n);
     /* SL -> VL: as given, else SL mod VLs (OpenSM without QoS maps all SLs
      * onto the data VLs). Applied at the NIC; all ports share the table. */
     for (int i = 0; i < 16; i++)
@@ -321,24 +361,20 @@ static int credit_init(struct net *n, struct diag *d) {
     if (ib->nvlarb_low) {
         st->nlow = ib->nvlarb_low;
         memcpy(st->low, ib->vlarb_low, sizeof st->low);
-    } else {
-        st->nlow = st->vls;
-        for (uint32_t v = 0; v < st->vls; v++)
-            st->low[v] = (struct ib_vlarb_entry){(uint8_t)v, 255};
     }
     uint32_t hl = ib->high_limit ? ib->high_limit : 255;
-    st->high_limit_blocks = hl >= 255 ? UINT32_MAX : hl * 4096 / CREDIT_BLOCK;
-    sim_register(n->sim, NET_EV_FLOWCTL, on_flush);
+    st->high_limit_blocks = hl >= 255 ? UINT32_MAX : hl * 4096 / st->block;
     return 0;
 }
 
-static void credit_fini(struct net *n) {
+void credit_fini(struct net *n) {
     struct credit_state *st = cs(n);
     if (!st) return;
     free(st->cap);
     free(st->credits);
     free(st->occ);
     free(st->pending);
+    free(st->occ_max);
     free(st->gen);
     free(st->flush_armed);
     free(st->stall_since);
@@ -347,7 +383,7 @@ static void credit_fini(struct net *n) {
     n->fc_state = NULL;
 }
 
-static uint64_t credit_ongoing_ps(const struct net *n, uint32_t port) {
+uint64_t credit_ongoing_ps(const struct net *n, uint32_t port) {
     const struct credit_state *st = n->fc_state;
     sim_time_ps since = st->stall_since[port];
     return since == SIM_TIME_NEVER || since >= n->sim->now_ps ? 0 : n->sim->now_ps - since;
@@ -370,7 +406,7 @@ const struct flowctl_ops flowctl_credit_ops = {
 
 int credit_check_invariant(struct net *n, char *why, size_t len) {
     struct credit_state *st = cs(n);
-    if (!st || n->fc != &flowctl_credit_ops) return 0;
+    if (!st || (n->fc != &flowctl_credit_ops && n->fc != &flowctl_cbfc_ops)) return 0;
     int bad = 0;
     for (uint32_t p = 0; p < n->nports; p++) {
         const struct port *pt = &n->ports[p];
@@ -381,7 +417,7 @@ int credit_check_invariant(struct net *n, char *why, size_t len) {
         for (uint32_t id = pt->fly_head; id != PKT_NONE; id = pkt(&n->pool, id)->next) {
             const struct packet *q = pkt(&n->pool, id);
             if (q->type != PKT_CREDIT && q->type != PKT_PAUSE)
-                wire[q->prio % NV] += blocks_of(q->wire_bytes);
+                wire[q->prio % NV] += blocks_of(st, q->wire_bytes);
         }
         for (uint32_t v = 0; v < st->vls; v++) {
             int64_t sum = st->credits[p][v] + wire[v] + st->occ[rx][v] + st->pending[rx][v] +
@@ -403,6 +439,19 @@ int credit_check_invariant(struct net *n, char *why, size_t len) {
 
 void credit_debug_take(struct net *n, unsigned port, unsigned vl, long blocks) {
     struct credit_state *st = cs(n);
-    if (st && n->fc == &flowctl_credit_ops && port < n->nports)
+    if (st && (n->fc == &flowctl_credit_ops || n->fc == &flowctl_cbfc_ops) && port < n->nports)
         st->credits[port][vl % NV] -= blocks;
+}
+
+int64_t credit_occupancy_max(const struct net *n, uint32_t port, uint32_t cls) {
+    const struct credit_state *st = n->fc_state;
+    if (!st || (n->fc != &flowctl_credit_ops && n->fc != &flowctl_cbfc_ops)) return 0;
+    return st->occ_max[port][cls % NV];
+}
+
+uint32_t credit_capacity(const struct net *n, uint32_t port, uint32_t *unit_bytes) {
+    const struct credit_state *st = n->fc_state;
+    if (!st || (n->fc != &flowctl_credit_ops && n->fc != &flowctl_cbfc_ops)) return 0;
+    if (unit_bytes) *unit_bytes = st->block;
+    return st->cap[port];
 }

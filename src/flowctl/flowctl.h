@@ -1,7 +1,8 @@
 /* src/flowctl/flowctl.h
  *
  * Link-level flow control as a policy table (DESIGN.md): `none` (tail drop),
- * `credit` (InfiniBand) and `pfc` (802.1Qbb). Chosen once per scenario by
+ * `credit` (InfiniBand), `pfc` (802.1Qbb) and `cbfc` (Ultra Ethernet
+ * credit-based flow control on Ethernet links). Chosen once per scenario by
  * flowctl_select; called by net/port.c and net/switch.c on the forwarding path.
  */
 #ifndef FABSIM_FLOWCTL_FLOWCTL_H
@@ -16,7 +17,18 @@ struct diag;
 
 /* Parameters: config/ fills them from the scenario (docs/scenario.md); the
  * module reads them and never includes config/. */
-enum flowctl_kind { FLOWCTL_CREDIT, FLOWCTL_PFC, FLOWCTL_NONE };
+enum flowctl_kind { FLOWCTL_CREDIT, FLOWCTL_PFC, FLOWCTL_NONE, FLOWCTL_CBFC };
+
+/* Ultra Ethernet CBFC (cbfc.c); 0 = default (docs/scenario.md, docs/sources.md A15). */
+struct cbfc_params {
+    uint32_t credit_unit_bytes;    /* bytes per credit (the receiver's cell size) */
+    int32_t packet_overhead_bytes; /* buffer bytes beyond its length (-4: FCS stripped) */
+    bool packet_overhead_set;      /* false: the default */
+    uint64_t class_buffer_bytes; /* receive buffer per class of a switch port; 0 = buffer/classes */
+    uint64_t nic_buffer_bytes;   /* ...of a NIC; 0 = class_buffer */
+    uint32_t update_credits;     /* update once this many credits are free; 0 = an MTU frame's */
+    uint64_t update_interval_ps; /* ...or this long after the first, when update_credits > 1 */
+};
 
 struct pfc_params {
     uint64_t xoff_bytes, xon_bytes;
@@ -72,6 +84,7 @@ const struct flowctl_ops *flowctl_select(const struct net *n, struct diag *d);
 extern const struct flowctl_ops flowctl_none_ops;
 extern const struct flowctl_ops flowctl_credit_ops;
 extern const struct flowctl_ops flowctl_pfc_ops;
+extern const struct flowctl_ops flowctl_cbfc_ops;
 
 /* PFC headroom per ingress queue from docs/sources.md A4's formula: link rate,
  * propagation (cable), switch pipeline latency and the MTU on the wire. */

@@ -93,6 +93,8 @@ const struct flowctl_ops *flowctl_select(const struct net *n, struct diag *d) {
         return &flowctl_credit_ops;
     case FLOWCTL_PFC:
         return &flowctl_pfc_ops;
+    case FLOWCTL_CBFC:
+        return &flowctl_cbfc_ops;
     }
     return NULL;
 }

@@ -9,6 +9,7 @@
 #include "net/deadlock.h"
 #include "net/hoq.h"
 #include "flowctl/flowctl.h"
+#include "link/retry.h"
 #include "net/nic.h"
 #include "net/params.h"
 #include "net/port.h"
@@ -20,6 +21,7 @@
 #include "core/wall.h"
 #include "topo/topo.h"
 #include "workload/workload.h"
+#include "xport/xport.h"
 
 #include <string.h>
 
@@ -360,6 +362,14 @@ int model_build_params(struct model *m, const struct model_params *params, struc
     if (!(n->fc = flowctl_select(n, d)) || !(n->route = route_select(n, d)) ||
         !(n->cc = cc_select(n, d)))
         return FS_ENOTSUP;
+    /* Ultra Ethernet (xport/uet.c): per-packet entropy, per-packet SACKs,
+     * trimming switches when fabric.uet.trimming (docs/model.md). */
+    n->xp = xport_select(n);
+    if (n->xp) {
+        n->sack = true;
+        if (f->uet.trimming)
+            n->trim_bytes = f->uet.trim_bytes ? f->uet.trim_bytes : f->buffer_bytes;
+    }
     n->port_fail = fs_xcalloc(n->nports + 1, sizeof *n->port_fail);
     nic_init(n);
     nic_reorder_init(n);
@@ -368,8 +378,11 @@ int model_build_params(struct model *m, const struct model_params *params, struc
     if (d->msg[0]) return FS_ENOTSUP;
     if (n->ctrl && n->ctrl->init && (rc = n->ctrl->init(n, d))) return rc;
     if (n->fc->init && (rc = n->fc->init(n, d))) return rc;
+    n->lr = link_retry_select(n);
+    if (n->lr && n->lr->init && (rc = n->lr->init(n, d))) return rc;
     if (n->route->init && (rc = n->route->init(n, d))) return rc;
     if (n->cc->init && (rc = n->cc->init(n, d))) return rc;
+    if (n->xp && n->xp->init && (rc = n->xp->init(n, d))) return rc;
     if ((rc = build_events(m, d))) return rc;
     if (f->ber > 0) /* fabric.ber: every link; link_ber events override from their time */
         for (uint32_t p = 0; p < n->nports; p++)
@@ -452,8 +465,10 @@ void model_finish(struct model *m) {
 void model_fini(struct model *m) {
     struct net *n = &m->net;
     if (n->fc && n->fc->fini) n->fc->fini(n);
+    if (n->lr && n->lr->fini) n->lr->fini(n);
     if (n->route && n->route->fini) n->route->fini(n);
     if (n->cc && n->cc->fini) n->cc->fini(n);
+    if (n->xp && n->xp->fini) n->xp->fini(n);
     workload_fini(n);
     deadlock_fini(n);
     hoq_fini(n);

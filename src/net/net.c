@@ -315,7 +315,7 @@ uint32_t net_data_wire_bytes(const struct net *n, uint32_t payload, bool first) 
 }
 
 uint32_t net_ctrl_wire_bytes(const struct net *n, enum pkt_type t) {
-    bool roce = n->sc->fabric.kind == FABRIC_ROCE;
+    bool eth = n->sc->fabric.kind != FABRIC_INFINIBAND; /* Ethernet: RoCE and UET */
     switch (t) {
     case PKT_ACK:
     case PKT_NAK:
@@ -325,7 +325,9 @@ uint32_t net_ctrl_wire_bytes(const struct net *n, enum pkt_type t) {
     case PKT_PAUSE:
         return 64 + 20; /* 64 B MAC control frame + preamble/IFG (docs/sources.md A4) */
     case PKT_CREDIT:
-        return roce ? 84 : 8; /* IB flow-control packet: 6 B + delimiters */
+        /* Ethernet (CBFC update): a minimum frame, 64 B + preamble and gap;
+         * IB flow-control packet: 6 B + delimiters */
+        return eth ? 84 : 8;
     default:
         return n->overhead_bytes;
     }

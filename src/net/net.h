@@ -21,6 +21,8 @@ struct model_params;
 struct flowctl_ops;
 struct route_ops;
 struct cc_ops;
+struct xport_ops;
+struct link_retry_ops;
 struct ctrl_ops;
 struct route_fib;
 struct par;
@@ -66,6 +68,7 @@ enum net_ev {
     NET_EV_FLOWCTL,
     NET_EV_CC,
     NET_EV_COLL,
+    NET_EV_LINK, /* link-layer retry (link/llr.c) */
     NET_EV_NKINDS
 };
 
@@ -159,6 +162,8 @@ static inline uint64_t port_busy_ps(const struct port *pt) {
 struct port_fail {
     uint64_t corrupted;    /* packets lost to bit errors at the receiver */
     uint64_t hoq_discards; /* IB head-of-queue lifetime and VL-stall discards (net/hoq.c) */
+    uint64_t llr_nacks;    /* link-level retry (link/llr.c): NACKs for frames on this link */
+    uint64_t llr_replays;  /* ...and frames this port resent from its replay buffer */
 };
 _Static_assert(sizeof(struct port) == 256, "a port is four cache lines");
 _Static_assert(__builtin_offsetof(struct port, cls) == 64 &&
@@ -259,6 +264,16 @@ struct net_counters {
     /* When the first PAUSE frame was sent / the first CE mark set (0 = not
      * yet; neither can happen at time 0): which of PFC and ECN acts first. */
     sim_time_ps first_pause_ps, first_mark_ps;
+    /* Ultra Ethernet (docs/model.md "Ultra Ethernet"): data packets trimmed
+     * by switches, NAKs the receivers sent for them, entropy values moved off
+     * a path after an ECN echo or a NAK, RCCC credit grants and their bytes. */
+    uint64_t trimmed, trim_naks, entropy_changes, credit_grants, credit_bytes;
+    /* Link layer: credit-update frames sent (credit.c, cbfc.c); link-level
+     * retry (link/llr.c): frames replayed and their wire bytes, NACKs and
+     * ACKs (control ordered sets), frames it could not recover. */
+    uint64_t credit_frames;
+    uint64_t llr_replays, llr_replay_bytes, llr_nacks, llr_acks, llr_unrecovered;
+    uint64_t llr_ineligible; /* sent unprotected: the replay buffer was full */
 };
 
 /* One row of results.json "collectives" (written by coll/). */
@@ -365,6 +380,17 @@ struct net {
     const struct flowctl_ops *fc;
     const struct route_ops *route;
     const struct cc_ops *cc;
+    const struct xport_ops *xp; /* transport extension (xport/xport.h); NULL: none */
+    void *xp_state;
+    /* Switches trim a data packet to its header instead of queueing it when
+     * its egress class holds more than this (net/trim.c); 0 = never. */
+    uint64_t trim_bytes;
+    /* The receiver acknowledges every data arrival with its PSN, send time
+     * and size echoed (per-packet SACK, UET); control packets then travel in
+     * the strict-priority class. */
+    bool sack;
+    const struct link_retry_ops *lr; /* link-level retry, NULL = none (link/retry.h) */
+    void *lr_state;
     void *fc_state, *route_state, *cc_state, *ctrl_state, *coll_state, *wl_state, *ev_state;
 
     /* per-switch forwarding: the minimal output ports per (switch, destination

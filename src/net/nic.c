@@ -8,6 +8,7 @@
 #include "net/net.h"
 #include "net/port.h"
 #include "net/reorder.h"
+#include "xport/xport.h"
 
 #include <string.h>
 
@@ -150,12 +151,16 @@ static void adp_on_progress(const struct adp_params *a, struct qp *q) {
  * (merged into the last one when full), and on the receiving side the
  * highest PSN seen + 1, so that each hole is NAKed once. */
 #define SR_RANGES 6
+/* With per-packet SACKs (n->sack, UET) every trimmed packet is its own
+ * range: the ring holds more of them before it merges. */
+#define SR_RANGES_SACK 64
+#define SR_CAP(n) ((n)->sack ? SR_RANGES_SACK : SR_RANGES)
 struct sr_qp {
     uint32_t rcv_hi;    /* receiver: one past the highest PSN arrived */
     uint32_t head, len; /* sender: ring of ranges [a, b) to resend */
     struct {
         uint32_t a, b;
-    } r[SR_RANGES];
+    } r[SR_RANGES_SACK];
 };
 
 static struct sr_qp *sr_of(struct net *n, uint32_t qp) {
@@ -171,12 +176,13 @@ static struct sr_qp *sr_of(struct net *n, uint32_t qp) {
 static void sr_add(struct net *n, uint32_t qp, uint32_t a, uint32_t b) {
     struct sr_qp *s = sr_of(n, qp);
     if (a >= b) return;
-    if (s->len == SR_RANGES) { /* full: the newest range grows to cover this one */
-        uint32_t last = (s->head + s->len - 1) % SR_RANGES;
+    uint32_t cap = SR_CAP(n);
+    if (s->len == cap) { /* full: the newest range grows to cover this one */
+        uint32_t last = (s->head + s->len - 1) % cap;
         if (b > s->r[last].b) s->r[last].b = b;
         return;
     }
-    uint32_t i = (s->head + s->len++) % SR_RANGES;
+    uint32_t i = (s->head + s->len++) % cap;
     s->r[i].a = a;
     s->r[i].b = b;
 }
@@ -189,7 +195,7 @@ static uint32_t sr_next(struct net *n, const struct qp *q, uint32_t qp) {
         if (s->r[s->head].a < q->una) s->r[s->head].a = q->una;
         if (s->r[s->head].a < s->r[s->head].b && s->r[s->head].a < q->max_sent_psn)
             return s->r[s->head].a;
-        s->head = (s->head + 1) % SR_RANGES;
+        s->head = (s->head + 1) % SR_CAP(n);
         s->len--;
     }
     return NET_NONE;
@@ -272,7 +278,7 @@ uint32_t nic_pull(struct net *n, uint32_t node, uint32_t port) {
         p->prio = n->sl2vl[q->prio & 15];
         p->sent_ps = now;
         p->in_port = NET_NONE;
-        p->flags = (uint8_t)((first ? PKT_F_FIRST : 0) | (last ? PKT_F_LAST : 0) | PKT_F_ECT);
+        p->flags = (uint16_t)((first ? PKT_F_FIRST : 0) | (last ? PKT_F_LAST : 0) | PKT_F_ECT);
         if (psn < q->max_sent_psn) {
             p->flags |= PKT_F_RETX;
             n->c.retransmitted_packets++;
@@ -295,6 +301,7 @@ uint32_t nic_pull(struct net *n, uint32_t node, uint32_t port) {
         }
         n->c.packets_sent++;
         n->pkts_in_flight++;
+        if (n->xp) n->xp->on_tx_data(n, qp, p); /* entropy (xport/uet.c) */
         if (n->cc->on_sent) n->cc->on_sent(n, qp, p);
         return id;
     }
@@ -325,6 +332,14 @@ static void ctrl_send(struct net *n, uint32_t node, uint32_t id) {
     uint8_t type = p->type;
     n->c.packets_sent++;
     n->pkts_in_flight++;
+    if (n->sack) {
+        /* UET: ACKs, NAKs and credit grants in the strict-priority class
+         * (docs/sources.md U3: htsim sends control packets and trimmed
+         * headers at high priority), delay samples free of data queues. */
+        p->flags |= PKT_F_CNP_CLASS;
+        port_enqueue_ctrl(n, nic_port_to(n, node, p->dst), id);
+        return;
+    }
     const struct dcqcn_params *dp = &n->sc->fabric.dcqcn;
     if (type == PKT_CNP && dp->cnp_class == DCQCN_CNP_STRICT && n->sc->fabric.kind == FABRIC_ROCE) {
         /* CNPs on their own strict-priority class, not PFC-enabled
@@ -339,6 +354,13 @@ static void ctrl_send(struct net *n, uint32_t node, uint32_t id) {
 
 void nic_send_ctrl(struct net *n, uint32_t node, uint32_t qp, uint8_t type, uint32_t aux) {
     ctrl_send(n, node, ctrl_new(n, node, qp, type, aux));
+}
+
+void nic_send_ctrl_via(struct net *n, uint32_t node, uint32_t qp, uint8_t type, uint32_t aux,
+                       uint32_t flow_hash) {
+    uint32_t id = ctrl_new(n, node, qp, type, aux);
+    pkt(&n->pool, id)->flow_hash = flow_hash;
+    ctrl_send(n, node, id);
 }
 
 static void msg_acked(struct net *n, uint32_t mid) {
@@ -411,6 +433,63 @@ static void nak_hole(struct net *n, uint32_t node, uint32_t qp, uint32_t a, uint
     ctrl_send(n, node, id);
 }
 
+/* A per-packet SACK or NAK takes a path of its data packet's entropy (UET:
+ * the reply carries the EV back), so that replies spray too and a path the
+ * sender moves off is left by both directions. */
+static uint32_t sack_hash(const struct packet *d) {
+    return (uint32_t)flow_fmix64((uint64_t)d->flow_hash ^ 0xa5a5a5a5a5a5a5a5ull);
+}
+
+/* Acknowledges data packet `d` with cumulative `cum`: a plain ACK, or with
+ * n->sack the per-packet SACK whose fields packet.h describes (PKT_ACK_ECHO). */
+static void ack_data(struct net *n, uint32_t node, const struct packet *d, uint32_t cum) {
+    if (!n->sack) {
+        nic_send_ctrl(n, node, d->qp, PKT_ACK, cum);
+        return;
+    }
+    uint32_t id = ctrl_new(n, node, d->qp, PKT_ACK, cum);
+    struct packet *a = pkt(&n->pool, id);
+    a->flow_hash = sack_hash(d);
+    a->psn = d->psn;
+    a->sent_ps = d->sent_ps;
+    a->payload_bytes = PKT_ACK_ECHO(0, d->wire_bytes);
+    a->flags |= d->flags & PKT_F_ECN_CE;
+    ctrl_send(n, node, id);
+}
+
+/* A trimmed header arrived (net/trim.c): NAK it at once for a fast
+ * retransmission without a timeout. Selective repeat NAKs its PSN alone;
+ * go-back-N NAKs the expected PSN, once. The NAK echoes the
+ * header's send time and original size and carries PKT_F_TRIMMED. */
+static void rx_trimmed(struct net *n, uint32_t node, struct packet *p) {
+    struct qp *q = &n->qps[p->qp];
+    if (p->psn < q->expect_psn) { /* a copy of what already arrived */
+        ack_data(n, node, p, q->expect_psn);
+        return;
+    }
+    uint32_t a = p->psn, b = p->psn + 1;
+    if (!n->selective) {
+        /* one NAK per gap, but a resent head trimmed again needs another */
+        if (q->nak_sent && p->psn != q->expect_psn) {
+            ack_data(n, node, p, q->expect_psn); /* discarded: tell the window */
+            return;
+        }
+        q->nak_sent = 1;
+        a = q->expect_psn;
+    }
+    n->c.trim_naks++;
+    uint32_t id = ctrl_new(n, node, p->qp, PKT_NAK, a);
+    struct packet *k = pkt(&n->pool, id);
+    k->flow_hash = sack_hash(p);
+    k->psn = b;
+    k->sent_ps = p->sent_ps;
+    k->payload_bytes =
+        PKT_ACK_ECHO(0, net_data_wire_bytes(n, p->payload_bytes, p->flags & PKT_F_FIRST));
+    k->flags |= PKT_F_TRIMMED;
+    if (p->flags & PKT_F_TRIM_LAST) k->flags |= PKT_F_LAST; /* trimmed at the last hop */
+    ctrl_send(n, node, id);
+}
+
 /* The QP's out-of-order bitmap: bit i = PSN expect_psn + 1 + i arrived
  * (a window that slides with expect_psn, stored as a ring indexed by PSN). */
 static uint64_t *ooo_bits(struct net *n, uint32_t qp) {
@@ -439,7 +518,7 @@ static void rx_data_ooo(struct net *n, uint32_t node, struct packet *p) {
     uint32_t W = n->ooo_window;
     uint64_t *b = ooo_bits(n, p->qp);
     if (p->psn < q->expect_psn) {
-        nic_send_ctrl(n, node, p->qp, PKT_ACK, q->expect_psn); /* duplicate */
+        ack_data(n, node, p, q->expect_psn); /* duplicate */
         return;
     }
     /* the message's PSN range is what completes it below (on several ranks
@@ -447,9 +526,12 @@ static void rx_data_ooo(struct net *n, uint32_t node, struct packet *p) {
     FS_DASSERT(p->psn - n->msgs[p->aux].first_psn < n->msgs[p->aux].npkts,
                "PSN %u outside its message %u's range (first %u, %u packets)", p->psn, p->aux,
                n->msgs[p->aux].first_psn, n->msgs[p->aux].npkts);
-    if (n->selective) {
+    if (n->selective && !n->sack) {
         /* IRN-style: a packet beyond the highest seen reveals the hole
-         * before it; NAK that hole once, with its end in the NAK's psn. */
+         * before it; NAK that hole once, with its end in the NAK's psn.
+         * With per-packet SACKs (UET) packets sprayed over paths arrive out
+         * of order without loss: only a trim is NAKed, a real loss waits
+         * for the retransmission timer (docs/model.md "Ultra Ethernet"). */
         struct sr_qp *sr = sr_of(n, p->qp);
         uint32_t from = sr->rcv_hi > q->expect_psn ? sr->rcv_hi : q->expect_psn;
         /* beyond the window the packet itself is discarded: part of the hole */
@@ -462,6 +544,7 @@ static void rx_data_ooo(struct net *n, uint32_t node, struct packet *p) {
             q->nak_sent = 1;
             nic_send_ctrl(n, node, p->qp, PKT_NAK, q->expect_psn);
         }
+        if (n->sack) ack_data(n, node, p, q->expect_psn);
         return; /* beyond the window: discarded */
     }
     if (p->psn > q->expect_psn) {
@@ -472,6 +555,7 @@ static void rx_data_ooo(struct net *n, uint32_t node, struct packet *p) {
             uint64_t depth = (uint64_t)(p->psn - q->expect_psn) * n->mtu_bytes;
             if (depth > n->c.reorder_max_bytes) n->c.reorder_max_bytes = depth;
         }
+        if (n->sack) ack_data(n, node, p, q->expect_psn); /* placed: SACK it */
         return;
     }
     /* the expected one: advance over it and whatever arrived beyond it */
@@ -494,15 +578,15 @@ static void rx_data_ooo(struct net *n, uint32_t node, struct packet *p) {
         if (n->on_msg_recv) n->on_msg_recv(n, m);
         m = next;
     }
-    if (q->since_ack >= n->ack_every || done_msg) {
+    if (q->since_ack >= n->ack_every || done_msg || n->sack) {
         q->since_ack = 0;
-        nic_send_ctrl(n, node, p->qp, PKT_ACK, q->expect_psn);
+        ack_data(n, node, p, q->expect_psn);
     }
 }
 
 /* In-order delivery of one data packet's payload (also called by the
  * reorder buffer, net/reorder.c, when held packets become in order). */
-void nic_deliver(struct net *n, uint32_t node, uint32_t qp, uint32_t payload_bytes, uint8_t flags,
+void nic_deliver(struct net *n, uint32_t node, uint32_t qp, uint32_t payload_bytes, uint16_t flags,
                  uint32_t msg) {
     struct qp *q = &n->qps[qp];
     q->expect_psn++;
@@ -516,7 +600,7 @@ void nic_deliver(struct net *n, uint32_t node, uint32_t qp, uint32_t payload_byt
         m->recv_ps = n->sim->now_ps;
         if (n->on_msg_recv) n->on_msg_recv(n, msg);
     }
-    if (q->since_ack >= n->ack_every || last) {
+    if ((q->since_ack >= n->ack_every || last) && !n->sack) { /* sack: rx_data ACKs */
         q->since_ack = 0;
         nic_send_ctrl(n, node, qp, PKT_ACK, q->expect_psn);
     }
@@ -525,6 +609,10 @@ void nic_deliver(struct net *n, uint32_t node, uint32_t qp, uint32_t payload_byt
 static void rx_data(struct net *n, uint32_t node, struct packet *p) {
     struct qp *q = &n->qps[p->qp];
     if (n->cc->on_rx_data) n->cc->on_rx_data(n, p->qp, p);
+    if (p->flags & PKT_F_TRIMMED) {
+        rx_trimmed(n, node, p);
+        return;
+    }
     if (n->ooo_window) {
         rx_data_ooo(n, node, p);
         return;
@@ -532,6 +620,7 @@ static void rx_data(struct net *n, uint32_t node, struct packet *p) {
     if (p->psn == q->expect_psn) {
         nic_deliver(n, node, p->qp, p->payload_bytes, p->flags, p->aux);
         if (n->reorder_state) nic_reorder_release(n, node, p->qp); /* early packets now in order */
+        if (n->sack) ack_data(n, node, p, q->expect_psn);
     } else if (p->psn > q->expect_psn) {
         if (n->reorder_state && nic_reorder_hold(n, node, p))
             return; /* held in the reorder buffer (net/reorder.c) */
@@ -539,8 +628,10 @@ static void rx_data(struct net *n, uint32_t node, struct packet *p) {
             q->nak_sent = 1;
             nic_send_ctrl(n, node, p->qp, PKT_NAK, q->expect_psn);
         }
+        /* per-packet SACK: the sender's window learns the packet left the network */
+        if (n->sack) ack_data(n, node, p, q->expect_psn);
     } else {
-        nic_send_ctrl(n, node, p->qp, PKT_ACK, q->expect_psn); /* duplicate */
+        ack_data(n, node, p, q->expect_psn); /* duplicate */
     }
 }
 
@@ -553,9 +644,10 @@ void nic_rx(struct net *n, uint32_t node, uint32_t port, uint32_t id) {
         pkt_free(&n->pool, id);
         return;
     }
-    if (p->flags & PKT_F_CNP_CLASS) {
+    if (p->flags & PKT_F_STRICT) {
         /* The NIC's congestion-control hardware takes the CNP whether or not
-         * the host drains its receive queues; no PFC class holds it. */
+         * the host drains its receive queues; no PFC class holds it (nor a
+         * trimmed header, nor a UET ACK). */
         nic_consume(n, node, port, id);
         return;
     }
@@ -607,10 +699,19 @@ static void nic_consume(struct net *n, uint32_t node, uint32_t port, uint32_t id
         rx_data(n, node, p);
         break;
     case PKT_ACK:
-        if (!n->qps[p->qp].error) ack_upto(n, p->qp, p->aux);
+        if (n->qps[p->qp].error) break;
+        if (n->cc->on_feedback) n->cc->on_feedback(n, p->qp, p);
+        if (n->xp) n->xp->on_feedback(n, p->qp, p);
+        ack_upto(n, p->qp, p->aux);
+        if (n->cc->on_ack) n->cc->on_ack(n, p->qp, p);
+        break;
+    case PKT_PULL:
+        if (!n->qps[p->qp].error && n->cc->on_feedback) n->cc->on_feedback(n, p->qp, p);
         break;
     case PKT_NAK:
         if (n->qps[p->qp].error) break;
+        if (n->cc->on_feedback) n->cc->on_feedback(n, p->qp, p);
+        if (n->xp) n->xp->on_feedback(n, p->qp, p);
         if (n->selective) { /* resend the hole [aux, psn) alone */
             sr_add(n, p->qp, p->aux, p->psn);
             nic_activate(n, p->qp);
@@ -628,7 +729,7 @@ static void nic_consume(struct net *n, uint32_t node, uint32_t port, uint32_t id
     default:
         break;
     }
-    if (n->fc->on_release && !(p->flags & PKT_F_CNP_CLASS)) n->fc->on_release(n, port, p);
+    if (n->fc->on_release && !(p->flags & PKT_F_STRICT)) n->fc->on_release(n, port, p);
     pkt_free(&n->pool, id);
     if (n->work_pending == 0) net_check_idle(n);
 }
@@ -708,6 +809,7 @@ void nic_on_qp_timer(struct sim *s, const struct event *e) {
             q->retries = q->retries < UINT8_MAX ? q->retries + 1 : UINT8_MAX;
             q->retries_total++;
             n->c.timeouts++;
+            if (n->xp && n->xp->on_timeout) n->xp->on_timeout(n, qp); /* path feedback */
             if (n->rto_adaptive) adp_on_timeout(&n->sc->fabric.transport.adp, q);
             q->rto_deadline_ps = s->now_ps + rto_of(n, q);
             if (n->selective) sr_of(n, qp)->len = 0; /* go back N covers the holes */

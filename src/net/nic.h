@@ -27,9 +27,13 @@ void nic_rx(struct net *n, uint32_t node, uint32_t port, uint32_t id);
 void nic_activate(struct net *n, uint32_t qp);
 /* Sends a transport control packet (ACK/NAK/CNP) for `qp` from `node`. */
 void nic_send_ctrl(struct net *n, uint32_t node, uint32_t qp, uint8_t type, uint32_t aux);
+/* ...on the path of flow digest `flow_hash` instead of the QP's own (a
+ * sprayed control packet: UET's credit grants). */
+void nic_send_ctrl_via(struct net *n, uint32_t node, uint32_t qp, uint8_t type, uint32_t aux,
+                       uint32_t flow_hash);
 /* Receiver: the next expected packet of `qp` (payload, PKT_F_* flags, its
  * message) is delivered in order: count it, complete its message, ACK. */
-void nic_deliver(struct net *n, uint32_t node, uint32_t qp, uint32_t payload_bytes, uint8_t flags,
+void nic_deliver(struct net *n, uint32_t node, uint32_t qp, uint32_t payload_bytes, uint16_t flags,
                  uint32_t msg);
 /* Does NIC `node` have QPs with data to send? */
 int nic_has_work(const struct net *n, uint32_t node);

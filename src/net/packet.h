@@ -23,6 +23,7 @@ enum pkt_type {
     PKT_CREDIT, /* IB flow-control packet: aux = credits, prio = VL */
     PKT_PAUSE,  /* 802.1Qbb PFC frame: aux = quanta, prio = class */
     PKT_INNET,  /* in-network aggregation: what it means is registered (net_type_ops) */
+    PKT_PULL,   /* UET RCCC credit grant, receiver -> sender: aux = bytes granted (cc/nscc.c) */
     PKT_NTYPES
 };
 
@@ -36,7 +37,35 @@ enum {
      * A12): `prio` is that priority, not an egress class; every hop serves
      * it first and no PFC pause or lossless accounting applies to it. */
     PKT_F_CNP_CLASS = 1 << 5,
+    /* Cut to its header by a trimming switch (net/trim.c): it serialises as
+     * headers only and, like a CNP, travels in the strict-priority class of
+     * every later hop. A NAK carrying it was caused by a trim. */
+    PKT_F_TRIMMED = 1 << 6,
+    /* DATA: the sender has more to send and asks the receiver for credit
+     * (UET RCCC, cc/nscc.c). */
+    PKT_F_PULL_REQ = 1 << 7,
+    /* ACK: ECN-echo, a CE-marked data packet since the last ACK (DCTCP). */
+    PKT_F_ECE = 1 << 8,
+    /* DATA: trimmed by the last switch before its receiver; the NAK for it
+     * carries PKT_F_LAST: the receiver's own link was full (UET RCCC's
+     * concern, not the sender's window: cc/nscc.c). */
+    PKT_F_TRIM_LAST = 1 << 9,
+    /* Protected by link-level retry on the hop it is crossing (link/llr.c sets
+     * it when the frame starts on an LLR link and clears it on delivery). */
+    PKT_F_LLR = 1 << 10,
+    /* ...and its copy replaces it in a replay: discarded when it arrives. */
+    PKT_F_LLR_STALE = 1 << 11,
 };
+/* Packets that bypass the data classes and buffer admission at every hop. */
+#define PKT_F_STRICT (PKT_F_CNP_CLASS | PKT_F_TRIMMED)
+
+/* A UET ACK (transport per-packet SACK, net/nic.c ack_arrival) reuses fields
+ * a control packet leaves free: psn = the data PSN it acknowledges, sent_ps =
+ * that packet's send time echoed (RTT sample), payload_bytes = the data
+ * packet's entropy << 16 | its wire bytes, PKT_F_ECN_CE = its CE mark echoed. */
+#define PKT_ACK_ECHO(entropy, wire) (((uint32_t)(entropy) << 16) | ((wire)&0xffffu))
+#define PKT_ACK_ENTROPY(payload) ((uint16_t)((payload) >> 16))
+#define PKT_ACK_WIRE(payload) ((payload)&0xffffu)
 
 struct packet {
     uint32_t next;          /* list link: queue, link FIFO or free list */
@@ -52,11 +81,10 @@ struct packet {
     uint32_t flow_hash;     /* digest of the 5-tuple with the QP's UDP source port (flow_digest):
                                what ECMP mixes with each switch's seed */
     uint8_t type;           /* enum pkt_type */
-    uint8_t flags;          /* PKT_F_* */
     uint8_t prio;           /* VL (InfiniBand) or priority (Ethernet) */
-    uint8_t hops;
-    uint32_t next_dt_ps; /* on a link: the next packet's arrival - this one's (PKT_DT_FAR: read
-                            it there); the arrival schedules the next without touching it */
+    uint16_t flags;         /* PKT_F_* */
+    uint32_t next_dt_ps;    /* on a link: the next packet's arrival - this one's (PKT_DT_FAR: read
+                               it there); the arrival schedules the next without touching it */
 };
 
 _Static_assert(sizeof(struct packet) == 64, "a packet is one cache line");

@@ -13,8 +13,10 @@
 #include "ctrl/ctrl_params.h"
 #include "flowctl/credit.h"
 #include "flowctl/flowctl.h"
+#include "link/retry.h"
 #include "route/route.h"
 #include "topo/topo_params.h"
+#include "xport/xport.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -22,7 +24,8 @@
 
 struct wl_entry;
 
-enum fabric_kind { FABRIC_INFINIBAND, FABRIC_ROCE };
+/* uet: Ultra Ethernet (UEC 1.0): Ethernet with the UET transport (xport/uet.c) */
+enum fabric_kind { FABRIC_INFINIBAND, FABRIC_ROCE, FABRIC_UET };
 /* Ethernet switch buffers: per-port partitions, or one pool per switch with
  * dynamic thresholds (docs/sources.md A3; docs/model.md "Switch buffers"). */
 enum buffer_sharing { BUFFER_STATIC, BUFFER_SHARED };
@@ -87,10 +90,20 @@ struct fabric_params {
     char *lft_file; /* routing_engine: file */
     enum cc_kind congestion_control;
     struct pfc_params pfc;
+    /* Ethernet link layer: flow_control: cbfc (flowctl/cbfc.c), link-level
+     * retry of corrupted frames (link/llr.c). */
+    struct cbfc_params cbfc;
+    struct llr_params llr;
+    enum link_retry_kind link_retry;
     struct ecn_params ecn;
     struct dcqcn_params dcqcn;
     struct ibcc_params ibcc;
+    struct hpcc_params hpcc;
+    struct dctcp_params dctcp;
+    struct nscc_params nscc;
+    struct rccc_params rccc;
     struct transport_params transport;
+    struct uet_params uet; /* fabric.kind uet: delivery, entropy, trimming */
     enum ooo_mode out_of_order;    /* routing: spray */
     uint64_t reorder_buffer_bytes; /* out_of_order: buffer */
     bool ecmp_same_seed;           /* every switch hashes with the same seed (polarisation) */

@@ -5,11 +5,12 @@
  */
 #include "net/port.h"
 
+#include "cc/cc.h"
 #include "net/dist.h"
-
 #include "core/diag.h"
 #include "flowctl/flowctl.h"
 #include "flowctl/pfc.h"
+#include "link/retry.h"
 #include "net/net.h"
 #include "net/nic.h"
 #include "net/trace.h"
@@ -53,6 +54,13 @@ void port_enqueue_ctrl(struct net *n, uint32_t port, uint32_t id) {
     port_kick(n, port);
 }
 
+/* A cut link of a split run (net/dist.h): kept out of line so the common
+ * path of start_tx stays as it was. */
+static __attribute__((noinline, cold)) void port_out_remote(struct net *n, uint32_t port,
+                                                            uint32_t id) {
+    n->dist->out(n, port, id);
+}
+
 static inline __attribute__((always_inline)) void start_tx(struct net *n, uint32_t port,
                                                            uint32_t id) {
     struct port *pt = &n->ports[port];
@@ -73,7 +81,7 @@ static inline __attribute__((always_inline)) void start_tx(struct net *n, uint32
     p->t_ps = now + (pt->cut_through ? 0 : ser) + pt->deliver_ps;
     p->next = PKT_NONE;
     if (pt->remote) { /* a cut link of a parallel run: the packet leaves this rank */
-        n->dist->out(n, port, id);
+        port_out_remote(n, port, id);
         return;
     }
     if (pt->fly_tail == PKT_NONE) {
@@ -109,6 +117,8 @@ static inline void release_in(struct net *n, const struct port *pt, const struct
 static inline __attribute__((always_inline)) void send(struct net *n, uint32_t port, uint32_t id) {
     struct port *pt = &n->ports[port];
     if (n->fc->on_send) n->fc->on_send(n, port, pkt(&n->pool, id));
+    if (n->cc->on_tx) n->cc->on_tx(n, port, pkt(&n->pool, id)); /* per-hop telemetry (HPCC) */
+    if (n->lr) n->lr->on_send(n, port, pkt(&n->pool, id));
     start_tx(n, port, id);
     if (pt->q_bytes || pt->ctrl.head != PKT_NONE || (pt->is_host && nic_has_work(n, pt->node)))
         schedule_wake(n, port, pt->busy_until_ps);
@@ -128,6 +138,14 @@ static inline __attribute__((always_inline)) void kick(struct net *n, uint32_t p
         start_tx(n, port, id);
         schedule_wake(n, port, pt->busy_until_ps);
         return;
+    }
+    if (n->lr) { /* link-level retry: a replay goes before anything new */
+        id = n->lr->pull(n, port);
+        if (id != PKT_NONE) {
+            start_tx(n, port, id);
+            schedule_wake(n, port, pt->busy_until_ps);
+            return;
+        }
     }
     const struct flowctl_ops *fc = n->fc;
     /* One class waiting (the common case) needs no round robin; with VL
@@ -175,7 +193,7 @@ static inline __attribute__((always_inline)) void enqueue(struct net *n, uint32_
     struct packet *p = pkt(&n->pool, id);
     sim_time_ps now = n->sim->now_ps;
     if (pt->cls_mask == 0 && pt->busy_until_ps <= now && pt->up && pt->ctrl.head == PKT_NONE &&
-        !(pt->fc_hold >> cls & 1u)) {
+        !(pt->fc_hold >> cls & 1u) && !n->lr) {
         /* Nothing waits and the transmitter is free: the packet would be
          * queued and taken at once (port_kick). Do what that does to the
          * port without the queue: the integral (q_bytes is 0: adds nothing),
@@ -244,20 +262,34 @@ static bool port_loses(struct net *n, uint32_t port, const struct packet *p) {
     return false;
 }
 
+bool port_link_loses(struct net *n, uint32_t port, const struct packet *p) {
+    const struct link_loss *l = n->loss ? &n->loss[port] : NULL;
+    return l && (l->ber > 0 || l->drop > 0) && port_loses(n, port, p);
+}
+
+bool port_link_loss_unseen(const struct net *n, uint32_t port) {
+    const struct link_loss *l = n->loss ? &n->loss[port] : NULL;
+    return l && l->drop > 0 && !l->errors && l->ber == 0;
+}
+
 /* Arrival over a link with bit errors or a gray failure: lost at the
  * receiver (bad ICRC/FCS, or the gray link), or delivered as usual. */
 __attribute__((noinline)) static void arrive_lossy(struct net *n, uint32_t port, uint32_t id) {
     const struct port *pt = &n->ports[port];
     struct packet *p = pkt(&n->pool, id);
-    const struct link_loss *l = &n->loss[port];
-    if ((l->ber > 0 || l->drop > 0) && p->type != PKT_CREDIT && p->type != PKT_PAUSE &&
-        port_loses(n, port, p)) {
+    const struct link_loss *l = n->loss ? &n->loss[port] : NULL;
+    bool frame = p->type != PKT_CREDIT && p->type != PKT_PAUSE;
+    /* A frame link-level retry protects had its fate drawn when it started
+     * (port_link_loses); the retry layer takes what it discards or replays. */
+    bool prot = n->lr && frame && (p->flags & PKT_F_LLR);
+    bool lost = !prot && l && (l->ber > 0 || l->drop > 0) && frame && port_loses(n, port, p);
+    if (n->lr && frame && n->lr->on_arrive(n, port, id, lost)) return;
+    if (lost) {
         /* it held the transmitter's credits on its way in: give them back */
         if (n->fc->on_discard) n->fc->on_discard(n, pt->peer, p);
         port_drop(n, port, id);
         return;
     }
-    p->hops++;
     if (pt->peer_is_switch)
         switch_rx(n, pt->peer_node, pt->peer, id);
     else
@@ -285,11 +317,10 @@ void port_on_arrive(struct sim *s, const struct event *e) {
                    (unsigned long long)t);
         net_arrive_at(n, port, t);
     }
-    if (__builtin_expect(n->loss != NULL, 0)) { /* bit errors or a gray link somewhere */
-        arrive_lossy(n, port, id);              /* a tail call: the common path keeps no frame */
+    if (__builtin_expect(n->loss != NULL || n->lr != NULL, 0)) { /* bit errors, gray, LLR */
+        arrive_lossy(n, port, id); /* a tail call: the common path keeps no frame */
         return;
     }
-    p->hops++;
     if (pt->peer_is_switch)
         switch_rx(n, pt->peer_node, pt->peer, id);
     else
@@ -330,7 +361,8 @@ void port_set_up(struct net *n, uint32_t port, bool up) {
         port_kick(n, port);
         return;
     }
-    /* What is on the wire is lost... */
+    /* What is on the wire is lost, and what link-level retry held for it... */
+    if (n->lr && n->lr->on_down) n->lr->on_down(n, port);
     for (uint32_t id = pt->fly_head; id != PKT_NONE;) {
         uint32_t next = pkt(&n->pool, id)->next;
         port_drop(n, port, id);

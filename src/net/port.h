@@ -14,6 +14,7 @@
 struct net;
 struct sim;
 struct event;
+struct packet;
 
 /* Appends packet `id` to `port`'s egress queue of class `cls` and kicks it. */
 void port_enqueue(struct net *n, uint32_t port, uint32_t cls, uint32_t id);
@@ -26,6 +27,13 @@ void port_kick(struct net *n, uint32_t port);
 void port_set_up(struct net *n, uint32_t port, bool up);
 /* Drops every packet waiting in `port`'s class `cls` (PFC watchdog). */
 void port_flush_class(struct net *n, uint32_t port, uint32_t cls);
+/* Does link `port` lose `p` (bit errors, gray failure)? Draws from the link's
+ * loss stream and counts a corruption, as an arrival over it would; for link
+ * layers that decide a frame's fate when it starts (link/llr.c). */
+bool port_link_loses(struct net *n, uint32_t port, const struct packet *p);
+/* The link loses frames without the receiver seeing them (a gray link that
+ * does not count CRC errors), rather than with a bad FCS. */
+bool port_link_loss_unseen(const struct net *n, uint32_t port);
 /* Counts a lost packet on `port` and frees it. */
 void port_drop(struct net *n, uint32_t port, uint32_t id);
 

@@ -19,9 +19,9 @@
 struct ro_slot {
     uint32_t payload_bytes;
     uint32_t msg;
-    uint8_t flags;
+    uint16_t flags;
     uint8_t valid;
-    uint16_t pad;
+    uint8_t pad;
 };
 
 struct ro_qp {

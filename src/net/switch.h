@@ -14,6 +14,7 @@
 #include "flowctl/pfc.h"
 #include "net/net.h"
 #include "net/port.h"
+#include "net/trim.h"
 #include "route/ecmp.h"
 #include "route/route.h"
 
@@ -32,8 +33,8 @@ static inline __attribute__((always_inline)) void switch_rx(struct net *n, uint3
         pkt_free(&n->pool, id);
         return;
     }
-    if (n->type_ops[p->type]) { /* a type the layer above handles (in-network reduction) */
-        n->type_ops[p->type]->switch_rx(n, sw, in_port, id);
+    if (p->type == PKT_INNET) { /* in-network reduction's: its registered handler consumes it */
+        n->type_ops[PKT_INNET]->switch_rx(n, sw, in_port, id);
         return;
     }
     /* ECMP (the RoCE fabrics' policy) inline, the others through route_ops */
@@ -46,11 +47,16 @@ static inline __attribute__((always_inline)) void switch_rx(struct net *n, uint3
         return;
     }
     p->in_port = in_port;
-    if (p->flags & PKT_F_CNP_CLASS) {
+    if (p->flags & PKT_F_STRICT) {
         /* Strict priority, not PFC-enabled (docs/sources.md A12): served before
-         * the data classes and never paused; CNPs are 64-byte frames, so
-         * their buffer use is not accounted. */
+         * the data classes and never paused; CNPs (and trimmed headers) are
+         * small frames, so their buffer use is not accounted. */
         port_enqueue_ctrl(n, out, id);
+        return;
+    }
+    if (__builtin_expect(n->trim_bytes != 0, 0) && p->type == PKT_DATA &&
+        n->ports[out].cls[p->prio % NET_NCLASS].bytes + p->wire_bytes > n->trim_bytes) {
+        trim_packet(n, out, id); /* UET: the header goes on at strict priority */
         return;
     }
     if (!(n->fc == &flowctl_pfc_ops ? pfc_admit_fast(n, in_port, out, p)

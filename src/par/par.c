@@ -190,6 +190,19 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
                                 "one process)",
                                 (int)k);
         }
+        /* HPCC's INT hop records live beside each packet on its rank
+         * (cc/hpcc.c): par_out ships the packet, not its records. */
+        if (sc->fabric.congestion_control == CC_HPCC)
+            return diag_set(d, sc->file, (struct srcpos){0}, FS_ENOTSUP,
+                            "not yet supported with N>1 ranks: congestion_control hpcc (its INT "
+                            "records do not cross ranks; run it on one process)");
+        /* Link-level retry keeps each link's replay state with its
+         * transmitter and parks frames at its receiver: both ends must be on
+         * one rank. */
+        if (n->lr)
+            return diag_set(d, sc->file, (struct srcpos){0}, FS_ENOTSUP,
+                            "not yet supported with N>1 ranks: fabric.link_retry: llr (run it "
+                            "on one process)");
         /* Poisson sources make messages as they run, on their sender's
          * rank: their records are reserved here, alike on every rank, so a
          * packet's message id means the same message everywhere. */
@@ -694,7 +707,7 @@ static void merge(struct model *m, double work_cpu_s) {
         }
         for (uint32_t p = 0; p < n->nports; p++) {
             uint64_t drops = 0;
-            struct port_fail sum = {0, 0};
+            struct port_fail sum = {0};
             int own = P->owner[n->ports[p].node];
             for (int r = 0; r < R; r++) {
                 uint64_t d;
@@ -704,6 +717,8 @@ static void merge(struct model *m, double work_cpu_s) {
                 drops += d;
                 sum.corrupted += pf.corrupted;
                 sum.hoq_discards += pf.hoq_discards;
+                sum.llr_nacks += pf.llr_nacks;
+                sum.llr_replays += pf.llr_replays;
                 if (r == own)
                     memcpy(&n->ports[p], take(&at[r], sizeof *n->ports), sizeof *n->ports);
             }

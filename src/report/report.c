@@ -338,6 +338,16 @@ static void load_scn(struct report_scn *sc, const char *dir, const char *folder)
     }
     const char *label = jv_str_at(st, "label", NULL);
     sc->label = label ? fs_xstrdup(label) : yaml_comment(sc->yaml, "label");
+    const struct jv *set = jv_get(st, "set");
+    if (set && set->type == JV_OBJ && set->n) {
+        sc->set_keys = fs_xcalloc(set->n, sizeof *sc->set_keys);
+        sc->set_vals = fs_xcalloc(set->n, sizeof *sc->set_vals);
+        for (size_t i = 0; i < set->n; i++)
+            if (set->items[i]->type == JV_STR) {
+                sc->set_keys[sc->nset] = fs_xstrdup(set->keys[i]);
+                sc->set_vals[sc->nset++] = fs_xstrdup(set->items[i]->str);
+            }
+    }
     if (!sc->label) sc->label = fs_xstrdup(id);
     jread_free(st);
     if (sc->res) {
@@ -403,6 +413,9 @@ static void free_lab(struct report_lab *lab) {
     for (size_t k = 0; k < lab->nscn; k++) {
         struct report_scn *sc = &lab->scn[k];
         free(sc->id), free(sc->label), free(sc->status), free(sc->message), free(sc->yaml);
+        for (size_t q = 0; q < sc->nset; q++)
+            free(sc->set_keys[q]), free(sc->set_vals[q]);
+        free(sc->set_keys), free(sc->set_vals);
         free(sc->results_text), free(sc->series_json);
         jread_free(sc->res);
     }
@@ -757,6 +770,13 @@ static void write_data(const struct report *r, FILE *f) {
             jw_kstr(&w, "label", sc->label);
             jw_kstr(&w, "status", sc->status);
             jw_kstr(&w, "message", sc->message ? sc->message : "");
+            if (sc->nset) {
+                jw_key(&w, "set");
+                jw_obj(&w);
+                for (size_t q = 0; q < sc->nset; q++)
+                    jw_kstr(&w, sc->set_keys[q], sc->set_vals[q]);
+                jw_obj_end(&w);
+            }
             jw_kstr(&w, "yaml", sc->yaml ? sc->yaml : "");
             jw_key(&w, "results");
             if (sc->results_text)

@@ -36,6 +36,10 @@ struct report_scn {
     char *results_text; /* results.json verbatim (NULL when it did not run) */
     struct jv *res;     /* parsed */
     char *series_json;  /* compact time series derived from links.csv */
+    /* A sweep's or compare's run: the values it set (status.json "set"),
+     * for the metric-vs-parameter chart; none elsewhere. */
+    char **set_keys, **set_vals;
+    size_t nset;
 };
 
 struct report_lab {

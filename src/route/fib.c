@@ -18,8 +18,9 @@
  * hosts before). Port order within a set is the switch's port order, as it
  * always was, so ECMP buckets and results are unchanged.
  */
-#include "route/route.h"
+#include "route/fib.h"
 
+#include "core/intern.h"
 #include "core/mem.h"
 #include "net/net.h"
 
@@ -30,55 +31,6 @@
 
 static bool live(const struct net *n, const struct port *p) {
     return p->up && n->ports[p->peer].up;
-}
-
-/* Interning of port sets: open addressing on a hash of the list. */
-struct intern {
-    struct route_fib *f;
-    uint32_t *slot; /* set id + 1, 0 = empty */
-    size_t nslots;
-    size_t off_cap, ports_cap;
-};
-
-static uint64_t set_hash(const uint32_t *p, uint32_t c) {
-    uint64_t h = 0xcbf29ce484222325ull ^ c;
-    for (uint32_t i = 0; i < c; i++)
-        h = (h ^ p[i]) * 0x100000001b3ull;
-    return h ^ (h >> 29);
-}
-
-static void intern_rehash(struct intern *in, size_t nslots) {
-    free(in->slot);
-    in->slot = fs_xcalloc(nslots, sizeof *in->slot);
-    in->nslots = nslots;
-    const struct route_fib *f = in->f;
-    for (uint32_t id = 0; id < f->nsets; id++) {
-        uint32_t c = f->set_off[id + 1] - f->set_off[id];
-        size_t i = set_hash(f->set_ports + f->set_off[id], c) & (nslots - 1);
-        while (in->slot[i])
-            i = (i + 1) & (nslots - 1);
-        in->slot[i] = id + 1;
-    }
-}
-
-static uint32_t intern_set(struct intern *in, const uint32_t *p, uint32_t c) {
-    struct route_fib *f = in->f;
-    size_t i = set_hash(p, c) & (in->nslots - 1);
-    for (; in->slot[i]; i = (i + 1) & (in->nslots - 1)) {
-        uint32_t id = in->slot[i] - 1;
-        if (f->set_off[id + 1] - f->set_off[id] == c &&
-            memcmp(f->set_ports + f->set_off[id], p, c * sizeof *p) == 0)
-            return id;
-    }
-    uint32_t id = f->nsets++;
-    fs_grow((void **)&f->set_off, &in->off_cap, (size_t)f->nsets + 1, sizeof *f->set_off);
-    fs_grow((void **)&f->set_ports, &in->ports_cap, (size_t)f->set_off[id] + c + 1,
-            sizeof *f->set_ports);
-    memcpy(f->set_ports + f->set_off[id], p, c * sizeof *p);
-    f->set_off[id + 1] = f->set_off[id] + c;
-    in->slot[i] = id + 1;
-    if ((size_t)f->nsets * 2 > in->nslots) intern_rehash(in, in->nslots * 2);
-    return id;
 }
 
 static int cmp_u32(const void *a, const void *b) {
@@ -192,7 +144,7 @@ void route_fib_build(struct net *n) {
             if (!c || s[c - 1] != w) s[c++] = w;
         }
         sig_len[h] = c;
-        size_t i = set_hash(s, c) & (nslots - 1);
+        size_t i = intern_hash(s, c) & (nslots - 1);
         for (; slot[i]; i = (i + 1) & (nslots - 1)) {
             uint32_t r = rep[slot[i] - 1];
             if (sig_len[r] == c && memcmp(sig + f->direct_off[r], s, c * sizeof *s) == 0) break;
@@ -214,14 +166,9 @@ void route_fib_build(struct net *n) {
     /* One BFS per group, from its first host. */
     uint32_t G = f->ngroups;
     f->grp = fs_xaligned_huge(((size_t)S * G + 1) * sizeof *f->grp); /* read at random per hop */
-    struct intern in = {.f = f};
-    f->set_off = NULL;
-    in.off_cap = 0;
-    fs_grow((void **)&f->set_off, &in.off_cap, 2, sizeof *f->set_off);
-    f->set_off[0] = f->set_off[1] = 0;
-    f->nsets = 1; /* FIB_SET_EMPTY */
-    fs_grow((void **)&f->set_ports, &in.ports_cap, 1, sizeof *f->set_ports);
-    intern_rehash(&in, 64);
+    struct intern in;
+    intern_init(&in, &f->nsets, &f->set_off, &f->set_ports);
+    intern_add(&in, NULL, 0); /* FIB_SET_EMPTY */
     uint32_t *dist = fs_xmalloc(((size_t)V + 1) * sizeof *dist);
     uint32_t *queue = fs_xmalloc(((size_t)V + 1) * sizeof *queue);
     uint32_t *dd = n->fib_updown ? fs_xmalloc(((size_t)V + 1) * sizeof *dd) : NULL;
@@ -280,10 +227,10 @@ void route_fib_build(struct net *n) {
             uint32_t c = 0;
             for (uint32_t a = aoff[v]; a < aoff[v + 1]; a++)
                 if (is_sw[anbr[a]] && fib_hop(n, v, anbr[a], dist, dd)) cand[c++] = aport[a];
-            *e = intern_set(&in, cand, c);
+            *e = intern_add(&in, cand, c);
         }
     }
-    free(in.slot);
+    intern_fini(&in);
     free(aoff);
     free(aport);
     free(anbr);

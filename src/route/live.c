@@ -7,7 +7,7 @@
  * candidate ports through route_live_get; the state is the first member of
  * their route_state.
  */
-#include "route/route.h"
+#include "route/live.h"
 
 #include "core/mem.h"
 #include "net/params.h"

@@ -259,7 +259,26 @@ static void roce_pkt(struct pcap_sink *s, const struct net *n, uint32_t port,
         record(s, n, port, now_ps, b, 60, 0);
         return;
     }
-    if (p->type == PKT_CREDIT) return;
+    if (p->type == PKT_CREDIT) {
+        /* A CBFC credit update (flowctl/cbfc.c) as a private encapsulation
+         * (docs/outputs.md "pcap"): IEEE 802 Local Experimental EtherType
+         * 0x88B5, then "CBFC", the class, 3 reserved bytes and the credits
+         * returned (32 bits, network order), padded to 60 bytes. Wireshark
+         * shows it as "Local Experimental Ethertype 1" with that payload. The
+         * InfiniBand credit packets of a RoCE run with flow_control: credit
+         * (an IB idealisation) stay unwritten, as before. */
+        if (n->sc->fabric.flow_control != FLOWCTL_CBFC) return;
+        mac(b, n->ports[pt->peer].node);
+        mac(b + 6, pt->node);
+        put16(b + 12, 0x88b5);
+        memcpy(b + 14, "CBFC", 4);
+        b[18] = p->prio;
+        memset(b + 19, 0, 3);
+        put32(b + 22, p->aux);
+        memset(b + 26, 0, 34);
+        record(s, n, port, now_ps, b, 60, 0);
+        return;
+    }
     mac(b, n->ports[pt->peer].node);
     mac(b + 6, pt->node);
     put16(b + 12, 0x0800);
@@ -334,7 +353,9 @@ static void on_tx(void *ctx, const struct net *n, uint32_t port, const struct pa
         (p->type == PKT_PAUSE || p->type == PKT_CREDIT || p->qp != s->flow_qp))
         return;
     if (s->written >= s->max_packets) {
-        s->dropped += p->type != PKT_CREDIT && (s->roce || p->type != PKT_PAUSE);
+        s->dropped +=
+            (p->type != PKT_CREDIT || (s->roce && n->sc->fabric.flow_control == FLOWCTL_CBFC)) &&
+            (s->roce || p->type != PKT_PAUSE);
         return;
     }
     if (s->roce)
@@ -372,7 +393,7 @@ int pcap_sink_open(struct pcap_sink *s, struct net *n, const char *path, const c
                    uint64_t max_packets, uint64_t max_bytes, uint32_t snaplen, struct diag *d) {
     memset(s, 0, sizeof *s);
     s->max_bytes = max_bytes ? max_bytes : PCAP_MAX_BYTES_DEFAULT;
-    s->roce = n->sc->fabric.kind == FABRIC_ROCE;
+    s->roce = n->sc->fabric.kind != FABRIC_INFINIBAND; /* UET: as RoCEv2 (docs/outputs.md) */
     s->port_a = s->port_b = s->flow_qp = UINT32_MAX;
     s->max_packets = max_packets ? max_packets : PCAP_MAX_PACKETS_DEFAULT;
     s->snaplen = snaplen;

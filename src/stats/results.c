@@ -34,6 +34,31 @@ static double busbw_factor(int op, uint32_t n) {
     }
 }
 
+/* summary.link_layer: Ethernet CBFC and LLR at work (docs/outputs.md), only
+ * when the scenario turns one of them on (other runs' results are unchanged). */
+static void write_link_layer(const struct net *n, struct jw *w, uint64_t stall_ps) {
+    const struct fabric_params *f = &n->sc->fabric;
+    bool cbfc = f->flow_control == FLOWCTL_CBFC, llr = f->link_retry == LINK_RETRY_LLR;
+    if (!cbfc && !llr) return;
+    jw_key(w, "link_layer");
+    jw_obj_compact(w);
+    jw_kstr(w, "flow_control", cbfc ? "cbfc" : f->flow_control == FLOWCTL_PFC ? "pfc" : "none");
+    if (cbfc) {
+        jw_ku64(w, "credit_updates", n->c.credit_frames);
+        jw_knum(w, "credit_stall_ns", time_ps_to_ns(stall_ps));
+    }
+    jw_kstr(w, "link_retry", llr ? "llr" : "none");
+    if (llr) {
+        jw_ku64(w, "llr_nacks", n->c.llr_nacks);
+        jw_ku64(w, "llr_replays", n->c.llr_replays);
+        jw_ku64(w, "llr_replay_bytes", n->c.llr_replay_bytes);
+        jw_ku64(w, "llr_acks", n->c.llr_acks);
+        jw_ku64(w, "llr_unprotected", n->c.llr_ineligible);
+        jw_ku64(w, "llr_unrecovered", n->c.llr_unrecovered);
+    }
+    jw_obj_end(w);
+}
+
 static void write_summary(const struct model *m, struct jw *w) {
     const struct net *n = &m->net;
     uint64_t paused = 0, stall = 0;
@@ -86,7 +111,21 @@ static void write_summary(const struct model *m, struct jw *w) {
     else
         jw_null(w);
     jw_knum(w, "credit_stall_ns_total", time_ps_to_ns(stall));
+    write_link_layer(n, w, stall);
     jw_ku64(w, "reorder_max_bytes", n->c.reorder_max_bytes);
+    if (m->sc->fabric.kind == FABRIC_UET) {
+        /* Ultra Ethernet's mechanisms (docs/outputs.md "uet"); only in UET runs */
+        jw_key(w, "uet");
+        jw_obj(w);
+        jw_ku64(w, "trims", n->c.trimmed);
+        jw_ku64(w, "trim_naks", n->c.trim_naks);
+        jw_ku64(w, "entropy_changes", n->c.entropy_changes);
+        jw_ku64(w, "credit_grants", n->c.credit_grants);
+        jw_ku64(w, "credit_bytes", n->c.credit_bytes);
+        jw_ku64(w, "retransmits", n->c.retransmitted_packets);
+        jw_ku64(w, "timeouts", n->c.timeouts);
+        jw_obj_end(w);
+    }
     /* failures (docs/model.md "Failures") */
     jw_ku64(w, "timeouts", n->c.timeouts);
     jw_ku64(w, "qp_errors", n->nqp_errs);
@@ -128,6 +167,7 @@ static void write_links(const struct model *m, struct jw *w) {
     const struct net *n = &m->net;
     double T = (double)m->sim.now_ps;
     char name[64], tier[32];
+    bool llr = n->sc->fabric.link_retry == LINK_RETRY_LLR;
     jw_key(w, "links");
     jw_arr(w);
     for (uint32_t p = 0; p < n->nports; p++) {
@@ -150,6 +190,10 @@ static void write_links(const struct model *m, struct jw *w) {
         jw_ku64(w, "hoq_discards", n->port_fail ? n->port_fail[p].hoq_discards : 0);
         jw_knum(w, "paused_ns", time_ps_to_ns(pt->paused_ps));
         jw_knum(w, "credit_stall_ns", time_ps_to_ns(pt->credit_stall_ps));
+        if (llr) { /* only with link_retry: llr (docs/outputs.md) */
+            jw_ku64(w, "llr_nacks", n->port_fail ? n->port_fail[p].llr_nacks : 0);
+            jw_ku64(w, "llr_replays", n->port_fail ? n->port_fail[p].llr_replays : 0);
+        }
         jw_knum(w, "mean_queue_bytes", T > 0 ? qarea / T : 0.0);
         jw_ku64(w, "max_queue_bytes", pt->q_max);
         jw_obj_end(w);
@@ -385,7 +429,10 @@ void results_write_json(const struct model *m, FILE *f) {
     jw_ku64(&w, "schema_version", RESULTS_SCHEMA_VERSION);
     jw_kstr(&w, "scenario", m->sc->name);
     jw_ku64(&w, "seed", m->sc->seed);
-    jw_kstr(&w, "fabric", m->sc->fabric.kind == FABRIC_ROCE ? "roce" : "infiniband");
+    jw_kstr(&w, "fabric",
+            m->sc->fabric.kind == FABRIC_UET    ? "uet"
+            : m->sc->fabric.kind == FABRIC_ROCE ? "roce"
+                                                : "infiniband");
     write_summary(m, &w);
     write_links(m, &w);
     write_flows(m, &w);
@@ -477,7 +524,9 @@ void results_print_summary(const struct model *m, FILE *f) {
     units_fmt_time(m->sim.now_ps, t, sizeof t);
     units_fmt_size(n->c.bytes_delivered, b, sizeof b);
     fprintf(f, "%s (%s, seed %llu): %s at %s simulated, %.2f s wall, %llu events\n", m->sc->name,
-            m->sc->fabric.kind == FABRIC_ROCE ? "RoCEv2" : "InfiniBand",
+            m->sc->fabric.kind == FABRIC_UET    ? "Ultra Ethernet"
+            : m->sc->fabric.kind == FABRIC_ROCE ? "RoCEv2"
+                                                : "InfiniBand",
             (unsigned long long)m->sc->seed, m->completed ? "completed" : "NOT completed", t,
             m->wall_s, (unsigned long long)m->sim.events_run);
     fprintf(f, "  delivered %s in %llu packets; dropped %llu, retransmitted %llu\n", b,
@@ -501,6 +550,11 @@ void results_print_summary(const struct model *m, FILE *f) {
         else /* no FCT to average: "mean FCT 0.00 us" would read as instant */
             fprintf(f, "  flows: 0 of %u done\n", nflows);
     }
+    if (m->sc->fabric.kind == FABRIC_UET)
+        fprintf(f,
+                "  UET: trimmed %llu, trim NAKs %llu, entropy changes %llu, credit grants %llu\n",
+                (unsigned long long)n->c.trimmed, (unsigned long long)n->c.trim_naks,
+                (unsigned long long)n->c.entropy_changes, (unsigned long long)n->c.credit_grants);
     if (n->c.pause_frames || n->c.ecn_marked || n->c.cnps)
         fprintf(f, "  PFC pause frames %llu, ECN marked %llu, CNPs %llu\n",
                 (unsigned long long)n->c.pause_frames, (unsigned long long)n->c.ecn_marked,

@@ -16,7 +16,7 @@
  * Rates: width x lane data rate (IBTA: SDR 2, DDR 4, QDR 8, FDR10 10,
  * FDR 14.0625*64/66, EDR 25, HDR 50, NDR 100, XDR 200 Gb/s per lane).
  */
-#include "topo/tfile.h"
+#include "topo/tfile_ib.h"
 
 #include "core/diag.h"
 #include "core/mem.h"

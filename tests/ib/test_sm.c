@@ -15,6 +15,8 @@
 #include "ib_common.h"
 
 #include "ctrl/sm.h"
+#include "ctrl/sm_dump.h"
+#include "ctrl/sm_state.h"
 #include "workload/workload.h"
 
 #include <math.h>

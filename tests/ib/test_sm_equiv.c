@@ -21,6 +21,8 @@
 #include "core/diag.h"
 #include "core/mem.h"
 #include "ctrl/sm.h"
+#include "ctrl/sm_route.h"
+#include "ctrl/sm_state.h"
 #include "net/net.h"
 #include "net/params.h"
 

@@ -367,15 +367,29 @@ static void test_claims_course_labs(void **state) {
 
     /* ecn_dcqcn */
     load_course_lab(&L, "ecn_dcqcn");
-    assert_int_equal(L.nclaims, 4);
+    assert_int_equal(L.nclaims, 5);
     set_m(&L, "dcqcn_first_mark", 2.9), set_m(&L, "dcqcn_first_pause", 5.9);
     set_m(&L, "dcqcn_pauses", 326), set_m(&L, "pfc_pauses", 368);
     set_m(&L, "dcqcn_us", 301), set_m(&L, "pfc_us", 301);
+    /* the byte counter read in 64-byte units: the claim must hold under both */
+    set_m(&L, "b64_first_mark", 2.9), set_m(&L, "b64_first_pause", 5.9);
+    set_m(&L, "b64_pauses", 198), set_m(&L, "b64_us", 301);
     assert_int_equal(decide(&L, "works-when-configured"), LAB_SUB_HOLDS);
-    set_m(&L, "dcqcn_us", 450);
+    set_m(&L, "b64_us", 536); /* 1.78 x under one reading: it depends on it */
     assert_int_equal(decide(&L, "works-when-configured"), LAB_SUB_CONDITIONS);
-    set_m(&L, "dcqcn_first_mark", 9);
+    set_m(&L, "b64_us", 301), set_m(&L, "dcqcn_us", 450);
+    assert_int_equal(decide(&L, "works-when-configured"), LAB_SUB_CONDITIONS);
+    set_m(&L, "b64_pauses", 400); /* PFC does the work under the 64-byte reading */
     assert_int_equal(decide(&L, "works-when-configured"), LAB_SUB_NOT);
+    set_m(&L, "b64_pauses", 198), set_m(&L, "dcqcn_first_mark", 9);
+    assert_int_equal(decide(&L, "works-when-configured"), LAB_SUB_NOT);
+    /* the shared buffer with the shipped ECN profiles */
+    set_m(&L, "pfcsh_us", 301), set_m(&L, "sh_us", 571), set_m(&L, "sonic_us", 586);
+    assert_int_equal(decide(&L, "shared-buffer"), LAB_SUB_CONDITIONS);
+    set_m(&L, "sh_us", 310), set_m(&L, "sonic_us", 305);
+    assert_int_equal(decide(&L, "shared-buffer"), LAB_SUB_HOLDS);
+    set_m(&L, "sh_us", 33780); /* the 112 x of a stale 1 Mb/s gap */
+    assert_int_equal(decide(&L, "shared-buffer"), LAB_SUB_NOT);
     set_m(&L, "mis_pauses", 368), set_m(&L, "mis_marks", 18), set_m(&L, "dcqcn_marks", 347);
     set_m(&L, "mis_first_pause", 5.9), set_m(&L, "mis_first_mark", 34);
     assert_int_equal(decide(&L, "ecn-misconfiguration"), LAB_SUB_HOLDS);

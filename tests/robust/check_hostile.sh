@@ -6,21 +6,7 @@
 # outside the event loop. Bad input is exit 2 with one line naming the file
 # and place; nothing is written or deleted outside -o; no crash. Each check
 # is named (hostile_<what>) and the script ends with "N passed, N failed".
-B=${1:-build}
-FAB="$(cd "$(dirname "$B/fabsim")" && pwd)/fabsim"
-ROOT=$(pwd)
-T=$(mktemp -d)
-P=0
-F=0
-ok() { echo "ok: $1"; P=$((P + 1)); }
-fail() { echo "FAIL: $1"; F=$((F + 1)); }
-# check NAME CONDITION-COMMAND...
-check() {
-    n=$1
-    shift
-    if "$@"; then ok "$n"; else fail "$n"; fi
-}
-lines() { wc -l <"$1" | tr -d ' '; }
+. "$(dirname "$0")/../lib.sh"
 # crashed RC: 128 + a signal other than SIGINT/SIGTERM (abort, segfault).
 crashed() { [ "$1" -gt 128 ] && [ "$1" -ne 130 ] && [ "$1" -ne 143 ]; }
 cd "$T" || exit 1
@@ -438,7 +424,4 @@ rc=$?
 ls -A . o2s | grep tmp
 check hostile_sig_second_no_tmp test "$rc" -eq 143 -a "$(ls -A . o2s | grep -c '\.tmp$')" -eq 0
 
-cd "$ROOT" || exit 1
-rm -rf "$T"
-echo "$P passed, $F failed"
-[ "$F" -eq 0 ]
+finish

@@ -5,21 +5,7 @@
 # symlink, write errors exit 1 with one line, bounded readers, escaped
 # echoes, signals, limits, stuck-run diagnosis. Each check is named
 # (robust_<what>) and ends with "N passed, N failed".
-B=${1:-build}
-FAB="$(cd "$(dirname "$B/fabsim")" && pwd)/fabsim"
-ROOT=$(pwd)
-T=$(mktemp -d)
-P=0
-F=0
-ok() { echo "ok: $1"; P=$((P + 1)); }
-fail() { echo "FAIL: $1"; F=$((F + 1)); }
-# check NAME CONDITION-COMMAND...
-check() {
-    n=$1
-    shift
-    if "$@"; then ok "$n"; else fail "$n"; fi
-}
-lines() { wc -l <"$1" | tr -d ' '; }
+. "$(dirname "$0")/../lib.sh"
 cd "$T" || exit 1
 
 cat >small.yaml <<'Y'
@@ -302,7 +288,4 @@ esac
 rc=$?
 check robust_report_bounded_read test "$rc" -ne 124 -a "$rc" -lt 128
 
-cd "$ROOT" || exit 1
-rm -rf "$T"
-echo "$P passed, $F failed"
-[ "$F" -eq 0 ]
+finish

@@ -7,9 +7,9 @@
  */
 #include "testutil.h"
 
-#include "ctrl/sm.h"
+#include "ctrl/sm_dump.h"
 #include "net/net.h"
-#include "topo/tfile.h"
+#include "config/tfile_yaml.h"
 
 #include <unistd.h>
 

@@ -201,6 +201,50 @@
     });
   }
 
+  // kind: moe (results.json "moe", docs/outputs.md): per layer and pass, the
+  // dispatch and combine all-to-all times, stacked, one bar per layer.
+  function moeChart(parent, scns, caption) {
+    const ok = scns.filter((s) => ran(s) && (s.results.moe || []).length);
+    if (!ok.length) return notYet(parent, caption, scns);
+    const rows = [];
+    for (const s of ok) for (const m of s.results.moe) for (const r of m.per_layer) {
+      if (r.iteration !== m.per_layer[0].iteration) continue; // the first iteration
+      for (const [what, v] of [['dispatch', r.dispatch_ns], ['combine', r.combine_ns]])
+        if (v != null) rows.push({ scenario: s.label, layer: `${r.pass === 'forward' ? 'F' : 'B'}${r.layer}`, order: (r.pass === 'forward' ? 0 : 10000) + (r.pass === 'forward' ? r.layer : m.layers - 1 - r.layer), phase: what, us: v / 1000, imbalance: r.recv_bytes_max / r.recv_bytes_mean });
+    }
+    chart(parent, caption, {
+      width: 600, height: 240, data: { values: rows },
+      mark: { type: 'bar', tooltip: true },
+      encoding: {
+        x: { field: 'layer', type: 'ordinal', sort: { field: 'order' }, title: 'layer (F forward, B backward, in run order)' },
+        y: { field: 'us', type: 'quantitative', title: 'all-to-all time (us)', stack: 'zero' },
+        color: { field: 'phase', type: 'nominal' },
+        ...(ok.length > 1 ? { column: { field: 'scenario', type: 'nominal' } } : {}),
+      },
+    });
+  }
+
+  // kind: inference (results.json "inference"): each request's TTFT split
+  // into queueing, prefill and KV-cache transfer, by arrival.
+  function inferenceChart(parent, scns, caption) {
+    const ok = scns.filter((s) => ran(s) && (s.results.inference || []).length);
+    if (!ok.length) return notYet(parent, caption, scns);
+    const rows = [];
+    for (const s of ok) for (const j of s.results.inference) for (const r of j.requests_detail)
+      for (const [what, v] of [['queue', r.queue_ns], ['prefill', r.prefill_ns], ['KV transfer', r.kv_transfer_ns]])
+        if (v != null) rows.push({ scenario: s.label, request: r.request, arrival_us: r.arrival_ns / 1000, phase: what, us: v / 1000 });
+    chart(parent, caption, {
+      width: 600, height: 240, data: { values: rows },
+      mark: { type: 'bar', tooltip: true },
+      encoding: {
+        x: { field: 'request', type: 'ordinal', title: 'request (in arrival order)' },
+        y: { field: 'us', type: 'quantitative', title: 'time to first token (us)', stack: 'zero' },
+        color: { field: 'phase', type: 'nominal', sort: ['queue', 'prefill', 'KV transfer'] },
+        ...(ok.length > 1 ? { row: { field: 'scenario', type: 'nominal' } } : {}),
+      },
+    });
+  }
+
   // `fabsim run --against LOG`: fabsim's busbw and the measured nccl-tests
   // log's per size, on one chart (results.json "against", docs/inputs.md).
   function againstChart(parent, scns, caption) {
@@ -576,6 +620,8 @@
     },
     fct: (sec, scns, c) => fctChart(sec, scns, c.title, c.opts.dst),
     dcqcn_rate: (sec, scns, c) => dcqcnRate(sec, scns, c.title),
+    moe: (sec, scns, c) => moeChart(sec, scns, c.title),
+    inference: (sec, scns, c) => inferenceChart(sec, scns, c.title),
     bom: (sec, scns) => bom(sec, scns),
   };
   function fromLab(sec, lab) {
@@ -595,6 +641,8 @@
     if (scns.filter((s) => ran(s) && s.series && s.series.links.length).length === 2) timelinesPair(sec, scns, 'Queues and pauses, side by side');
     if (scns.some((s) => ran(s) && (s.results.collectives || []).length)) busbwChart(sec, scns, 'Collectives: busbw vs size');
     if (scns.some((s) => ran(s) && s.results.against)) againstChart(sec, scns, 'busbw: fabsim beside the measured nccl-tests log');
+    if (scns.some((s) => ran(s) && (s.results.moe || []).length)) moeChart(sec, scns, 'Mixture of experts: dispatch and combine all-to-all per layer');
+    if (scns.some((s) => ran(s) && (s.results.inference || []).length)) inferenceChart(sec, scns, 'Inference: time to first token per request (queue, prefill, KV-cache transfer)');
     if (scns.some((s) => ran(s) && s.results.links.some((l) => l.tier === 'leaf-spine'))) {
       spineTime(sec, scns, 'Spine-link utilisation over time');
       offeredLoad(sec, scns, 'Offered load per spine link');

@@ -41,8 +41,10 @@ static uint32_t pxn_channel(uint32_t ch, uint32_t src) {
     return ch | (src + 1) << 8;
 }
 
-void a2a_build(struct net *n, struct job *j, struct op *o, uint64_t bytes, const uint32_t *pre,
-               uint32_t *post) {
+/* The all-to-all of a2a_build (mat NULL: every rank sends bytes/m to every
+ * rank) or a2av_build (mat[s * m + d] bytes from rank s to rank d). */
+static void build(struct net *n, struct job *j, struct op *o, uint64_t bytes, const uint64_t *mat,
+                  const uint32_t *pre, uint32_t *post) {
     uint32_t m = j->nranks, G = j->gpus;
     /* PXN applies where every host has all its GPUs in the job, one NIC each */
     bool pxn = j->w->pxn && algo_node_aware(j);
@@ -63,7 +65,7 @@ void a2a_build(struct net *n, struct job *j, struct op *o, uint64_t bytes, const
             uint32_t gate = d > A2A_PEERS_AT_ONCE ? round_done[s * m + d - A2A_PEERS_AT_ONCE]
                                                   : (pre ? pre[s] : NET_NONE);
             uint32_t dst = (s + d) % m;
-            uint64_t block = part(bytes, dst, m);
+            uint64_t block = mat ? mat[(size_t)s * m + dst] : part(bytes, dst, m);
             bool relay = pxn && s / G != dst / G && s % G != dst % G;
             uint32_t r = relay ? s / G * G + dst % G : s; /* the GPU on dst's rail */
             for (uint32_t ch = 0; ch < A2A_CH_PER_PEER; ch++) {
@@ -89,4 +91,14 @@ void a2a_build(struct net *n, struct job *j, struct op *o, uint64_t bytes, const
             }
         }
     free(round_done);
+}
+
+void a2a_build(struct net *n, struct job *j, struct op *o, uint64_t bytes, const uint32_t *pre,
+               uint32_t *post) {
+    build(n, j, o, bytes, NULL, pre, post);
+}
+
+void a2av_build(struct net *n, struct job *j, struct op *o, const uint64_t *mat,
+                const uint32_t *pre, uint32_t *post) {
+    build(n, j, o, 0, mat, pre, post);
 }

@@ -648,7 +648,7 @@ void chakra_start(struct net *n, struct job *j) {
             entry[v] = op_xfer(o, XF_VIRTUAL, NET_NONE, 0);
             done[v] = entry[v];
             if (nd->type == ET_COMP) {
-                done[v] = op_xfer(o, XF_DELAY, NET_NONE, nd->duration_us * PS_PER_US);
+                done[v] = coll_compute_xfer(o, v, COMP_CHAKRA, nd->duration_us * PS_PER_US);
                 op_dep(o, entry[v], done[v]);
             }
         }
@@ -663,12 +663,12 @@ void chakra_start(struct net *n, struct job *j) {
         uint32_t m = g->nmembers;
         uint32_t *pre = fs_xmalloc(m * sizeof *pre), *post = fs_xmalloc(m * sizeof *post);
         for (uint32_t k = 0; k < m; k++) {
-            pre[k] = stamp(o, 1, row);
+            pre[k] = stamp(o, XS_ROW_START, row);
             op_dep(o, entry[base[g->members[k]] + call->node[k]], pre[k]);
         }
         coll_build(n, pj, o, call->op, a, call->bytes, pre, post);
         for (uint32_t k = 0; k < m; k++) {
-            uint32_t end = stamp(o, 2, row);
+            uint32_t end = stamp(o, XS_ROW_END, row);
             op_dep(o, post[k], end);
             done[base[g->members[k]] + call->node[k]] = end;
         }
@@ -695,11 +695,21 @@ void chakra_start(struct net *n, struct job *j) {
     coll_op_launch(n, opi);
 }
 
+void chakra_compute_label(struct net *n, const struct job *j, uint32_t v, uint32_t *node,
+                          const char **name) {
+    const struct ck_entry *e = ck_entry_of(ck_get(n), j->id);
+    uint32_t r = 0;
+    while (r + 1 < e->R && v >= e->tr[r].nnodes) /* v counts over the ranks' nodes */
+        v -= e->tr[r++].nnodes;
+    *node = j->ranks[r];
+    *name = e->tr[r].nodes[v].name;
+}
+
 void chakra_stamp(struct net *n, uint32_t row, uint8_t what) {
     struct chakra_state *ck = ck_get(n);
     struct coll_row *r = &n->coll_rows[row];
     sim_time_ps now = n->sim->now_ps;
-    if (what == 1) {
+    if (what == XS_ROW_START) {
         if (r->start_ps == SIM_TIME_NEVER) r->start_ps = now;
     } else if (ck->row_left[row] && --ck->row_left[row] == 0) {
         r->end_ps = now;

@@ -53,7 +53,11 @@ uint64_t coll_max_call_bytes(int opkind, uint64_t nranks, uint32_t channels, uin
 }
 
 static struct coll_state *cs_get(struct net *n) {
-    if (!n->coll_state) n->coll_state = fs_xcalloc(1, sizeof(struct coll_state));
+    if (!n->coll_state) {
+        struct coll_state *cs = fs_xcalloc(1, sizeof(struct coll_state));
+        cs->cause = NET_NONE;
+        n->coll_state = cs;
+    }
     return n->coll_state;
 }
 
@@ -365,8 +369,101 @@ static void timer_at(struct net *n, uint32_t opi, uint32_t xi, sim_time_ps dt, b
         cs->timers[t].x = xi;
         cs->timers[t].done = done;
         cs->timers[t].run = run;
+        cs->timers[t].cause = cs->cause;
     }
     coll_sched(n, n->sim->now_ps + dt, NET_EV_COLL, t, COLL_EV_TIMER, done ? NET_NONE : node);
+}
+
+/* A compute delay starts now (XS_COMPUTE, a trace sink attached). */
+static void compute_record(struct net *n, const struct job *j, const struct xfer *x) {
+    static const char *const names[COMP_NLABELS] = {
+        "compute", "forward", "backward", "expert FFN", "attention+dense", "prefill", "decode"};
+    struct coll_state *cs = n->coll_state;
+    fs_grow((void **)&cs->comp, &cs->capcomp, cs->ncomp + 1, sizeof *cs->comp);
+    struct coll_compute *c = &cs->comp[cs->ncomp++];
+    c->start_ps = n->sim->now_ps;
+    c->dur_ps = x->bytes;
+    if (j->w->kind == WL_CHAKRA) {
+        chakra_compute_label(n, j, x->qp, &c->node, &c->name);
+    } else {
+        c->node = j->ranks[x->qp];
+        c->name = names[x->proto < COMP_NLABELS ? x->proto : 0];
+    }
+}
+
+uint32_t coll_compute_xfer(struct op *o, uint32_t rank, uint8_t label, uint64_t ps) {
+    uint32_t x = op_xfer(o, XF_DELAY, rank, ps);
+    o->x[x].stamp = XS_COMPUTE;
+    o->x[x].proto = label;
+    return x;
+}
+
+uint32_t coll_marks_new(struct net *n, uint32_t count) {
+    struct coll_state *cs = n->coll_state;
+    size_t base = cs->nmarks;
+    fs_grow((void **)&cs->marks, &cs->capmarks, base + count, sizeof *cs->marks);
+    for (uint32_t i = 0; i < count; i++)
+        cs->marks[base + i] = SIM_TIME_NEVER;
+    cs->nmarks = base + count;
+    FS_ASSERT(cs->nmarks < NET_NONE, "coll: %zu time marks", cs->nmarks);
+    return (uint32_t)base;
+}
+
+sim_time_ps coll_mark(const struct net *n, uint32_t id) {
+    const struct coll_state *cs = n->coll_state;
+    return cs->marks[id];
+}
+
+uint32_t coll_mark_xfer(struct op *o, uint8_t stamp, uint32_t id) {
+    uint32_t x = op_xfer(o, XF_VIRTUAL, id, 0);
+    o->x[x].stamp = stamp;
+    return x;
+}
+
+void coll_job_sub(struct net *n, const struct job *j, struct job *sub, const uint32_t *ranks,
+                  uint32_t m, uint32_t stream) {
+    *sub = *j;
+    sub->nranks = m;
+    sub->ranks = fs_xmalloc((m ? m : 1) * sizeof *sub->ranks);
+    memcpy(sub->ranks, ranks, m * sizeof *ranks);
+    sub->qkey = NULL;
+    sub->qval = NULL;
+    sub->qcap = sub->qused = 0;
+    sub->sess = NET_NONE;
+    sub->rail_sess = NULL;
+    sub->nnodes = sub->gpus = 0;
+    uint32_t last = UINT32_MAX, cnt = 0;
+    for (uint32_t i = 0; i < m; i++) { /* as coll_add counts them */
+        uint32_t h = host_of(n, ranks[i]);
+        bool seen = false;
+        for (uint32_t k = 0; k < i && !seen; k++)
+            seen = host_of(n, ranks[k]) == h;
+        if (!seen) sub->nnodes++;
+        cnt = h == last ? cnt + 1 : 1;
+        last = h;
+        if (cnt > sub->gpus) sub->gpus = cnt;
+    }
+    rng_seed(&sub->ent, n->sc->seed, 0, stream);
+}
+
+void coll_job_sub_free(struct job *sub) {
+    free(sub->ranks);
+    free(sub->qkey);
+    free(sub->qval);
+    sub->ranks = NULL;
+    sub->qkey = NULL;
+    sub->qval = NULL;
+}
+
+const struct coll_compute *coll_compute_rows(const struct net *n, size_t *count) {
+    const struct coll_state *cs = n->coll_state;
+    *count = cs ? cs->ncomp : 0;
+    return cs ? cs->comp : NULL;
+}
+
+uint32_t coll_msg_cause(const struct net *n, uint32_t msg) {
+    const struct coll_state *cs = n->coll_state;
+    return cs && msg < cs->msg_cause_cap ? cs->msg_cause[msg] : NET_NONE;
 }
 
 static void launch(struct net *n, uint32_t opi, uint32_t xi) {
@@ -400,6 +497,13 @@ static void launch(struct net *n, uint32_t opi, uint32_t xi) {
         if (cs->msg_x_cap > old)
             memset(cs->msg_x + old, 0xff, (cs->msg_x_cap - old) * sizeof *cs->msg_x);
         cs->msg_x[mid] = xi;
+        if (n->trace) { /* the Chrome trace's dependency arrows */
+            old = cs->msg_cause_cap;
+            fs_grow((void **)&cs->msg_cause, &cs->msg_cause_cap, n->nmsgs, sizeof *cs->msg_cause);
+            if (cs->msg_cause_cap > old)
+                memset(cs->msg_cause + old, 0xff, (cs->msg_cause_cap - old) * sizeof(uint32_t));
+            cs->msg_cause[mid] = cs->cause;
+        }
         if (!ovh)
             net_msg_post_now(n, mid);
         else
@@ -445,9 +549,16 @@ static void launch(struct net *n, uint32_t opi, uint32_t xi) {
             timer_at(n, opi, xi, dt, false, run, innet_member_node(n, sess, member));
         break;
     }
-    case XF_DELAY:
+    case XF_DELAY: {
+        if (x->stamp == XS_COMPUTE && n->trace) compute_record(n, j, x);
+        /* what follows a compute delay is posted because of it, not of the
+         * receive that started it */
+        uint32_t cause = cs->cause;
+        cs->cause = NET_NONE;
         timer_at(n, opi, xi, x->bytes, true, NET_NONE, NET_NONE);
+        cs->cause = cause;
         break;
+    }
     }
 }
 
@@ -504,6 +615,10 @@ static void op_done(struct net *n, uint32_t opi) {
         training_op_done(n, j, o);
     else if (j->w->kind == WL_CHAKRA)
         chakra_op_done(n, j, o);
+    else if (j->w->kind == WL_MOE)
+        moe_op_done(n, j, o);
+    else if (j->w->kind == WL_INFERENCE)
+        infer_op_done(n, j, o);
     else
         job_next(n, j);
 }
@@ -582,7 +697,10 @@ static void xfer_done(struct net *n, uint32_t opi, uint32_t xi) {
             continue;
         }
         struct xfer *x = &o->x[v];
-        if (x->stamp) chakra_stamp(n, x->qp, x->stamp);
+        if (x->stamp == XS_ROW_START || x->stamp == XS_ROW_END) chakra_stamp(n, x->qp, x->stamp);
+        if (x->stamp == XS_MARK_LAST ||
+            (x->stamp == XS_MARK_FIRST && cs->marks[x->qp] == SIM_TIME_NEVER))
+            cs->marks[x->qp] = n->sim->now_ps;
         for (uint32_t k = 0; k < x->nout; k++) {
             uint32_t d = o->out[x->out_off + k];
             if (d & XF_RING_BIT) { /* the run of edges into one ring segment */
@@ -630,10 +748,12 @@ void coll_recv_apply(struct net *n, uint32_t mid) {
         const struct xfer *x = xfer_at(&cs->ops[opi], xi, &tmp);
         dt = x->reduce ? host_ps(j, x->bytes) : 0;
     }
-    if (dt) /* the receiver reduces the block before anything uses it */
+    cs->cause = mid; /* what this receive posts (coll_msg_cause) */
+    if (dt)          /* the receiver reduces the block before anything uses it */
         timer_at(n, opi, xi, dt, true, NET_NONE, NET_NONE);
     else
         xfer_done(n, opi, xi);
+    cs->cause = NET_NONE;
 }
 
 static void on_recv(struct net *n, uint32_t mid) {
@@ -808,7 +928,9 @@ void coll_on_event(struct sim *s, const struct event *e) {
             uint32_t member, sess = coll_xfer_sess(&cs->jobs[o->job], o->x[xi].qp, &member);
             innet_send(n, sess, cs->timers[e->arg].run, member);
         } else {
+            cs->cause = cs->timers[e->arg].cause;
             xfer_done(n, opi, xi);
+            cs->cause = NET_NONE;
         }
         return;
     }
@@ -821,6 +943,10 @@ void coll_on_event(struct sim *s, const struct event *e) {
         training_start(n, j);
     else if (j->w->kind == WL_CHAKRA)
         chakra_start(n, j);
+    else if (j->w->kind == WL_MOE)
+        moe_start(n, j);
+    else if (j->w->kind == WL_INFERENCE)
+        infer_start(n, j);
     else
         job_start_op(n, j);
 }
@@ -849,6 +975,10 @@ static const char *op_str(int k) {
         return "broadcast";
     case WL_TRAINING:
         return "training";
+    case WL_MOE:
+        return "moe";
+    case WL_INFERENCE:
+        return "inference";
     default:
         return "?";
     }
@@ -859,7 +989,10 @@ static int resolve_algo(struct net *n, struct job *j, struct diag *d) {
     const struct model_params *sc = n->sc;
     const struct wl_entry *w = j->w;
     enum coll_algo a = w->algorithm;
-    int kind = w->kind == WL_TRAINING || w->kind == WL_CHAKRA ? WL_ALLREDUCE : coll_kind(w);
+    int kind = w->kind == WL_TRAINING || w->kind == WL_CHAKRA || w->kind == WL_MOE ||
+                       w->kind == WL_INFERENCE
+                   ? WL_ALLREDUCE
+                   : coll_kind(w);
     bool want_sharp =
         a == ALGO_SHARP || (sc->fabric.sharp && a == ALGO_AUTO && kind == WL_ALLREDUCE);
     if ((a == ALGO_SHARP || sc->fabric.sharp) && sc->fabric.kind != FABRIC_INFINIBAND) {
@@ -1040,6 +1173,8 @@ int coll_add(struct net *n, const struct wl_entry *w, size_t idx, struct diag *d
         int rc = resolve_algo(n, j, d);
         if (!rc && w->kind == WL_TRAINING) rc = training_add(n, j, d);
         if (!rc && w->kind == WL_CHAKRA) rc = chakra_add(n, j, d);
+        if (!rc && w->kind == WL_MOE) rc = moe_add(n, j, d);
+        if (!rc && w->kind == WL_INFERENCE) rc = infer_add(n, j, d);
         if (rc) {
             free(all);
             return rc;
@@ -1058,6 +1193,8 @@ void coll_fini(struct net *n) {
     if (!cs) return;
     innet_fini(n);
     chakra_fini(n);
+    moe_fini(n);
+    infer_fini(n);
     for (uint32_t i = 0; i < cs->njobs; i++) {
         free(cs->jobs[i].ranks);
         free(cs->jobs[i].rail_sess);
@@ -1074,6 +1211,9 @@ void coll_fini(struct net *n) {
     free(cs->timers);
     free(cs->stack);
     free(cs->train);
+    free(cs->msg_cause);
+    free(cs->comp);
+    free(cs->marks);
     free(cs);
     n->coll_state = NULL;
 }

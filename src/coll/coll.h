@@ -83,9 +83,36 @@ struct coll_point {
 const char *coll_points(const struct net *n, struct coll_point **pts, size_t *npts,
                         uint32_t *ranks);
 
+/* What the Chrome trace (stats/ctrace.c) draws of the engine, recorded only
+ * while a trace sink is attached (n->trace). */
+enum coll_compute_label {
+    COMP_CHAKRA, /* a Chakra COMP_NODE: named by the trace */
+    COMP_FORWARD,
+    COMP_BACKWARD,
+    COMP_EXPERT,  /* kind: moe: the experts' FFN of a layer */
+    COMP_DENSE,   /* kind: moe: the layer's attention and dense part */
+    COMP_PREFILL, /* kind: inference */
+    COMP_DECODE,
+    COMP_NLABELS
+};
+struct coll_compute { /* one compute delay on a rank */
+    uint32_t node;    /* the rank's endpoint node id */
+    const char *name; /* static, or the Chakra trace's (valid until coll_fini) */
+    uint64_t start_ps, dur_ps;
+};
+const struct coll_compute *coll_compute_rows(const struct net *n, size_t *count);
+/* The message whose receive made the engine post message `msg` (a ring's
+ * next step, a relay's forward, the next call after the last receive of the
+ * one before), or NET_NONE: a root, a compute delay's end, not recorded. */
+uint32_t coll_msg_cause(const struct net *n, uint32_t msg);
+
 /* results.json "chakra" object: per-iteration and per-collective timings of
  * the Chakra trace entries (docs/outputs.md); {} when none. */
 void coll_write_chakra(const struct net *n, struct jw *w);
+/* results.json "moe" and "inference" arrays (coll/moe.c, coll/infer.c;
+ * docs/outputs.md): nothing written when the run has none. */
+void coll_write_moe(const struct net *n, struct jw *w);
+void coll_write_inference(const struct net *n, struct jw *w);
 /* results.json "training" array (NULL-safe: writes [] when none). */
 struct jw;
 void coll_write_training(const struct net *n, struct jw *w);

@@ -23,11 +23,23 @@ enum xfer_kind {
     XF_DELAY,   /* a fixed time (compute), then done */
 };
 
+/* xfer.stamp: what a transfer marks besides its own work. */
+enum xfer_stamp {
+    XS_NONE,
+    XS_ROW_START,  /* XF_VIRTUAL: a Chakra collective started on a rank (row in qp) */
+    XS_ROW_END,    /* XF_VIRTUAL: ...ended on a rank */
+    XS_COMPUTE,    /* XF_DELAY: compute shown in the Chrome trace (coll_compute_rows):
+                    * qp = the rank in the job (Chakra: the node's index over the
+                    * entry's ranks), proto = enum coll_compute_label */
+    XS_MARK_FIRST, /* XF_VIRTUAL: sets time mark qp (coll_marks_new) unless set */
+    XS_MARK_LAST,  /* XF_VIRTUAL: sets time mark qp (the last of several wins) */
+};
+
 struct xfer {
     uint8_t kind;
     uint8_t reduce;         /* XF_MSG: the receiver reduces it (host_rate) before it counts */
-    uint8_t stamp;          /* XF_VIRTUAL: 0, or a Chakra row marker (1 start, 2 end; row in qp) */
-    uint8_t proto;          /* XF_MSG: enum coll_proto (wire bytes, post cost) */
+    uint8_t stamp;          /* enum xfer_stamp */
+    uint8_t proto;          /* XF_MSG: enum coll_proto (wire bytes, post cost); XS_COMPUTE: label */
     uint32_t qp;            /* XF_MSG: queue pair; XF_INNET: member index */
     uint32_t ndeps;         /* dependencies not yet done */
     uint32_t out_off, nout; /* dependents: op->out[out_off ..) */
@@ -122,6 +134,8 @@ struct train_row {
 
 struct innet_state;
 struct chakra_state;
+struct moe_state;
+struct infer_state;
 
 struct coll_state {
     const struct coll_dist_ops *dist; /* coll_set_dist; NULL on one process */
@@ -139,8 +153,9 @@ struct coll_state {
     size_t qp_post_cap;
     struct {
         uint32_t op, x;
-        uint32_t run; /* in-network start: the member's run (innet_join) */
-        bool done;    /* the timer ends the transfer (host reduce / copy out) */
+        uint32_t run;   /* in-network start: the member's run (innet_join) */
+        uint32_t cause; /* done timers: the message whose receive led to it (or NET_NONE) */
+        bool done;      /* the timer ends the transfer (host reduce / copy out) */
     } * timers;
     uint32_t ntimers, captimers;
     uint32_t timer_free; /* 1 + first free timer slot (linked by .op), 0 if none */
@@ -154,7 +169,19 @@ struct coll_state {
     bool stored_rings;           /* tests only: ring transfers stored (the pre-issue-13 schedule) */
     uint64_t xfers_stored;       /* transfers held in ops' graphs, summed over the calls */
     uint32_t seq;                /* key counter of the events the engine schedules (coll.c) */
-    uint32_t held;               /* jobs holding the run (coll_add until coll_job_release) */
+    /* With a trace sink attached (n->trace): per message, the message whose
+     * receive made the engine post it (NET_NONE: none), and the compute
+     * delays run (XS_COMPUTE), for the Chrome trace's arrows and slices. */
+    uint32_t cause; /* the receive being applied now, NET_NONE outside one */
+    uint32_t *msg_cause;
+    size_t msg_cause_cap;
+    struct coll_compute *comp;
+    size_t ncomp, capcomp;
+    sim_time_ps *marks; /* coll_marks_new: times workloads read back (moe.c, infer.c) */
+    size_t nmarks, capmarks;
+    struct moe_state *moe;     /* moe.c */
+    struct infer_state *infer; /* infer.c */
+    uint32_t held;             /* jobs holding the run (coll_add until coll_job_release) */
 };
 
 /* Tests only: build rings as stored transfers again (before the run starts). */
@@ -192,6 +219,35 @@ void coll_build(struct net *n, struct job *j, struct op *o, int opkind, enum col
                 uint64_t bytes, const uint32_t *pre, uint32_t *post);
 void a2a_build(struct net *n, struct job *j, struct op *o, uint64_t bytes, const uint32_t *pre,
                uint32_t *post);
+/* The same with mat[s * m + d] bytes from rank s to rank d (an alltoallv:
+ * MoE's token dispatch); the diagonal stays local. */
+void a2av_build(struct net *n, struct job *j, struct op *o, const uint64_t *mat,
+                const uint32_t *pre, uint32_t *post);
+
+/* Time marks a workload reads back after its op: `count` marks, unset
+ * (SIM_TIME_NEVER); the first's index is returned. A XF_VIRTUAL transfer
+ * with stamp XS_MARK_FIRST / XS_MARK_LAST and qp = index sets one when done
+ * (coll_mark_xfer makes one). */
+uint32_t coll_marks_new(struct net *n, uint32_t count);
+sim_time_ps coll_mark(const struct net *n, uint32_t id);
+uint32_t coll_mark_xfer(struct op *o, uint8_t stamp, uint32_t id);
+/* A communicator over `m` of job j's ranks (ranks[]: node ids): j's
+ * settings, its own queue pairs (stream: the seed's stream for its
+ * entropy), hosts and GPUs per host counted again. Free with coll_job_sub_free. */
+void coll_job_sub(struct net *n, const struct job *j, struct job *sub, const uint32_t *ranks,
+                  uint32_t m, uint32_t stream);
+void coll_job_sub_free(struct job *sub);
+
+/* moe.c: kind moe */
+int moe_add(struct net *n, struct job *j, struct diag *d);
+void moe_start(struct net *n, struct job *j);
+void moe_op_done(struct net *n, struct job *j, struct op *o);
+void moe_fini(struct net *n);
+/* infer.c: kind inference */
+int infer_add(struct net *n, struct job *j, struct diag *d);
+void infer_start(struct net *n, struct job *j);
+void infer_op_done(struct net *n, struct job *j, struct op *o);
+void infer_fini(struct net *n);
 
 /* chakra.c (workload/chakra.c reads the files): Chakra execution traces */
 int chakra_add(struct net *n, struct job *j, struct diag *d);
@@ -201,6 +257,13 @@ void chakra_op_done(struct net *n, struct job *j, struct op *o);
  * `row` started on one of its ranks (1) or ended on one (2). */
 void chakra_stamp(struct net *n, uint32_t row, uint8_t what);
 void chakra_fini(struct net *n);
+/* The trace rank's endpoint node and the name of Chakra node `v` (the index
+ * over the entry's ranks that XS_COMPUTE carries) of job j. */
+void chakra_compute_label(struct net *n, const struct job *j, uint32_t v, uint32_t *node,
+                          const char **name);
+/* A compute delay of rank `rank` of job j (label: enum coll_compute_label)
+ * shown in the Chrome trace: an XF_DELAY transfer marked XS_COMPUTE. */
+uint32_t coll_compute_xfer(struct op *o, uint32_t rank, uint8_t label, uint64_t ps);
 /* coll.c: the in-network session and member index of an XF_INNET transfer;
  * closes the job's sessions */
 uint32_t coll_xfer_sess(const struct job *j, uint32_t qp, uint32_t *member);

@@ -46,14 +46,14 @@ void training_start(struct net *n, struct job *j) {
     uint32_t *last = fs_xmalloc(m * sizeof *last), *ar = fs_xmalloc(m * sizeof *ar);
     uint32_t *pre = fs_xmalloc(m * sizeof *pre), *post = fs_xmalloc(m * sizeof *post);
     for (uint32_t i = 0; i < m; i++) {
-        last[i] = op_xfer(o, XF_DELAY, NET_NONE, w->forward_ps);
+        last[i] = coll_compute_xfer(o, i, COMP_FORWARD, w->forward_ps);
         ar[i] = NET_NONE;
     }
     for (uint32_t b = 0; b < nb; b++) {
         uint64_t bytes = b + 1 < nb ? B : S - (uint64_t)b * B;
         uint64_t bw = (uint64_t)((double)w->backward_ps * (double)bytes / (double)S);
         for (uint32_t i = 0; i < m; i++) {
-            uint32_t c = op_xfer(o, XF_DELAY, NET_NONE, bw);
+            uint32_t c = coll_compute_xfer(o, i, COMP_BACKWARD, bw);
             op_dep(o, last[i], c);
             last[i] = c;
             pre[i] = op_xfer(o, XF_VIRTUAL, NET_NONE, 0);

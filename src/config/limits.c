@@ -29,9 +29,11 @@ static uint64_t entry_call_bytes(const struct wl_entry *w) {
  * (COLL_MAX_TRANSFERS); the message gives the largest size that runs. */
 static int check_call_bytes(const struct scenario *sc, const struct wl_entry *w, size_t i,
                             struct diag *d) {
-    if (w->kind < WL_ALLREDUCE || w->kind == WL_CHAKRA) return 0;
+    if (w->kind < WL_ALLREDUCE || w->kind == WL_CHAKRA || w->kind == WL_INFERENCE) return 0;
     uint64_t jobs = w->jobs ? w->jobs : 1, m = entry_ranks(sc, w) / jobs;
-    int op = w->kind == WL_NCCL_TESTS ? (int)w->nccl_op : (int)w->kind;
+    int op = w->kind == WL_NCCL_TESTS ? (int)w->nccl_op
+             : w->kind == WL_MOE      ? WL_ALLREDUCE /* its dense gradients */
+                                      : (int)w->kind;
     uint64_t max = coll_max_call_bytes(op, m, w->channels, w->slice_bytes, w->protocol);
     uint64_t b = entry_call_bytes(w);
     if (b <= max) return 0;

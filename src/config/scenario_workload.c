@@ -14,9 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const WL_NAMES[] = {
-    "flows",         "permutation", "incast",   "alltoall",   "poisson", "allreduce", "allgather",
-    "reducescatter", "broadcast",   "training", "nccl_tests", "chakra",  NULL};
+static const char *const WL_NAMES[] = {"flows",     "permutation", "incast",     "alltoall",
+                                       "poisson",   "allreduce",   "allgather",  "reducescatter",
+                                       "broadcast", "training",    "nccl_tests", "chakra",
+                                       "moe",       "inference",   NULL};
+static const char *const ARRIVAL_NAMES[] = {"poisson", "fixed", NULL};
 static const char *const PERM_NAMES[] = {"shift", "random", NULL};
 static const char *const ALGO_NAMES[] = {"ring", "tree", "halving_doubling", "sharp",
                                          "nvls", "auto", "hierarchical",     NULL};
@@ -26,7 +28,10 @@ static const char *const PROTO_NAMES[] = {"simple", "ll", "ll128", "auto", NULL}
 /* Entries the collective engine runs (coll/): collectives, training, and the
  * user's own workloads (docs/inputs.md): nccl-tests sweeps, Chakra traces. */
 #define WL_INPUTS (M(WL_NCCL_TESTS) | M(WL_CHAKRA))
-#define WL_ENGINE (WL_COLL | M(WL_TRAINING) | WL_INPUTS)
+/* Model-driven workloads (docs/scenario.md): mixture-of-experts training,
+ * disaggregated inference. */
+#define WL_MODEL (M(WL_MOE) | M(WL_INFERENCE))
+#define WL_ENGINE (WL_COLL | M(WL_TRAINING) | WL_INPUTS | WL_MODEL)
 
 /* workload: flows --------------------------------------------------------- */
 
@@ -449,6 +454,100 @@ static int nccl_tests_check(struct schema_ctx *c, const struct yaml_node *map,
     return 0;
 }
 
+/* workload: moe and inference (coll/moe.c, coll/infer.c) ----------------- */
+
+/* Counts that take `auto` (stored 0: the model's own, coll/moe.c,
+ * coll/infer.c) or 1..max. */
+static int auto_u32(struct schema_ctx *c, const struct yaml_node *n, uint32_t max, uint32_t *out) {
+    if (n && n->type == YAML_SCALAR && !strcmp(n->text, "auto")) {
+        *out = 0;
+        return 0;
+    }
+    if (n && n->type == YAML_SCALAR && !(n->text[0] >= '0' && n->text[0] <= '9'))
+        return schema_fail(c, n, FS_EINVAL, "expected auto or a count 1..%u, got '%.64s'", max,
+                           n->text);
+    uint64_t v;
+    int rc = schema_number(c, SCHEMA_U32, n, 1, max, &v);
+    if (!rc) *out = (uint32_t)v;
+    return rc;
+}
+static void auto_print(FILE *f, uint64_t v) {
+    if (v)
+        fprintf(f, "%llu", (unsigned long long)v);
+    else
+        fputs("auto", f);
+}
+#define AUTO_U32(field, max)                                                                       \
+    static int field##_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {         \
+        return auto_u32(c, n, max, &((struct wl_entry *)obj)->field);                              \
+    }                                                                                              \
+    static void field##_print(FILE *f, const void *obj, const struct scenario *sc) {               \
+        (void)sc;                                                                                  \
+        auto_print(f, ((const struct wl_entry *)obj)->field);                                      \
+    }
+AUTO_U32(layers, 4096)
+AUTO_U32(hidden, 1u << 20)
+AUTO_U32(ep, 1u << 20)
+AUTO_U32(prefill_hosts, 1u << 20)
+
+static int decode_bytes_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    struct wl_entry *w = obj;
+    if (n && n->type == YAML_SCALAR && !strcmp(n->text, "auto")) {
+        w->decode_bytes = 0;
+        return 0;
+    }
+    return schema_number(c, SCHEMA_SIZE, n, 1, 0, &w->decode_bytes);
+}
+static void decode_bytes_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    const struct wl_entry *w = obj;
+    if (w->decode_bytes)
+        print_size(f, w->decode_bytes);
+    else
+        fputs("auto", f);
+}
+
+/* imbalance: a decimal >= 1 (the busiest expert's load over the mean). */
+static int imbalance_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    const char *s;
+    int rc = schema_text(c, n, "a number >= 1 such as 1.5", &s);
+    if (rc) return rc;
+    char *end = NULL;
+    double v = s[0] >= '0' && s[0] <= '9' ? strtod(s, &end) : 0;
+    if (!end || *end || !(v >= 1.0) || v > 1e6)
+        return schema_fail(c, n, FS_EINVAL,
+                           "expected a number >= 1 (the busiest expert's tokens over the mean; "
+                           "1 = balanced), got '%.64s'",
+                           s);
+    ((struct wl_entry *)obj)->imbalance = v;
+    return 0;
+}
+static void imbalance_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    char b[40];
+    schema_fmt_double(((const struct wl_entry *)obj)->imbalance, b, sizeof b);
+    fputs(b, f);
+}
+
+static int model_check(struct schema_ctx *c, const struct yaml_node *map,
+                       const struct yaml_node *here, struct wl_entry *w) {
+    if (w->kind != WL_MOE) return 0;
+    if (w->top_k > w->experts)
+        return schema_fail(c, at(map, here, "top_k"), FS_EINVAL,
+                           "top_k %u is more than the %u experts", w->top_k, w->experts);
+    if (w->imbalance > (double)w->experts / w->top_k)
+        return schema_fail(c, at(map, here, "imbalance"), FS_EINVAL,
+                           "imbalance %g is more than experts / top_k = %g: an expert gets at "
+                           "most one of each token's top_k slots",
+                           w->imbalance, (double)w->experts / w->top_k);
+    if (w->ep && w->experts % w->ep)
+        return schema_fail(c, at(map, here, "ep"), FS_EINVAL,
+                           "%u experts do not spread evenly over ep %u ranks; experts must be a "
+                           "multiple of ep",
+                           w->experts, w->ep);
+    return 0;
+}
+
 static int inputs_check(struct schema_ctx *c, const struct yaml_node *map,
                         const struct yaml_node *here, struct wl_entry *w) {
     if (w->kind == WL_NCCL_TESTS) return nccl_tests_check(c, map, here, w);
@@ -462,6 +561,7 @@ static int wl_check(struct schema_ctx *c, const struct yaml_node *map, const str
                     void *obj) {
     struct wl_entry *w = obj;
     if ((WL_INPUTS >> w->kind) & 1u) return inputs_check(c, map, here, w);
+    if ((WL_MODEL >> w->kind) & 1u) return model_check(c, map, here, w);
     uint32_t hosts = scenario_host_count(&c->sc->topo);
     if (w->kind == WL_PERMUTATION && w->pattern == PERM_SHIFT && w->shift % hosts == 0)
         return schema_fail(c, at(map, here, "shift"), FS_EINVAL,
@@ -583,7 +683,7 @@ static const struct schema_key WORKLOAD_KEYS[] = {
      .only = WL_ENGINE},
     {KEY("iterations", SCHEMA_U32, WLE(iterations), "3", "1",
          "docs/scenario.md; chakra: one pass over the trace (docs/inputs.md)"),
-     .min = 1, .max = 1u << 20, .only = M(WL_TRAINING) | M(WL_CHAKRA)},
+     .min = 1, .max = 1u << 20, .only = M(WL_TRAINING) | M(WL_CHAKRA) | M(WL_MOE)},
     {KEY("forward", SCHEMA_TIME, WLE(forward_ps), "0", NULL,
          "docs/scenario.md: 0 = no compute (communication only)"),
      .only = M(WL_TRAINING)},
@@ -593,6 +693,70 @@ static const struct schema_key WORKLOAD_KEYS[] = {
     {KEY("bucket", SCHEMA_SIZE, WLE(bucket_bytes), "25MiB", NULL,
          "docs/model.md: PyTorch DDP bucket_cap_mb = 25"),
      .min = 1, .only = M(WL_TRAINING)},
+    /* moe and inference: the model (defaults: docs/sources.md M) */
+    {KEY("layers", SCHEMA_CUSTOM, 0, "auto", NULL,
+         "docs/sources.md M: moe 32 (Mixtral 8x7B), inference 80 (Llama-3-70B)"),
+     .only = WL_MODEL, .parse = layers_parse, .print = layers_print},
+    {KEY("hidden", SCHEMA_CUSTOM, 0, "auto", NULL,
+         "docs/sources.md M: moe 4096 (Mixtral 8x7B), inference 8192 (Llama-3-70B)"),
+     .only = WL_MODEL, .parse = hidden_parse, .print = hidden_print},
+    {KEY("dtype_bytes", SCHEMA_U32, WLE(dtype_bytes), "2", NULL, "docs/sources.md M: bf16"),
+     .min = 1, .max = 16, .only = WL_MODEL},
+    {KEY("experts", SCHEMA_U32, WLE(experts), "8", NULL, "docs/sources.md M: Mixtral 8x7B"),
+     .min = 1, .max = 4096, .only = M(WL_MOE)},
+    {KEY("top_k", SCHEMA_U32, WLE(top_k), "2", NULL, "docs/sources.md M: Mixtral 8x7B"), .min = 1,
+     .max = 4096, .only = M(WL_MOE)},
+    {KEY("tokens", SCHEMA_U64, WLE(tokens), "4096", NULL,
+         "docs/sources.md M: one 4096-token sequence per rank (Mixtral's context)"),
+     .min = 1, .max = 1ull << 32, .only = M(WL_MOE)},
+    {KEY("imbalance", SCHEMA_CUSTOM, 0, "1", NULL,
+         "docs/scenario.md: balanced routing (what the auxiliary loss aims at)"),
+     .only = M(WL_MOE), .parse = imbalance_parse, .print = imbalance_print},
+    {KEY("ep", SCHEMA_CUSTOM, 0, "auto", NULL,
+         "docs/scenario.md: every rank of a tensor-parallel index in one expert-parallel group"),
+     .only = M(WL_MOE), .parse = ep_parse, .print = ep_print},
+    {KEY("tp", SCHEMA_U32, WLE(tp), "1", NULL, "docs/scenario.md: no tensor parallelism"), .min = 1,
+     .max = 1u << 20, .only = M(WL_MOE)},
+    {KEY("attention_time", SCHEMA_TIME, WLE(attention_ps), "0", NULL,
+         "docs/scenario.md: 0 = no compute (communication only)"),
+     .only = M(WL_MOE)},
+    {KEY("expert_time", SCHEMA_TIME, WLE(expert_ps), "0", NULL,
+         "docs/scenario.md: 0 = no compute (communication only)"),
+     .only = M(WL_MOE)},
+    {KEY("gradients", SCHEMA_SIZE, WLE(size_bytes), "0", NULL,
+         "docs/scenario.md: 0 = no data-parallel AllReduce"),
+     .only = M(WL_MOE)},
+    {KEY("prefill_hosts", SCHEMA_CUSTOM, 0, "auto", NULL,
+         "docs/scenario.md: half the ranks (DistServe's 1:1 split, docs/sources.md M)"),
+     .only = M(WL_INFERENCE), .parse = prefill_hosts_parse, .print = prefill_hosts_print},
+    {KEY("kv_heads", SCHEMA_U32, WLE(kv_heads), "8", NULL,
+         "docs/sources.md M: Llama-3-70B (grouped-query attention)"),
+     .min = 1, .max = 4096, .only = M(WL_INFERENCE)},
+    {KEY("head_dim", SCHEMA_U32, WLE(head_dim), "128", NULL, "docs/sources.md M: Llama-3-70B"),
+     .min = 1, .max = 1u << 16, .only = M(WL_INFERENCE)},
+    {KEY("prompt_tokens", SCHEMA_U32, WLE(prompt_tokens), "1024", NULL,
+         "docs/sources.md M: Splitwise conversation trace, median prompt ~1020"),
+     .min = 1, .max = 1u << 24, .only = M(WL_INFERENCE)},
+    {KEY("output_tokens", SCHEMA_U32, WLE(output_tokens), "128", NULL,
+         "docs/sources.md M: Splitwise conversation trace, median output ~129"),
+     .min = 1, .max = 1u << 20, .only = M(WL_INFERENCE)},
+    {KEY("requests", SCHEMA_U32, WLE(requests), "8", NULL,
+         "docs/scenario.md: a short run; raise it for percentiles"),
+     .min = 1, .max = 1u << 20, .only = M(WL_INFERENCE)},
+    {KEY("arrival", SCHEMA_ENUM, WLE(arrival), "poisson", NULL,
+         "docs/sources.md M: Poisson arrivals, as DistServe and Splitwise evaluate"),
+     .only = M(WL_INFERENCE), .names = ARRIVAL_NAMES},
+    {KEY("interval", SCHEMA_TIME, WLE(interval_ps), NULL, NULL, NULL), .flags = SCHEMA_REQUIRED,
+     .min = 1, .only = M(WL_INFERENCE)},
+    {KEY("prefill_time", SCHEMA_TIME, WLE(prefill_ps), "0", NULL,
+         "docs/scenario.md: 0 = no compute (communication only)"),
+     .only = M(WL_INFERENCE)},
+    {KEY("decode_time", SCHEMA_TIME, WLE(decode_ps), "0", NULL,
+         "docs/scenario.md: 0 = no compute (communication only)"),
+     .only = M(WL_INFERENCE)},
+    {KEY("decode_bytes", SCHEMA_CUSTOM, 0, "auto", NULL,
+         "docs/scenario.md: one hidden vector (hidden x dtype_bytes) per step"),
+     .only = M(WL_INFERENCE), .parse = decode_bytes_parse, .print = decode_bytes_print},
     INPUT_KEYS};
 const struct schema_table SCHEMA_WORKLOAD = {
     TABLE("workload entry", WORKLOAD_KEYS),

@@ -182,7 +182,7 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
             enum wl_kind k = sc->workload[i].kind;
             bool coll = k == WL_ALLREDUCE || k == WL_ALLGATHER || k == WL_REDUCESCATTER ||
                         k == WL_BROADCAST || k == WL_TRAINING || k == WL_NCCL_TESTS ||
-                        k == WL_CHAKRA; /* par/pcoll.c */
+                        k == WL_CHAKRA || k == WL_MOE || k == WL_INFERENCE; /* par/pcoll.c */
             if (k != WL_FLOWS && k != WL_PERMUTATION && k != WL_INCAST && k != WL_ALLTOALL &&
                 k != WL_POISSON && !coll) /* every kind runs: a new one must say so here */
                 return diag_set(d, sc->file, sc->workload[i].pos, FS_ENOTSUP,

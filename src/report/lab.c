@@ -20,9 +20,24 @@
 #include <string.h>
 
 static const char *const chart_types[] = {
-    "counters", "timelines",  "timelines_pair", "throughput",   "busbw",           "busbw_ranks",
-    "jobs",     "spine_time", "spine_bytes",    "offered_load", "balls_into_bins", "topology_load",
-    "deadlock", "fct",        "dcqcn_rate",     "bom",
+    "counters",
+    "timelines",
+    "timelines_pair",
+    "throughput",
+    "busbw",
+    "busbw_ranks",
+    "jobs",
+    "spine_time",
+    "spine_bytes",
+    "offered_load",
+    "balls_into_bins",
+    "topology_load",
+    "deadlock",
+    "fct",
+    "dcqcn_rate",
+    "bom",
+    "moe",
+    "inference",
 };
 
 const char *lab_sub_name(enum lab_sub v) {

@@ -8,6 +8,13 @@
  * class, class NET_NCLASS for credit stalls; flows and collective transfers
  * go on lanes (tid CTRACE_TID_FLOW + k, CTRACE_TID_XFER + k) so that slices
  * on one thread never overlap, lanes being handed out greedily by start time.
+ * Each received message gets a "recv" slice on its receiver (lanes
+ * CTRACE_TID_RECV + k) and a flow arrow (cat "msg", id = message id) from
+ * its sender's slice; a collective's transfer posted because another was
+ * received gets an arrow (cat "dep", id = nmsgs + its message id) from that
+ * receive to its xfer slice. Compute the engine runs (Chakra COMP_NODEs,
+ * training's forward and backward, MoE's experts, inference's prefill and
+ * decode) goes on the rank's node, lanes CTRACE_TID_COMP + k ("compute k").
  *
  * Timestamps are microseconds written exactly ("%llu.%06llu" of picoseconds)
  * so the file is byte-identical across runs and platforms. Pauses, stalls
@@ -37,6 +44,7 @@
 #define CTRACE_TID_FLOW 1000000000u
 #define CTRACE_TID_XFER 2000000000u
 #define CTRACE_TID_RECV 1500000000u
+#define CTRACE_TID_COMP 500000000u
 enum { TID_LINKS = 1, TID_CTRL = 2, TID_DEADLOCK = 3 };
 
 static uint32_t pid_fabric(const struct ctrace_sink *s) {
@@ -265,7 +273,9 @@ static void write_collectives(struct ctrace_sink *s, const struct net *n, uint64
     }
 }
 
-static void write_flows(struct ctrace_sink *s, const struct net *n, uint64_t now) {
+/* Flows (flane[flow]: the lane written on, UINT32_MAX: none, for the
+ * arrows of write_recvs). */
+static void write_flows(struct ctrace_sink *s, const struct net *n, uint64_t now, uint32_t *flane) {
     struct tkey *k = fs_xmalloc((n->nflows + 1) * sizeof *k);
     uint32_t nk = 0;
     for (uint32_t i = 0; i < n->nflows; i++)
@@ -282,6 +292,7 @@ static void write_flows(struct ctrace_sink *s, const struct net *n, uint64_t now
         uint32_t lane = lane_take(s, node, f->start_ps, end, CTRACE_TID_FLOW, "flows");
         snprintf(b, sizeof b, "flow %u", k[j].id);
         if (!ev(s, "X", b, "flow", node + 1, CTRACE_TID_FLOW + lane, f->start_ps)) break;
+        flane[k[j].id] = lane;
         struct jw *w = &s->w;
         kts(w, "dur", end - f->start_ps);
         jw_key(w, "args");
@@ -333,27 +344,54 @@ static void write_xfers(struct ctrace_sink *s, const struct net *n, uint64_t now
     free(k);
 }
 
-/* One flow event (Trace Event Format "s" / "f", cat "msg", id = the
- * message): Perfetto and chrome://tracing draw an arrow from the slice
- * enclosing the "s" to the slice enclosing the "f" ("bp": "e"). */
-static bool flow_ev(struct ctrace_sink *s, const char *ph, uint32_t pid, uint32_t tid,
-                    uint64_t ts_ps, uint32_t id) {
-    if (!ev(s, ph, "msg", "msg", pid, tid, ts_ps)) return false;
+/* One flow event (Trace Event Format "s" / "f", cat and name `cat`, id
+ * unique over the file): Perfetto and chrome://tracing draw an arrow from
+ * the slice enclosing the "s" to the slice enclosing the "f" ("bp": "e"). */
+static bool flow_ev(struct ctrace_sink *s, const char *ph, const char *cat, uint32_t pid,
+                    uint32_t tid, uint64_t ts_ps, uint64_t id, uint32_t msg) {
+    if (!ev(s, ph, cat, cat, pid, tid, ts_ps)) return false;
     jw_ku64(&s->w, "id", id);
     if (ph[0] == 'f') jw_kstr(&s->w, "bp", "e");
+    if (msg != NET_NONE) { /* the message of the slice it binds to */
+        jw_key(&s->w, "args");
+        jw_obj_compact(&s->w);
+        jw_ku64(&s->w, "msg", msg);
+        jw_obj_end(&s->w);
+    }
     jw_obj_end(&s->w);
     return true;
 }
 
-/* The receiving side of each completed transfer written by write_xfers: a
+/* The sender's slice of message m: its flow's (flows) or its own xfer
+ * slice; false when it was not written. */
+static bool send_tid(const struct net *n, const struct msg *m, uint32_t id, const uint32_t *xlane,
+                     const uint32_t *flane, uint32_t *tid) {
+    if (m->flow >= 0) {
+        const struct flow_row *f = &n->flows[m->flow];
+        if (flane[m->flow] == UINT32_MAX || m->post_ps < f->start_ps ||
+            (f->msgs_left == 0 && m->post_ps > f->end_ps))
+            return false;
+        *tid = CTRACE_TID_FLOW + flane[m->flow];
+        return true;
+    }
+    if (xlane[id] == UINT32_MAX) return false;
+    *tid = CTRACE_TID_XFER + xlane[id];
+    return true;
+}
+
+/* The receiving side of each received message whose sender's slice was
+ * written (a collective transfer by write_xfers, or a message of a flow): a
  * "recv" slice on the receiver (lanes "receives k"), from the post to the
- * last byte, and a flow arrow from the sender's xfer slice (at the post) to
- * it (1 ps before the last byte, inside the slice). */
-static void write_recvs(struct ctrace_sink *s, const struct net *n, const uint32_t *xlane) {
+ * last byte, and a flow arrow from the sender's slice (at the post) to it
+ * (1 ps before the last byte, inside the slice). rlane[msg]: the lane of its
+ * recv slice (UINT32_MAX: none), for write_deps. */
+static void write_recvs(struct ctrace_sink *s, const struct net *n, const uint32_t *xlane,
+                        const uint32_t *flane, uint32_t *rlane) {
     struct tkey *k = fs_xmalloc((n->nmsgs + 1) * sizeof *k);
-    uint32_t nk = 0;
+    uint32_t nk = 0, tid;
     for (uint32_t i = 0; i < n->nmsgs; i++)
-        if (xlane[i] != UINT32_MAX && n->msgs[i].recv_ps > n->msgs[i].post_ps)
+        if (n->msgs[i].recv_ps > n->msgs[i].post_ps && !n->msgs[i].freed &&
+            n->msgs[i].post_ps != SIM_TIME_NEVER && send_tid(n, &n->msgs[i], i, xlane, flane, &tid))
             k[nk++] = (struct tkey){n->msgs[i].post_ps, i};
     qsort(k, nk, sizeof *k, tkey_cmp);
     lanes_reset(s);
@@ -370,10 +408,60 @@ static void write_recvs(struct ctrace_sink *s, const struct net *n, const uint32
         jw_ku64(w, "msg", id);
         jw_kstr(w, "src", n->names[q->src]);
         jw_ku64(w, "size", m->size_bytes);
+        if (m->flow >= 0) jw_ku64(w, "flow", (uint64_t)m->flow);
         jw_obj_end(w);
         jw_obj_end(w);
-        if (!flow_ev(s, "s", q->src + 1, CTRACE_TID_XFER + xlane[id], m->post_ps, id)) break;
-        if (!flow_ev(s, "f", q->dst + 1, CTRACE_TID_RECV + lane, m->recv_ps - 1, id)) break;
+        rlane[id] = lane;
+        send_tid(n, m, id, xlane, flane, &tid);
+        if (!flow_ev(s, "s", "msg", q->src + 1, tid, m->post_ps, id, NET_NONE)) break;
+        if (!flow_ev(s, "f", "msg", q->dst + 1, CTRACE_TID_RECV + lane, m->recv_ps - 1, id,
+                     NET_NONE))
+            break;
+    }
+    free(k);
+}
+
+/* Collective step dependencies: a transfer the engine posted because a
+ * message was received (coll_msg_cause) gets an arrow from the end of that
+ * message's recv slice to the start of its own xfer slice, args.msg naming
+ * the message of the slice each end binds to. In message order. */
+static void write_deps(struct ctrace_sink *s, const struct net *n, const uint32_t *xlane,
+                       const uint32_t *rlane) {
+    for (uint32_t b = 0; b < n->nmsgs; b++) {
+        uint32_t a = coll_msg_cause(n, b);
+        if (a == NET_NONE || a >= n->nmsgs || xlane[b] == UINT32_MAX || rlane[a] == UINT32_MAX)
+            continue;
+        const struct msg *ma = &n->msgs[a], *mb = &n->msgs[b];
+        if (mb->post_ps < ma->recv_ps) continue; /* not a consequence (cannot happen) */
+        uint64_t id = (uint64_t)n->nmsgs + b;
+        if (!flow_ev(s, "s", "dep", n->qps[ma->qp].dst + 1, CTRACE_TID_RECV + rlane[a],
+                     ma->recv_ps - 1, id, a))
+            return;
+        if (!flow_ev(s, "f", "dep", n->qps[mb->qp].src + 1, CTRACE_TID_XFER + xlane[b], mb->post_ps,
+                     id, b))
+            return;
+    }
+}
+
+/* Compute the collective engine ran (coll_compute_rows): a slice named as
+ * the work (a Chakra node's name) on the rank's node, lanes "compute k". */
+static void write_compute(struct ctrace_sink *s, const struct net *n) {
+    size_t nc;
+    const struct coll_compute *c = coll_compute_rows(n, &nc);
+    if (!nc) return;
+    struct tkey *k = fs_xmalloc((nc + 1) * sizeof *k);
+    for (size_t i = 0; i < nc; i++)
+        k[i] = (struct tkey){c[i].start_ps, (uint32_t)i};
+    qsort(k, nc, sizeof *k, tkey_cmp);
+    lanes_reset(s);
+    for (size_t j = 0; j < nc; j++) {
+        const struct coll_compute *r = &c[k[j].id];
+        uint32_t lane =
+            lane_take(s, r->node, r->start_ps, r->start_ps + r->dur_ps, CTRACE_TID_COMP, "compute");
+        if (!ev(s, "X", r->name, "compute", r->node + 1, CTRACE_TID_COMP + lane, r->start_ps))
+            break;
+        kts(&s->w, "dur", r->dur_ps);
+        jw_obj_end(&s->w);
     }
     free(k);
 }
@@ -421,15 +509,23 @@ static void on_end(void *ctx, const struct net *n, uint64_t now_ps) {
     write_deadlock(s, n);
     write_control_plane(s, n);
     write_collectives(s, n, now_ps);
-    write_flows(s, n, now_ps);
+    size_t nl = ((size_t)n->nmsgs > n->nflows ? n->nmsgs : n->nflows) + 1;
+    uint32_t *xlane = fs_xmalloc(nl * sizeof *xlane), *flane = fs_xmalloc(nl * sizeof *flane),
+             *rlane = fs_xmalloc(nl * sizeof *rlane);
+    memset(xlane, 0xff, nl * sizeof *xlane);
+    memset(flane, 0xff, nl * sizeof *flane);
+    memset(rlane, 0xff, nl * sizeof *rlane);
+    write_flows(s, n, now_ps, flane);
     for (uint32_t slot = 0; slot < s->nslots; slot++)
         if (s->open_ps[slot] != SIM_TIME_NEVER && now_ps > s->open_ps[slot])
             block_slice(s, n, slot, s->open_ps[slot], now_ps, true);
-    uint32_t *xlane = fs_xmalloc(((size_t)n->nmsgs + 1) * sizeof *xlane);
-    memset(xlane, 0xff, ((size_t)n->nmsgs + 1) * sizeof *xlane);
     write_xfers(s, n, now_ps, xlane);
-    write_recvs(s, n, xlane);
+    write_recvs(s, n, xlane, flane, rlane);
+    write_deps(s, n, xlane, rlane);
     free(xlane);
+    free(flane);
+    free(rlane);
+    write_compute(s, n);
     write_counters(s, n);
 }
 

@@ -441,6 +441,8 @@ void results_write_json(const struct model *m, FILE *f) {
     coll_write_nccl_tests(&m->net, &w);                           /* docs/inputs.md */
     if (m->against) nccl_log_write_json(m->against, &m->net, &w); /* run --against */
     coll_write_chakra(&m->net, &w);
+    coll_write_moe(&m->net, &w);
+    coll_write_inference(&m->net, &w);
     write_control_plane(m, &w);
     write_qp_errors(m, &w);
     coll_write_jobs(&m->net, &w);

@@ -31,7 +31,10 @@ enum wl_kind {
     WL_TRAINING,   /* data-parallel training steps (coll/training.c) */
     WL_NCCL_TESTS, /* an nccl-tests size sweep of one collective (coll/table.c) */
     WL_CHAKRA,     /* Chakra execution traces, one file per rank (workload/chakra.c) */
+    WL_MOE,        /* mixture-of-experts training steps (coll/moe.c) */
+    WL_INFERENCE,  /* disaggregated LLM inference: prefill, KV cache, decode (coll/infer.c) */
 };
+enum wl_arrival { ARRIVAL_POISSON, ARRIVAL_FIXED };
 enum perm_pattern { PERM_SHIFT, PERM_RANDOM };
 
 struct wl_flow {
@@ -90,6 +93,26 @@ struct wl_entry {
     uint32_t step_factor, iters, warmup;
     /* chakra: the trace folder (resolved against the scenario's folder) */
     char *path;
+    /* moe and inference: the model (docs/scenario.md; defaults docs/sources.md M) */
+    uint32_t layers;      /* transformer layers */
+    uint32_t hidden;      /* hidden size (elements per token) */
+    uint32_t dtype_bytes; /* bytes per element (bf16: 2) */
+    /* moe: size_bytes is the dense gradient bytes per iteration (0: none) */
+    uint32_t experts, top_k;
+    uint32_t ep, tp;       /* expert- and tensor-parallel group sizes (0: ep = every rank) */
+    uint64_t tokens;       /* tokens per rank per iteration */
+    double imbalance;      /* the busiest expert's tokens over the mean, >= 1 */
+    uint64_t attention_ps; /* per layer, forward: attention and dense part */
+    uint64_t expert_ps;    /* per layer, forward: the experts at balanced load */
+    /* inference: ranks' first prefill_hosts are prefill, the rest decode */
+    uint32_t prefill_hosts; /* 0: half */
+    uint32_t kv_heads, head_dim;
+    uint32_t prompt_tokens, output_tokens, requests;
+    enum wl_arrival arrival;
+    uint64_t interval_ps;  /* mean time between requests (poisson) or exact (fixed) */
+    uint64_t prefill_ps;   /* prefill compute per request */
+    uint64_t decode_ps;    /* one decode step's compute */
+    uint64_t decode_bytes; /* per decode step, decode host -> the request's prefill host */
 };
 
 #endif /* FABSIM_WORKLOAD_WL_PARAMS_H */

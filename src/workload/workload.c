@@ -297,7 +297,9 @@ int workload_build(struct net *n, struct diag *d) {
         case WL_BROADCAST:
         case WL_TRAINING:
         case WL_NCCL_TESTS:
-        case WL_CHAKRA: {
+        case WL_CHAKRA:
+        case WL_MOE:
+        case WL_INFERENCE: {
             int rc = coll_add(n, w, i, d);
             if (rc) return rc;
             break;

@@ -104,13 +104,16 @@ WL = {
     "broadcast": {"size": "1MiB"},
     "training": {"size": "1MiB"},
     "nccl_tests": {"op": "all_reduce"},
+    "moe": {},
+    "inference": {"interval": "1ms"},
 }
 kinds = schema["properties"]["workload"]["items"]["properties"]["kind"]["enum"]
 check(set(WL) | {"chakra"} == set(kinds), f"an example for every workload kind ({len(kinds)})")
 foreign = {"flows": ("flows", [{"src": "h0", "dst": "h1", "size": "1MiB"}]),
            "incast": ("receiver", "h0"), "poisson": ("duration", "10us"),
            "chakra": ("path", "trace.et"), "training": ("bucket", "1MiB"),
-           "nccl_tests": ("op", "all_reduce"), "permutation": ("shift", 2)}
+           "nccl_tests": ("op", "all_reduce"), "permutation": ("shift", 2),
+           "moe": ("experts", 4), "inference": ("prompt_tokens", 128)}
 fbase = json.loads(json.dumps(base))
 fbase["workload"] = [{"kind": "permutation", "size": "1MiB", "shift": 1}]
 def with_wl(entry):

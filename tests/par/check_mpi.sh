@@ -10,7 +10,7 @@
 # BGP, and by SHIELD then the SM; gray links, flaps, bit errors and a host
 # stall; QPs exhausting their retries and a stuck run's diagnosis on several
 # ranks; ring, tree and SHARP collectives (SHARP's aggregation switches on
-# several ranks), training, nccl_tests and Chakra traces, collectives under
+# several ranks), training, nccl_tests, Chakra traces, MoE and inference, collectives under
 # adaptive routing (out-of-order delivery), a ring AllReduce
 # across a rerouted failure (its QPs' retries merged from their senders'
 # ranks); Poisson sources (an M/D/1 queue, exponential sizes cut by `stop`,
@@ -83,7 +83,8 @@ for s in tests/par/ib-fattree-perm.yaml tests/par/ib-fattree-adaptive.yaml \
     tests/par/ib-training-nccl.yaml scenarios/examples/chakra.yaml \
     tests/par/ib-failure-allreduce.yaml tests/par/ib-allreduce-adaptive.yaml \
     tests/par/roce-lossy-timeout.yaml tests/par/roce-poisson-mean.yaml \
-    scenarios/validation/md1-rho08.yaml scenarios/labs/subnet_manager/01-failure-ib-sm.yaml; do
+    scenarios/validation/md1-rho08.yaml scenarios/labs/subnet_manager/01-failure-ib-sm.yaml \
+    scenarios/examples/moe.yaml scenarios/examples/inference.yaml; do
     name=$(basename "$s" .yaml)
     "$FAB" run -q "$s" -o "$OUT/$name-seq" || fail "$name: sequential run"
     for n in 1 2 3 4; do
@@ -179,9 +180,13 @@ j = json.load(open(f"{o}/ib-failure-allreduce-4/results.json"))
 assert j["jobs"][0]["retries"] > 0 and j["jobs"][0]["stalled_ns"] > 0, j["jobs"]
 j = json.load(open(f"{o}/chakra-4/results.json"))
 assert j["chakra"] and j["collectives"], j["chakra"]
+j = json.load(open(f"{o}/moe-3/results.json"))
+assert j["moe"][0]["per_layer"] and j["moe"][0]["iterations"][0]["step_ns"], j["moe"]
+j = json.load(open(f"{o}/inference-3/results.json"))
+assert j["inference"][0]["completed_first_token"] == 12, j["inference"]
 print("sharp on 4 ranks:", json.load(open(f"{o}/ib-allreduce-sharp-4/results.json"))["collectives"][1]["time_ns"], "ns")
 PY
-    ok "collectives cross ranks: SHARP tree over 4 ranks, ring and tree steps exchanged, training, nccl_tests and chakra rows, a call's retries across a failure"
+    ok "collectives cross ranks: SHARP tree over 4 ranks, ring and tree steps exchanged, training, nccl_tests, chakra, moe and inference rows, a call's retries across a failure"
 else
     fail "collectives across ranks"
 fi

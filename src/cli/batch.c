@@ -128,6 +128,7 @@ static int child_run(const struct batch_job *j) {
         job_status(j, notyet ? REPORT_NOT_AVAILABLE : REPORT_ERROR, msg, 0);
         return notyet ? 3 : 1;
     }
+    m.against = j->against; /* results.json "against" (run --against's) */
     model_run(&m, NULL, NULL);
     rc = results_write_dir(&m, j->outdir, &d);
     if (rc) {

@@ -12,6 +12,8 @@
 
 #include "cli/progress.h"
 
+struct nccl_log;
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -22,8 +24,9 @@ struct batch_job {
     char *lab, *id, *file, *outdir, *label;
     const char **sets;
     size_t nsets;
-    bool own_sets;   /* sets allocated for this job (the lab's run sets + --set) */
-    size_t nlabsets; /* of which the lab's own (lab.yaml runs: set:) come first */
+    bool own_sets;                  /* sets allocated for this job (the lab's run sets + --set) */
+    size_t nlabsets;                /* of which the lab's own (lab.yaml runs: set:) come first */
+    const struct nccl_log *against; /* sweep --against: a measured nccl-tests log, or NULL */
     pid_t pid;
     double t0;
     int status; /* 0 ok, 1 not available, 2 error, BATCH_JOB_INTERRUPTED never started */

@@ -7,6 +7,8 @@
 #include "cli/batch.h"
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "coll/nccllog.h"
+#include "core/diag.h"
 #include "core/file.h"
 #include "core/mem.h"
 #include "report/jread.h"
@@ -55,7 +57,7 @@ static void csv_field(FILE *f, const char *s) {
     fputc('"', f);
 }
 
-enum { OPT_SWEEP_PROGRESS = CLI_LONG };
+enum { OPT_SWEEP_PROGRESS = CLI_LONG, OPT_SWEEP_AGAINST };
 
 static const struct cli_opt SWEEP_OPTS[] = {
     {"set", 's', "KEY=V1,V2,...",
@@ -66,6 +68,10 @@ static const struct cli_opt SWEEP_OPTS[] = {
     {"quiet", 'q', NULL, "print nothing but errors"},
     {"progress", OPT_SWEEP_PROGRESS, NULL,
      "one plain line per finished run, also when stderr is not a terminal"},
+    {"against", OPT_SWEEP_AGAINST, "FILE",
+     "a measured nccl-tests log: each run's results.json \"against\" (as run\n"
+     "--against) and sweep.csv's against_ratio (fabsim/measured busbw, geometric\n"
+     "mean over the sizes both have) and against_sizes columns"},
     {0},
 };
 
@@ -91,6 +97,7 @@ struct sweep_opts {
     size_t nsets;
     int par;
     bool quiet, progress;
+    const char *against; /* --against FILE */
 };
 
 static int sweep_opt(void *ctx, int key, const char *arg) {
@@ -115,6 +122,9 @@ static int sweep_opt(void *ctx, int key, const char *arg) {
     case OPT_SWEEP_PROGRESS:
         o->progress = true;
         return 0;
+    case OPT_SWEEP_AGAINST:
+        o->against = arg;
+        return 0;
     }
     return cli_usage_error("internal: unhandled option %d", key);
 }
@@ -125,8 +135,23 @@ struct axis {
     size_t nvals;
 };
 
+/* fabsim/measured busbw of a run with --against: the geometric mean of the
+ * per-size ratios results.json "against" gives (sizes both have), and how
+ * many; NAN and 0 when there are none. */
+static double against_ratio(const struct jv *res, size_t *nsizes) {
+    const struct jv *rows = jv_path(res, "against.rows");
+    double logsum = 0;
+    size_t k = 0;
+    for (size_t i = 0; rows && rows->type == JV_ARR && i < rows->n; i++) {
+        double r = jv_num_at(rows->items[i], "ratio", NAN);
+        if (isfinite(r) && r > 0) logsum += log(r), k++;
+    }
+    *nsizes = k;
+    return k ? exp(logsum / (double)k) : NAN;
+}
+
 static void write_sweep_csv(const char *path, const struct batch *js, const struct axis *ax,
-                            size_t nax, const size_t *const *pick) {
+                            size_t nax, const size_t *const *pick, bool against) {
     struct fs_out o; /* core/file.h: atomic, never through a symlink */
     if (fs_out_open(&o, path)) {
         fprintf(stderr, "fabsim: cannot write %s: %s\n", path, strerror(errno));
@@ -139,6 +164,7 @@ static void write_sweep_csv(const char *path, const struct batch *js, const stru
     fputs(",status", f);
     for (size_t c = 0; c < BATCH_NSUMMARY_COLS; c++)
         fprintf(f, ",%s", BATCH_SUMMARY_COLS[c].col);
+    if (against) fputs(",against_ratio,against_sizes", f);
     fputc('\n', f);
     static const char *const st[] = {"ok", "not_available", "error", "interrupted"};
     for (size_t i = 0; i < js->n; i++) {
@@ -161,6 +187,14 @@ static void write_sweep_csv(const char *path, const struct batch *js, const stru
                 if (!isnan(v)) snprintf(num, sizeof num, "%.10g", v * BATCH_SUMMARY_COLS[c].scale);
                 fprintf(f, ",%s", num);
             }
+        }
+        if (against) {
+            size_t k = 0;
+            double r = res ? against_ratio(res, &k) : NAN;
+            if (isnan(r))
+                fprintf(f, ",,%zu", k);
+            else
+                fprintf(f, ",%.6g,%zu", r, k);
         }
         fputc('\n', f);
         jread_free(res);
@@ -203,6 +237,15 @@ int cli_sweep(int argc, char **argv) {
             rc = cli_usage_error("sweep: more than %d runs; sweep fewer values", SWEEP_MAX_RUNS);
         nruns *= ax[a].nvals;
     }
+    /* A log that cannot be read fails before any run (as run --against). */
+    struct nccl_log log = {0};
+    if (!rc && o.against) {
+        struct diag d = {0};
+        if (nccl_log_read(&log, o.against, &d)) {
+            diag_print(&d, stderr);
+            rc = 2;
+        }
+    }
     struct batch js = {0};
     size_t **pick = fs_xcalloc(nruns, sizeof *pick);
     char path[PATH_MAX];
@@ -239,6 +282,7 @@ int cli_sweep(int argc, char **argv) {
         j->label = fs_xstrdup(label[0] ? label : "run");
         snprintf(path, sizeof path, "%s/sweep/%s", o.out, j->id);
         j->outdir = fs_xstrdup(path);
+        j->against = o.against ? &log : NULL;
     }
     size_t counts[3] = {0, 0, 0};
     if (!rc) rc = batch_check_load(&js);
@@ -279,7 +323,7 @@ int cli_sweep(int argc, char **argv) {
         if (!o.quiet) fprintf(stderr, "fabsim sweep: %zu runs, %d at a time\n", nruns, o.par);
         batch_run(&js, o.par, batch_show_mode(o.quiet, o.progress), counts);
         snprintf(path, sizeof path, "%s/sweep.csv", o.out);
-        write_sweep_csv(path, &js, ax, nax, (const size_t *const *)pick);
+        write_sweep_csv(path, &js, ax, nax, (const size_t *const *)pick, o.against != NULL);
         rc = batch_report(o.out, true);
         if (!o.quiet) {
             printf("fabsim sweep: %zu ran, %zu not yet available, %zu failed\n", counts[0],
@@ -304,5 +348,6 @@ int cli_sweep(int argc, char **argv) {
     free(ax);
     free(o.sets);
     batch_free(&js);
+    nccl_log_fini(&log);
     return batch_status("sweep", rc, counts);
 }

@@ -146,5 +146,26 @@ echo "not a log" >"$OUT/bad.log"
 "$FAB" fit "$OUT/bad.log" >/dev/null 2>"$OUT/err.txt"
 [ $? -eq 2 ] && grep -q "no nccl-tests rows" "$OUT/err.txt" && ok "fit of a file without rows: exit 2" ||
     fail "fit bad: $(cat "$OUT/err.txt")"
+# sweep --against: every run carries the measured log; sweep.csv's
+# against_ratio is the geometric mean of fabsim/measured over the 6 sizes
+# both have, higher on a faster link (the measured figures stay put)
+"$FAB" sweep "$S" --set workload.0.max=1M --set workload.0.step=8 --set fabric.link=100Gbps,400Gbps \
+    -j 2 -q -o "$OUT/swa" --against "$FX"/a3mega-h100-16ranks.log >"$OUT/swa.txt" 2>&1
+if python3 - "$OUT/swa" <<'PY'
+import csv, json, glob, sys
+rows = list(csv.DictReader(open(sys.argv[1] + "/sweep.csv")))
+assert len(rows) == 2, rows
+r = {x["fabric.link"]: x for x in rows}
+assert r["100Gbps"]["against_sizes"] == "6" and r["400Gbps"]["against_sizes"] == "6", rows
+lo, hi = float(r["100Gbps"]["against_ratio"]), float(r["400Gbps"]["against_ratio"])
+assert 0 < lo < hi, (lo, hi)
+for f in glob.glob(sys.argv[1] + "/sweep/*/results.json"):
+    assert json.load(open(f))["against"]["op"] == "all_reduce", f
+print("against_ratio", lo, hi)
+PY
+then ok "sweep --against: against_ratio per run over 6 sizes, 400 G above 100 G"; else fail "sweep --against: $(cat "$OUT/swa.txt")"; fi
+"$FAB" sweep "$S" --set fabric.link=100Gbps -q -o "$OUT/swb" --against "$OUT/no-such.log" >/dev/null 2>"$OUT/err.txt"
+[ $? -eq 2 ] && grep -q "no-such.log" "$OUT/err.txt" && ok "sweep --against a missing log: exit 2 before any run" ||
+    fail "sweep --against missing: $(cat "$OUT/err.txt")"
 echo "$P passed, $F failed"
 [ "$F" -eq 0 ]

@@ -65,7 +65,7 @@ struct credit_state {
     int64_t (*credits)[NV]; /* [port][vl]: held by this port as transmitter */
     int64_t (*occ)[NV];     /* [port][vl]: blocks in this port's input buffer */
     int64_t (*pending)[NV]; /* [port][vl]: freed, not yet returned */
-    int64_t (*occ_max)[NV]; /* [port][vl]: the most occ ever held (tests) */
+    int64_t (*occ_max)[NV]; /* [port][vl]: the most occ ever held (CBFC: credit_admit_max) */
     uint16_t *gen;          /* [port]: fly_gen the credits were synced at */
     uint8_t *flush_armed;
     sim_time_ps *stall_since;
@@ -160,12 +160,21 @@ bool credit_admit(struct net *n, uint32_t in_port, uint32_t out_port, struct pac
     struct credit_state *st = cs(n);
     uint32_t vl = p->prio % NV;
     st->occ[in_port][vl] += blocks_of(st, p->wire_bytes);
-    if (st->occ[in_port][vl] > st->occ_max[in_port][vl])
-        st->occ_max[in_port][vl] = st->occ[in_port][vl];
     /* The transmitter had the credits, so there is room: by construction. */
     FS_DASSERT(st->occ[in_port][vl] <= (int64_t)st->cap[in_port],
                "credit buffer overflow at port %u VL %u: %lld > %u blocks", in_port, vl,
                (long long)st->occ[in_port][vl], st->cap[in_port]);
+    return true;
+}
+
+/* CBFC's admission: the high-water mark of each class buffer is kept
+ * (credit_occupancy_max; what the lossless checks read), off IB's hop. */
+bool credit_admit_max(struct net *n, uint32_t in_port, uint32_t out_port, struct packet *p) {
+    credit_admit(n, in_port, out_port, p);
+    struct credit_state *st = cs(n);
+    uint32_t vl = p->prio % NV;
+    if (st->occ[in_port][vl] > st->occ_max[in_port][vl])
+        st->occ_max[in_port][vl] = st->occ[in_port][vl];
     return true;
 }
 

@@ -35,6 +35,7 @@ int credit_setup(struct net *n, struct diag *d, const struct credit_profile *pr)
 
 void credit_fini(struct net *n);
 bool credit_admit(struct net *n, uint32_t in_port, uint32_t out_port, struct packet *p);
+bool credit_admit_max(struct net *n, uint32_t in_port, uint32_t out_port, struct packet *p);
 bool credit_can_send(struct net *n, uint32_t port, uint32_t cls, uint32_t wire_bytes);
 void credit_on_send(struct net *n, uint32_t port, struct packet *p);
 void credit_on_release(struct net *n, uint32_t in_port, const struct packet *p);

@@ -94,6 +94,8 @@ static int topo_mode(const void *obj) {
  * scenario is loaded, because the workload's host names need its size. */
 static const char *const TFILE_FORMATS[] = {"auto", "yaml", "ibnetdiscover", "ibsim", NULL};
 static const char *const TFILE_RATES[] = {"fabric", "file", NULL};
+static const char *const TFILE_GROUPS[] = {"server", "hca", NULL};
+_Static_assert(TFILE_GROUP_SERVER == 0 && TFILE_GROUP_HCA == 1, "TFILE_GROUPS order");
 _Static_assert(TFILE_AUTO == 0 && TFILE_YAML == 1 && TFILE_IBNETDISCOVER == 2 && TFILE_IBSIM == 3,
                "TFILE_FORMATS order");
 
@@ -138,7 +140,8 @@ static int topo_file_check(struct schema_ctx *c, const struct yaml_node *map,
     const struct yaml_node *pn = yaml_map_get(map, "path");
     if (t->file) return 0;
     t->file = fs_xcalloc(1, sizeof *t->file);
-    int rc = tfile_read(t->file, t->file_path, (enum tfile_format)t->file_format, c->d);
+    int rc = tfile_read(t->file, t->file_path, (enum tfile_format)t->file_format,
+                        (enum tfile_group)t->file_group, c->d);
     if (rc) {
         free(t->file);
         t->file = NULL;
@@ -235,6 +238,10 @@ static const struct schema_key TOPO_KEYS[] = {
     {KEY("format", SCHEMA_ENUM, TOP(file_format), "auto", NULL,
          "docs/inputs.md: by the file's name and content"),
      .only = M(TOPO_FILE), .names = TFILE_FORMATS},
+    {KEY("group", SCHEMA_ENUM, TOP(file_group), "server", NULL,
+         "docs/inputs.md: an HCA's node description is \"<host> <device>\" (rdma-ndd's default "
+         "%h %d), so a server's HCAs are one host"),
+     .only = M(TOPO_FILE), .names = TFILE_GROUPS},
     {KEY("rates", SCHEMA_CUSTOM, 0, "file", NULL, "docs/inputs.md: each link's rate from the file"),
      .only = M(TOPO_FILE), .parse = topo_rates_parse, .print = topo_rates_print},
     {KEY("nvlink_efficiency", SCHEMA_FRACTION_POS, TOP(nvlink_efficiency), "0.83", NULL,

@@ -41,6 +41,7 @@ struct topo_params {
      * and the fabric read from it when the scenario was loaded */
     char *file_path;
     int file_format;
+    int file_group; /* enum tfile_group: a host is a server or an HCA */
     bool file_rates;
     struct topo_file *file;
     /* NVLink calibration (docs/validation.md): the share of the NVLink rate

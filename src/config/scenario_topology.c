@@ -82,7 +82,7 @@ static const char *const TOPO_NAMES[] = {"single_switch",  "leaf_spine", "fat_tr
 #define K_GPUS                                                                                     \
     {                                                                                              \
         KEY("gpus_per_host", SCHEMA_U32, TOP(gpus_per_host), "1", "8",                             \
-            "SPEC.md; docs/sources.md A8: 8 GPUs per HGX node"),                                         \
+            "SPEC.md; docs/sources.md A8: 8 GPUs per HGX node"),                                   \
             .min = 1, .max = 1024                                                                  \
     }
 
@@ -253,12 +253,11 @@ static int topo_check(struct schema_ctx *c, const struct yaml_node *map,
         return schema_fail(
             c, here, FS_ERANGE, "this %s has %u%s hosts; at most %u (1<<20) are supported",
             TOPO_NAMES[t->kind], hosts, hosts == UINT32_MAX ? " or more" : "", MAX_HOSTS);
-    uint64_t tier = t->kind == TOPO_LEAF_SPINE
-                        ? (uint64_t)t->leaves * t->spines * t->uplinks_per_spine
-                    : t->kind == TOPO_RAIL_OPTIMIZED || t->kind == TOPO_NVL72
-                        ? (uint64_t)(t->rails ? t->rails : t->gpus_per_host) * t->spines *
-                              t->uplinks_per_spine
-                        : 0;
+    uint64_t tier =
+        t->kind == TOPO_LEAF_SPINE ? (uint64_t)t->leaves * t->spines * t->uplinks_per_spine
+        : t->kind == TOPO_RAIL_OPTIMIZED || t->kind == TOPO_NVL72
+            ? (uint64_t)(t->rails ? t->rails : t->gpus_per_host) * t->spines * t->uplinks_per_spine
+            : 0;
     if (tier > MAX_TIER_LINKS)
         return schema_fail(
             c, here, FS_ERANGE, "this %s has %llu leaf-spine links; at most %llu are supported",

@@ -141,9 +141,8 @@ static uint64_t ib_rate(const char *comment) {
 static void name_base(const char *word, size_t wlen, char *base) {
     size_t k = 0;
     for (size_t i = 0; i < wlen && k + 1 < 24; i++)
-        base[k++] = (isalnum((unsigned char)word[i]) || word[i] == '_' || word[i] == '.')
-                        ? word[i]
-                        : '_';
+        base[k++] =
+            (isalnum((unsigned char)word[i]) || word[i] == '_' || word[i] == '.') ? word[i] : '_';
     base[k] = 0;
 }
 
@@ -192,8 +191,8 @@ static void make_name(struct smap *names, struct smap *last, const char *desc, b
  * same first word are one server; otherwise HCAs with one system image GUID
  * (IBA 14.2.5.3 NodeInfo SystemImageGUID: the nodes of one system) are;
  * otherwise the HCA is its own host. Sets `dev` to the device word. */
-static void server_key(const char *desc, const char *sysimg, const char *id, char *key,
-                       size_t klen, char *dev, size_t dlen) {
+static void server_key(const char *desc, const char *sysimg, const char *id, char *key, size_t klen,
+                       char *dev, size_t dlen) {
     const char *p = skip_ws(desc);
     size_t w = strcspn(p, " \t");
     const char *q = skip_ws(p + w);

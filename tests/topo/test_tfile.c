@@ -365,12 +365,9 @@ static void test_bad_files(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_roundtrip),
-        cmocka_unit_test(test_ibsim_roundtrip),
-        cmocka_unit_test(test_ibnetdiscover),
-        cmocka_unit_test(test_ib_servers),
-        cmocka_unit_test(test_ib_dual_port),
-        cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_roundtrip),     cmocka_unit_test(test_ibsim_roundtrip),
+        cmocka_unit_test(test_ibnetdiscover), cmocka_unit_test(test_ib_servers),
+        cmocka_unit_test(test_ib_dual_port),  cmocka_unit_test(test_bad_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
 #include "config/scenario_int.h"
 #include "core/mem.h"
 #include "config/tfile_yaml.h"
+#include "topo/topo.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,8 +36,9 @@ static const char *const TOPO_NAMES[] = {"single_switch",  "leaf_spine", "fat_tr
     }
 #define K_HOSTS_PER_LEAF                                                                           \
     {                                                                                              \
-        KEY("hosts_per_leaf", SCHEMA_U32, TOP(hosts_per_leaf), "4", NULL, "SPEC.md example"),      \
-            .min = 1, .max = MAX_HOSTS, .only = M(TOPO_LEAF_SPINE)                                 \
+        KEY("hosts_per_leaf", SCHEMA_U32, TOP(hosts_per_leaf), "4", "0",                           \
+            "SPEC.md example; rail_optimized: 0 = every host on one leaf per rail"),               \
+            .min = 0, .max = MAX_HOSTS, .only = M(TOPO_LEAF_SPINE) | M(TOPO_RAIL_OPTIMIZED)        \
     }
 #define K_UPLINKS                                                                                  \
     {                                                                                              \
@@ -91,7 +93,8 @@ static const struct schema_key LS_BLOCK_KEYS[] = {K_LEAVES, K_SPINES, K_HOSTS_PE
                                                   K_GPUS};
 static const struct schema_key FT_BLOCK_KEYS[] = {K_K, K_GPUS};
 static const struct schema_key RING_BLOCK_KEYS[] = {K_SWITCHES, K_HOSTS_PER_SWITCH, K_GPUS};
-static const struct schema_key RAIL_BLOCK_KEYS[] = {K_HOSTS, K_GPUS, K_SPINES, K_UPLINKS, K_RAILS};
+static const struct schema_key RAIL_BLOCK_KEYS[] = {K_HOSTS,   K_GPUS,  K_SPINES,
+                                                    K_UPLINKS, K_RAILS, K_HOSTS_PER_LEAF};
 static const struct schema_key NVL_BLOCK_KEYS[] = {K_RACKS, K_SPINES, K_UPLINKS, K_RAILS};
 static const struct schema_table SS_BLOCK = {TABLE("single_switch", SS_BLOCK_KEYS),
                                              .no_defaults = true};
@@ -242,6 +245,10 @@ static int topo_check(struct schema_ctx *c, const struct yaml_node *map,
                                "block",
                                k->text, TOPO_NAMES[t->kind]);
     }
+    const struct yaml_node *hpl = yaml_map_get(block, "hosts_per_leaf");
+    if (t->kind == TOPO_LEAF_SPINE && !t->hosts_per_leaf)
+        return schema_fail(c, hpl ? hpl : at(map, here, "hosts_per_leaf"), FS_EINVAL,
+                           "hosts_per_leaf must be at least 1 in a leaf_spine");
     const struct yaml_node *kpos = yaml_map_get(block, "k");
     if (t->kind == TOPO_FAT_TREE && t->k % 2)
         return schema_fail(c, kpos ? kpos : at(map, here, "k"), FS_EINVAL,
@@ -253,11 +260,12 @@ static int topo_check(struct schema_ctx *c, const struct yaml_node *map,
         return schema_fail(
             c, here, FS_ERANGE, "this %s has %u%s hosts; at most %u (1<<20) are supported",
             TOPO_NAMES[t->kind], hosts, hosts == UINT32_MAX ? " or more" : "", MAX_HOSTS);
-    uint64_t tier =
-        t->kind == TOPO_LEAF_SPINE ? (uint64_t)t->leaves * t->spines * t->uplinks_per_spine
-        : t->kind == TOPO_RAIL_OPTIMIZED || t->kind == TOPO_NVL72
-            ? (uint64_t)(t->rails ? t->rails : t->gpus_per_host) * t->spines * t->uplinks_per_spine
-            : 0;
+    uint64_t tier = t->kind == TOPO_LEAF_SPINE
+                        ? (uint64_t)t->leaves * t->spines * t->uplinks_per_spine
+                    : t->kind == TOPO_RAIL_OPTIMIZED || t->kind == TOPO_NVL72
+                        ? (uint64_t)(t->rails ? t->rails : t->gpus_per_host) * t->spines *
+                              t->uplinks_per_spine * topo_rail_groups(t)
+                        : 0;
     if (tier > MAX_TIER_LINKS)
         return schema_fail(
             c, here, FS_ERANGE, "this %s has %llu leaf-spine links; at most %llu are supported",

@@ -72,19 +72,20 @@ static void nvlinks(struct builder *b, uint32_t servers, uint32_t G, uint64_t nv
  * GPU g in compute tray g / 4 with its NIC on rail g mod 4. */
 static void rail_optimized(struct builder *b, const struct topo_params *t) {
     uint32_t G = t->gpus_per_host > 1 ? t->gpus_per_host : 1;
-    uint32_t R = t->rails ? t->rails : G;
+    uint32_t R = t->rails ? t->rails : G, L = R * topo_rail_groups(t);
+    uint32_t P = t->kind == TOPO_RAIL_OPTIMIZED && t->hosts_per_leaf ? t->hosts_per_leaf : t->hosts;
     gpu_hosts(b, t->hosts, G);
     uint32_t leaf0 = b->n->nnodes;
-    for (uint32_t l = 0; l < R; l++)
+    for (uint32_t l = 0; l < L; l++)
         node(b, NODE_SWITCH, ROLE_LEAF, l, 1);
     uint32_t spine0 = b->n->nnodes;
     for (uint32_t s = 0; s < t->spines; s++)
         node(b, NODE_SWITCH, ROLE_SPINE, s, 2);
     for (uint32_t h = 0; h < t->hosts; h++)
         for (uint32_t g = 0; g < G; g++)
-            link(b, h * G + g, leaf0 + g % R);
+            link(b, h * G + g, leaf0 + h / P * R + g % R);
     uint32_t up = t->uplinks_per_spine ? t->uplinks_per_spine : 1;
-    for (uint32_t l = 0; l < R; l++)
+    for (uint32_t l = 0; l < L; l++)
         for (uint32_t s = 0; s < t->spines; s++)
             for (uint32_t u = 0; u < up; u++)
                 link(b, leaf0 + l, spine0 + s);
@@ -163,6 +164,11 @@ static void ring(struct builder *b, const struct topo_params *t) {
         link(b, h, sw0 + h / per);
     for (uint32_t s = 0; s < S; s++)
         link(b, sw0 + s, sw0 + (s + 1) % S);
+}
+
+uint32_t topo_rail_groups(const struct topo_params *t) {
+    uint32_t P = t->kind == TOPO_RAIL_OPTIMIZED ? t->hosts_per_leaf : 0;
+    return P && t->hosts > P ? (t->hosts + P - 1) / P : 1;
 }
 
 uint32_t topo_host_count(const struct topo_params *t) {

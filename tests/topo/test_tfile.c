@@ -66,6 +66,7 @@ static void test_roundtrip(void **state) {
         "{kind: rail_optimized, hosts: 3, gpus_per_host: 4, spines: 2}",
         "{kind: leaf_spine, leaves: 2, spines: 2, hosts_per_leaf: 2, gpus_per_host: 2}",
         "{kind: rail_optimized, hosts: 3, gpus_per_host: 4, spines: 2, rails: 2}",
+        "{kind: rail_optimized, hosts: 5, gpus_per_host: 2, spines: 2, hosts_per_leaf: 2}",
     };
     for (size_t i = 0; i < sizeof topos / sizeof *topos; i++) {
         char y[512];

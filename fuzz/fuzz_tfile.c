@@ -3,7 +3,8 @@
  * libFuzzer target on the topology-file readers (`make fuzz`): fabsim's YAML
  * form, ibnetdiscover output and ibsim net files (src/topo/tfile.c,
  * tfile_ib.c). The first byte picks the format (auto, yaml, ibnetdiscover,
- * ibsim), the rest is the file. Any input is either read or refused with a
+ * ibsim) and what one host of ibnetdiscover/ibsim text is (bit 2: a server
+ * or an HCA), the rest is the file. Any input is either read or refused with a
  * message naming the place, never a crash, hang or sanitizer report.
  */
 #include "core/diag.h"
@@ -23,7 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     struct topo_file tf;
     struct diag d = {0};
     memset(&tf, 0, sizeof tf);
-    int rc = tfile_read(&tf, path, fmt, &d);
+    enum tfile_group group = (data[0] >> 2) & 1 ? TFILE_GROUP_HCA : TFILE_GROUP_SERVER;
+    int rc = tfile_read(&tf, path, fmt, group, &d);
     if (rc && !d.msg[0]) abort(); /* a refusal says why */
     tfile_free(&tf);
     return 0;

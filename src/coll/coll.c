@@ -1047,7 +1047,7 @@ static int resolve_algo(struct net *n, struct job *j, struct diag *d) {
      * the next, ...) */
     if ((a == ALGO_RING || (a == ALGO_TREE && kind == WL_ALLREDUCE)) && !w->channels &&
         algo_node_aware(j))
-        j->channels = 2 * j->gpus;
+        j->channels = 2 * j->gpus < COLL_MAX_CHANNELS ? 2 * j->gpus : COLL_MAX_CHANNELS;
     if (a == ALGO_SHARP || a == ALGO_NVLS) innet_on_done(n, coll_innet_done);
     if (a == ALGO_SHARP && j->gpus > 1 && j->nnodes > 1 && j->nranks == j->gpus * j->nnodes) {
         /* NCCL's CollNet on multi-GPU hosts: reduce-scatter inside the host

@@ -55,6 +55,9 @@ struct xfer {
  * order: tests/coll/test_sched.c compares them). */
 #define XF_RING_BIT 0x80000000u
 #define NCCL_STEPS 8u /* slots per connection (docs/sources.md B) */
+/* NCCL's MAXCHANNELS (src/include/device.h: 64): auto channels stop there
+ * (2 per NIC would be 144 on an NVL72 rack's 72 NICs) */
+#define COLL_MAX_CHANNELS 64u
 
 struct ring_seg {
     uint32_t pos;   /* explicit transfers created before it (root order) */

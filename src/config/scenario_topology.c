@@ -8,12 +8,13 @@
 #include "config/scenario_int.h"
 #include "core/mem.h"
 #include "config/tfile_yaml.h"
+#include "topo/topo.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static const char *const TOPO_NAMES[] = {"single_switch",  "leaf_spine", "fat_tree", "ring",
-                                         "rail_optimized", "file",       NULL};
+                                         "rail_optimized", "file",       "nvl72",    NULL};
 
 /* topology ---------------------------------------------------------------- */
 
@@ -30,18 +31,21 @@ static const char *const TOPO_NAMES[] = {"single_switch",  "leaf_spine", "fat_tr
 #define K_SPINES                                                                                   \
     {                                                                                              \
         KEY("spines", SCHEMA_U32, TOP(spines), "4", "8", "SPEC.md example"),                       \
-            .min = 1, .max = MAX_HOSTS, .only = M(TOPO_LEAF_SPINE) | M(TOPO_RAIL_OPTIMIZED)        \
+            .min = 1, .max = MAX_HOSTS,                                                            \
+            .only = M(TOPO_LEAF_SPINE) | M(TOPO_RAIL_OPTIMIZED) | M(TOPO_NVL72)                    \
     }
 #define K_HOSTS_PER_LEAF                                                                           \
     {                                                                                              \
-        KEY("hosts_per_leaf", SCHEMA_U32, TOP(hosts_per_leaf), "4", NULL, "SPEC.md example"),      \
-            .min = 1, .max = MAX_HOSTS, .only = M(TOPO_LEAF_SPINE)                                 \
+        KEY("hosts_per_leaf", SCHEMA_U32, TOP(hosts_per_leaf), "4", "0",                           \
+            "SPEC.md example; rail_optimized: 0 = every host on one leaf per rail"),               \
+            .min = 0, .max = MAX_HOSTS, .only = M(TOPO_LEAF_SPINE) | M(TOPO_RAIL_OPTIMIZED)        \
     }
 #define K_UPLINKS                                                                                  \
     {                                                                                              \
         KEY("uplinks_per_spine", SCHEMA_U32, TOP(uplinks_per_spine), "1", NULL,                    \
             "SPEC.md example"),                                                                    \
-            .min = 1, .max = 1024, .only = M(TOPO_LEAF_SPINE) | M(TOPO_RAIL_OPTIMIZED)             \
+            .min = 1, .max = 1024,                                                                 \
+            .only = M(TOPO_LEAF_SPINE) | M(TOPO_RAIL_OPTIMIZED) | M(TOPO_NVL72)                    \
     }
 #define K_K                                                                                        \
     {                                                                                              \
@@ -64,10 +68,23 @@ static const char *const TOPO_NAMES[] = {"single_switch",  "leaf_spine", "fat_tr
         KEY("hosts", SCHEMA_U32, TOP(hosts), "8", "16", "SPEC.md examples"),                       \
             .min = 1, .max = MAX_HOSTS, .only = M(TOPO_SINGLE_SWITCH) | M(TOPO_RAIL_OPTIMIZED)     \
     }
+#define K_RACKS                                                                                    \
+    {                                                                                              \
+        KEY("racks", SCHEMA_U32, TOP(hosts), "1", NULL,                                            \
+            "docs/sources.md A13: one GB200/GB300 NVL72 rack is one NVLink domain"),               \
+            .min = 1, .max = MAX_HOSTS, .only = M(TOPO_NVL72)                                      \
+    }
+#define K_RAILS                                                                                    \
+    {                                                                                              \
+        KEY("rails", SCHEMA_U32, TOP(rails), "0", NULL,                                            \
+            "docs/sources.md A8: one rail per GPU of an HGX server (0); nvl72: 4, the GPUs "       \
+            "of a compute tray (A13)"),                                                            \
+            .min = 0, .max = 1024, .only = M(TOPO_RAIL_OPTIMIZED) | M(TOPO_NVL72)                  \
+    }
 #define K_GPUS                                                                                     \
     {                                                                                              \
         KEY("gpus_per_host", SCHEMA_U32, TOP(gpus_per_host), "1", "8",                             \
-            "SPEC.md; docs/sources.md A8: 8 GPUs per HGX node"),                                         \
+            "SPEC.md; docs/sources.md A8: 8 GPUs per HGX node"),                                   \
             .min = 1, .max = 1024                                                                  \
     }
 
@@ -76,7 +93,9 @@ static const struct schema_key LS_BLOCK_KEYS[] = {K_LEAVES, K_SPINES, K_HOSTS_PE
                                                   K_GPUS};
 static const struct schema_key FT_BLOCK_KEYS[] = {K_K, K_GPUS};
 static const struct schema_key RING_BLOCK_KEYS[] = {K_SWITCHES, K_HOSTS_PER_SWITCH, K_GPUS};
-static const struct schema_key RAIL_BLOCK_KEYS[] = {K_HOSTS, K_GPUS, K_SPINES, K_UPLINKS};
+static const struct schema_key RAIL_BLOCK_KEYS[] = {K_HOSTS,   K_GPUS,  K_SPINES,
+                                                    K_UPLINKS, K_RAILS, K_HOSTS_PER_LEAF};
+static const struct schema_key NVL_BLOCK_KEYS[] = {K_RACKS, K_SPINES, K_UPLINKS, K_RAILS};
 static const struct schema_table SS_BLOCK = {TABLE("single_switch", SS_BLOCK_KEYS),
                                              .no_defaults = true};
 static const struct schema_table LS_BLOCK = {TABLE("leaf_spine", LS_BLOCK_KEYS),
@@ -85,6 +104,7 @@ static const struct schema_table FT_BLOCK = {TABLE("fat_tree", FT_BLOCK_KEYS), .
 static const struct schema_table RING_BLOCK = {TABLE("ring", RING_BLOCK_KEYS), .no_defaults = true};
 static const struct schema_table RAIL_BLOCK = {TABLE("rail_optimized", RAIL_BLOCK_KEYS),
                                                .no_defaults = true};
+static const struct schema_table NVL_BLOCK = {TABLE("nvl72", NVL_BLOCK_KEYS), .no_defaults = true};
 
 static int topo_mode(const void *obj) {
     return ((const struct topo_params *)obj)->kind;
@@ -94,6 +114,8 @@ static int topo_mode(const void *obj) {
  * scenario is loaded, because the workload's host names need its size. */
 static const char *const TFILE_FORMATS[] = {"auto", "yaml", "ibnetdiscover", "ibsim", NULL};
 static const char *const TFILE_RATES[] = {"fabric", "file", NULL};
+static const char *const TFILE_GROUPS[] = {"server", "hca", NULL};
+_Static_assert(TFILE_GROUP_SERVER == 0 && TFILE_GROUP_HCA == 1, "TFILE_GROUPS order");
 _Static_assert(TFILE_AUTO == 0 && TFILE_YAML == 1 && TFILE_IBNETDISCOVER == 2 && TFILE_IBSIM == 3,
                "TFILE_FORMATS order");
 
@@ -138,7 +160,8 @@ static int topo_file_check(struct schema_ctx *c, const struct yaml_node *map,
     const struct yaml_node *pn = yaml_map_get(map, "path");
     if (t->file) return 0;
     t->file = fs_xcalloc(1, sizeof *t->file);
-    int rc = tfile_read(t->file, t->file_path, (enum tfile_format)t->file_format, c->d);
+    int rc = tfile_read(t->file, t->file_path, (enum tfile_format)t->file_format,
+                        (enum tfile_group)t->file_group, c->d);
     if (rc) {
         free(t->file);
         t->file = NULL;
@@ -153,6 +176,32 @@ static int topo_file_check(struct schema_ctx *c, const struct yaml_node *map,
                            "gpus_per_host out with kind: file",
                            t->gpus_per_host, t->file_path, t->file->gpus);
     t->gpus_per_host = t->file->gpus;
+    return 0;
+}
+
+/* kind nvl72 (docs/sources.md A13): a rack of 72 GPUs in 18 compute trays
+ * of 4 is one NVLink domain, 1.8 TB/s of NVLink 5 per GPU (900 GB/s each
+ * way = 7200 Gb/s), one NIC per GPU; the scale-out rails are the 4 GPUs of
+ * a tray. These replace the HGX defaults unless the scenario gives them. */
+#define NVL72_GPUS 72u
+#define NVL72_NVLINK_BPS 7200000000000ull
+#define NVL72_RAILS 4u
+
+static bool given(const struct yaml_node *map, const char *block, const char *key) {
+    const struct yaml_node *b = yaml_map_get(map, block);
+    return yaml_map_get(map, key) || (b && b->type == YAML_MAP && yaml_map_get(b, key));
+}
+
+static int nvl72_check(struct schema_ctx *c, const struct yaml_node *map, struct topo_params *t) {
+    const struct yaml_node *g = yaml_map_get(map, "gpus_per_host");
+    if (g && t->gpus_per_host != NVL72_GPUS)
+        return schema_fail(c, g, FS_EINVAL,
+                           "an nvl72 rack has %u GPUs in its NVLink domain, not %u; leave "
+                           "gpus_per_host out (or take kind: rail_optimized)",
+                           NVL72_GPUS, t->gpus_per_host);
+    t->gpus_per_host = NVL72_GPUS;
+    if (!given(map, "nvl72", "nvlink")) t->nvlink_bps = NVL72_NVLINK_BPS;
+    if (!given(map, "nvl72", "rails")) t->rails = NVL72_RAILS;
     return 0;
 }
 
@@ -182,6 +231,10 @@ static int topo_check(struct schema_ctx *c, const struct yaml_node *map,
         int rc = topo_file_check(c, map, here, obj);
         if (rc) return rc;
     }
+    if (((struct topo_params *)obj)->kind == TOPO_NVL72) {
+        int rc = nvl72_check(c, map, obj);
+        if (rc) return rc;
+    }
     const struct topo_params *t = obj;
     const struct yaml_node *block = yaml_map_get(map, TOPO_NAMES[t->kind]);
     for (size_t i = 0; block && block->type == YAML_MAP && i < block->npairs; i++) {
@@ -192,6 +245,10 @@ static int topo_check(struct schema_ctx *c, const struct yaml_node *map,
                                "block",
                                k->text, TOPO_NAMES[t->kind]);
     }
+    const struct yaml_node *hpl = yaml_map_get(block, "hosts_per_leaf");
+    if (t->kind == TOPO_LEAF_SPINE && !t->hosts_per_leaf)
+        return schema_fail(c, hpl ? hpl : at(map, here, "hosts_per_leaf"), FS_EINVAL,
+                           "hosts_per_leaf must be at least 1 in a leaf_spine");
     const struct yaml_node *kpos = yaml_map_get(block, "k");
     if (t->kind == TOPO_FAT_TREE && t->k % 2)
         return schema_fail(c, kpos ? kpos : at(map, here, "k"), FS_EINVAL,
@@ -205,8 +262,9 @@ static int topo_check(struct schema_ctx *c, const struct yaml_node *map,
             TOPO_NAMES[t->kind], hosts, hosts == UINT32_MAX ? " or more" : "", MAX_HOSTS);
     uint64_t tier = t->kind == TOPO_LEAF_SPINE
                         ? (uint64_t)t->leaves * t->spines * t->uplinks_per_spine
-                    : t->kind == TOPO_RAIL_OPTIMIZED
-                        ? (uint64_t)t->gpus_per_host * t->spines * t->uplinks_per_spine
+                    : t->kind == TOPO_RAIL_OPTIMIZED || t->kind == TOPO_NVL72
+                        ? (uint64_t)(t->rails ? t->rails : t->gpus_per_host) * t->spines *
+                              t->uplinks_per_spine * topo_rail_groups(t)
                         : 0;
     if (tier > MAX_TIER_LINKS)
         return schema_fail(
@@ -226,6 +284,8 @@ static const struct schema_key TOPO_KEYS[] = {
     K_SWITCHES,
     K_HOSTS_PER_SWITCH,
     K_HOSTS,
+    K_RACKS,
+    K_RAILS,
     K_GPUS,
     {KEY("nvlink", SCHEMA_RATE, TOP(nvlink_bps), "3600Gbps", NULL,
          "docs/sources.md A8: NVLink 4, 450 GB/s per direction per GPU"),
@@ -235,6 +295,10 @@ static const struct schema_key TOPO_KEYS[] = {
     {KEY("format", SCHEMA_ENUM, TOP(file_format), "auto", NULL,
          "docs/inputs.md: by the file's name and content"),
      .only = M(TOPO_FILE), .names = TFILE_FORMATS},
+    {KEY("group", SCHEMA_ENUM, TOP(file_group), "server", NULL,
+         "docs/inputs.md: an HCA's node description is \"<host> <device>\" (rdma-ndd's default "
+         "%h %d), so a server's HCAs are one host"),
+     .only = M(TOPO_FILE), .names = TFILE_GROUPS},
     {KEY("rates", SCHEMA_CUSTOM, 0, "file", NULL, "docs/inputs.md: each link's rate from the file"),
      .only = M(TOPO_FILE), .parse = topo_rates_parse, .print = topo_rates_print},
     {KEY("nvlink_efficiency", SCHEMA_FRACTION_POS, TOP(nvlink_efficiency), "0.83", NULL,
@@ -256,6 +320,8 @@ static const struct schema_key TOPO_KEYS[] = {
      .sub = &RING_BLOCK},
     {KEY("rail_optimized", SCHEMA_MAP, 0, NULL, NULL, NULL), .flags = SCHEMA_ALIAS,
      .only = M(TOPO_RAIL_OPTIMIZED), .sub = &RAIL_BLOCK},
+    {KEY("nvl72", SCHEMA_MAP, 0, NULL, NULL, NULL), .flags = SCHEMA_ALIAS, .only = M(TOPO_NVL72),
+     .sub = &NVL_BLOCK},
 };
 const struct schema_table SCHEMA_TOPOLOGY = {
     TABLE("topology", TOPO_KEYS),

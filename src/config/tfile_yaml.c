@@ -433,7 +433,8 @@ static enum tfile_format detect(const char *path, const char *text) {
     return TFILE_YAML;
 }
 
-int tfile_read(struct topo_file *tf, const char *path, enum tfile_format fmt, struct diag *d) {
+int tfile_read(struct topo_file *tf, const char *path, enum tfile_format fmt,
+               enum tfile_group group, struct diag *d) {
     memset(tf, 0, sizeof *tf);
     tf->path = fs_xstrdup(path);
     FILE *f = fs_open_regular(path); /* core/file.h: no folder, device or FIFO */
@@ -466,7 +467,7 @@ int tfile_read(struct topo_file *tf, const char *path, enum tfile_format fmt, st
     if (!rc && fmt == TFILE_AUTO) fmt = detect(path, text);
     if (!rc)
         rc = fmt == TFILE_YAML ? tfile_parse_yaml(tf, path, d)
-                               : tfile_parse_ib(tf, path, text, fmt, d);
+                               : tfile_parse_ib(tf, path, text, fmt, group, d);
     free(text);
     if (!rc && tf->nnodes > TFILE_MAX_NODES)
         rc = diag_set(d, path, (struct srcpos){0, 0}, FS_ERANGE, "%u nodes; at most %u", tf->nnodes,
@@ -476,10 +477,16 @@ int tfile_read(struct topo_file *tf, const char *path, enum tfile_format fmt, st
         const struct tfile_node *nd = &tf->nodes[v];
         if (nd->kind != TFILE_HOST) continue;
         if (!G) G = nd->gpus;
-        if (nd->gpus != G)
+        if (nd->gpus != G && fmt == TFILE_YAML)
             rc = diag_set(d, path, (struct srcpos){nd->line, 0}, FS_EINVAL,
                           "host '%s' has gpus: %u but others have %u; every host of a fabric "
                           "has the same GPU count",
+                          nd->name, nd->gpus, G);
+        else if (nd->gpus != G)
+            rc = diag_set(d, path, (struct srcpos){nd->line, 0}, FS_EINVAL,
+                          "host '%s' has %u cabled HCA port(s) but others have %u; every host "
+                          "of a fabric has the same NIC (GPU) count (topology.group: hca takes "
+                          "each HCA as a host)",
                           nd->name, nd->gpus, G);
     }
     tf->gpus = G ? G : 1;

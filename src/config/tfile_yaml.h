@@ -18,8 +18,10 @@ struct net;
 struct diag;
 struct scenario;
 
-/* Reads and checks `path`. 0, or a negative FS_E* with `d` at file:line. */
-int tfile_read(struct topo_file *tf, const char *path, enum tfile_format fmt, struct diag *d);
+/* Reads and checks `path`; `group` says what one host of ibnetdiscover or
+ * ibsim text is. 0, or a negative FS_E* with `d` at file:line. */
+int tfile_read(struct topo_file *tf, const char *path, enum tfile_format fmt,
+               enum tfile_group group, struct diag *d);
 
 /* The parsers (here: yaml; topo/tfile_ib.c: ibnetdiscover and ibsim) fill
  * nodes and links; tfile_read then checks and orders them. */

@@ -36,11 +36,13 @@ static void count(const struct topo_params *t, struct counts *c) {
                     ((uint64_t)t->leaves + t->spines ? (uint64_t)t->leaves + t->spines : 1);
         break;
     }
-    case TOPO_RAIL_OPTIMIZED: {
+    case TOPO_RAIL_OPTIMIZED:
+    case TOPO_NVL72: {
         uint64_t u = t->uplinks_per_spine ? t->uplinks_per_spine : 1;
+        uint64_t R = (t->rails ? t->rails : G) * topo_rail_groups(t);
         c->endpoints = H * G;
-        c->switches = G + t->spines + (G > 1 ? H : 0);
-        c->links = H * G * (G > 1 ? 2 : 1) + G * t->spines * u;
+        c->switches = R + t->spines + (G > 1 ? H : 0);
+        c->links = H * G * (G > 1 ? 2 : 1) + R * t->spines * u;
         c->fanout = (uint64_t)t->spines * u;
         break;
     }

@@ -29,8 +29,11 @@
 
 struct rec {
     char id[80];
+    char dev[40]; /* a Ca's device name ("mlx5_3"), what orders a server's HCAs */
     uint32_t nports, node, line;
+    bool host;
     uint32_t *peer, *pport, *pline; /* per port 1..nports: node id, port, line; 0 = free */
+    uint32_t *nic;                  /* per port of a Ca: the host's NIC index it became */
 };
 
 /* A string -> index map (open addressing, FNV-1a): record ids and the
@@ -133,18 +136,44 @@ static uint64_t ib_rate(const char *comment) {
     return best;
 }
 
-/* The node's name: first word of the description, sanitised and unique
- * (base, base_2, base_3...: the first not in `names`). `last` remembers the
- * suffix each base reached, so a repeated description costs one look-up. */
-static void make_name(struct smap *names, struct smap *last, const char *desc, char *out,
+/* A name's base: the description's first word with characters outside
+ * [A-Za-z0-9_.] as '_' (at most 23 characters). */
+static void name_base(const char *word, size_t wlen, char *base) {
+    size_t k = 0;
+    for (size_t i = 0; i < wlen && k + 1 < 24; i++)
+        base[k++] =
+            (isalnum((unsigned char)word[i]) || word[i] == '_' || word[i] == '.') ? word[i] : '_';
+    base[k] = 0;
+}
+
+/* NVIDIA's switch node descriptions (MLNX-OS / Onyx, UFM): "MF0;<host
+ * name>:<part number>/<module>[/<ASIC>]", e.g. "MF0;ib-leaf-01:MQM9700/U1"
+ * or a director's "MF0;ib-core-1:CS7500/L05/U1". The readable name is the
+ * host name, with the module path when it is more than the one ASIC "U1"
+ * (ib_leaf_01; ib_core_1_L05_U1); 0 if `desc` is not of that form. */
+static int vendor_switch_base(const char *desc, char *base) {
+    if (strncmp(desc, "MF0;", 4)) return 0;
+    const char *h = desc + 4, *colon = strchr(h, ':');
+    if (!colon || colon == h) return 0;
+    const char *slash = strchr(colon, '/');
+    char raw[96];
+    if (slash && strcmp(slash + 1, "U1"))
+        snprintf(raw, sizeof raw, "%.*s/%s", (int)(colon - h), h, slash + 1);
+    else
+        snprintf(raw, sizeof raw, "%.*s", (int)(colon - h), h);
+    name_base(raw, strcspn(raw, " \t"), base);
+    return base[0] != 0;
+}
+
+/* The node's name: `base` made unique (base, base_2, base_3...: the first
+ * not in `names`). `last` remembers the suffix each base reached, so a
+ * repeated description costs one look-up. */
+static void make_name(struct smap *names, struct smap *last, const char *desc, bool sw, char *out,
                       size_t len) {
     char base[24];
-    size_t k = 0;
     const char *p = skip_ws(desc);
-    for (; *p && *p != ' ' && *p != '\t' && k + 1 < sizeof base; p++)
-        base[k++] = (isalnum((unsigned char)*p) || *p == '_' || *p == '.') ? *p : '_';
-    base[k] = 0;
-    if (!k) snprintf(base, sizeof base, "node");
+    if (!sw || !vendor_switch_base(p, base)) name_base(p, strcspn(p, " \t"), base);
+    if (!base[0]) snprintf(base, sizeof base, "node");
     snprintf(out, len, "%s", base);
     if (smap_get(names, out) != TFILE_NONE) {
         uint32_t i = smap_get(last, base);
@@ -154,6 +183,47 @@ static void make_name(struct smap *names, struct smap *last, const char *desc, c
         smap_put(last, base, i);
     }
     smap_put(names, out, 0);
+}
+
+/* Which server a Ca belongs to (TFILE_GROUP_SERVER). Linux names an HCA
+ * "<host name> <device>" (rdma-ndd's default node description "%h %d",
+ * e.g. "dgx01 mlx5_3"), so HCAs whose descriptions have that form and the
+ * same first word are one server; otherwise HCAs with one system image GUID
+ * (IBA 14.2.5.3 NodeInfo SystemImageGUID: the nodes of one system) are;
+ * otherwise the HCA is its own host. Sets `dev` to the device word. */
+static void server_key(const char *desc, const char *sysimg, const char *id, char *key, size_t klen,
+                       char *dev, size_t dlen) {
+    const char *p = skip_ws(desc);
+    size_t w = strcspn(p, " \t");
+    const char *q = skip_ws(p + w);
+    size_t dw = strcspn(q, " \t");
+    bool devform = w && dw && !*skip_ws(q + dw) && isalpha((unsigned char)q[0]);
+    for (size_t i = 0; devform && i < dw; i++)
+        devform = isalnum((unsigned char)q[i]) || q[i] == '_' || q[i] == '-';
+    devform = devform && isdigit((unsigned char)q[dw - 1]);
+    snprintf(dev, dlen, "%.*s", devform ? (int)dw : 0, q);
+    if (devform)
+        snprintf(key, klen, "d:%.*s", (int)(w < 70 ? w : 70), p);
+    else if (sysimg[0])
+        snprintf(key, klen, "g:%s", sysimg);
+    else
+        snprintf(key, klen, "r:%s", id);
+}
+
+/* Device names in natural order: mlx5_2 before mlx5_10. */
+static int natural_cmp(const char *a, const char *b) {
+    while (*a && *b) {
+        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+            char *ea, *eb;
+            unsigned long x = strtoul(a, &ea, 10), y = strtoul(b, &eb, 10);
+            if (x != y) return x < y ? -1 : 1;
+            a = ea, b = eb;
+            continue;
+        }
+        if (*a != *b) return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+        a++, b++;
+    }
+    return (unsigned char)*a - (unsigned char)*b;
 }
 
 static int fail(struct diag *d, const char *path, uint32_t line, const char *fmt, ...)
@@ -175,19 +245,53 @@ static void next_line(const char **p, char *buf, size_t size) {
     *p = eol ? eol + 1 : *p + len;
 }
 
+/* The Ca records of one server `node` in device order (file order on a
+ * tie); the host's NICs are their cabled ports in that order. */
+static void number_nics(struct topo_file *tf, struct rec *recs, uint32_t nr) {
+    uint32_t *order = fs_xmalloc((nr ? nr : 1) * sizeof *order), k = 0;
+    for (uint32_t i = 0; i < nr; i++)
+        if (recs[i].host) order[k++] = i;
+    for (uint32_t i = 1; i < k; i++) /* insertion sort: stable; by node, then device */
+        for (uint32_t j = i; j > 0; j--) {
+            const struct rec *x = &recs[order[j - 1]], *y = &recs[order[j]];
+            if (x->node < y->node || (x->node == y->node && natural_cmp(x->dev, y->dev) <= 0))
+                break;
+            uint32_t t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    for (uint32_t i = 0; i < k; i++) {
+        struct rec *r = &recs[order[i]];
+        struct tfile_node *nd = &tf->nodes[r->node];
+        if (i == 0 || recs[order[i - 1]].node != r->node) nd->gpus = 0;
+        for (uint32_t p = 1; p <= r->nports; p++)
+            if (r->peer[p]) r->nic[p] = nd->gpus++;
+        if (!nd->gpus && (i + 1 == k || recs[order[i + 1]].node != r->node))
+            nd->gpus = 1; /* an uncabled host: check_connected names it */
+    }
+    free(order);
+}
+
 int tfile_parse_ib(struct topo_file *tf, const char *path, const char *text, enum tfile_format fmt,
-                   struct diag *d) {
+                   enum tfile_group group, struct diag *d) {
     (void)fmt;
     struct rec *recs = NULL;
     uint32_t nr = 0;
     int rc = 0;
-    struct smap ids = {0}, names = {0}, last = {0};
+    struct smap ids = {0}, names = {0}, last = {0}, servers = {0};
+    char sysimg[40] = "";
+    uint32_t *ends = NULL; /* per link: record and port of each end */
     /* pass 1: the records (nodes) */
     uint32_t line = 0;
     for (const char *p = text; *p && !rc;) {
         line++;
         char buf[1024];
         next_line(&p, buf, sizeof buf);
+        if (!strncmp(buf, "sysimgguid=", 11)) {
+            snprintf(sysimg, sizeof sysimg, "%.*s", (int)strcspn(buf + 11, " \t("), buf + 11);
+            continue;
+        }
+        if (!skip_ws(buf)[0]) sysimg[0] = 0; /* a blank line ends a record */
         bool sw = !strncmp(buf, "Switch", 6) && (buf[6] == ' ' || buf[6] == '\t');
         bool ca = (!strncmp(buf, "Ca", 2) && (buf[2] == ' ' || buf[2] == '\t')) ||
                   (!strncmp(buf, "Hca", 3) && (buf[3] == ' ' || buf[3] == '\t'));
@@ -213,20 +317,32 @@ int tfile_parse_ib(struct topo_file *tf, const char *path, const char *text, enu
         }
         const char *hash = strchr(after, '#');
         if (hash) quoted(skip_ws(hash + 1), desc, sizeof desc);
-        char name[24];
-        make_name(&names, &last, desc[0] ? desc : id, name, sizeof name);
+        char name[24], key[96], dev[40] = "";
+        snprintf(key, sizeof key, "r:%s", id);
+        if (!sw && group == TFILE_GROUP_SERVER)
+            server_key(desc, sysimg, id, key, sizeof key, dev, sizeof dev);
+        uint32_t node = smap_get(&servers, key);
+        if (node == TFILE_NONE) {
+            make_name(&names, &last, desc[0] ? desc : id, sw, name, sizeof name);
+            node = tfile_node_add(tf, name, sw ? TFILE_SWITCH : TFILE_HOST, line);
+            smap_put(&servers, key, node);
+        }
+        sysimg[0] = 0;
         smap_put(&ids, id, nr);
         recs = fs_xrealloc(recs, (nr + 1) * sizeof *recs);
         struct rec *r = &recs[nr++];
         memset(r, 0, sizeof *r);
         snprintf(r->id, sizeof r->id, "%s", id);
+        snprintf(r->dev, sizeof r->dev, "%s", dev);
         r->nports = (uint32_t)np;
         r->line = line;
-        r->node = tfile_node_add(tf, name, sw ? TFILE_SWITCH : TFILE_HOST, line);
+        r->host = !sw;
+        r->node = node;
         if (sw) tf->nodes[r->node].ports = (uint32_t)np;
         r->peer = fs_xcalloc(np + 1, sizeof *r->peer);
         r->pport = fs_xcalloc(np + 1, sizeof *r->pport);
         r->pline = fs_xcalloc(np + 1, sizeof *r->pline);
+        r->nic = fs_xcalloc(np + 1, sizeof *r->nic);
     }
     /* pass 2: the port lines of each record */
     line = 0;
@@ -314,6 +430,11 @@ int tfile_parse_ib(struct topo_file *tf, const char *path, const char *text, enu
         o->pport[pport] = (uint32_t)port;
         o->pline[pport] = line;
         tf->links = fs_xrealloc(tf->links, (tf->nlinks + 1) * sizeof *tf->links);
+        ends = fs_xrealloc(ends, (tf->nlinks + 1) * 4 * sizeof *ends);
+        ends[4 * tf->nlinks] = cur;
+        ends[4 * tf->nlinks + 1] = (uint32_t)port;
+        ends[4 * tf->nlinks + 2] = w;
+        ends[4 * tf->nlinks + 3] = (uint32_t)pport;
         struct tfile_link *l = &tf->links[tf->nlinks++];
         memset(l, 0, sizeof *l);
         l->a = r->node;
@@ -328,12 +449,23 @@ int tfile_parse_ib(struct topo_file *tf, const char *path, const char *text, enu
     if (!rc && !nr)
         rc = diag_set(d, path, (struct srcpos){0, 0}, FS_EINVAL,
                       "no Switch or Ca records: not ibnetdiscover output or an ibsim net file");
+    if (!rc) { /* each host's NICs: its HCAs' cabled ports, in device order */
+        number_nics(tf, recs, nr);
+        for (uint32_t i = 0; i < tf->nlinks; i++) {
+            const struct rec *a = &recs[ends[4 * i]], *b = &recs[ends[4 * i + 2]];
+            tf->links[i].nic_a = a->host ? a->nic[ends[4 * i + 1]] : 0;
+            tf->links[i].nic_b = b->host ? b->nic[ends[4 * i + 3]] : 0;
+        }
+    }
     for (uint32_t i = 0; i < nr; i++) {
         free(recs[i].peer);
         free(recs[i].pport);
         free(recs[i].pline);
+        free(recs[i].nic);
     }
     free(recs);
+    free(ends);
+    smap_fini(&servers);
     smap_fini(&ids);
     smap_fini(&names);
     smap_fini(&last);

@@ -12,6 +12,6 @@
 struct diag;
 
 int tfile_parse_ib(struct topo_file *tf, const char *path, const char *text, enum tfile_format fmt,
-                   struct diag *d);
+                   enum tfile_group group, struct diag *d);
 
 #endif /* FABSIM_TOPO_TFILE_IB_H */

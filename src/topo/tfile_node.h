@@ -12,6 +12,9 @@
 
 enum tfile_format { TFILE_AUTO, TFILE_YAML, TFILE_IBNETDISCOVER, TFILE_IBSIM };
 enum tfile_kind { TFILE_HOST, TFILE_SWITCH };
+/* ibnetdiscover / ibsim: what one host is (topology.group, docs/inputs.md):
+ * a server (its HCAs by node description or system image GUID) or an HCA */
+enum tfile_group { TFILE_GROUP_SERVER, TFILE_GROUP_HCA };
 
 #define TFILE_NONE UINT32_MAX
 

@@ -65,22 +65,27 @@ static void nvlinks(struct builder *b, uint32_t servers, uint32_t G, uint64_t nv
     }
 }
 
-/* Rail-optimised (docs/sources.md A8): NIC g of every host on rail leaf g
- * (leaves = gpus_per_host), every leaf to every spine. */
+/* Rail-optimised (docs/sources.md A8): NIC g of every host on rail leaf
+ * g mod rails (rails = gpus_per_host unless given: one rail per GPU), every
+ * leaf to every spine. An NVL72 rack (kind nvl72, docs/sources.md A13) is
+ * such a host of 72 GPUs whose NVSwitch is the rack's NVLink switch trays,
+ * GPU g in compute tray g / 4 with its NIC on rail g mod 4. */
 static void rail_optimized(struct builder *b, const struct topo_params *t) {
     uint32_t G = t->gpus_per_host > 1 ? t->gpus_per_host : 1;
+    uint32_t R = t->rails ? t->rails : G, L = R * topo_rail_groups(t);
+    uint32_t P = t->kind == TOPO_RAIL_OPTIMIZED && t->hosts_per_leaf ? t->hosts_per_leaf : t->hosts;
     gpu_hosts(b, t->hosts, G);
     uint32_t leaf0 = b->n->nnodes;
-    for (uint32_t l = 0; l < G; l++)
+    for (uint32_t l = 0; l < L; l++)
         node(b, NODE_SWITCH, ROLE_LEAF, l, 1);
     uint32_t spine0 = b->n->nnodes;
     for (uint32_t s = 0; s < t->spines; s++)
         node(b, NODE_SWITCH, ROLE_SPINE, s, 2);
     for (uint32_t h = 0; h < t->hosts; h++)
         for (uint32_t g = 0; g < G; g++)
-            link(b, h * G + g, leaf0 + g);
+            link(b, h * G + g, leaf0 + h / P * R + g % R);
     uint32_t up = t->uplinks_per_spine ? t->uplinks_per_spine : 1;
-    for (uint32_t l = 0; l < G; l++)
+    for (uint32_t l = 0; l < L; l++)
         for (uint32_t s = 0; s < t->spines; s++)
             for (uint32_t u = 0; u < up; u++)
                 link(b, leaf0 + l, spine0 + s);
@@ -161,11 +166,17 @@ static void ring(struct builder *b, const struct topo_params *t) {
         link(b, sw0 + s, sw0 + (s + 1) % S);
 }
 
+uint32_t topo_rail_groups(const struct topo_params *t) {
+    uint32_t P = t->kind == TOPO_RAIL_OPTIMIZED ? t->hosts_per_leaf : 0;
+    return P && t->hosts > P ? (t->hosts + P - 1) / P : 1;
+}
+
 uint32_t topo_host_count(const struct topo_params *t) {
     uint64_t n = 0;
     switch (t->kind) {
     case TOPO_SINGLE_SWITCH:
     case TOPO_RAIL_OPTIMIZED:
+    case TOPO_NVL72:
         n = t->hosts;
         break;
     case TOPO_LEAF_SPINE:
@@ -206,6 +217,7 @@ int topo_build(struct net *n, const struct model_params *sc, struct diag *d) {
         ring(&b, t);
         break;
     case TOPO_RAIL_OPTIMIZED:
+    case TOPO_NVL72:
         rail_optimized(&b, t);
         break;
     case TOPO_FILE: /* docs/inputs.md */

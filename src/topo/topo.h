@@ -18,6 +18,10 @@ struct topo_file;
 struct model_params;
 struct diag;
 
+/* rail_optimized: groups of hosts_per_leaf hosts (scalable units), each
+ * with its own rail leaves; 1 for every other kind. */
+uint32_t topo_rail_groups(const struct topo_params *t);
+
 /* Number of hosts the topology parameters describe (saturates at UINT32_MAX). */
 uint32_t topo_host_count(const struct topo_params *t);
 

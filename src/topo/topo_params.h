@@ -20,7 +20,8 @@ enum topo_kind {
     TOPO_FAT_TREE,
     TOPO_RING,
     TOPO_RAIL_OPTIMIZED,
-    TOPO_FILE /* a user's own fabric from a file (topo/tfile.h, docs/inputs.md) */
+    TOPO_FILE, /* a user's own fabric from a file (topo/tfile.h, docs/inputs.md) */
+    TOPO_NVL72 /* NVLink racks (GB200/GB300 NVL72): rail_optimized with a host = a rack */
 };
 
 struct topo_params {
@@ -33,14 +34,18 @@ struct topo_params {
     uint32_t ring_switches, ring_hosts_per_switch;
     /* single_switch */
     uint32_t hosts;
-    /* rail_optimized: hosts, gpus_per_host (= leaves), spines */
+    /* rail_optimized: hosts, gpus_per_host, spines, rails (rail leaves; GPU
+     * g's NIC on rail g mod rails; 0 = one rail per GPU). nvl72: hosts =
+     * racks, gpus_per_host = 72 (the NVLink domain), rails = GPUs per tray */
     uint32_t gpus_per_host;
+    uint32_t rails;
     uint64_t nvlink_bps;
     /* file: the path (resolved against the scenario's folder), its format
      * (enum tfile_format), link rates from the file (or all fabric.link),
      * and the fabric read from it when the scenario was loaded */
     char *file_path;
     int file_format;
+    int file_group; /* enum tfile_group: a host is a server or an HCA */
     bool file_rates;
     struct topo_file *file;
     /* NVLink calibration (docs/validation.md): the share of the NVLink rate

@@ -255,6 +255,16 @@ cat err.txt
 check hostile_ibnet_message_tail test "$rc" -eq 2 -a "$(lines err.txt)" -eq 1 \
     -a "$(grep -c 'rt.txt:1: .*one subnet$' err.txt)" -eq 1
 
+# --- hostile_ibnet_servers: servers grouped from node descriptions with
+# different HCA counts are one message at the odd server's Ca line, exit 2.
+printf 'Switch\t4 "S-1"\t\t# "MF0;leaf:MQM9700/U1"\n[1]\t"H-1"[1]\t\t# "a mlx5_0" 4xNDR\n[2]\t"H-2"[1]\t\t# "a mlx5_1" 4xNDR\n[3]\t"H-3"[1]\t\t# "b mlx5_0" 4xNDR\n\nCa\t1 "H-1"\t\t# "a mlx5_0"\n[1]\t"S-1"[1]\t\t# 4xNDR\n\nCa\t1 "H-2"\t\t# "a mlx5_1"\n[1]\t"S-1"[2]\t\t# 4xNDR\n\nCa\t1 "H-3"\t\t# "b mlx5_0"\n[1]\t"S-1"[3]\t\t# 4xNDR\n' >srv.txt
+sed 's/ib_same.txt/srv.txt/' ib_same.yaml >srv.yaml
+"$FAB" validate srv.yaml >/dev/null 2>err.txt
+rc=$?
+cat err.txt
+check hostile_ibnet_servers test "$rc" -eq 2 -a "$(lines err.txt)" -eq 1 \
+    -a "$(grep -c "srv.txt:12: .*host 'b' has 1 cabled HCA port" err.txt)" -eq 1
+
 # --- hostile_labs_set_*: labs --set with a bad value or an unknown key is
 # exit 2 with one line before anything is written (was exit 0, "0 ran").
 "$FAB" labs --labs-dir R1 -o oLS --set seed=abc -q >out.txt 2>err.txt

@@ -65,6 +65,8 @@ static void test_roundtrip(void **state) {
         "{kind: ring, switches: 5, hosts_per_switch: 2}",
         "{kind: rail_optimized, hosts: 3, gpus_per_host: 4, spines: 2}",
         "{kind: leaf_spine, leaves: 2, spines: 2, hosts_per_leaf: 2, gpus_per_host: 2}",
+        "{kind: rail_optimized, hosts: 3, gpus_per_host: 4, spines: 2, rails: 2}",
+        "{kind: rail_optimized, hosts: 5, gpus_per_host: 2, spines: 2, hosts_per_leaf: 2}",
     };
     for (size_t i = 0; i < sizeof topos / sizeof *topos; i++) {
         char y[512];
@@ -190,6 +192,105 @@ static void test_ibnetdiscover(void **state) {
     free(path);
 }
 
+/* ibnetdiscover of 2 DGX H100 servers x 8 ConnectX-7 on 8 rail leaves
+ * (scenarios/examples/inputs/ibnetdiscover_2x8.txt, Ca records in discovery
+ * order): 2 hosts x 8 GPUs, NIC g of both on the same rail leaf (device
+ * order mlx5_0, 3, 4, 5, 6, 9, 10, 11), the vendor switch names readable,
+ * and a node-aware ring AllReduce that runs as on the rail_optimized
+ * generator's 2 x 8 fabric, to the picosecond. */
+static void test_ib_servers(void **state) {
+    (void)state;
+    const char *fab = "fabric: {kind: infiniband, link: 400Gbps, routing: static, "
+                      "routing_engine: minhop}\n";
+    const char *wl = "workload:\n  - {kind: allreduce, size: 16MiB, algorithm: ring}\n";
+    char y[1024];
+    snprintf(y, sizeof y, "%stopology: {kind: file, path: %s}\n%s", fab,
+             "scenarios/examples/inputs/ibnetdiscover_2x8.txt", wl);
+    struct trun t, g;
+    trun_start(&t, y, NULL, 0);
+    assert_int_equal(t.rc, 0);
+    const struct net *n = &t.m.net;
+    assert_int_equal(t.sc.topo.gpus_per_host, 8);
+    assert_int_equal(t.sc.topo.file->nhosts, 2);
+    assert_int_equal(n->nhosts, 16);
+    assert_string_equal(n->names[n->host_node[0]], "dgx01.g0");
+    assert_string_equal(n->names[n->host_node[15]], "dgx02.g7");
+    for (uint32_t gpu = 0; gpu < 8; gpu++) {
+        char l[64];
+        for (int h = 1; h <= 2; h++) { /* GPU g of each server on rail leaf g + 1 */
+            snprintf(l, sizeof l, "dgx0%d.g%u->rail_leaf_0%u", h, gpu, gpu + 1);
+            assert_int_equal(n->ports[tlink(&t, l)].rate_bps, 400000000000ull); /* 4xNDR */
+        }
+    }
+    (void)tlink(&t, "rail_leaf_08->spine_02");
+    (void)tlink(&t, "dgx02.g3->dgx02.nvs");
+    assert_true(t.m.completed);
+    snprintf(y, sizeof y,
+             "%stopology: {kind: rail_optimized, hosts: 2, gpus_per_host: 8, spines: 2}\n%s", fab,
+             wl);
+    trun_start(&g, y, NULL, 0);
+    assert_true(g.m.completed);
+    const struct coll_row *a = &n->coll_rows[0], *b = &g.m.net.coll_rows[0];
+    print_message("2 x 8 from ibnetdiscover: ring AllReduce 16 MiB %.2f us (generator %.2f us)\n",
+                  (double)(a->end_ps - a->start_ps) / 1e6, (double)(b->end_ps - b->start_ps) / 1e6);
+    assert_int_equal(a->end_ps - a->start_ps, b->end_ps - b->start_ps);
+    trun_end(&g);
+    trun_end(&t);
+}
+
+/* A dual-port HCA with both ports cabled is one host with two NICs (one per
+ * port, on two leaves); topology.group: hca still takes it whole. */
+static const char *IB_DUAL =
+    "vendid=0x2c9\ndevid=0xd2f0\nsysimgguid=0xa\nswitchguid=0xa(a)\n"
+    "Switch\t4 \"S-000000000000000a\"\t\t# \"MF0;ib-core-1:CS7500/L05/U1\" enhanced port 0 lid 1\n"
+    "[1]\t\"H-0000000000000100\"[1](100) \t\t# \"stor01 mlx5_0\" lid 5 4xHDR\n"
+    "[2]\t\"H-0000000000000200\"[1](200) \t\t# \"stor02 mlx5_0\" lid 7 4xHDR\n"
+    "[3]\t\"S-000000000000000b\"[1]\t\t# \"MF0;ib-core-1:CS7500/L06/U1\" lid 2 4xHDR\n"
+    "\n"
+    "vendid=0x2c9\ndevid=0xd2f0\nsysimgguid=0xb\nswitchguid=0xb(b)\n"
+    "Switch\t4 \"S-000000000000000b\"\t\t# \"MF0;ib-core-1:CS7500/L06/U1\" enhanced port 0 lid 2\n"
+    "[1]\t\"S-000000000000000a\"[3]\t\t# \"MF0;ib-core-1:CS7500/L05/U1\" lid 1 4xHDR\n"
+    "[2]\t\"H-0000000000000100\"[2](101) \t\t# \"stor01 mlx5_0\" lid 6 4xHDR\n"
+    "[3]\t\"H-0000000000000200\"[2](201) \t\t# \"stor02 mlx5_0\" lid 8 4xHDR\n"
+    "\n"
+    "vendid=0x2c9\ndevid=0x101b\nsysimgguid=0x100\ncaguid=0x100\n"
+    "Ca\t2 \"H-0000000000000100\"\t\t# \"stor01 mlx5_0\"\n"
+    "[1](100) \t\"S-000000000000000a\"[1]\t\t# lid 5 lmc 0 \"MF0;ib-core-1:CS7500/L05/U1\" lid 1 "
+    "4xHDR\n"
+    "[2](101) \t\"S-000000000000000b\"[2]\t\t# lid 6 lmc 0 \"MF0;ib-core-1:CS7500/L06/U1\" lid 2 "
+    "4xHDR\n"
+    "\n"
+    "vendid=0x2c9\ndevid=0x101b\nsysimgguid=0x200\ncaguid=0x200\n"
+    "Ca\t2 \"H-0000000000000200\"\t\t# \"stor02 mlx5_0\"\n"
+    "[1](200) \t\"S-000000000000000a\"[2]\t\t# lid 7 lmc 0 \"MF0;ib-core-1:CS7500/L05/U1\" lid 1 "
+    "4xHDR\n"
+    "[2](201) \t\"S-000000000000000b\"[3]\t\t# lid 8 lmc 0 \"MF0;ib-core-1:CS7500/L06/U1\" lid 2 "
+    "4xHDR\n";
+
+static void test_ib_dual_port(void **state) {
+    (void)state;
+    char *path = write_tmp(IB_DUAL, ".txt");
+    char y[512];
+    for (int hca = 0; hca < 2; hca++) {
+        snprintf(y, sizeof y, "topology: {kind: file, path: %s, group: %s}\n", path,
+                 hca ? "hca" : "server");
+        struct trun t;
+        build(&t, y);
+        const struct net *n = &t.m.net;
+        assert_int_equal(t.sc.topo.gpus_per_host, 2);
+        assert_int_equal(n->nhosts, 4);
+        assert_string_equal(n->names[n->host_node[0]], "stor01.g0");
+        /* the director's line cards: host name and module, not "MF0_ib_core_1_CS7500_L" */
+        assert_int_equal(n->ports[tlink(&t, "stor01.g0->ib_core_1_L05_U1")].rate_bps,
+                         200000000000ull);
+        (void)tlink(&t, "stor01.g1->ib_core_1_L06_U1");
+        (void)tlink(&t, "stor02.g1->ib_core_1_L06_U1");
+        trun_end(&t);
+    }
+    unlink(path);
+    free(path);
+}
+
 static void expect_bad(const char *text, const char *suffix, const char *needle) {
     char *path = write_tmp(text, suffix);
     char y[512];
@@ -250,14 +351,25 @@ static void test_bad_files(void **state) {
                       "[3]\t\"H-1\"[1]\t\t# \"h0\" 4xNDR\n\n"
                       "Ca\t1 \"H-1\"\t\t# \"h0\"\n";
     expect_bad(ib3, ".txt", ":2: error: unknown port 3");
+    /* a server with one HCA fewer than the other */
+    const char *ib4 = "Switch\t4 \"S-1\"\t\t# \"MF0;leaf:MQM9700/U1\"\n"
+                      "[1]\t\"H-1\"[1]\t\t# \"a mlx5_0\" 4xNDR\n"
+                      "[2]\t\"H-2\"[1]\t\t# \"a mlx5_1\" 4xNDR\n"
+                      "[3]\t\"H-3\"[1]\t\t# \"b mlx5_0\" 4xNDR\n\n"
+                      "Ca\t1 \"H-1\"\t\t# \"a mlx5_0\"\n"
+                      "[1]\t\"S-1\"[1]\t\t# \"leaf\" 4xNDR\n\n"
+                      "Ca\t1 \"H-2\"\t\t# \"a mlx5_1\"\n"
+                      "[1]\t\"S-1\"[2]\t\t# \"leaf\" 4xNDR\n\n"
+                      "Ca\t1 \"H-3\"\t\t# \"b mlx5_0\"\n"
+                      "[1]\t\"S-1\"[3]\t\t# \"leaf\" 4xNDR\n";
+    expect_bad(ib4, ".txt", ":12: error: host 'b' has 1 cabled HCA port(s) but others have 2");
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_roundtrip),
-        cmocka_unit_test(test_ibsim_roundtrip),
-        cmocka_unit_test(test_ibnetdiscover),
-        cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_roundtrip),     cmocka_unit_test(test_ibsim_roundtrip),
+        cmocka_unit_test(test_ibnetdiscover), cmocka_unit_test(test_ib_servers),
+        cmocka_unit_test(test_ib_dual_port),  cmocka_unit_test(test_bad_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

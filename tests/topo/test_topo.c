@@ -50,6 +50,28 @@ static void test_leaf_spine_parallel(void **state) {
     trun_end(&t);
 }
 
+/* rail_optimized: NIC g of host h on rail leaf (h / hosts_per_leaf) x rails
+ * + g mod rails: scalable units of hosts_per_leaf servers, each with its own
+ * rail leaves, every leaf to every spine; `rails` fewer than the GPUs fold
+ * GPU g onto rail g mod rails (an NVL72 tray's 4 NICs on 4 rails). */
+static void test_rail_groups(void **state) {
+    (void)state;
+    struct trun t;
+    build(&t, "{kind: rail_optimized, hosts: 5, gpus_per_host: 4, spines: 2, hosts_per_leaf: 2, "
+              "rails: 2}");
+    const struct net *n = &t.m.net;
+    assert_int_equal(n->nhosts, 20);
+    assert_int_equal(n->nswitches, 3 * 2 + 2 + 5); /* 3 units x 2 rails, spines, NVSwitches */
+    tlink(&t, "h0.g0->leaf0");
+    tlink(&t, "h1.g3->leaf1");
+    tlink(&t, "h2.g2->leaf2");
+    tlink(&t, "h3.g1->leaf3");
+    tlink(&t, "h4.g0->leaf4");
+    tlink(&t, "leaf5->spine1");
+    assert_true(t.m.completed);
+    trun_end(&t);
+}
+
 static void test_ring_and_single(void **state) {
     (void)state;
     struct trun t;
@@ -69,6 +91,7 @@ int main(void) {
         cmocka_unit_test(test_fat_tree_k8),
         cmocka_unit_test(test_leaf_spine_parallel),
         cmocka_unit_test(test_ring_and_single),
+        cmocka_unit_test(test_rail_groups),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

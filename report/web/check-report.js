@@ -105,6 +105,13 @@ function check(ok, what) {
     check(wrong.length === 0, `offered-load bars red exactly above 101 % (${offered.length} bars, ${offered.filter((b) => b.red).length} red` +
       (wrong.length ? `; wrong: ${wrong.slice(0, 5).map((b) => b.v + (b.red ? ' red' : ' blue')).join(', ')}` : '') + ')');
   }
+  // One unit for rates in every chart (Gbit/s; nccl-tests' GB/s is
+  // converted), and pause time per link, never a sum over links.
+  const axisText = await page.evaluate(() => [...document.querySelectorAll('.vega-target svg text')].map((t) => t.textContent));
+  const badUnit = axisText.filter((t) => /\bGB\/s\b|\bGbps\b/.test(t));
+  check(badUnit.length === 0, 'rates in one unit (Gbit/s) on every chart' + (badUnit.length ? ': ' + [...new Set(badUnit)].slice(0, 5).join(' | ') : ''));
+  const summed = axisText.filter((t) => /paused \(us\)|paused_us_total|pause time \(sum/i.test(t));
+  check(summed.length === 0, 'pause time per link, not summed over links' + (summed.length ? ': ' + [...new Set(summed)].join(' | ') : ''));
   // A sweep's report plots each metric against the swept parameter.
   const mode = await page.evaluate(() => JSON.parse(document.getElementById('fabsim-data').textContent).mode);
   if (mode === 'sweep') check((st.kinds || {}).sweep > 0, `the sweep's metric-vs-parameter chart rendered (${(st.kinds || {}).sweep || 0})`);

@@ -83,7 +83,8 @@
     parent.append(el('div', { class: 'na-box' }, `${what}: not yet available (waiting for ${names || 'its scenarios'}).`));
   }
 
-  function countersChart(parent, scns, metrics, caption) {
+  // log: a symlog value axis (zeros stay drawable) for values that span decades.
+  function countersChart(parent, scns, metrics, caption, log) {
     const ok = scns.filter(ran);
     if (!ok.length) return notYet(parent, caption, scns);
     let rows = [];
@@ -102,7 +103,7 @@
         mark: { type: 'bar', tooltip: true },
         encoding: {
           y: { field: 'scenario', type: 'nominal', title: null, sort: null },
-          x: { field: 'value', type: 'quantitative', title: null },
+          x: { field: 'value', type: 'quantitative', title: log ? '(log)' : null, ...(log ? { scale: { type: 'symlog' } } : {}) },
           color: { field: 'scenario', type: 'nominal', legend: null, sort: null },
         },
       },
@@ -352,7 +353,7 @@
     });
   }
 
-  function fctChart(parent, scns, caption, dst) {
+  function fctChart(parent, scns, caption, dst, log) {
     const ok = scns.filter(ran);
     if (!ok.length) return notYet(parent, caption, scns);
     const rows = [];
@@ -362,7 +363,8 @@
       data: { values: rows }, width: 560, height: { step: 22 },
       mark: { type: 'tick', thickness: 3, size: 16, tooltip: true },
       encoding: { y: { field: 'scenario', type: 'nominal', title: null, sort: null },
-                  x: { field: 'fct_us', type: 'quantitative', title: 'flow completion time (us)' },
+                  x: { field: 'fct_us', type: 'quantitative', title: 'flow completion time (us' + (log ? ', log)' : ')'),
+                       ...(log ? { scale: { type: 'log' } } : {}) },
                   color: { field: 'victim', type: 'nominal', title: null } },
     });
   }
@@ -547,17 +549,17 @@
   }
 
   // Counters evaluated by fabsim from lab.yaml's chart metrics.
-  function countersRows(parent, scns, caption, rowsIn) {
+  function countersRows(parent, scns, caption, rowsIn, log) {
     const byId = Object.fromEntries(scns.map((s) => [s.id, s]));
     const names = [...new Set(rowsIn.map((r) => r.metric))];
     const metrics = names.map((n) => [(r) => { const x = rowsIn.find((q) => q.metric === n && q.id === r.__id); return x ? x.value : 0; }, n]);
     const wrapped = scns.map((s) => (ran(s) ? Object.assign({}, s, { results: Object.assign({ __id: s.id }, s.results) }) : s));
     void byId;
-    countersChart(parent, wrapped, metrics, caption);
+    countersChart(parent, wrapped, metrics, caption, log);
   }
 
   const CHARTS = {
-    counters: (sec, scns, c) => countersRows(sec, scns, c.title, c.rows || []),
+    counters: (sec, scns, c) => countersRows(sec, scns, c.title, c.rows || [], !!c.opts.log),
     timelines: (sec, scns, c) => timelines(sec, scns, c.title),
     timelines_pair: (sec, scns, c) => timelinesPair(sec, scns, c.title),
     throughput: (sec, scns, c) => throughput(sec, scns, c.title, true),
@@ -574,7 +576,7 @@
       if (dead.length) for (const s of dead) topologyChart(sec, s, `${c.title}: “${s.label}” (ports in the wait-for cycle in red)`);
       else notYet(sec, c.title, scns.filter((s) => !ran(s)).length ? scns : []);
     },
-    fct: (sec, scns, c) => fctChart(sec, scns, c.title, c.opts.dst),
+    fct: (sec, scns, c) => fctChart(sec, scns, c.title, c.opts.dst, !!c.opts.log),
     dcqcn_rate: (sec, scns, c) => dcqcnRate(sec, scns, c.title),
     bom: (sec, scns) => bom(sec, scns),
   };
@@ -674,7 +676,7 @@
   }
   const all = DATA.labs.flatMap((l) => l.scenarios);
   const nRan = all.filter(ran).length, nNa = all.filter((s) => s.status === 'not_available').length, nErr = all.length - nRan - nNa;
-  const title = DATA.title || (DATA.mode === 'compare' ? 'fabsim compare' : DATA.mode === 'sweep' ? 'fabsim sweep' : DATA.mode === 'run' ? 'fabsim run' : 'fabsim course labs: InfiniBand vs RoCEv2');
+  const title = DATA.title || (DATA.mode === 'compare' ? 'fabsim compare' : DATA.mode === 'sweep' ? 'fabsim sweep' : DATA.mode === 'run' ? 'fabsim run' : 'fabsim course labs: InfiniBand vs RoCEv2 vs Ultra Ethernet');
   const nNotRun = all.filter((s) => s.status === 'not_run').length;
   app.append(el('header', {}, el('h1', {}, title),
     el('div', { class: 'sub' }, `fabsim ${DATA.fabsim} · ${all.length} scenarios: ${nRan} ran, ${nNa} not yet available${nNotRun ? ', ' + nNotRun + ' not run' : ''}${nErr - nNotRun ? ', ' + (nErr - nNotRun) + ' failed' : ''}${(DATA.sets || []).length ? ' · with --set ' + DATA.sets.join(' --set ') : ''} · every number below comes from these runs`)));

@@ -401,7 +401,13 @@
       ['max queue (KiB)', (r) => fmt(maxOf(r.links, (l) => l.max_queue_bytes) / 1024)],
       ['busiest spine link (util.)', (r) => fmt(maxOf(r.links.filter((l) => l.tier === 'leaf-spine'), (l) => l.utilization), 3)],
       ['deadlock', (r) => (r.summary.deadlock.detected ? 'yes' : 'no')],
+      ['timeouts', (r) => fmt(r.summary.timeouts, 0)],
     ];
+    // Ultra Ethernet's mechanisms, when a variant runs it ("-" under the other fabrics).
+    const uet = (k) => (r) => (r.summary.uet ? fmt(r.summary.uet[k], 0) : '-');
+    if (scns.some((s) => ran(s) && s.results.summary.uet))
+      rows.push(['UET trims', uet('trims')], ['UET trim NAKs', uet('trim_naks')], ['UET entropy changes', uet('entropy_changes')],
+                ['UET credit grants', uet('credit_grants')]);
     const t = el('table', {});
     t.append(el('tr', {}, el('th', { class: 'l' }, ''), ...scns.map((s) => el('th', {}, s.label))));
     for (const [name, f] of rows) t.append(el('tr', {}, el('td', { class: 'l' }, name), ...scns.map((s) => el('td', {}, ran(s) ? f(s.results) : s.status === 'not_available' ? 'not yet available' : 'error'))));
@@ -624,18 +630,20 @@
     rows = rows.filter((r) => !zero.includes(r.metric) && r.value != null);
     if (zero.length) caption += ` (zero in every run: ${zero.join(', ')})`;
     if (varying.length > 2) caption += ` (also varied, not on the axes: ${varying.slice(2).join(', ')})`;
+    // A swept key without an order (fabric.kind=infiniband,roce,uet): bars, not a line between categories.
+    const categorical = order.some((v) => Number.isNaN(parseFloat(String(v))));
     chart(parent, caption, {
       data: { values: rows },
       facet: { column: { field: 'metric', type: 'nominal', title: null, sort: metrics.map((m) => m[1]) } },
       resolve: { scale: { y: 'independent' } },
       spec: {
         width: 200, height: 160,
-        mark: { type: 'line', point: true, tooltip: true },
+        mark: categorical ? { type: 'bar', tooltip: true } : { type: 'line', point: true, tooltip: true },
         encoding: {
-          x: { field: 'x', type: 'ordinal', sort: order, title: xk, axis: { labelAngle: 0 } },
+          x: { field: 'x', type: categorical ? 'nominal' : 'ordinal', sort: order, title: xk, axis: { labelAngle: 0 } },
           y: { field: 'value', type: 'quantitative', title: null },
           color: { field: 'series', type: 'nominal', title: ck || null, sort: null },
-          detail: { field: 'series' },
+          ...(categorical ? (ck ? { xOffset: { field: 'series', sort: null } } : {}) : { detail: { field: 'series' } }),
         },
       },
     });

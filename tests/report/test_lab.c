@@ -467,6 +467,54 @@ static void test_claims_course_labs(void **state) {
     assert_int_equal(decide(&L, "multi-tenancy"), LAB_SUB_NOT);
     lab_eval_fini(&L, &ev);
     lab_fini(&L);
+
+    /* ultra_ethernet (issue 30): "InfiniBand ahead" = the Ethernet's number
+     * > 1.2 x InfiniBand's at the same tier (shipped, tuned), four pairings */
+    load_course_lab(&L, "ultra_ethernet");
+    assert_int_equal(L.nclaims, 4);
+    /* lossless: incast completion in us, as measured */
+    set_m(&L, "i_ib_d", 0), set_m(&L, "i_ib_t_d", 0);
+    set_m(&L, "i_ib", 149.1), set_m(&L, "i_roce", 151.2), set_m(&L, "i_uet", 153.1);
+    set_m(&L, "i_ib_t", 149.1), set_m(&L, "i_spray", 151.2), set_m(&L, "i_uet_t", 151.1);
+    set_m(&L, "i_nopfc", 551.9), set_m(&L, "i_notrim", 440.7);
+    assert_int_equal(decide(&L, "lossless"), LAB_SUB_CONDITIONS);
+    set_m(&L, "i_nopfc", 160), set_m(&L, "i_notrim", 160); /* losing costs nothing */
+    assert_int_equal(decide(&L, "lossless"), LAB_SUB_NOT);
+    set_m(&L, "i_roce", 300), set_m(&L, "i_uet", 300), set_m(&L, "i_spray", 300),
+        set_m(&L, "i_uet_t", 300); /* both Ethernets pay even with their mechanism */
+    assert_int_equal(decide(&L, "lossless"), LAB_SUB_HOLDS);
+    set_m(&L, "i_ib_d", 3); /* credits that drop */
+    assert_int_equal(decide(&L, "lossless"), LAB_SUB_NOT);
+    /* congestion: the victim's FCT in us, as measured */
+    set_m(&L, "v_ib", 174.2), set_m(&L, "v_roce", 156.2), set_m(&L, "v_uet", 56.2);
+    set_m(&L, "v_ib_t", 91.6), set_m(&L, "v_spray", 156.2), set_m(&L, "v_uet_t", 54.3);
+    assert_int_equal(decide(&L, "congestion"), LAB_SUB_CONDITIONS);
+    set_m(&L, "v_ib_t", 150); /* IB CC no better than DCQCN */
+    assert_int_equal(decide(&L, "congestion"), LAB_SUB_NOT);
+    set_m(&L, "v_ib", 40), set_m(&L, "v_ib_t", 40);
+    assert_int_equal(decide(&L, "congestion"), LAB_SUB_HOLDS);
+    /* reroute: completion in us (4.29 s = the IBA ACK timeout) */
+    set_m(&L, "f_ib", 4.295e6), set_m(&L, "f_roce", 263.7), set_m(&L, "f_uet", 134.5);
+    set_m(&L, "f_ib_t", 4.295e6), set_m(&L, "f_spray", 2199.8), set_m(&L, "f_uet_t", 134.0);
+    set_m(&L, "f_shield", 45.6);
+    assert_int_equal(decide(&L, "reroute"), LAB_SUB_CONDITIONS);
+    set_m(&L, "f_shield", 150); /* SHIELD behind UET's timer */
+    assert_int_equal(decide(&L, "reroute"), LAB_SUB_NOT);
+    set_m(&L, "f_ib", 45), set_m(&L, "f_ib_t", 45);
+    assert_int_equal(decide(&L, "reroute"), LAB_SUB_HOLDS);
+    /* load balancing: permutation and jobs, completion in us */
+    set_m(&L, "p_ib", 44.4), set_m(&L, "p_roce", 67.3), set_m(&L, "p_uet", 28.7);
+    set_m(&L, "p_ib_t", 107), set_m(&L, "p_spray", 32.1), set_m(&L, "p_uet_t", 28.8);
+    set_m(&L, "j_ib", 565), set_m(&L, "j_roce", 696), set_m(&L, "j_uet", 306);
+    set_m(&L, "j_ib_t", 454), set_m(&L, "j_spray", 319), set_m(&L, "j_uet_t", 306);
+    assert_int_equal(decide(&L, "load-balancing"), LAB_SUB_CONDITIONS);
+    set_m(&L, "j_roce", 600); /* ECMP ahead on the permutation only */
+    assert_int_equal(decide(&L, "load-balancing"), LAB_SUB_NOT);
+    set_m(&L, "j_roce", 696), set_m(&L, "p_ib", 20), set_m(&L, "p_ib_t", 20);
+    set_m(&L, "j_ib", 200), set_m(&L, "j_ib_t", 200);
+    assert_int_equal(decide(&L, "load-balancing"), LAB_SUB_HOLDS);
+    lab_eval_fini(&L, &ev);
+    lab_fini(&L);
 }
 
 static void test_claims_overlap(void **state) {

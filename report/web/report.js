@@ -83,7 +83,8 @@
     parent.append(el('div', { class: 'na-box' }, `${what}: not yet available (waiting for ${names || 'its scenarios'}).`));
   }
 
-  function countersChart(parent, scns, metrics, caption) {
+  // log: a symlog value axis (zeros stay drawable) for values that span decades.
+  function countersChart(parent, scns, metrics, caption, log) {
     const ok = scns.filter(ran);
     if (!ok.length) return notYet(parent, caption, scns);
     let rows = [];
@@ -102,7 +103,7 @@
         mark: { type: 'bar', tooltip: true },
         encoding: {
           y: { field: 'scenario', type: 'nominal', title: null, sort: null },
-          x: { field: 'value', type: 'quantitative', title: null },
+          x: { field: 'value', type: 'quantitative', title: log ? '(log)' : null, ...(log ? { scale: { type: 'symlog' } } : {}) },
           color: { field: 'scenario', type: 'nominal', legend: null, sort: null },
         },
       },
@@ -396,7 +397,7 @@
     });
   }
 
-  function fctChart(parent, scns, caption, dst) {
+  function fctChart(parent, scns, caption, dst, log) {
     const ok = scns.filter(ran);
     if (!ok.length) return notYet(parent, caption, scns);
     const rows = [];
@@ -406,7 +407,8 @@
       data: { values: rows }, width: 560, height: { step: 22 },
       mark: { type: 'tick', thickness: 3, size: 16, tooltip: true },
       encoding: { y: { field: 'scenario', type: 'nominal', title: null, sort: null },
-                  x: { field: 'fct_us', type: 'quantitative', title: 'flow completion time (us)' },
+                  x: { field: 'fct_us', type: 'quantitative', title: 'flow completion time (us' + (log ? ', log)' : ')'),
+                       ...(log ? { scale: { type: 'log' } } : {}) },
                   color: { field: 'victim', type: 'nominal', title: null } },
     });
   }
@@ -443,7 +445,13 @@
       ['max queue (KiB)', (r) => fmt(maxOf(r.links, (l) => l.max_queue_bytes) / 1024)],
       ['busiest spine link (util.)', (r) => fmt(maxOf(r.links.filter((l) => l.tier === 'leaf-spine'), (l) => l.utilization), 3)],
       ['deadlock', (r) => (r.summary.deadlock.detected ? 'yes' : 'no')],
+      ['timeouts', (r) => fmt(r.summary.timeouts, 0)],
     ];
+    // Ultra Ethernet's mechanisms, when a variant runs it ("-" under the other fabrics).
+    const uet = (k) => (r) => (r.summary.uet ? fmt(r.summary.uet[k], 0) : '-');
+    if (scns.some((s) => ran(s) && s.results.summary.uet))
+      rows.push(['UET trims', uet('trims')], ['UET trim NAKs', uet('trim_naks')], ['UET entropy changes', uet('entropy_changes')],
+                ['UET credit grants', uet('credit_grants')]);
     const t = el('table', {});
     t.append(el('tr', {}, el('th', { class: 'l' }, ''), ...scns.map((s) => el('th', {}, s.label))));
     for (const [name, f] of rows) t.append(el('tr', {}, el('td', { class: 'l' }, name), ...scns.map((s) => el('td', {}, ran(s) ? f(s.results) : s.status === 'not_available' ? 'not yet available' : 'error'))));
@@ -591,17 +599,17 @@
   }
 
   // Counters evaluated by fabsim from lab.yaml's chart metrics.
-  function countersRows(parent, scns, caption, rowsIn) {
+  function countersRows(parent, scns, caption, rowsIn, log) {
     const byId = Object.fromEntries(scns.map((s) => [s.id, s]));
     const names = [...new Set(rowsIn.map((r) => r.metric))];
     const metrics = names.map((n) => [(r) => { const x = rowsIn.find((q) => q.metric === n && q.id === r.__id); return x ? x.value : 0; }, n]);
     const wrapped = scns.map((s) => (ran(s) ? Object.assign({}, s, { results: Object.assign({ __id: s.id }, s.results) }) : s));
     void byId;
-    countersChart(parent, wrapped, metrics, caption);
+    countersChart(parent, wrapped, metrics, caption, log);
   }
 
   const CHARTS = {
-    counters: (sec, scns, c) => countersRows(sec, scns, c.title, c.rows || []),
+    counters: (sec, scns, c) => countersRows(sec, scns, c.title, c.rows || [], !!c.opts.log),
     timelines: (sec, scns, c) => timelines(sec, scns, c.title),
     timelines_pair: (sec, scns, c) => timelinesPair(sec, scns, c.title),
     throughput: (sec, scns, c) => throughput(sec, scns, c.title, true),
@@ -618,7 +626,7 @@
       if (dead.length) for (const s of dead) topologyChart(sec, s, `${c.title}: “${s.label}” (ports in the wait-for cycle in red)`);
       else notYet(sec, c.title, scns.filter((s) => !ran(s)).length ? scns : []);
     },
-    fct: (sec, scns, c) => fctChart(sec, scns, c.title, c.opts.dst),
+    fct: (sec, scns, c) => fctChart(sec, scns, c.title, c.opts.dst, !!c.opts.log),
     dcqcn_rate: (sec, scns, c) => dcqcnRate(sec, scns, c.title),
     moe: (sec, scns, c) => moeChart(sec, scns, c.title),
     inference: (sec, scns, c) => inferenceChart(sec, scns, c.title),
@@ -670,18 +678,20 @@
     rows = rows.filter((r) => !zero.includes(r.metric) && r.value != null);
     if (zero.length) caption += ` (zero in every run: ${zero.join(', ')})`;
     if (varying.length > 2) caption += ` (also varied, not on the axes: ${varying.slice(2).join(', ')})`;
+    // A swept key without an order (fabric.kind=infiniband,roce,uet): bars, not a line between categories.
+    const categorical = order.some((v) => Number.isNaN(parseFloat(String(v))));
     chart(parent, caption, {
       data: { values: rows },
       facet: { column: { field: 'metric', type: 'nominal', title: null, sort: metrics.map((m) => m[1]) } },
       resolve: { scale: { y: 'independent' } },
       spec: {
         width: 200, height: 160,
-        mark: { type: 'line', point: true, tooltip: true },
+        mark: categorical ? { type: 'bar', tooltip: true } : { type: 'line', point: true, tooltip: true },
         encoding: {
-          x: { field: 'x', type: 'ordinal', sort: order, title: xk, axis: { labelAngle: 0 } },
+          x: { field: 'x', type: categorical ? 'nominal' : 'ordinal', sort: order, title: xk, axis: { labelAngle: 0 } },
           y: { field: 'value', type: 'quantitative', title: null },
           color: { field: 'series', type: 'nominal', title: ck || null, sort: null },
-          detail: { field: 'series' },
+          ...(categorical ? (ck ? { xOffset: { field: 'series', sort: null } } : {}) : { detail: { field: 'series' } }),
         },
       },
     });
@@ -722,7 +732,7 @@
   }
   const all = DATA.labs.flatMap((l) => l.scenarios);
   const nRan = all.filter(ran).length, nNa = all.filter((s) => s.status === 'not_available').length, nErr = all.length - nRan - nNa;
-  const title = DATA.title || (DATA.mode === 'compare' ? 'fabsim compare' : DATA.mode === 'sweep' ? 'fabsim sweep' : DATA.mode === 'run' ? 'fabsim run' : 'fabsim course labs: InfiniBand vs RoCEv2');
+  const title = DATA.title || (DATA.mode === 'compare' ? 'fabsim compare' : DATA.mode === 'sweep' ? 'fabsim sweep' : DATA.mode === 'run' ? 'fabsim run' : 'fabsim course labs: InfiniBand vs RoCEv2 vs Ultra Ethernet');
   const nNotRun = all.filter((s) => s.status === 'not_run').length;
   app.append(el('header', {}, el('h1', {}, title),
     el('div', { class: 'sub' }, `fabsim ${DATA.fabsim} · ${all.length} scenarios: ${nRan} ran, ${nNa} not yet available${nNotRun ? ', ' + nNotRun + ' not run' : ''}${nErr - nNotRun ? ', ' + (nErr - nNotRun) + ' failed' : ''}${(DATA.sets || []).length ? ' · with --set ' + DATA.sets.join(' --set ') : ''} · every number below comes from these runs`)));

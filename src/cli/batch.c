@@ -440,6 +440,12 @@ const struct batch_col BATCH_SUMMARY_COLS[] = {
     {"CNPs", "cnps", "summary.cnps", 1},
     {"credit stalls (us)", "credit_stall_us_total", "summary.credit_stall_ns_total", 1e-3},
     {"reorder max (B)", "reorder_max_bytes", "summary.reorder_max_bytes", 1},
+    {"timeouts", "timeouts", "summary.timeouts", 1},
+    /* Ultra Ethernet's mechanisms ("-" on the other fabrics: no summary.uet) */
+    {"UET trims", "uet_trims", "summary.uet.trims", 1},
+    {"UET trim NAKs", "uet_trim_naks", "summary.uet.trim_naks", 1},
+    {"UET entropy changes", "uet_entropy_changes", "summary.uet.entropy_changes", 1},
+    {"UET credit grants", "uet_credit_grants", "summary.uet.credit_grants", 1},
     {"deadlock (1 = yes)", "deadlock", "summary.deadlock.detected", -1},
     /* the first failure and the first job (empty when the run has none) */
     {"failure at (us)", "failure_at_us", "control_plane.0.at_ns", 1e-3},

@@ -26,7 +26,8 @@
 
 /* Labs in course order; folders not listed here follow alphabetically. */
 static const char *const lab_order[] = {"lossless",       "ecn_dcqcn",      "sharp",
-                                        "subnet_manager", "load_balancing", "counterarguments"};
+                                        "subnet_manager", "load_balancing", "counterarguments",
+                                        "ultra_ethernet"};
 
 /* Links drawn in the queue/pause timelines per scenario (the busiest). */
 #define SERIES_TOP_LINKS 8

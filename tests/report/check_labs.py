@@ -476,10 +476,51 @@ def v_ca(g):
                    f"spray {sp / ib:.2f}x IB, tenant A keeps {left:.1f} % (RoCE) / {ib_left:.1f} % (IB) of the shared-class delay")
 
 
+def v_ue(g):
+    """Lab 7: each argument on six fabrics (three, at the shipped defaults and
+    tuned); "InfiniBand ahead" = the Ethernet's number > 1.2 x InfiniBand's at
+    the same tier, read here from results.json independently of lab.yaml."""
+    d = lambda i: done_ns(g(i))
+    v = lambda i: fct_pair(g(i), "h7", "h1")
+    uet = lambda i: g(i)["summary"]["uet"]
+
+    def ahead(m, arg):
+        return sum(m(f"{arg}-{e}") > 1.2 * m(f"{arg}-{ib}")
+                   for ib, e in (("ib", "roce-ecmp"), ("ib", "uet"), ("ib-tuned", "roce-spray"), ("ib-tuned", "uet-tuned")))
+
+    ib_d = s(g("incast-ib"), "packets_dropped") + s(g("incast-ib-tuned"), "packets_dropped")
+    la = ahead(d, "incast")
+    nopfc, notrim = d("incast-roce-nopfc") / d("incast-ib"), d("incast-uet-notrim") / d("incast-ib")
+    ca = ahead(v, "victim")
+    fa = ahead(d, "failure")
+    sh = d("failure-ib-shield")
+    shield = d("failure-roce-ecmp") > 1.2 * sh and d("failure-uet") > 1.2 * sh
+    # load balancing: each fabric's mean over seeds 1-4 (permutations, hash keys)
+    mean = lambda w, f: sum(d(f"{w}-{f}" + (f"-seed{k}" if k > 1 else "")) for k in (1, 2, 3, 4)) / 4
+    lb = sum(mean("perm", e) > 1.2 * mean("perm", ib) and mean("jobs", e) > 1.2 * mean("jobs", ib)
+             for ib, e in (("ib", "roce-ecmp"), ("ib", "uet"), ("ib-tuned", "roce-spray"), ("ib-tuned", "uet-tuned")))
+    # the mechanisms acted where the lab says they do
+    check(uet("incast-uet")["trims"] > 0 and uet("incast-uet")["trim_naks"] == uet("incast-uet")["trims"]
+          and uet("incast-uet")["timeouts"] == 0 and uet("incast-uet-notrim")["timeouts"] > 0,
+          f"ultra_ethernet: trims NAKed without timeouts ({uet('incast-uet')['trims']}), tail drop waits for "
+          f"the timer ({uet('incast-uet-notrim')['timeouts']})")
+    check(uet("victim-uet-tuned")["credit_grants"] > 0 and uet("failure-uet")["entropy_changes"] > 0,
+          f"ultra_ethernet: RCCC granted ({uet('victim-uet-tuned')['credit_grants']}), entropy moved "
+          f"({uet('failure-uet')['entropy_changes']})")
+    subs = [sub(ib_d == 0 and la == 4, ib_d == 0 and la < 4 and (nopfc > 1.2 or notrim > 1.2)),
+            sub(ca == 4, 0 < ca < 4),
+            sub(fa == 4, fa < 4 and (fa > 0 or shield)),
+            sub(lb == 4, 0 < lb < 4)]
+    return derived("ultra_ethernet", ["lossless", "congestion", "reroute", "load-balancing"], subs,
+                   f"IB ahead in {la}/{ca}/{fa}/{lb} of 4 pairings; without PFC {nopfc:.2f}x, without "
+                   f"trimming {notrim:.2f}x; SHIELD {sh / 1e3:.1f} us")
+
+
 vpath = os.path.join(OUT, "verdicts.json")
 verdicts = {v["lab"]: v for v in json.load(open(vpath))} if os.path.exists(vpath) else {}
 for lab, fn in (("lossless", v_lossless), ("ecn_dcqcn", v_ecn), ("sharp", v_sharp), ("subnet_manager", v_sm),
-                ("load_balancing", v_lb), ("counterarguments", v_ca)):
+                ("load_balancing", v_lb), ("counterarguments", v_ca),
+                ("ultra_ethernet", v_ue)):
     if lab not in verdicts:
         continue
     got = verdicts[lab]["verdict"]

@@ -270,6 +270,19 @@ else
     fail "compare --set variants (rc $rc, drops '$d1' vs '$d2')"
 fi
 browser "$OUT/cmpset/report.html"
+# Three fabrics side by side (issue 30): a column and a ratio per fabric, the
+# UET counters a number under Ultra Ethernet and "-" under the others.
+"$FAB" compare scenarios/labs/ultra_ethernet/01-incast.yaml --set fabric.kind=infiniband \
+    --set fabric.kind=roce --set fabric.kind=uet -o "$OUT/cmp3" >"$LOG" 2>&1
+rc=$?
+cat "$LOG"
+if [ "$rc" -eq 0 ] && grep -q "fabric.kind: infiniband | roce | uet" "$LOG" && grep -q "3/1" "$LOG" &&
+    grep -Eq "^UET trim NAKs +- +- +[1-9][0-9]* " "$LOG" && grep -Eq "^UET trims +- +- +[1-9]" "$LOG" &&
+    [ -s "$OUT/cmp3/report.html" ]; then
+    ok "compare with three fabrics: a column each, UET's trims and NAKs under UET only"
+else
+    fail "compare with three fabrics (rc $rc)"
+fi
 
 # 4b. compare's configuration diff lists exactly the keys that differ: for
 # the --set variants {seed, fabric.buffer}; for two files, the keys whose

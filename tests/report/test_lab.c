@@ -239,6 +239,16 @@ static void set_m(const struct lab_def *L, const char *name, double v) {
         }
     fail_msg("no metric %s", name);
 }
+/* The four seeds' runs of one metric of the ultra_ethernet lab (NAME_1..4). */
+static void seeds_m(const struct lab_def *L, const char *name, double a, double b, double c,
+                    double e) {
+    const double v[4] = {a, b, c, e};
+    char n[64];
+    for (int k = 0; k < 4; k++) {
+        snprintf(n, sizeof n, "%s_%d", name, k + 1);
+        set_m(L, n, v[k]);
+    }
+}
 static enum lab_sub decide(const struct lab_def *L, const char *id) {
     for (size_t i = 0; i < L->nm; i++) /* derived metrics, in order, as lab_eval does */
         if (!L->m[i].run) ev.values[i] = expr_eval_lab(&L->m[i].e, ev.values);
@@ -465,6 +475,59 @@ static void test_claims_course_labs(void **state) {
     assert_int_equal(decide(&L, "multi-tenancy"), LAB_SUB_HOLDS);
     set_m(&L, "a_separate", 900);
     assert_int_equal(decide(&L, "multi-tenancy"), LAB_SUB_NOT);
+    lab_eval_fini(&L, &ev);
+    lab_fini(&L);
+
+    /* ultra_ethernet (issue 30): "InfiniBand ahead" = the Ethernet's number
+     * > 1.2 x InfiniBand's at the same tier (shipped, tuned), four pairings */
+    load_course_lab(&L, "ultra_ethernet");
+    assert_int_equal(L.nclaims, 4);
+    /* lossless: incast completion in us, as measured */
+    set_m(&L, "i_ib_d", 0), set_m(&L, "i_ib_t_d", 0);
+    set_m(&L, "i_ib", 149.1), set_m(&L, "i_roce", 151.2), set_m(&L, "i_uet", 153.1);
+    set_m(&L, "i_ib_t", 149.1), set_m(&L, "i_spray", 151.2), set_m(&L, "i_uet_t", 151.1);
+    set_m(&L, "i_nopfc", 551.9), set_m(&L, "i_notrim", 440.7);
+    assert_int_equal(decide(&L, "lossless"), LAB_SUB_CONDITIONS);
+    set_m(&L, "i_nopfc", 160), set_m(&L, "i_notrim", 160); /* losing costs nothing */
+    assert_int_equal(decide(&L, "lossless"), LAB_SUB_NOT);
+    set_m(&L, "i_roce", 300), set_m(&L, "i_uet", 300), set_m(&L, "i_spray", 300),
+        set_m(&L, "i_uet_t", 300); /* both Ethernets pay even with their mechanism */
+    assert_int_equal(decide(&L, "lossless"), LAB_SUB_HOLDS);
+    set_m(&L, "i_ib_d", 3); /* credits that drop */
+    assert_int_equal(decide(&L, "lossless"), LAB_SUB_NOT);
+    /* congestion: the victim's FCT in us, as measured */
+    set_m(&L, "v_ib", 174.2), set_m(&L, "v_roce", 156.2), set_m(&L, "v_uet", 56.2);
+    set_m(&L, "v_ib_t", 91.6), set_m(&L, "v_spray", 156.2), set_m(&L, "v_uet_t", 54.3);
+    assert_int_equal(decide(&L, "congestion"), LAB_SUB_CONDITIONS);
+    set_m(&L, "v_ib_t", 150); /* IB CC no better than DCQCN */
+    assert_int_equal(decide(&L, "congestion"), LAB_SUB_NOT);
+    set_m(&L, "v_ib", 40), set_m(&L, "v_ib_t", 40);
+    assert_int_equal(decide(&L, "congestion"), LAB_SUB_HOLDS);
+    /* reroute: completion in us (4.29 s = the IBA ACK timeout) */
+    set_m(&L, "f_ib", 4.295e6), set_m(&L, "f_roce", 263.7), set_m(&L, "f_uet", 134.5);
+    set_m(&L, "f_ib_t", 4.295e6), set_m(&L, "f_spray", 2199.8), set_m(&L, "f_uet_t", 134.0);
+    set_m(&L, "f_shield", 45.6);
+    assert_int_equal(decide(&L, "reroute"), LAB_SUB_CONDITIONS);
+    set_m(&L, "f_shield", 150); /* SHIELD behind UET's timer */
+    assert_int_equal(decide(&L, "reroute"), LAB_SUB_NOT);
+    set_m(&L, "f_ib", 45), set_m(&L, "f_ib_t", 45);
+    assert_int_equal(decide(&L, "reroute"), LAB_SUB_HOLDS);
+    /* load balancing: permutation and jobs, completion in us, each fabric's
+     * mean over seeds 1-4 (seeds_m sets one fabric's four runs) */
+    seeds_m(&L, "p_ib", 44.4, 61.0, 57.5, 56.3), seeds_m(&L, "p_roce", 67.3, 63.0, 70.0, 71.0);
+    seeds_m(&L, "p_uet", 28.7, 30, 30, 30), seeds_m(&L, "p_ib_t", 107, 107, 107, 107);
+    seeds_m(&L, "p_spray", 32.1, 33, 33, 33), seeds_m(&L, "p_uet_t", 28.8, 30, 30, 30);
+    seeds_m(&L, "j_ib", 565, 565, 565, 565), seeds_m(&L, "j_roce", 696, 1515, 650, 975);
+    seeds_m(&L, "j_uet", 306, 314, 318, 318), seeds_m(&L, "j_ib_t", 454, 465, 470, 471);
+    seeds_m(&L, "j_spray", 319, 316, 315, 314), seeds_m(&L, "j_uet_t", 306, 317, 322, 323);
+    assert_int_equal(decide(&L, "load-balancing"), LAB_SUB_CONDITIONS);
+    /* one lucky seed decides nothing: seed 1 alone would have ECMP at 1.52 x */
+    seeds_m(&L, "p_roce", 67.3, 55, 55, 55); /* mean 58.1: ECMP ahead on the jobs only */
+    assert_int_equal(decide(&L, "load-balancing"), LAB_SUB_NOT);
+    seeds_m(&L, "p_roce", 67.3, 63.0, 70.0, 71.0);
+    seeds_m(&L, "p_ib", 20, 20, 20, 20), seeds_m(&L, "p_ib_t", 20, 20, 20, 20);
+    seeds_m(&L, "j_ib", 200, 200, 200, 200), seeds_m(&L, "j_ib_t", 200, 200, 200, 200);
+    assert_int_equal(decide(&L, "load-balancing"), LAB_SUB_HOLDS);
     lab_eval_fini(&L, &ev);
     lab_fini(&L);
 }

@@ -24,7 +24,8 @@ static const char *const FLOWCTL_NAMES[] = {"credit", "pfc", "none", "cbfc", NUL
 static const char *const LINK_RETRY_NAMES[] = {"none", "llr", NULL};
 static const char *const ROUTING_NAMES[] = {"static", "adaptive", "ecmp", "spray", NULL};
 static const char *const ENGINE_NAMES[] = {"minhop", "updn", "ftree", "file", NULL};
-static const char *const CC_NAMES[] = {"none", "dcqcn", "ibcc", "hpcc", "dctcp", "nscc", "rccc", "nscc+rccc", NULL};
+static const char *const CC_NAMES[] = {"none", "dcqcn", "ibcc",      "hpcc", "dctcp",
+                                       "nscc", "rccc",  "nscc+rccc", NULL};
 static const char *const RETX_NAMES[] = {"go_back_n", "go_back_0", "selective_repeat", NULL};
 static const char *const CP_NAMES[] = {"sm", "bgp", NULL};
 static const char *const SHARING_NAMES[] = {"static", "shared", NULL};
@@ -482,6 +483,16 @@ static int ethernet_link_check(struct schema_ctx *c, const struct yaml_node *map
                            "flow_control: cbfc is Ethernet credit-based flow control (Ultra "
                            "Ethernet); with fabric.kind infiniband use credit (allowed for "
                            "infiniband: credit, none)");
+    if (ib && f->flow_control == FLOWCTL_PFC)
+        return schema_fail(c, at(map, here, "flow_control"), FS_EINVAL,
+                           "flow_control: pfc is Ethernet's priority flow control (802.1Qbb); "
+                           "fabric.kind infiniband allows credit or none");
+    if (!ib && f->flow_control == FLOWCTL_CREDIT)
+        return schema_fail(c, at(map, here, "flow_control"), FS_EINVAL,
+                           "flow_control: credit is InfiniBand's link-level flow control (IBA "
+                           "7.9); an Ethernet fabric (kind %s) allows pfc, cbfc (credit-based, "
+                           "Ultra Ethernet) or none",
+                           FABRIC_KINDS[f->kind]);
     if (ib && f->link_retry == LINK_RETRY_LLR)
         return schema_fail(c, at(map, here, "link_retry"), FS_EINVAL,
                            "link_retry: llr is Ethernet link-level retry (Ultra Ethernet, IEEE "
@@ -647,7 +658,8 @@ static const struct schema_key FABRIC_KEYS[] = {
      .names = SHARING_NAMES, .only = M(FABRIC_ROCE) | M(FABRIC_UET)},
     {KEY("switch_buffer", SCHEMA_CUSTOM, 0, "auto", NULL,
          "docs/model.md (Switch buffers): auto = buffer x ports (the same total as static)"),
-     .only = M(FABRIC_ROCE) | M(FABRIC_UET), .parse = switch_buffer_parse, .print = switch_buffer_print},
+     .only = M(FABRIC_ROCE) | M(FABRIC_UET), .parse = switch_buffer_parse,
+     .print = switch_buffer_print},
     {KEY("flow_control", SCHEMA_ENUM, FAB(flow_control), "credit", "pfc",
          "docs/sources.md A2 credits; A4 PFC"),
      .names = FLOWCTL_NAMES},
@@ -678,8 +690,7 @@ static const struct schema_key FABRIC_KEYS[] = {
      .only = M(FABRIC_ROCE)},
     {KEY("transport", SCHEMA_MAP, FAB(transport), NULL, NULL, NULL), .sub = &TRANSPORT_TABLE},
     /* Ultra Ethernet (config/scenario_uet.c) */
-    {KEY("uet", SCHEMA_MAP, FAB(uet), NULL, NULL, NULL), .sub = &SCHEMA_UET,
-     .only = M(FABRIC_UET)},
+    {KEY("uet", SCHEMA_MAP, FAB(uet), NULL, NULL, NULL), .sub = &SCHEMA_UET, .only = M(FABRIC_UET)},
     {KEY("nscc", SCHEMA_MAP, FAB(nscc), NULL, NULL, NULL), .sub = &SCHEMA_NSCC,
      .only = M(FABRIC_UET)},
     {KEY("rccc", SCHEMA_MAP, FAB(rccc), NULL, NULL, NULL), .sub = &SCHEMA_RCCC,
@@ -749,7 +760,10 @@ static const struct schema_key FABRIC_KEYS[] = {
      .min = 1, .max = 7, .only = M(FABRIC_INFINIBAND)},
 };
 const struct schema_table SCHEMA_FABRIC = {
-    TABLE("fabric", FABRIC_KEYS), .mode_of = fabric_mode,      .mode_what = "fabric kind",
-    .mode_names = FABRIC_KINDS,   .alt_modes = M(FABRIC_ROCE) | M(FABRIC_UET),
+    TABLE("fabric", FABRIC_KEYS),
+    .mode_of = fabric_mode,
+    .mode_what = "fabric kind",
+    .mode_names = FABRIC_KINDS,
+    .alt_modes = M(FABRIC_ROCE) | M(FABRIC_UET),
     .check = fabric_check,
 };

@@ -334,6 +334,16 @@ static void test_bad_input(void **state) {
                  "topology: {kind: leaf_spine, leaves: 1, spines: 1, hosts_per_leaf: 2}\n"
                  "workload:\n  - {kind: incast, senders: 1, receiver: h0, size: 1MiB}\n",
                  "use credit", 4);
+    /* IB's credits on an Ethernet kind: refused, not silently run (the
+     * three-fabric compare of one file with --set fabric.kind) */
+    expect_error("name: x\nfabric:\n  kind: roce\n  flow_control: credit\n"
+                 "topology: {kind: leaf_spine, leaves: 1, spines: 1, hosts_per_leaf: 2}\n"
+                 "workload:\n  - {kind: incast, senders: 1, receiver: h0, size: 1MiB}\n",
+                 "InfiniBand's link-level flow control", 4);
+    expect_error("name: x\nfabric:\n  kind: infiniband\n  flow_control: pfc\n"
+                 "topology: {kind: leaf_spine, leaves: 1, spines: 1, hosts_per_leaf: 2}\n"
+                 "workload:\n  - {kind: incast, senders: 1, receiver: h0, size: 1MiB}\n",
+                 "allows credit or none", 4);
     expect_error("name: x\nfabric:\n  kind: infiniband\n  link_retry: llr\n"
                  "topology: {kind: leaf_spine, leaves: 1, spines: 1, hosts_per_leaf: 2}\n"
                  "workload:\n  - {kind: incast, senders: 1, receiver: h0, size: 1MiB}\n",

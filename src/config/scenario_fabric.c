@@ -291,6 +291,32 @@ static void nic_buffer_print(FILE *f, const void *obj, const struct scenario *sc
     scenario_auto_size_print(f, ((const struct fabric_params *)obj)->ib.nic_buffer_bytes);
 }
 
+/* `reorder_timeout`: auto (stored as 0, resolved by net/nic.c from the
+ * buffer and link rate), off (SIM_TIME_NEVER: only the ACK timeout), or a time. */
+static int reorder_timeout_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    uint64_t *ps = &((struct fabric_params *)obj)->reorder_timeout_ps;
+    if (n && n->type == YAML_SCALAR && !strcmp(n->text, "auto")) {
+        *ps = 0;
+        return 0;
+    }
+    if (n && n->type == YAML_SCALAR && !strcmp(n->text, "off")) {
+        *ps = SIM_TIME_NEVER;
+        return 0;
+    }
+    return schema_number(c, SCHEMA_TIME, n, 1, 0, ps);
+}
+static void reorder_timeout_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    uint64_t ps = ((const struct fabric_params *)obj)->reorder_timeout_ps;
+    char buf[48];
+    if (!ps || ps == SIM_TIME_NEVER) {
+        fputs(ps ? "off" : "auto", f);
+        return;
+    }
+    schema_fmt(SCHEMA_TIME, ps, buf, sizeof buf);
+    fputs(buf, f);
+}
+
 #define IB_SLS 16 /* service levels (IBA) */
 
 /* `sl2vl`: `auto` (SL mod vls) or the VL of SL 0, 1, ... (up to 16; SLs
@@ -722,6 +748,10 @@ static const struct schema_key FABRIC_KEYS[] = {
     {KEY("reorder_window", SCHEMA_U32, FAB(reorder_window_pkts), "1024", NULL,
          "docs/sources.md A10: ConnectX depth not published (C); 1024 PSNs"),
      .min = 1, .max = 1u << 20},
+    {KEY("reorder_timeout", SCHEMA_CUSTOM, 0, "auto", NULL,
+         "docs/sources.md A11: ConnectX NAKs a hole its timer finds open; the value is not "
+         "published (C): auto = 4 drains of a switch port's buffer at the link rate"),
+     .parse = reorder_timeout_parse, .print = reorder_timeout_print},
     /* InfiniBand link layer */
     {KEY("vls", SCHEMA_U32, FAB(ib.vls), "4", NULL, "docs/sources.md A2: ConnectX NUM_OF_VL = 4"),
      .min = 1, .max = NET_NCLASS, .only = M(FABRIC_INFINIBAND)},

@@ -268,6 +268,9 @@ struct net_counters {
      * by switches, NAKs the receivers sent for them, entropy values moved off
      * a path after an ECN echo or a NAK, RCCC credit grants and their bytes. */
     uint64_t trimmed, trim_naks, entropy_changes, credit_grants, credit_bytes;
+    /* NAKs an out-of-order receiver sent for a hole its timer found open
+     * (fabric.reorder_timeout, net/nic.c rx_hole_timer) */
+    uint64_t ooo_naks;
     /* Link layer: credit-update frames sent (credit.c, cbfc.c); link-level
      * retry (link/llr.c): frames replayed and their wire bytes, NACKs and
      * ACKs (control ordered sets), frames it could not recover. */

@@ -158,6 +158,12 @@ static void adp_on_progress(const struct adp_params *a, struct qp *q) {
 struct sr_qp {
     uint32_t rcv_hi;    /* receiver: one past the highest PSN arrived */
     uint32_t head, len; /* sender: ring of ranges [a, b) to resend */
+    /* go-back-N out-of-order receiver (rx_hole_*): the PSN of the oldest
+     * hole, when it became the oldest, the QP's pending hole-timer event
+     * (0 = none) */
+    uint32_t hole_psn;
+    uint8_t hole_open;
+    sim_time_ps hole_ps, hole_timer_ps;
     struct {
         uint32_t a, b;
     } r[SR_RANGES_SACK];
@@ -509,6 +515,70 @@ static bool ooo_test_clear(uint64_t *b, uint32_t w, uint32_t psn) {
     return set;
 }
 
+/* The hole timer of a go-back-N out-of-order receiver (docs/sources.md A11,
+ * docs/model.md "Adaptive routing"): ConnectX places early packets and, for
+ * the PSNs missing before them, arms a timer; a hole that has not filled when
+ * it expires is NAKed (a sequence-error NAK: the sender goes back to it), one
+ * that fills stops it, and a hole that moves on (its first PSN arrived, later
+ * ones still missing) restarts it. Reordering alone never NAKs unless a path
+ * is reorder_timeout slower than another; a PSN lost in flight is resent after
+ * that timeout instead of the RC ACK timeout. One pending event per QP at
+ * most, at or before the open hole's deadline (the handler re-arms). */
+/* fabric.reorder_timeout: auto is NIC_REORDER_DRAINS times the time a
+ * switch port's buffer takes to drain at the link rate. Two paths' delays
+ * differ by at most what their queues hold, so a timer of several drains
+ * outlasts reordering (docs/model.md; measured skews were up to about one
+ * drain) while it stays far below the ACK timeout. */
+#define NIC_REORDER_DRAINS 4
+static sim_time_ps reorder_timeout(const struct net *n) {
+    const struct fabric_params *f = &n->sc->fabric;
+    if (f->reorder_timeout_ps) return f->reorder_timeout_ps;
+    double drain_ps = (double)f->buffer_bytes * 8.0 * 1e12 / (double)f->link_bps;
+    return (sim_time_ps)(NIC_REORDER_DRAINS * drain_ps + 0.5);
+}
+
+static void rx_hole_arm(struct net *n, uint32_t qp, struct sr_qp *sr) {
+    if (sr->hole_timer_ps) return; /* pending, no later than hole_ps + T */
+    sr->hole_timer_ps = sr->hole_ps + reorder_timeout(n);
+    sim_at(n->sim, sr->hole_timer_ps, n->qps[qp].dst + 1, NET_EV_QP_TIMER, qp, 1);
+}
+
+/* After packet `psn` of `qp` was taken (placed early, or the expected one
+ * with the expected PSN advanced past it and what followed): open, move or
+ * close the hole. */
+static void rx_hole_update(struct net *n, uint32_t qp, uint32_t psn) {
+    struct sr_qp *sr = sr_of(n, qp);
+    const struct qp *q = &n->qps[qp];
+    if (psn + 1 > sr->rcv_hi) sr->rcv_hi = psn + 1;
+    if (sr->rcv_hi <= q->expect_psn) { /* nothing missing */
+        sr->hole_open = 0;
+        return;
+    }
+    if (sr->hole_open && sr->hole_psn == q->expect_psn) return; /* the same hole */
+    sr->hole_open = 1;
+    sr->hole_psn = q->expect_psn;
+    sr->hole_ps = n->sim->now_ps;
+    rx_hole_arm(n, qp, sr);
+}
+
+/* The hole timer of `qp` fired (NET_EV_QP_TIMER with aux 1, at the receiver). */
+static void rx_hole_timer(struct net *n, uint32_t qp) {
+    struct sr_qp *sr = sr_of(n, qp);
+    struct qp *q = &n->qps[qp];
+    sr->hole_timer_ps = 0;
+    if (!sr->hole_open || q->expect_psn != sr->hole_psn) return;
+    if (n->sim->now_ps < sr->hole_ps + reorder_timeout(n)) {
+        rx_hole_arm(n, qp, sr); /* the hole moved on since this event was set */
+        return;
+    }
+    /* one NAK outstanding per QP (IBA 9.7.5.1): a lost NAK or resend is the
+     * sender's ACK timeout's to recover */
+    if (q->nak_sent) return;
+    q->nak_sent = 1;
+    n->c.ooo_naks++;
+    nic_send_ctrl(n, q->dst, qp, PKT_NAK, q->expect_psn);
+}
+
 /* Adaptive routing delivers out of order (docs/sources.md A10: "per-packet ->
  * out-of-order delivery handled by NIC"): keep PSNs within the window beyond
  * the expected one, advance over them when the gap fills, ACK cumulatively.
@@ -517,6 +587,7 @@ static void rx_data_ooo(struct net *n, uint32_t node, struct packet *p) {
     struct qp *q = &n->qps[p->qp];
     uint32_t W = n->ooo_window;
     uint64_t *b = ooo_bits(n, p->qp);
+    bool hole_timer = !n->selective && n->sc->fabric.reorder_timeout_ps != SIM_TIME_NEVER;
     if (p->psn < q->expect_psn) {
         ack_data(n, node, p, q->expect_psn); /* duplicate */
         return;
@@ -556,6 +627,7 @@ static void rx_data_ooo(struct net *n, uint32_t node, struct packet *p) {
             if (depth > n->c.reorder_max_bytes) n->c.reorder_max_bytes = depth;
         }
         if (n->sack) ack_data(n, node, p, q->expect_psn); /* placed: SACK it */
+        if (hole_timer) rx_hole_update(n, p->qp, p->psn);
         return;
     }
     /* the expected one: advance over it and whatever arrived beyond it */
@@ -568,6 +640,7 @@ static void rx_data_ooo(struct net *n, uint32_t node, struct packet *p) {
         q->since_ack++;
     }
     q->nak_sent = 0;
+    if (hole_timer) rx_hole_update(n, p->qp, p->psn);
     bool done_msg = false;
     for (uint32_t m = p->aux; m != NET_NONE;) {
         struct msg *mm = &n->msgs[m];
@@ -784,6 +857,10 @@ void nic_on_msg_post(struct sim *s, const struct event *e) {
 
 void nic_on_qp_timer(struct sim *s, const struct event *e) {
     struct net *n = s->model;
+    if (e->aux == 1) { /* a receiver's hole timer: arg = QP */
+        rx_hole_timer(n, e->arg);
+        return;
+    }
     struct nic *c = nic_of(n, e->arg);
     if (e->time_ps != c->timer_at_ps) return; /* superseded by an earlier one (timer_cover) */
     c->timer_at_ps = SIM_TIME_NEVER;

@@ -123,6 +123,9 @@ struct fabric_params {
     uint32_t hoq_exp, leaf_hoq_exp; /* the exponents they were given as; 0 = a time */
     uint32_t vl_stall_count;
     uint32_t reorder_window_pkts; /* adaptive routing: NIC out-of-order window; 0 = default */
+    /* out-of-order receiver with go-back-N: a PSN hole still open this long
+     * after it opened is NAKed (net/nic.c); 0 = auto, SIM_TIME_NEVER = off */
+    uint64_t reorder_timeout_ps;
 };
 
 enum ev_kind { EV_LINK_DOWN, EV_LINK_UP, EV_HOST_STALL, EV_LINK_GRAY, EV_LINK_FLAP, EV_LINK_BER };

@@ -6,7 +6,9 @@
  * bytes waiting; ties are broken by a per-switch RNG stream seeded from the
  * scenario seed, so runs repeat exactly. Packets of one QP may then arrive out
  * of order: the receiving NIC keeps a window of PSNs (net/nic.c, n->ooo_window)
- * and acknowledges cumulatively; go-back-N remains for real loss.
+ * and acknowledges cumulatively; a hole that stays open for
+ * fabric.reorder_timeout is NAKed (net/nic.c rx_hole_*), and go-back-N
+ * resends from it.
  *
  * Left out: ARN/FRN notifications between switches, AR groups other than
  * TREE (LAG, DF_PLUS), and any per-flow stickiness.

@@ -24,7 +24,8 @@ static const char *const FLOWCTL_NAMES[] = {"credit", "pfc", "none", "cbfc", NUL
 static const char *const LINK_RETRY_NAMES[] = {"none", "llr", NULL};
 static const char *const ROUTING_NAMES[] = {"static", "adaptive", "ecmp", "spray", NULL};
 static const char *const ENGINE_NAMES[] = {"minhop", "updn", "ftree", "file", NULL};
-static const char *const CC_NAMES[] = {"none", "dcqcn", "ibcc", "hpcc", "dctcp", "nscc", "rccc", "nscc+rccc", NULL};
+static const char *const CC_NAMES[] = {"none", "dcqcn", "ibcc",      "hpcc", "dctcp",
+                                       "nscc", "rccc",  "nscc+rccc", NULL};
 static const char *const RETX_NAMES[] = {"go_back_n", "go_back_0", "selective_repeat", NULL};
 static const char *const CP_NAMES[] = {"sm", "bgp", NULL};
 static const char *const SHARING_NAMES[] = {"static", "shared", NULL};
@@ -357,6 +358,28 @@ static const struct schema_table VLARB_ITEM = {TABLE("VLArb entry", VLARB_ITEM_K
 /* `vlarb_high` / `vlarb_low`: up to 16 entries {vl, weight} (IBA VLArb;
  * weight in 64 B units, 0 = entry skipped). [] = the model's default: no
  * high-priority table; a low table of every VL in use with weight 255. */
+/* fabric.credit_refresh: `auto` (0: 65,536 symbol times at each link's
+ * rate, flowctl/credit.c) or a time. */
+static int credit_refresh_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    uint64_t *out = &((struct fabric_params *)obj)->ib.credit_refresh_ps;
+    if (n && n->type == YAML_SCALAR && !strcmp(n->text, "auto")) {
+        *out = 0;
+        return 0;
+    }
+    return schema_number(c, SCHEMA_TIME, n, 1, 0, out);
+}
+static void credit_refresh_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    uint64_t v = ((const struct fabric_params *)obj)->ib.credit_refresh_ps;
+    char buf[48];
+    if (!v) {
+        fputs("auto", f);
+        return;
+    }
+    schema_fmt(SCHEMA_TIME, v, buf, sizeof buf);
+    fputs(buf, f);
+}
+
 static int vlarb_parse(struct schema_ctx *c, const struct yaml_node *n, struct ib_params *ib,
                        struct ib_vlarb_entry *t, uint8_t *count) {
     uint32_t vls = ib->vls ? ib->vls : NET_NCLASS;
@@ -647,7 +670,8 @@ static const struct schema_key FABRIC_KEYS[] = {
      .names = SHARING_NAMES, .only = M(FABRIC_ROCE) | M(FABRIC_UET)},
     {KEY("switch_buffer", SCHEMA_CUSTOM, 0, "auto", NULL,
          "docs/model.md (Switch buffers): auto = buffer x ports (the same total as static)"),
-     .only = M(FABRIC_ROCE) | M(FABRIC_UET), .parse = switch_buffer_parse, .print = switch_buffer_print},
+     .only = M(FABRIC_ROCE) | M(FABRIC_UET), .parse = switch_buffer_parse,
+     .print = switch_buffer_print},
     {KEY("flow_control", SCHEMA_ENUM, FAB(flow_control), "credit", "pfc",
          "docs/sources.md A2 credits; A4 PFC"),
      .names = FLOWCTL_NAMES},
@@ -678,8 +702,7 @@ static const struct schema_key FABRIC_KEYS[] = {
      .only = M(FABRIC_ROCE)},
     {KEY("transport", SCHEMA_MAP, FAB(transport), NULL, NULL, NULL), .sub = &TRANSPORT_TABLE},
     /* Ultra Ethernet (config/scenario_uet.c) */
-    {KEY("uet", SCHEMA_MAP, FAB(uet), NULL, NULL, NULL), .sub = &SCHEMA_UET,
-     .only = M(FABRIC_UET)},
+    {KEY("uet", SCHEMA_MAP, FAB(uet), NULL, NULL, NULL), .sub = &SCHEMA_UET, .only = M(FABRIC_UET)},
     {KEY("nscc", SCHEMA_MAP, FAB(nscc), NULL, NULL, NULL), .sub = &SCHEMA_NSCC,
      .only = M(FABRIC_UET)},
     {KEY("rccc", SCHEMA_MAP, FAB(rccc), NULL, NULL, NULL), .sub = &SCHEMA_RCCC,
@@ -719,12 +742,14 @@ static const struct schema_key FABRIC_KEYS[] = {
      .only = M(FABRIC_INFINIBAND), .parse = vl_buffer_parse, .print = vl_buffer_print},
     {KEY("nic_buffer", SCHEMA_CUSTOM, 0, "auto", NULL, "auto = vl_buffer"),
      .only = M(FABRIC_INFINIBAND), .parse = nic_buffer_parse, .print = nic_buffer_print},
-    {KEY("credit_batch", SCHEMA_U32, FAB(ib.credit_batch_blocks), "1", NULL,
-         "docs/scenario.md: a credit update per packet"),
-     .min = 1, .max = 1u << 16, .only = M(FABRIC_INFINIBAND)},
-    {KEY("credit_flush", SCHEMA_TIME, FAB(ib.credit_flush_ps), "1us", NULL,
-         "docs/scenario.md (C); used when credit_batch > 1"),
-     .min = 1, .only = M(FABRIC_INFINIBAND)},
+    {KEY("credit_interval", SCHEMA_TIME, FAB(ib.credit_interval_ps), "256ns", NULL,
+         "docs/sources.md A2 (C): Mellanox IB OMNeT++ model credMinTime 0.256 us (4x); "
+         "the IBA sets no minimum"),
+     .min = 1, .max = PS_PER_S, .only = M(FABRIC_INFINIBAND)},
+    {KEY("credit_refresh", SCHEMA_CUSTOM, 0, "auto", NULL,
+         "docs/sources.md A2: IBA vol. 1 7.9.4, at least every 65,536 symbol times per VL; "
+         "auto = that at each link's rate (5.24 us at 400 Gb/s)"),
+     .only = M(FABRIC_INFINIBAND), .parse = credit_refresh_parse, .print = credit_refresh_print},
     {KEY("sl2vl", SCHEMA_CUSTOM, 0, "auto", NULL, "auto = SL mod vls (OpenSM without QoS)"),
      .only = M(FABRIC_INFINIBAND), .parse = sl2vl_parse, .print = sl2vl_print},
     {KEY("vlarb_high", SCHEMA_CUSTOM, 0, NULL, NULL, "docs/sources.md A2: [] = no high table"),
@@ -749,7 +774,10 @@ static const struct schema_key FABRIC_KEYS[] = {
      .min = 1, .max = 7, .only = M(FABRIC_INFINIBAND)},
 };
 const struct schema_table SCHEMA_FABRIC = {
-    TABLE("fabric", FABRIC_KEYS), .mode_of = fabric_mode,      .mode_what = "fabric kind",
-    .mode_names = FABRIC_KINDS,   .alt_modes = M(FABRIC_ROCE) | M(FABRIC_UET),
+    TABLE("fabric", FABRIC_KEYS),
+    .mode_of = fabric_mode,
+    .mode_what = "fabric kind",
+    .mode_names = FABRIC_KINDS,
+    .alt_modes = M(FABRIC_ROCE) | M(FABRIC_UET),
     .check = fabric_check,
 };

@@ -93,6 +93,7 @@ struct credit_state {
     /* IBA flow-control packets (iba): absolute limits, interval, refresh */
     bool iba;
     sim_time_ps interval_ps;
+    sim_time_ps *ivl_ps;        /* [port]: the interval at this receiver (capped, setup) */
     sim_time_ps refresh_ps;     /* UINT64_MAX: 65,536 symbol times at the link's rate */
     uint32_t (*fccl)[NV];       /* [port][vl] receiver: buffer + blocks ever freed */
     uint32_t (*adv)[NV];        /* [port][vl] receiver: the FCCL of its last FCP */
@@ -237,7 +238,7 @@ static void send_fcp(struct net *n, struct credit_state *st, uint32_t in_port, u
  * the VL's minimum interval if one is under way. */
 static void fcp_on_change(struct net *n, struct credit_state *st, uint32_t in_port, uint32_t v) {
     if (st->flush_armed[in_port] >> v & 1u) return; /* one is due at the interval's end */
-    sim_time_ps due = st->last_ps[in_port][v] + st->interval_ps;
+    sim_time_ps due = st->last_ps[in_port][v] + st->ivl_ps[in_port];
     if (n->sim->now_ps >= due) {
         send_fcp(n, st, in_port, v, false);
         return;
@@ -492,11 +493,25 @@ int credit_setup(struct net *n, struct diag *d, const struct credit_profile *pr)
         st->refresh_armed = fs_xcalloc(P + 1, 1);
         st->active = fs_xcalloc(P + 1, 1);
         st->lose_next = fs_xcalloc(P + 1, 1);
+        st->ivl_ps = fs_xcalloc(P + 1, sizeof *st->ivl_ps);
         for (uint32_t p = 0; p < P; p++)
             for (uint32_t v = 0; v < NV; v++) {
                 st->fccl[p][v] = st->adv[p][v] = st->cap[p];
                 st->known[p][v] = st->cap[n->ports[p].peer];
             }
+        /* A receiver that returned credits less often than a quarter of
+         * the time its buffer takes to drain at the link's rate would idle
+         * the link (and no hardware pairs so small a buffer with so long an
+         * interval): the interval is capped there (C, docs/sources.md A2).
+         * At the defaults (256 KB per VL, 400 Gb/s: 1.3 us) the cap does not
+         * bind; it does on NVLink ports (7.2 Tb/s: 73 ns). */
+        for (uint32_t p = 0; p < P; p++) {
+            uint64_t rate = n->ports[p].rate_bps ? n->ports[p].rate_bps : 1;
+            double drain_ps =
+                (double)st->cap[p] * st->block * 8.0 * (double)PS_PER_S / (double)rate;
+            sim_time_ps cap_ps = (sim_time_ps)(drain_ps / 4);
+            st->ivl_ps[p] = st->interval_ps < cap_ps ? st->interval_ps : cap_ps;
+        }
     }
     /* Plain round robin unless credit_init sets the IBA VLArb tables: one
      * low-priority entry per class with weight 255 (up to 16 KB per turn). */
@@ -574,6 +589,7 @@ void credit_fini(struct net *n) {
     free(st->refresh_armed);
     free(st->active);
     free(st->lose_next);
+    free(st->ivl_ps);
     free(st);
     n->fc_state = NULL;
 }
@@ -671,6 +687,13 @@ int64_t credit_held(struct net *n, uint32_t port, uint32_t vl) {
         return 0;
     sync(n, port);
     return st->credits[port][vl % NV];
+}
+
+uint64_t credit_fcp_bytes(const struct net *n, uint32_t port) {
+    uint64_t sum = 0;
+    for (uint32_t v = 0; v < NV; v++)
+        sum += credit_fcp_count(n, port, v);
+    return sum * net_ctrl_wire_bytes(n, PKT_CREDIT);
 }
 
 void credit_fcp_totals(const struct net *n, uint64_t *change, uint64_t *refresh) {

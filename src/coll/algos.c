@@ -6,6 +6,9 @@
  * `slice_bytes` (NCCL_BUFFSIZE / NCCL_STEPS, docs/sources.md B); at most
  * NCCL_STEPS = 8 slices of one connection are in flight (the receiver's
  * buffer slots), and a slice moves on as soon as it arrived (pipelining).
+ * Rings run NCCL's loop and free a slot when the receiver consumed it
+ * (coll.c ring_try, coll_int.h RING_CHUNK_STEPS; docs/model.md "Chunking
+ * as NCCL does").
  *
  * ring AllReduce: reduce-scatter then all-gather around the ring, 2(n-1)
  *   steps of S/n per rank (Patarasuk & Yuan); AllGather/ReduceScatter n-1.
@@ -203,9 +206,13 @@ static void ring_steps(struct ctx *c, const uint32_t *mem, uint32_t m, uint32_t 
     const struct coll_state *cs = c->n->coll_state;
     if (!cs->stored_rings) { /* generated as they run (coll.c) */
         /* NCCL's loop (coll_int.h RING_CHUNK_STEPS): Simple moves a chunk
-         * of 4 slots per rank and step in a loop, LL and LL128 one; a
-         * message is one slot, NCCL_STEPS of them in flight */
-        uint32_t chunk = c->proto == PROTO_SIMPLE ? RING_CHUNK_STEPS : 1, win = NCCL_STEPS;
+         * of 4 slots per rank and step in a loop; a message is one slot,
+         * NCCL_STEPS of them in flight. LL and LL128 move one slot per step
+         * and loop, but forward every 8- or 128-byte line as it arrives (its
+         * flag travels with it): a step is cut through, where a message here
+         * is stored and forwarded, so they keep 4 slots per step and loop,
+         * which pipeline as the lines do */
+        uint32_t chunk = RING_CHUNK_STEPS, win = NCCL_STEPS;
         if (c->proto == PROTO_SIMPLE && cs->ring_nccl_slices) {
             /* tests only: as NCCL's proxy sends them, a message per slice
              * of 2 slots: each loop's chunk (up to 4 slots per rank and

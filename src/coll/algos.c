@@ -6,6 +6,9 @@
  * `slice_bytes` (NCCL_BUFFSIZE / NCCL_STEPS, docs/sources.md B); at most
  * NCCL_STEPS = 8 slices of one connection are in flight (the receiver's
  * buffer slots), and a slice moves on as soon as it arrived (pipelining).
+ * Rings run NCCL's loop and free a slot when the receiver consumed it
+ * (coll.c ring_try, coll_int.h RING_CHUNK_STEPS; docs/model.md "Chunking
+ * as NCCL does").
  *
  * ring AllReduce: reduce-scatter then all-gather around the ring, 2(n-1)
  *   steps of S/n per rank (Patarasuk & Yuan); AllGather/ReduceScatter n-1.
@@ -50,7 +53,8 @@ struct ctx {
     struct net *n;
     struct job *j;
     struct op *o;
-    uint64_t slice;
+    uint64_t slice; /* NCCL's step: buffer / NCCL_STEPS (LL: its data per step) */
+    uint8_t proto;
 };
 
 static uint64_t cdiv(uint64_t a, uint64_t b) {
@@ -199,13 +203,44 @@ static void ring_steps(struct ctx *c, const uint32_t *mem, uint32_t m, uint32_t 
     uint32_t *qp = fs_xmalloc(m * sizeof *qp);
     for (uint32_t i = 0; i < m; i++)
         qp[i] = job_qp(c->n, c->j, ch, mem[i], mem[(i + 1) % m]);
-    if (!((const struct coll_state *)c->n->coll_state)
-             ->stored_rings) { /* generated as they run (coll.c) */
+    const struct coll_state *cs = c->n->coll_state;
+    if (!cs->stored_rings) { /* generated as they run (coll.c) */
+        /* NCCL's loop (coll_int.h RING_CHUNK_STEPS): Simple moves a chunk
+         * of 4 slots per rank and step in a loop; a message is one slot,
+         * NCCL_STEPS of them in flight. LL and LL128 move one slot per step
+         * and loop, but forward every 8- or 128-byte line as it arrives (its
+         * flag travels with it): a step is cut through, where a message here
+         * is stored and forwarded, so they keep 4 slots per step and loop,
+         * which pipeline as the lines do */
+        uint32_t chunk = RING_CHUNK_STEPS, win = NCCL_STEPS;
+        if (c->proto == PROTO_SIMPLE && cs->ring_nccl_slices) {
+            /* tests only: as NCCL's proxy sends them, a message per slice
+             * of 2 slots: each loop's chunk (up to 4 slots per rank and
+             * step; a short last loop cuts its remainder over the ranks,
+             * runRing's chunkCount) in 2 slices of at least 1/32 of 2 slots
+             * (prims_simple.h sliceSize), 4 slices in flight; the slices
+             * share the bytes evenly (docs/model.md "Chunking as NCCL
+             * does": with NCCL's per-step costs on every message this
+             * needs item 3's calibration first) */
+            uint64_t cmax = RING_CHUNK_STEPS * c->slice, smin = RING_SLICE_STEPS * c->slice / 32;
+            uint64_t loops = cdiv(seg, cmax), per = cdiv(seg, loops);
+            chunk = per > smin ? 2 : 1;
+            ns = (uint32_t)(loops * chunk);
+            win = NCCL_STEPS / RING_SLICE_STEPS;
+        }
         op_ring(o, m, ns, nsteps, nreduce, seg, qp, pre, post);
+        struct ring_seg *r = &o->segs[o->nsegs - 1];
+        r->chunk = chunk;
+        r->win = win;
+        if (cs->ring_on_arrival) { /* tests only: the schedule stored rings have */
+            r->chunk = ns;
+            r->consume = 0;
+        }
         free(qp);
         return;
     }
-    /* tests only: the same schedule as stored transfers and edges */
+    /* tests only: the step-major schedule with slots freed on arrival
+     * (coll_test_ring_on_arrival) as stored transfers and edges */
     uint32_t base = o->nx;
     for (uint32_t k = 0; k < nsteps; k++)
         for (uint32_t s = 0; s < ns; s++)
@@ -610,7 +645,7 @@ void algo_build(struct net *n, struct job *j, struct op *o, int opkind, enum col
     uint8_t proto = algo_proto(n, j, opkind, a, bytes);
     uint64_t slice = j->slice_bytes;
     if (proto == PROTO_LL && slice > PROTO_LL_SLICE) slice = PROTO_LL_SLICE;
-    struct ctx c = {n, j, o, slice};
+    struct ctx c = {n, j, o, slice, proto};
     uint32_t m = j->nranks, first = o->nx, firstseg = o->nsegs;
     if ((a == ALGO_SHARP && !j->rail_sess) || a == ALGO_NVLS) {
         for (uint32_t i = 0; i < m; i++) {

@@ -115,6 +115,11 @@ void op_ring(struct op *o, uint32_t m, uint32_t ns, uint32_t nsteps, uint32_t nr
     r->post = fs_xmalloc(m * sizeof *r->post);
     r->pre_wait = fs_xcalloc(m, sizeof *r->pre_wait);
     r->done = fs_xcalloc((size_t)((total + 63) / 64), sizeof *r->done);
+    r->used = fs_xcalloc((size_t)((total + 63) / 64), sizeof *r->used);
+    r->went = fs_xcalloc((size_t)((total + 63) / 64), sizeof *r->went);
+    r->chunk = RING_CHUNK_STEPS;
+    r->win = NCCL_STEPS;
+    r->consume = 1;
     o->nvx += (uint32_t)total;
     /* the stored graph's edges pre[i] -> member i's transfers, one each */
     for (uint32_t i = 0; pre && i < m; i++) {
@@ -146,6 +151,8 @@ void op_free(struct op *o) {
         free(o->segs[i].qp);
         free(o->segs[i].post);
         free(o->segs[i].pre_wait);
+        free(o->segs[i].used);
+        free(o->segs[i].went);
         free(o->segs[i].done);
     }
     free(o->segs);
@@ -159,6 +166,14 @@ void op_free(struct op *o) {
 
 void coll_test_stored_rings(struct net *n, bool on) {
     cs_get(n)->stored_rings = on;
+}
+
+void coll_test_ring_on_arrival(struct net *n, bool on) {
+    cs_get(n)->ring_on_arrival = on;
+}
+
+void coll_test_ring_nccl_slices(struct net *n, bool on) {
+    cs_get(n)->ring_nccl_slices = on;
 }
 
 /* The ring segment of ring transfer v (without XF_RING_BIT). */
@@ -178,13 +193,53 @@ static bool seg_bit(const struct ring_seg *r, uint64_t l) {
     return (r->done[l / 64] >> (l % 64)) & 1;
 }
 
-/* Ring transfer (seq, i) may go: its member's pre, its previous step from
- * the member before, and the slot NCCL_STEPS sends back are done. */
+static bool seg_used(const struct ring_seg *r, uint64_t l) {
+    return (r->used[l / 64] >> (l % 64)) & 1;
+}
+
+/* A ring segment's transfers of one member in NCCL's loop order (runRing):
+ * loop L moves slices [L * chunk, L * chunk + c) of every step (c = chunk
+ * but for a short last loop), step by step. ring_ks: (step k, slice s) of
+ * position seq; ring_seq the inverse. chunk >= ns is step-major order. */
+static void ring_ks(const struct ring_seg *r, uint32_t seq, uint32_t *k, uint32_t *s) {
+    uint32_t C = r->chunk < r->ns ? r->chunk : r->ns, L = seq / (C * r->nsteps);
+    uint32_t c = r->ns - L * C < C ? r->ns - L * C : C, q = seq - L * C * r->nsteps;
+    *k = q / c;
+    *s = L * C + q % c;
+}
+
+static uint32_t ring_seq(const struct ring_seg *r, uint32_t k, uint32_t s) {
+    uint32_t C = r->chunk < r->ns ? r->chunk : r->ns, L = s / C;
+    uint32_t c = r->ns - L * C < C ? r->ns - L * C : C;
+    return L * C * r->nsteps + k * c + (s - L * C);
+}
+
+static bool seg_went(const struct ring_seg *r, uint64_t l) {
+    return (r->went[l / 64] >> (l % 64)) & 1;
+}
+
+/* Ring transfer (seq, i) may go: not gone yet, its member's pre and its
+ * previous step from the member before are done, and its slot NCCL_STEPS
+ * sends back is free: consumed by the receiver (NCCL's head pointer,
+ * r->consume) or, tests only, arrived. Under NCCL's flow control the
+ * member also runs its loop in program order (one GPU kernel, runRing):
+ * its transfer before has gone, and a loop's first send waits for the
+ * previous loop's final receive (the member before's last-step slices). */
 static bool seg_ready(const struct ring_seg *r, uint32_t seq, uint32_t i) {
-    uint32_t m = r->m;
-    if (r->pre_wait[i]) return false;
-    if (seq >= r->ns && !seg_bit(r, (uint64_t)(seq - r->ns) * m + (i + m - 1) % m)) return false;
-    if (seq >= NCCL_STEPS && !seg_bit(r, (uint64_t)(seq - NCCL_STEPS) * m + i)) return false;
+    uint32_t m = r->m, k, s, im = (i + m - 1) % m;
+    if (r->pre_wait[i] || seg_went(r, (uint64_t)seq * m + i)) return false;
+    ring_ks(r, seq, &k, &s);
+    if (k > 0 && !seg_bit(r, (uint64_t)ring_seq(r, k - 1, s) * m + im)) return false;
+    if (seq >= r->win) {
+        uint64_t l = (uint64_t)(seq - r->win) * m + i;
+        if (!(r->consume ? seg_used(r, l) : seg_bit(r, l))) return false;
+    }
+    if (!r->consume || seq == 0) return true;
+    if (!seg_went(r, (uint64_t)(seq - 1) * m + i)) return false;
+    uint32_t C = r->chunk < r->ns ? r->chunk : r->ns;
+    if (k == 0 && s % C == 0) /* the final receive of the (full) loop before */
+        for (uint32_t p = s - C; p < s; p++)
+            if (!seg_bit(r, (uint64_t)ring_seq(r, r->nsteps - 1, p) * m + im)) return false;
     return true;
 }
 
@@ -197,12 +252,13 @@ static const struct xfer *xfer_at(const struct op *o, uint32_t xi, struct xfer *
     if (!(xi & XF_RING_BIT)) return &o->x[xi];
     uint32_t v = xi & ~XF_RING_BIT;
     const struct ring_seg *r = seg_of(o, v);
-    uint32_t l = v - r->vbase, seq = l / r->m, i = l % r->m;
+    uint32_t l = v - r->vbase, seq = l / r->m, i = l % r->m, k, s;
+    ring_ks(r, seq, &k, &s);
     memset(tmp, 0, sizeof *tmp);
     tmp->kind = XF_MSG;
     tmp->qp = r->qp[i];
-    tmp->bytes = part64(r->seg, seq % r->ns, r->ns);
-    tmp->reduce = seq / r->ns < r->nreduce;
+    tmp->bytes = part64(r->seg, s, r->ns);
+    tmp->reduce = k < r->nreduce;
     tmp->proto = r->proto;
     return tmp;
 }
@@ -623,33 +679,72 @@ static void op_done(struct net *n, uint32_t opi) {
         job_next(n, j);
 }
 
+/* Launches ring transfer (seq, i) of segment si if it is ready. Under
+ * NCCL's flow control (r->consume) a launch can make two more ready: the
+ * member's next transfer (program order) and, past the first step, the
+ * slot of the slice it forwards (consumed: that slice's sender gets its
+ * slot back for the transfer NCCL_STEPS on). Those are tried in turn from
+ * a work stack (a chain can go round the ring; no recursion). */
+static void ring_try(struct net *n, uint32_t opi, uint32_t si, uint32_t seq, uint32_t i) {
+    struct coll_state *cs = n->coll_state;
+    size_t sp = 0;
+    fs_grow((void **)&cs->rstack, &cs->rstack_cap, 1, sizeof *cs->rstack);
+    cs->rstack[sp++] = (uint64_t)seq << 32 | i;
+    while (sp) {
+        uint64_t e = cs->rstack[--sp];
+        seq = (uint32_t)(e >> 32), i = (uint32_t)e;
+        struct ring_seg *r = &cs->ops[opi].segs[si];
+        uint32_t m = r->m, T = r->nsteps * r->ns, k, s;
+        if (seq >= T || !seg_ready(r, seq, i)) continue;
+        uint64_t l = (uint64_t)seq * m + i;
+        r->went[l / 64] |= 1ull << (l % 64);
+        launch(n, opi, XF_RING_BIT | (r->vbase + (uint32_t)l));
+        r = &cs->ops[opi].segs[si];
+        if (!r->consume) continue;
+        ring_ks(r, seq, &k, &s);
+        fs_grow((void **)&cs->rstack, &cs->rstack_cap, sp + 2, sizeof *cs->rstack);
+        if (k > 0) { /* consumes (k - 1, s) of the member before */
+            uint32_t p = ring_seq(r, k - 1, s), pi = (i + m - 1) % m;
+            uint64_t lp = (uint64_t)p * m + pi;
+            r->used[lp / 64] |= 1ull << (lp % 64);
+            cs->rstack[sp++] = (uint64_t)(p + r->win) << 32 | pi;
+        }
+        cs->rstack[sp++] = (uint64_t)(seq + 1) << 32 | i; /* tried first */
+    }
+}
+
 /* Ring transfer v (without XF_RING_BIT) of op opi is done: launches what
  * it unblocks in the stored graph's order (its next step at the next
- * member, its slot NCCL_STEPS on, by id) and pushes its receiver's join
- * point when that is ready. */
+ * member; its slot NCCL_STEPS on, by id, if the arrival frees it: the last
+ * step's, which the receiver only copies out, or every step's in the tests'
+ * step-major schedule) and pushes its receiver's join point when that is
+ * ready. */
 static void ring_done(struct net *n, uint32_t opi, uint32_t v, size_t *sp) {
     struct coll_state *cs = n->coll_state;
     struct op *o = &cs->ops[opi];
     uint32_t si = (uint32_t)(seg_of(o, v) - o->segs);
     struct ring_seg *r = &o->segs[si];
-    uint32_t m = r->m, l = v - r->vbase, seq = l / m, i = l % m, T = r->nsteps * r->ns;
+    uint32_t m = r->m, l = v - r->vbase, seq = l / m, i = l % m, T = r->nsteps * r->ns, k, s;
     r->done[l / 64] |= 1ull << (l % 64);
-    uint32_t t[2][2], nt = 0; /* (seq, member) in id order */
-    bool a = seq + r->ns < T, b = seq + NCCL_STEPS < T;
-    uint64_t ida = (uint64_t)(seq + r->ns) * m + (i + 1) % m,
-             idb = (uint64_t)(seq + NCCL_STEPS) * m + i;
+    ring_ks(r, seq, &k, &s);
+    bool last = k + 1 == r->nsteps;
+    if (last) r->used[l / 64] |= 1ull << (l % 64); /* the final receive copies it out */
+    uint32_t t[3][2], nt = 0, nx = last ? 0 : ring_seq(r, k + 1, s); /* (seq, member) in id order */
+    bool a = !last, b = seq + r->win < T && (last || !r->consume);
+    uint64_t ida = (uint64_t)nx * m + (i + 1) % m, idb = (uint64_t)(seq + r->win) * m + i;
     if (a && (!b || ida < idb)) {
-        t[nt][0] = seq + r->ns, t[nt++][1] = (i + 1) % m;
+        t[nt][0] = nx, t[nt++][1] = (i + 1) % m;
         a = false;
     }
-    if (b) t[nt][0] = seq + NCCL_STEPS, t[nt++][1] = i;
-    if (a) t[nt][0] = seq + r->ns, t[nt++][1] = (i + 1) % m;
-    uint32_t vbase = r->vbase, post = r->post[(i + 1) % m];
-    for (uint32_t k = 0; k < nt; k++) {
-        r = &cs->ops[opi].segs[si];
-        if (seg_ready(r, t[k][0], t[k][1]))
-            launch(n, opi, XF_RING_BIT | (vbase + t[k][0] * m + t[k][1]));
+    if (b) t[nt][0] = seq + r->win, t[nt++][1] = i;
+    if (a) t[nt][0] = nx, t[nt++][1] = (i + 1) % m;
+    if (last && r->consume) { /* the receiver's next loop may start */
+        uint32_t C = r->chunk < r->ns ? r->chunk : r->ns, s1 = (s / C + 1) * C;
+        if (s1 < r->ns) t[nt][0] = ring_seq(r, 0, s1), t[nt++][1] = (i + 1) % m;
     }
+    uint32_t post = r->post[(i + 1) % m];
+    for (uint32_t q = 0; q < nt; q++)
+        ring_try(n, opi, si, t[q][0], t[q][1]);
     o = &cs->ops[opi];
     if (--o->x[post].ndeps) return;
     if (o->x[post].kind == XF_VIRTUAL) {
@@ -670,13 +765,13 @@ static void ring_pre_done(struct net *n, uint32_t opi, uint32_t from, uint32_t c
     struct ring_seg *r = &o->segs[si];
     for (uint32_t k = 0; k < cnt; k++)
         r->pre_wait[o->pe[o->out[from + k] & ~XF_RING_BIT].member] = 0;
-    uint32_t T = r->nsteps * r->ns, lim = T < NCCL_STEPS ? T : NCCL_STEPS;
+    uint32_t T = r->nsteps * r->ns, lim = T < r->win ? T : r->win;
     for (uint32_t seq = 0; seq < lim; seq++)
         for (uint32_t k = 0; k < cnt; k++) {
             o = &cs->ops[opi];
             r = &o->segs[si];
             uint32_t i = o->pe[o->out[from + k] & ~XF_RING_BIT].member;
-            if (seg_ready(r, seq, i)) launch(n, opi, XF_RING_BIT | (r->vbase + seq * r->m + i));
+            ring_try(n, opi, si, seq, i);
         }
 }
 
@@ -830,27 +925,35 @@ void coll_op_launch(struct net *n, uint32_t opi) {
     size_t nr = o->nx;
     for (uint32_t s = 0; s < o->nsegs; s++) {
         const struct ring_seg *r = &o->segs[s];
-        nr += (size_t)(r->ns < NCCL_STEPS ? r->ns : NCCL_STEPS) * r->m;
+        nr += (size_t)NCCL_STEPS * r->m;
     }
     uint32_t nroots = 0, si = 0;
     uint32_t *roots = fs_xmalloc(nr * sizeof *roots);
     for (uint32_t i = 0; i <= o->nx; i++) {
         for (; si < o->nsegs && o->segs[si].pos <= i; si++) {
             const struct ring_seg *r = &o->segs[si];
-            uint32_t lim = r->ns < NCCL_STEPS ? r->ns : NCCL_STEPS;
-            for (uint32_t seq = 0; seq < lim; seq++)
-                for (uint32_t k = 0; k < r->m; k++)
+            uint32_t T = r->nsteps * r->ns, lim = T < r->win ? T : r->win, ks, ss;
+            for (uint32_t seq = 0; seq < lim; seq++) {
+                ring_ks(r, seq, &ks, &ss);
+                for (uint32_t k = 0; k < r->m && ks == 0; k++)
                     if (!r->pre_wait[k])
                         roots[nroots++] = XF_RING_BIT | (r->vbase + seq * r->m + k);
+            }
         }
         if (i < o->nx && o->x[i].ndeps == 0) roots[nroots++] = i;
     }
     for (uint32_t i = 0; i < nroots; i++) {
         if (cs->ops[opi].done) break;
-        if (!(roots[i] & XF_RING_BIT) && cs->ops[opi].x[roots[i]].kind == XF_VIRTUAL)
+        if (roots[i] & XF_RING_BIT) {
+            const struct op *ro = &cs->ops[opi];
+            uint32_t v = roots[i] & ~XF_RING_BIT, rs = (uint32_t)(seg_of(ro, v) - ro->segs);
+            uint32_t l = v - ro->segs[rs].vbase;
+            ring_try(n, opi, rs, l / ro->segs[rs].m, l % ro->segs[rs].m);
+        } else if (cs->ops[opi].x[roots[i]].kind == XF_VIRTUAL) {
             xfer_done(n, opi, roots[i]);
-        else
+        } else {
             launch(n, opi, roots[i]);
+        }
     }
     free(roots);
 }
@@ -1210,6 +1313,7 @@ void coll_fini(struct net *n) {
     free(cs->qp_post);
     free(cs->timers);
     free(cs->stack);
+    free(cs->rstack);
     free(cs->train);
     free(cs->msg_cause);
     free(cs->comp);

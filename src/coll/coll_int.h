@@ -55,6 +55,18 @@ struct xfer {
  * order: tests/coll/test_sched.c compares them). */
 #define XF_RING_BIT 0x80000000u
 #define NCCL_STEPS 8u /* slots per connection (docs/sources.md B) */
+/* NCCL's ring loop (src/device/all_reduce.h runRing; collectives.h
+ * ALLREDUCE_CHUNKSTEPS = NCCL_STEPS / 2, ALLREDUCE_SLICESTEPS = NCCL_STEPS / 4,
+ * the same for AllGather and ReduceScatter): with the Simple protocol a loop
+ * moves a chunk of 4 slots per rank and step, every step of the loop before
+ * the next loop's first, each chunk in 2 slices of 2 slots (prims_simple.h
+ * SlicePerChunk, StepPerSlice); the proxy sends a slice as one message
+ * (enqueue.cc sliceSize). So a connection has NCCL_STEPS / 2 slices in
+ * flight. LL and LL128 move one slot per slice and chunk. A ring segment's
+ * transfers go in loop order: seq runs over loops, then steps, then the
+ * loop's slices (coll.c ring_seq). */
+#define RING_CHUNK_STEPS (NCCL_STEPS / 2)
+#define RING_SLICE_STEPS (NCCL_STEPS / 4)
 /* NCCL's MAXCHANNELS (src/include/device.h: 64): auto channels stop there
  * (2 per NIC would be 144 on an NVL72 rack's 72 NICs) */
 #define COLL_MAX_CHANNELS 64u
@@ -68,7 +80,17 @@ struct ring_seg {
     uint32_t *qp;      /* [m]: member i sends to member i + 1 */
     uint32_t *post;    /* [m]: join point of member i (its receives) */
     uint8_t *pre_wait; /* [m]: 1 while member i's `pre` is not done */
-    uint64_t *done;    /* one bit per transfer */
+    uint64_t *done;    /* one bit per transfer: arrived */
+    /* NCCL's flow control: transfer (seq, i) waits for the receiver to have
+     * consumed (seq - NCCL_STEPS, i) (forwarded it or, at the last step,
+     * received it): used[] has one bit per transfer. `chunk` slices per loop
+     * (RING_CHUNK_SLICES). Tests only (coll_test_ring_on_arrival): chunk = ns
+     * (step-major order) and the slot freed on arrival, consume = 0. */
+    uint64_t *used;
+    uint64_t *went; /* launched (one bit per transfer) */
+    uint32_t chunk; /* slices per step in one loop */
+    uint32_t win;   /* slices of a connection in flight: NCCL_STEPS / slots a slice takes */
+    uint8_t consume;
 };
 
 struct op { /* one collective call (or one training iteration) */
@@ -164,12 +186,16 @@ struct coll_state {
     uint32_t timer_free; /* 1 + first free timer slot (linked by .op), 0 if none */
     uint32_t *stack;
     size_t stack_cap;
+    uint64_t *rstack; /* coll.c ring_try: (seq << 32 | member) to try */
+    size_t rstack_cap;
     struct train_row *train;
     uint32_t ntrain, captrain;
     void (*prev_recv)(struct net *n, uint32_t msg);
     void (*prev_failed)(struct net *n, uint32_t msg);
     struct chakra_state *chakra; /* chakra.c */
     bool stored_rings;           /* tests only: ring transfers stored (the pre-issue-13 schedule) */
+    bool ring_on_arrival;        /* tests only: step-major rings, slots freed on arrival */
+    bool ring_nccl_slices;       /* tests only: Simple rings in NCCL's 2-slot slices */
     uint64_t xfers_stored;       /* transfers held in ops' graphs, summed over the calls */
     uint32_t seq;                /* key counter of the events the engine schedules (coll.c) */
     /* With a trace sink attached (n->trace): per message, the message whose
@@ -189,6 +215,12 @@ struct coll_state {
 
 /* Tests only: build rings as stored transfers again (before the run starts). */
 void coll_test_stored_rings(struct net *n, bool on);
+/* Tests only: rings in step-major order, a slot freed when its slice arrives
+ * (fabsim before issue 28; the stored rings' schedule). */
+void coll_test_ring_on_arrival(struct net *n, bool on);
+/* Tests only: Simple rings send NCCL's slices of 2 slots (a chunk of 4 slots
+ * in 2 messages, 4 in flight) instead of a message per slot. */
+void coll_test_ring_nccl_slices(struct net *n, bool on);
 
 /* Schedule building (coll.c) */
 uint32_t op_xfer(struct op *o, uint8_t kind, uint32_t qp, uint64_t bytes);

@@ -83,7 +83,11 @@ static void rack_nvlink_bound(void **state) {
                   "(bound %.1f); NIC bytes %llu\n",
                   ring.busbw_gbs, bound, nvls.busbw_gbs, nvls_bound,
                   (unsigned long long)(ring.nic + nvls.nic));
-    assert_true(ring.busbw_gbs <= bound && ring.busbw_gbs > 0.95 * bound);
+    /* NCCL's loop (issue 28): each loop of a channel ends with its final
+     * receive before the next loop's first send, a bubble of one step's
+     * latency per loop: 0.939 of the bound (0.95+ with slots freed on
+     * arrival and no program order) */
+    assert_true(ring.busbw_gbs <= bound && ring.busbw_gbs > 0.92 * bound);
     assert_true(nvls.busbw_gbs <= nvls_bound && nvls.busbw_gbs > 0.9 * nvls_bound);
     assert_int_equal(ring.nic + nvls.nic, 0); /* inside the domain: NVLink only */
     /* NVLS across the whole rack: one NVLink domain of 72 */

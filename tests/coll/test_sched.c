@@ -45,6 +45,7 @@ static struct digest run_one(const struct scenario *sc, bool stored, bool keep) 
     memset(&d, 0, sizeof d);
     assert_int_equal(model_build(&m, sc, &d), 0);
     coll_test_stored_rings(&m.net, stored);
+    coll_test_ring_on_arrival(&m.net, true); /* the schedule stored rings have */
     m.net.msg_keep = keep;
     model_run(&m, NULL, NULL);
     assert_true(m.completed);

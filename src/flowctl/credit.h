@@ -19,11 +19,11 @@ struct ib_vlarb_entry {
 };
 
 struct ib_params {
-    uint32_t vls;                /* data VLs in use, 1..4 */
-    uint64_t vl_buffer_bytes;    /* input buffer per VL per switch port */
-    uint64_t nic_buffer_bytes;   /* NIC receive buffer per VL */
-    uint64_t credit_interval_ps; /* an FCP per VL no sooner than this after the last */
-    uint64_t credit_refresh_ps;  /* ...and at least this often; 0 = 65,536 symbol times */
+    uint32_t vls;                 /* data VLs in use, 1..4 */
+    uint64_t vl_buffer_bytes;     /* input buffer per VL per switch port */
+    uint64_t nic_buffer_bytes;    /* NIC receive buffer per VL */
+    uint32_t credit_batch_blocks; /* return credits once this many 64 B blocks are free */
+    uint64_t credit_flush_ps;     /* ...or at the latest this long after the first */
     uint8_t sl2vl[16];
     bool sl2vl_set; /* false: SL mod vls */
     struct ib_vlarb_entry vlarb_high[16], vlarb_low[16];
@@ -40,18 +40,5 @@ int credit_check_invariant(struct net *n, char *why, size_t len);
 /* Tests only: makes the transmitter on `port` lose `blocks` credits of `vl`,
  * as a model bug would, to show the invariant check catches it. */
 void credit_debug_take(struct net *n, unsigned port, unsigned vl, long blocks);
-
-/* Tests only: the next flow-control packet of `vl` arriving at the
- * transmitter `port` is lost on the wire (InfiniBand). */
-void credit_debug_lose_next(struct net *n, unsigned port, unsigned vl);
-
-/* InfiniBand flow-control packets the receiver at `port` sent for `vl`, and
- * the run's totals sent on a change and as refreshes (0 for other fabrics). */
-uint64_t credit_fcp_count(const struct net *n, uint32_t port, uint32_t vl);
-/* Wire bytes of those FCPs (all VLs): part of the port's tx_bytes. */
-uint64_t credit_fcp_bytes(const struct net *n, uint32_t port);
-void credit_fcp_totals(const struct net *n, uint64_t *change, uint64_t *refresh);
-/* Credits of `vl` the transmitter `port` holds now, in blocks. */
-int64_t credit_held(struct net *n, uint32_t port, uint32_t vl);
 
 #endif /* FABSIM_FLOWCTL_CREDIT_H */

@@ -376,10 +376,7 @@ static int dcqcn_init(struct net *n, struct diag *d) {
     n->cc_state = st;
     const struct dcqcn_params *dp = &n->sc->fabric.dcqcn;
     st->byte_reset = dp->byte_counter_bytes * (dp->byte_counter_unit == DCQCN_64B ? 64u : 1u);
-    st->sw_rng = fs_xcalloc(n->nswitches + 1, sizeof *st->sw_rng);
-    for (uint32_t v = 0; v < n->nnodes; v++)
-        if (n->nodes[v].kind == NODE_SWITCH)
-            rng_seed(&st->sw_rng[n->nodes[v].index], n->sc->seed, v + 1, DCQCN_RNG_STREAM);
+    st->sw_rng = net_switch_rngs(n, DCQCN_RNG_STREAM);
     sim_register(n->sim, NET_EV_CC, on_timer);
     return 0;
 }

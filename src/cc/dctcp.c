@@ -161,10 +161,7 @@ static int dctcp_init(struct net *n, struct diag *d) {
     (void)d;
     struct dctcp_state *st = fs_xcalloc(1, sizeof *st);
     n->cc_state = st;
-    st->sw_rng = fs_xcalloc(n->nswitches + 1, sizeof *st->sw_rng);
-    for (uint32_t v = 0; v < n->nnodes; v++)
-        if (n->nodes[v].kind == NODE_SWITCH)
-            rng_seed(&st->sw_rng[n->nodes[v].index], n->sc->seed, v + 1, DCTCP_RNG_STREAM);
+    st->sw_rng = net_switch_rngs(n, DCTCP_RNG_STREAM);
     return 0;
 }
 

@@ -442,10 +442,7 @@ static int nscc_init(struct net *n, struct diag *d) {
     st->rx = fs_xcalloc(n->nhosts + 1, sizeof *st->rx);
     for (uint32_t h = 0; h <= n->nhosts; h++)
         st->rx[h].head = st->rx[h].tail = NET_NONE;
-    st->sw_rng = fs_xcalloc(n->nswitches + 1, sizeof *st->sw_rng);
-    for (uint32_t v = 0; v < n->nnodes; v++)
-        if (n->nodes[v].kind == NODE_SWITCH)
-            rng_seed(&st->sw_rng[n->nodes[v].index], n->sc->seed, v + 1, NSCC_RNG_STREAM);
+    st->sw_rng = net_switch_rngs(n, NSCC_RNG_STREAM);
     sim_register(n->sim, NET_EV_CC, on_pacer);
     return 0;
 }

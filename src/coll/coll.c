@@ -1060,12 +1060,6 @@ static bool is_pow2(uint32_t v) {
     return v && !(v & (v - 1));
 }
 
-static const char *algo_str(enum coll_algo a) {
-    static const char *const s[] = {"ring", "tree", "halving_doubling", "sharp",
-                                    "nvls", "auto", "hierarchical"};
-    return s[a];
-}
-
 static const char *op_str(int k) {
     switch (k) {
     case WL_ALLREDUCE:
@@ -1140,8 +1134,8 @@ static int resolve_algo(struct net *n, struct job *j, struct diag *d) {
     else if (a == ALGO_HIERARCHICAL && (j->gpus < 2 || j->nranks != j->gpus * j->nnodes))
         bad = "hierarchical needs every GPU of each host in the job (gpus_per_host > 1)";
     if (bad)
-        return diag_set(d, sc->file, w->pos, FS_EINVAL, "%s %s: %s", op_str(kind), algo_str(a),
-                        bad);
+        return diag_set(d, sc->file, w->pos, FS_EINVAL, "%s %s: %s", op_str(kind),
+                        coll_algo_name(a), bad);
     j->algo = a;
     j->sess = NET_NONE;
     if (a == ALGO_HALVING_DOUBLING) j->nccl_costs = false; /* MPI's, not NCCL's */

@@ -265,6 +265,9 @@ void a2av_build(struct net *n, struct job *j, struct op *o, const uint64_t *mat,
  * (coll_mark_xfer makes one). */
 uint32_t coll_marks_new(struct net *n, uint32_t count);
 sim_time_ps coll_mark(const struct net *n, uint32_t id);
+/* results.json: key `k` = to - from in ns, or null when either mark was not
+ * reached (SIM_TIME_NEVER) or they are out of order (moe.c, infer.c). */
+void coll_jw_span(struct jw *w, const char *k, sim_time_ps from, sim_time_ps to);
 uint32_t coll_mark_xfer(struct op *o, uint8_t stamp, uint32_t id);
 /* A communicator over `m` of job j's ranks (ranks[]: node ids): j's
  * settings, its own queue pairs (stream: the seed's stream for its

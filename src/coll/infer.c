@@ -188,14 +188,6 @@ static sim_time_ps mark(const struct net *n, const struct inf_job *ij, uint32_t 
     return ij->started ? coll_mark(n, ij->marks + r * MK_N + i) : SIM_TIME_NEVER;
 }
 
-static void kdur(struct jw *w, const char *k, sim_time_ps from, sim_time_ps to) {
-    jw_key(w, k);
-    if (from == SIM_TIME_NEVER || to == SIM_TIME_NEVER || to < from)
-        jw_null(w);
-    else
-        jw_num(w, time_ps_to_ns(to - from));
-}
-
 void coll_write_inference(const struct net *n, struct jw *w) {
     const struct coll_state *cs = n->coll_state;
     const struct infer_state *is = cs ? cs->infer : NULL;
@@ -258,16 +250,16 @@ void coll_write_inference(const struct net *n, struct jw *w) {
             jw_kstr(w, "prefill_host", n->names[ij->ranks[q->prefill]]);
             jw_kstr(w, "decode_host", n->names[ij->ranks[q->decode]]);
             jw_knum(w, "arrival_ns", time_ps_to_ns(at));
-            kdur(w, "queue_ns", at, t[MK_PSTART]);
-            kdur(w, "prefill_ns", t[MK_PSTART], t[MK_PDONE]);
-            kdur(w, "kv_transfer_ns", t[MK_PDONE], t[MK_KV]);
-            kdur(w, "ttft_ns", at, t[MK_KV]);
+            coll_jw_span(w, "queue_ns", at, t[MK_PSTART]);
+            coll_jw_span(w, "prefill_ns", t[MK_PSTART], t[MK_PDONE]);
+            coll_jw_span(w, "kv_transfer_ns", t[MK_PDONE], t[MK_KV]);
+            coll_jw_span(w, "ttft_ns", at, t[MK_KV]);
             jw_key(w, "tpot_ns");
             if (t[MK_DONE] != SIM_TIME_NEVER && t[MK_KV] != SIM_TIME_NEVER && ij->out)
                 jw_num(w, time_ps_to_ns(t[MK_DONE] - t[MK_KV]) / ij->out);
             else
                 jw_null(w);
-            kdur(w, "e2e_ns", at, t[MK_DONE]);
+            coll_jw_span(w, "e2e_ns", at, t[MK_DONE]);
             jw_obj_end(w);
         }
         jw_arr_end(w);

@@ -360,14 +360,6 @@ void moe_op_done(struct net *n, struct job *j, struct op *o) {
     coll_job_release(n, j);
 }
 
-static void kdur(struct jw *w, const char *k, sim_time_ps from, sim_time_ps to) {
-    jw_key(w, k);
-    if (from == SIM_TIME_NEVER || to == SIM_TIME_NEVER || to < from)
-        jw_null(w);
-    else
-        jw_num(w, time_ps_to_ns(to - from));
-}
-
 void coll_write_moe(const struct net *n, struct jw *w) {
     const struct coll_state *cs = n->coll_state;
     const struct moe_state *ms = cs ? cs->moe : NULL;
@@ -395,7 +387,7 @@ void coll_write_moe(const struct net *n, struct jw *w) {
             jw_obj_compact(w);
             jw_ku64(w, "iteration", it->iteration);
             jw_knum(w, "start_ns", time_ps_to_ns(it->start_ps));
-            kdur(w, "step_ns", it->start_ps, it->end_ps);
+            coll_jw_span(w, "step_ns", it->start_ps, it->end_ps);
             jw_obj_end(w);
         }
         jw_arr_end(w);
@@ -430,9 +422,9 @@ void coll_write_moe(const struct net *n, struct jw *w) {
                     jw_kstr(w, "pass", pass ? "backward" : "forward");
                     jw_knum(w, "start_ns",
                             t[MK_LSTART] == SIM_TIME_NEVER ? 0 : time_ps_to_ns(t[MK_LSTART]));
-                    kdur(w, "layer_ns", t[MK_LSTART], t[MK_LEND]);
-                    kdur(w, "dispatch_ns", t[MK_DSTART], t[MK_DEND]);
-                    kdur(w, "combine_ns", t[MK_CSTART], t[MK_CEND]);
+                    coll_jw_span(w, "layer_ns", t[MK_LSTART], t[MK_LEND]);
+                    coll_jw_span(w, "dispatch_ns", t[MK_DSTART], t[MK_DEND]);
+                    coll_jw_span(w, "combine_ns", t[MK_CSTART], t[MK_CEND]);
                     jw_ku64(w, "hot_expert", ly->hot);
                     jw_ku64(w, "sent_bytes_max", smax);
                     jw_knum(w, "sent_bytes_mean", (double)ssum / mj->ep);

@@ -5,6 +5,8 @@
  */
 #include "coll/coll.h"
 
+#include "coll/coll_int.h"
+#include "core/jw.h"
 #include "workload/wl_params.h"
 
 const char *coll_op_name(int op) {
@@ -22,6 +24,14 @@ const char *coll_op_name(int op) {
     default:
         return "?";
     }
+}
+
+void coll_jw_span(struct jw *w, const char *k, sim_time_ps from, sim_time_ps to) {
+    jw_key(w, k);
+    if (from == SIM_TIME_NEVER || to == SIM_TIME_NEVER || to < from)
+        jw_null(w);
+    else
+        jw_num(w, time_ps_to_ns(to - from));
 }
 
 const char *coll_algo_name(int a) {

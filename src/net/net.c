@@ -314,6 +314,14 @@ uint32_t net_data_wire_bytes(const struct net *n, uint32_t payload, bool first) 
     return payload + n->overhead_bytes + (first ? 16u : 0u);
 }
 
+struct rng *net_switch_rngs(const struct net *n, uint64_t stream) {
+    struct rng *r = fs_xcalloc(n->nswitches + 1, sizeof *r);
+    for (uint32_t v = 0; v < n->nnodes; v++)
+        if (n->nodes[v].kind == NODE_SWITCH)
+            rng_seed(&r[n->nodes[v].index], n->sc->seed, v + 1, stream);
+    return r;
+}
+
 uint32_t net_ctrl_wire_bytes(const struct net *n, enum pkt_type t) {
     bool eth = n->sc->fabric.kind != FABRIC_INFINIBAND; /* Ethernet: RoCE and UET */
     switch (t) {

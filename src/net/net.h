@@ -625,5 +625,9 @@ void net_warn(struct net *n, const char *fmt, ...) __attribute__((format(printf,
 
 uint32_t net_data_wire_bytes(const struct net *n, uint32_t payload, bool first);
 uint32_t net_ctrl_wire_bytes(const struct net *n, enum pkt_type t);
+/* One RNG per switch (by switch index), seeded from the run's seed, the
+ * switch's node id and `stream`: the per-entity streams a switch-side
+ * policy draws from (ECN marking). Owned by the caller (free). */
+struct rng *net_switch_rngs(const struct net *n, uint64_t stream);
 
 #endif /* FABSIM_NET_NET_H */

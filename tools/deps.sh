@@ -58,6 +58,12 @@ esac
 [ -n "$need$opt" ] || exit 0
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO=sudo
+# `make -j2 deps deps-test` runs both modes at once: apt holds one lock and
+# the other would fail on it, so the installs take turns (flock, util-linux).
+if command -v flock >/dev/null 2>&1; then
+    exec 9>"${TMPDIR:-/tmp}/fabsim-deps.lock"
+    flock 9
+fi
 $SUDO apt-get update -qq
 if [ -n "$need" ]; then
     echo "fabsim: installing Debian packages ($mode):$need"

@@ -26,7 +26,8 @@ prose quotes the run instead of a hand-typed figure; and
     ...
     <!-- /claims -->
 
-the lab's sub-claims, one row each: the claim, its verdict and why.
+the lab's sub-claims, one row each: the claim, its verdict and why, and
+with lab.yaml `readings:` the readings under which its verdict is another.
 
 --write rewrites the blocks; --check (the default) prints the blocks that
 differ from the runs and exits 1 when one does; a lab that did not run in
@@ -93,9 +94,26 @@ def cell(s):
 
 
 def claims_table(v):
-    rows = ["| claim | verdict | the runs say |", "|---|---|---|"]
+    rd = v.get("readings", [])
+    if not rd:
+        rows = ["| claim | verdict | the runs say |", "|---|---|---|"]
+        for c in v.get("claims", []):
+            rows.append(f"| {cell(c['claim'])} | **{c['verdict']}** | {cell(c['text'])} |")
+        return "\n".join(rows) + "\n"
+    # With readings (lab.yaml `readings:`): under which the verdict is another.
+    rows = ["| claim | verdict | the runs say | under the readings |", "|---|---|---|---|"]
     for c in v.get("claims", []):
-        rows.append(f"| {cell(c['claim'])} | **{c['verdict']}** | {cell(c['text'])} |")
+        other = []
+        for r in rd:
+            rc = next((x for x in r["claims"] if x["id"] == c["id"]), None)
+            if rc and rc["verdict"] != c["verdict"]:
+                other.append(f"{r['id']} ({', '.join(r['set'])}): **{rc['verdict']}**")
+        under = "depends on the reading: " + "; ".join(other) if other else (
+            f"the same under every reading ({len(rd)})")
+        rows.append(f"| {cell(c['claim'])} | **{c['verdict']}** | {cell(c['text'])} | {cell(under)} |")
+    rows.append("")
+    for r in rd:
+        rows.append(f"- reading `{r['id']}` ({', '.join('`' + x + '`' for x in r['set'])}): {cell(r['why'])}")
     return "\n".join(rows) + "\n"
 
 

@@ -105,7 +105,7 @@ static bool only_match(const char *const *only, size_t nonly, const char *lab, c
     return false;
 }
 
-enum { OPT_ONLY = CLI_LONG, OPT_LABS_DIR, OPT_DOCS_DIR, OPT_PROGRESS };
+enum { OPT_ONLY = CLI_LONG, OPT_LABS_DIR, OPT_DOCS_DIR, OPT_PROGRESS, OPT_NO_READINGS };
 
 static const struct cli_opt LABS_OPTS[] = {
     {"out", 'o', "DIR", "output folder (default: out/labs)"},
@@ -117,6 +117,9 @@ static const struct cli_opt LABS_OPTS[] = {
      "the labs' scenarios (default: scenarios/labs here, in the source\n"
      "tree or in PREFIX/share/fabsim; $FABSIM_DATA_DIR/scenarios/labs)"},
     {"docs-dir", OPT_DOCS_DIR, "DIR", "the labs' texts (default: docs/labs, found likewise)"},
+    {"no-readings", OPT_NO_READINGS, NULL,
+     "skip the labs' readings (lab.yaml `readings:`: the runs again under other\n"
+     "values of an unsourced default, to tell whether a verdict depends on it)"},
     {"quiet", 'q', NULL, "print nothing but errors"},
     {"progress", OPT_PROGRESS, NULL,
      "one plain line per finished scenario, also when stderr is not a terminal"},
@@ -254,12 +257,83 @@ static int check_labs_sets(const char *lroot, char **labs, size_t nl, const stru
     return 2;
 }
 
+/* The lab's readings (lab.yaml `readings:`): every selected run again under
+ * each reading's changes, into OUT/<lab>/readings/<id>/<NN-run>/. A change a
+ * run does not take (a PFC key on an InfiniBand run) is left out of that run;
+ * a run that takes none of them is not run again: the reading leaves it as it
+ * is, so the report reads the run itself (report/report.c). With `off` (--no-readings) the
+ * readings' earlier runs are removed, so that the report does not read stale ones. */
+static void add_readings(struct batch *js, const char *out, const char *lab,
+                         const struct lab_def *def, const struct lab_item *items, size_t ni,
+                         const char *const *only, size_t nonly, const char **gsets, size_t ngsets,
+                         bool off) {
+    char path[PATH_MAX * 2], sub[PATH_MAX];
+    char **folders = fs_xcalloc(ni + 1, sizeof *folders);
+    for (size_t r = 0; r < def->nreadings; r++) {
+        const struct lab_reading *rd = &def->readings[r];
+        snprintf(sub, sizeof sub, "%s/readings/%s", lab, rd->id);
+        size_t nkeep = 0;
+        for (size_t k = 0; !off && k < ni; k++)
+            if (only_match(only, nonly, lab, items[k].id)) folders[nkeep++] = items[k].folder;
+        remove_stale(out, sub, folders, nkeep);
+        for (size_t k = 0; !off && k < ni; k++) {
+            if (!only_match(only, nonly, lab, items[k].id)) continue;
+            snprintf(path, sizeof path, "%s/%s/%s", out, sub, items[k].folder);
+            size_t n = 0, cap = items[k].nsets + rd->nsets + ngsets + 1;
+            const char **sets = fs_xcalloc(cap, sizeof *sets);
+            for (size_t q = 0; q < items[k].nsets; q++)
+                sets[n++] = items[k].sets[q];
+            for (size_t q = 0; q < rd->nsets; q++)
+                sets[n++] = rd->sets[q];
+            for (size_t q = 0; q < ngsets; q++)
+                sets[n++] = gsets[q];
+            /* A change of the reading this run does not take (a PFC key on
+             * an InfiniBand run) is left out of its run, one at a time. */
+            size_t taken = rd->nsets;
+            for (;;) {
+                struct scenario sc;
+                struct diag d = {0};
+                int rc = scenario_load(&sc, items[k].file, sets, n, &d);
+                if (!rc) scenario_fini(&sc);
+                if (rc != FS_EINVAL || strcmp(d.file, "--set") || d.line <= items[k].nsets ||
+                    d.line > items[k].nsets + taken)
+                    break;
+                size_t at = d.line - 1;
+                memmove(&sets[at], &sets[at + 1], (n - at - 1) * sizeof *sets);
+                n--, taken--;
+            }
+            if (!taken) {
+                fs_remove_run_dir(path); /* the reading does not apply: the run stands */
+                free(sets);
+                continue;
+            }
+            fs_unlink_symlink(path);
+            results_mkdirs(path);
+            struct batch_job *j = batch_add(js);
+            j->lab = fs_xstrdup(lab);
+            snprintf(sub, sizeof sub, "%s@%s", items[k].id, rd->id);
+            j->id = fs_xstrdup(sub);
+            snprintf(sub, sizeof sub, "%s/readings/%s", lab, rd->id);
+            j->file = fs_xstrdup(items[k].file);
+            j->outdir = fs_xstrdup(path);
+            char *text = fs_read_file(j->file, NULL);
+            j->label = items[k].label ? fs_xstrdup(items[k].label) : text ? file_label(text) : NULL;
+            free(text);
+            j->own_sets = true;
+            j->sets = sets;
+            j->nsets = n;
+            j->nlabsets = items[k].nsets + taken;
+        }
+    }
+    free(folders);
+}
+
 struct labs_opts {
     const char *out, *labs_dir, *docs_dir;
     const char **only, **gsets;
     size_t nonly, ngsets;
     int par;
-    bool quiet, progress;
+    bool quiet, progress, no_readings;
 };
 
 static int labs_opt(void *ctx, int key, const char *arg) {
@@ -286,6 +360,9 @@ static int labs_opt(void *ctx, int key, const char *arg) {
         return 0;
     case OPT_PROGRESS:
         o->progress = true;
+        return 0;
+    case OPT_NO_READINGS:
+        o->no_readings = true;
         return 0;
     }
     return cli_usage_error("internal: unhandled option %d", key);
@@ -400,6 +477,9 @@ int cli_labs(int argc, char **argv) {
             fs_unlink_symlink(path);
             results_mkdirs(path);
             remove_stale(out, labs[i], folders, ni);
+            if (has_def[i] && defs[i].nreadings)
+                add_readings(&js, out, labs[i], &defs[i], items, ni, only, nonly, gsets, ngsets,
+                             o.no_readings);
             char src[PATH_MAX + 300], dst[PATH_MAX + 300];
             snprintf(src, sizeof src, "%s/%s.md", droot, labs[i]);
             snprintf(dst, sizeof dst, "%s/%s/lab.md", out, labs[i]);

@@ -208,6 +208,54 @@ static int parse_runs(struct lab_def *L, const char *file, const struct yaml_nod
     return 0;
 }
 
+/* readings: [{id, set: [KEY=VALUE, ...], why}] */
+static int parse_readings(struct lab_def *L, const char *file, const struct yaml_node *n,
+                          struct diag *d) {
+    static const char *const keys[] = {"id", "set", "why", NULL};
+    if (n->type != YAML_SEQ)
+        return err_at(d, file, n, "readings: expected a list of {id, set, why}, got %s",
+                      yaml_describe(n));
+    L->readings = fs_xcalloc(n->nitems + 1, sizeof *L->readings);
+    for (size_t i = 0; i < n->nitems; i++) {
+        const struct yaml_node *r = n->items[i];
+        int rc = check_keys(d, file, r, "readings item", keys);
+        if (rc) return rc;
+        struct lab_reading *rd = &L->readings[L->nreadings++];
+        rd->pos = r->pos;
+        const struct yaml_node *s = yaml_map_get(r, "set");
+        if (!yaml_map_get(r, "id") || !s || !yaml_map_get(r, "why"))
+            return err_at(d, file, r,
+                          "readings item: needs `id:`, `set:` (a list of KEY=VALUE) and `why:` "
+                          "(the default's source and why this value is a reading of it)");
+        if ((rc = scalar(d, file, yaml_map_get(r, "id"), "readings item: id", &rd->id)) ||
+            (rc = scalar(d, file, yaml_map_get(r, "why"), "readings item: why", &rd->why)))
+            return rc;
+        if (!rd->id[0] ||
+            strspn(rd->id, "abcdefghijklmnopqrstuvwxyz0123456789-_.") != strlen(rd->id) ||
+            rd->id[0] == '.')
+            return err_at(d, file, yaml_map_get(r, "id"),
+                          "readings item: id '%s': use letters, digits, '-', '_' and '.' (it "
+                          "names a folder)",
+                          rd->id);
+        for (size_t k = 0; k + 1 < L->nreadings; k++)
+            if (!strcmp(L->readings[k].id, rd->id))
+                return err_at(d, file, yaml_map_get(r, "id"), "readings: id '%s' given twice",
+                              rd->id);
+        if (s->type != YAML_SEQ || !s->nitems)
+            return err_at(d, file, s, "readings item: set: expected a list of KEY=VALUE, got %s",
+                          yaml_describe(s));
+        rd->sets = fs_xcalloc(s->nitems + 1, sizeof *rd->sets);
+        for (size_t k = 0; k < s->nitems; k++) {
+            char *v = NULL;
+            if ((rc = scalar(d, file, s->items[k], "readings item: set", &v))) return rc;
+            rd->sets[rd->nsets++] = v;
+            if (!strchr(v, '=') || v[0] == '=')
+                return err_at(d, file, s->items[k], "readings item: set: '%s' is not KEY=VALUE", v);
+        }
+    }
+    return 0;
+}
+
 static int parse_metrics(struct lab_def *L, const char *file, const struct yaml_node *n,
                          struct diag *d) {
     static const char *const keys[] = {"run", "value", "unit", "digits", "missing",
@@ -455,9 +503,9 @@ static int parse_claims(struct lab_def *L, const char *file, const struct yaml_n
 }
 
 int lab_load(struct lab_def *L, const char *path, struct diag *d) {
-    static const char *const keys[] = {"title",  "claim",    "claim_source", "runs",   "metrics",
-                                       "claims", "findings", "verdict",      "charts", "next",
-                                       NULL};
+    static const char *const keys[] = {"title",   "claim",    "claim_source", "runs",
+                                       "metrics", "claims",   "findings",     "verdict",
+                                       "charts",  "readings", "next",         NULL};
     static const char *const fkeys[] = {"title", "text", NULL};
     memset(L, 0, sizeof *L);
     L->holds.root = L->nuance.root = -1;
@@ -525,6 +573,9 @@ int lab_load(struct lab_def *L, const char *path, struct diag *d) {
     if (yaml_map_get(root, "charts") &&
         (rc = parse_charts(L, file, yaml_map_get(root, "charts"), d)))
         goto out;
+    if (yaml_map_get(root, "readings") &&
+        (rc = parse_readings(L, file, yaml_map_get(root, "readings"), d)))
+        goto out;
 out:
     yaml_doc_fini(&doc);
     return rc;
@@ -584,6 +635,13 @@ void lab_fini(struct lab_def *L) {
             free(c->says[k]);
     }
     free(L->claims);
+    for (size_t i = 0; i < L->nreadings; i++) {
+        struct lab_reading *r = &L->readings[i];
+        for (size_t k = 0; k < r->nsets; k++)
+            free(r->sets[k]);
+        free(r->sets), free(r->id), free(r->why);
+    }
+    free(L->readings);
     free(L->runs), free(L->m), free(L->f), free(L->charts);
     free(L->path), free(L->title), free(L->claim), free(L->claim_source), free(L->next);
     memset(L, 0, sizeof *L);

@@ -25,6 +25,17 @@ struct lab_run {
     size_t nsets;
 };
 
+/* A reading of the defaults (lab.yaml `readings:`): a value an unsourced or
+ * disputed default might have, as --set changes applied on top of every run
+ * of the lab; `fabsim labs` re-runs the lab under it and reports whether each
+ * verdict is the same (docs/labs/README.md "Readings"). */
+struct lab_reading {
+    char *id, *why; /* why: the default's source and why this value is a reading of it */
+    char **sets;
+    size_t nsets;
+    struct srcpos pos; /* of the item in lab.yaml, for a set no run takes */
+};
+
 struct lab_metric {
     char *name, *run, *unit, *missing, *inf;
     char *yes, *no; /* printed for 1 and 0 (flags such as deadlock.detected) */
@@ -79,6 +90,8 @@ struct lab_def {
     size_t nclaims;
     struct lab_chart *charts;
     size_t ncharts;
+    struct lab_reading *readings;
+    size_t nreadings;
 };
 
 /* What a lab's runs gave, for lab_eval: the results of run `id` or NULL,

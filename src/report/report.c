@@ -357,6 +357,29 @@ static void load_scn(struct report_scn *sc, const char *dir, const char *folder)
     }
 }
 
+/* DIR/readings/<id>/<NN-run>/: the runs of a reading, their results only
+ * (the report shows the readings' verdicts, not their charts). */
+static void load_reading(struct report_reading *rd, const char *dir, const char *id) {
+    char path[PATH_MAX], sub[PATH_MAX];
+    if (snprintf(sub, sizeof sub, "%s/readings/%s", dir, id) >= (int)sizeof sub) return;
+    size_t n;
+    char **names = subdirs(sub, &n);
+    rd->scn = fs_xcalloc(n ? n : 1, sizeof *rd->scn);
+    for (size_t i = 0; i < n; i++) {
+        pjoin(path, sizeof path, sub, names[i]);
+        char probe[PATH_MAX + 32];
+        pjoin(probe, sizeof probe, path, "status.json");
+        if (is_file(probe)) {
+            struct report_scn *sc = &rd->scn[rd->nscn++];
+            load_scn(sc, path, names[i]);
+            free(sc->series_json), free(sc->results_text), free(sc->yaml);
+            sc->series_json = sc->results_text = sc->yaml = NULL;
+        }
+        free(names[i]);
+    }
+    free(names);
+}
+
 static char *md_title(const char *md, const char *fallback) {
     if (md) {
         for (const char *p = md; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
@@ -407,12 +430,17 @@ static int load_lab(struct report_lab *lab, const char *dir, const char *id, str
         free(names[i]);
     }
     free(names);
+    if (lab->def && lab->def->nreadings) {
+        lab->rd = fs_xcalloc(lab->def->nreadings, sizeof *lab->rd);
+        for (size_t r = 0; r < lab->def->nreadings; r++)
+            load_reading(&lab->rd[r], dir, lab->def->readings[r].id);
+    }
     return 0;
 }
 
-static void free_lab(struct report_lab *lab) {
-    for (size_t k = 0; k < lab->nscn; k++) {
-        struct report_scn *sc = &lab->scn[k];
+static void free_scns(struct report_scn *scn, size_t n) {
+    for (size_t k = 0; k < n; k++) {
+        struct report_scn *sc = &scn[k];
         free(sc->id), free(sc->label), free(sc->status), free(sc->message), free(sc->yaml);
         for (size_t q = 0; q < sc->nset; q++)
             free(sc->set_keys[q]), free(sc->set_vals[q]);
@@ -420,6 +448,17 @@ static void free_lab(struct report_lab *lab) {
         free(sc->results_text), free(sc->series_json);
         jread_free(sc->res);
     }
+}
+
+static void free_lab(struct report_lab *lab) {
+    free_scns(lab->scn, lab->nscn);
+    for (size_t r = 0; lab->rd && r < lab->def->nreadings; r++) {
+        free_scns(lab->rd[r].scn, lab->rd[r].nscn);
+        free(lab->rd[r].scn);
+        if (lab->rd[r].ev) lab_eval_fini(lab->def, lab->rd[r].ev);
+        free(lab->rd[r].ev);
+    }
+    free(lab->rd);
     if (lab->def) {
         if (lab->ev) lab_eval_fini(lab->def, lab->ev);
         lab_fini(lab->def);
@@ -579,6 +618,24 @@ static const struct jv *find_run(void *ctx, const char *id, const char **status)
     return NULL;
 }
 
+/* A run under a reading: its own folder's, else the lab's run (the
+ * reading did not apply to it). */
+struct reading_ctx {
+    const struct report_lab *lab;
+    const struct report_reading *rd;
+};
+
+static const struct jv *find_reading_run(void *ctx, const char *id, const char **status) {
+    const struct reading_ctx *c = ctx;
+    for (size_t i = 0; i < c->rd->nscn; i++) {
+        const struct report_scn *sc = &c->rd->scn[i];
+        if (strcmp(sc->id, id)) continue;
+        *status = sc->status;
+        return sc->res && !strcmp(sc->status, REPORT_OK) ? sc->res : NULL;
+    }
+    return find_run((void *)c->lab, id, status);
+}
+
 static void add_finding(struct report *r, const char *lab, const char *title, const char *text,
                         bool available) {
     size_t cap = r->nfindings;
@@ -599,6 +656,16 @@ void report_compute_findings(struct report *r) {
         free(lab->ev);
         lab->ev = fs_xcalloc(1, sizeof *lab->ev);
         lab_eval(lab->def, find_run, lab, lab->ev);
+        for (size_t q = 0; lab->rd && q < lab->def->nreadings; q++) {
+            struct report_reading *rd = &lab->rd[q];
+            if (rd->ev) lab_eval_fini(lab->def, rd->ev);
+            free(rd->ev);
+            rd->ev = NULL;
+            if (!rd->nscn) continue; /* not run (--no-readings, or an older folder) */
+            rd->ev = fs_xcalloc(1, sizeof *rd->ev);
+            struct reading_ctx c = {lab, rd};
+            lab_eval(lab->def, find_reading_run, &c, rd->ev);
+        }
         for (size_t k = 0; k < lab->def->nf; k++)
             add_finding(r, lab->id, lab->def->f[k].title, lab->ev->findings[k],
                         lab->ev->available[k]);
@@ -623,6 +690,47 @@ static void write_claims(struct jw *w, const struct report_lab *lab) {
         jw_kstr(w, "claim", L->claims[k].text);
         jw_kstr(w, "verdict", lab_sub_name(lab->ev->sub[k]));
         jw_kstr(w, "text", lab->ev->sub_text[k]);
+        /* the readings under which this claim's verdict is another */
+        jw_key(w, "depends_on");
+        jw_arr(w);
+        for (size_t q = 0; lab->rd && q < L->nreadings; q++)
+            if (lab->rd[q].ev && lab->rd[q].ev->sub[k] != lab->ev->sub[k])
+                jw_str(w, L->readings[q].id);
+        jw_arr_end(w);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+}
+
+/* The lab's readings that ran: [{id, set, why, verdict, text, claims: [{id,
+ * verdict, text}]}], and the lab's verdict under each. */
+static void write_readings(struct jw *w, const struct report_lab *lab) {
+    const struct lab_def *L = lab->def;
+    jw_key(w, "readings");
+    jw_arr(w);
+    for (size_t q = 0; lab->rd && q < L->nreadings; q++) {
+        const struct lab_eval *ev = lab->rd[q].ev;
+        if (!ev) continue;
+        jw_obj_compact(w);
+        jw_kstr(w, "id", L->readings[q].id);
+        jw_key(w, "set");
+        jw_arr(w);
+        for (size_t k = 0; k < L->readings[q].nsets; k++)
+            jw_str(w, L->readings[q].sets[k]);
+        jw_arr_end(w);
+        jw_kstr(w, "why", L->readings[q].why);
+        jw_kstr(w, "verdict", lab_verdict_name(ev->verdict));
+        jw_kstr(w, "text", ev->verdict_text);
+        jw_key(w, "claims");
+        jw_arr(w);
+        for (size_t k = 0; k < L->nclaims; k++) {
+            jw_obj_compact(w);
+            jw_kstr(w, "id", L->claims[k].id);
+            jw_kstr(w, "verdict", lab_sub_name(ev->sub[k]));
+            jw_kstr(w, "text", ev->sub_text[k]);
+            jw_obj_end(w);
+        }
+        jw_arr_end(w);
         jw_obj_end(w);
     }
     jw_arr_end(w);
@@ -637,6 +745,7 @@ static void write_lab_def(struct jw *w, const struct report_lab *lab) {
     jw_kstr(w, "verdict", lab_verdict_name(lab->ev->verdict));
     jw_kstr(w, "verdict_text", lab->ev->verdict_text);
     write_claims(w, lab);
+    write_readings(w, lab);
     jw_key(w, "metrics");
     jw_obj_compact(w);
     for (size_t k = 0; k < L->nm; k++)
@@ -854,6 +963,7 @@ static int write_findings_json(const struct report *r, struct diag *d) {
         jw_kstr(&w, "verdict", lab_verdict_name(lab->ev->verdict));
         jw_kstr(&w, "text", lab->ev->verdict_text);
         write_claims(&w, lab);
+        write_readings(&w, lab);
         jw_key(&w, "metrics");
         jw_obj_compact(&w);
         for (size_t k = 0; k < lab->def->nm; k++)
@@ -947,6 +1057,31 @@ int report_build(const char *dir, struct diag *d) {
     return rc;
 }
 
+/* Under which readings claim k (or the lab's verdict: k = -1) is another,
+ * or that it is the same under every reading that ran. */
+static void print_readings(FILE *f, const struct report_lab *lab, size_t k) {
+    const struct lab_def *L = lab->def;
+    size_t ran = 0, other = 0;
+    for (size_t q = 0; lab->rd && q < L->nreadings; q++) {
+        const struct lab_eval *ev = lab->rd[q].ev;
+        if (!ev) continue;
+        ran++;
+        bool differs =
+            k == (size_t)-1 ? ev->verdict != lab->ev->verdict : ev->sub[k] != lab->ev->sub[k];
+        if (!differs) continue;
+        fprintf(f, "%s%s (",
+                other++ ? "; " : "        depends on the reading: ", L->readings[q].id);
+        for (size_t s = 0; s < L->readings[q].nsets; s++)
+            fprintf(f, "%s%s", s ? ", " : "", L->readings[q].sets[s]);
+        fprintf(f, "): %s",
+                k == (size_t)-1 ? lab_verdict_name(ev->verdict) : lab_sub_name(ev->sub[k]));
+    }
+    if (other)
+        fputc('\n', f);
+    else if (ran)
+        fprintf(f, "        the same under every reading (%zu)\n", ran);
+}
+
 void report_print_findings(const struct report *r, FILE *f) {
     for (size_t i = 0; i < r->nlabs; i++) {
         const struct report_lab *lab = &r->labs[i];
@@ -957,9 +1092,12 @@ void report_print_findings(const struct report *r, FILE *f) {
                 lab->def->claim_source ? ")" : "");
         fprintf(f, "  Verdict: %s. %s\n", lab_verdict_name(lab->ev->verdict),
                 lab->ev->verdict_text);
-        for (size_t k = 0; k < lab->def->nclaims; k++)
+        for (size_t k = 0; k < lab->def->nclaims; k++) {
             fprintf(f, "    - %s: %s. %s\n", lab->def->claims[k].id, lab_sub_name(lab->ev->sub[k]),
                     lab->ev->sub_text[k]);
+            print_readings(f, lab, k);
+        }
+        if (!lab->def->nclaims) print_readings(f, lab, (size_t)-1);
         for (size_t k = 0; k < lab->def->nf; k++)
             fprintf(f, "  %s %s: %s\n", lab->ev->available[k] ? "*" : "-", lab->def->f[k].title,
                     lab->ev->findings[k]);

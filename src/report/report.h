@@ -42,12 +42,22 @@ struct report_scn {
     size_t nset;
 };
 
+/* A lab's runs under one of its readings (lab.yaml `readings:`), from
+ * DIR/<lab>/readings/<id>/: a run missing there is the lab's own (the
+ * reading did not apply to it). `ev` is NULL when none of them ran. */
+struct report_reading {
+    struct report_scn *scn;
+    size_t nscn;
+    struct lab_eval *ev;
+};
+
 struct report_lab {
     char *id, *title, *markdown;
     struct report_scn *scn;
     size_t nscn;
     struct lab_def *def; /* DIR/<lab>/lab.yaml, or NULL (a lab without one) */
     struct lab_eval *ev; /* its metrics, findings and verdict (with def) */
+    struct report_reading *rd; /* per def->readings */
 };
 
 struct report_finding {

@@ -34,7 +34,8 @@ for lab in sorted(os.listdir(OUT)):
         continue
     for folder in sorted(os.listdir(ld)):
         d = os.path.join(ld, folder)
-        if not os.path.isdir(d):
+        # a run's folder has a status.json; readings/ holds the lab's readings
+        if not os.path.isfile(os.path.join(d, "status.json")):
             continue
         sid = re.sub(r"^\d\d-", "", folder)
         st = json.load(open(os.path.join(d, "status.json")))

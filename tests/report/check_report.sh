@@ -138,7 +138,7 @@ import json, os, sys
 out = sys.argv[1]
 shot = json.load(open("docs/report.json"))
 n = sum(1 for l in os.listdir(out) if os.path.isdir(os.path.join(out, l))
-        for r in os.listdir(os.path.join(out, l)) if os.path.isdir(os.path.join(out, l, r)))
+        for r in os.listdir(os.path.join(out, l)) if os.path.isfile(os.path.join(out, l, r, "status.json")))
 now = {v["lab"]: {"verdict": v["verdict"], "claims": [c["verdict"] for c in v["claims"]]}
        for v in json.load(open(os.path.join(out, "verdicts.json")))}
 bad = [f"{n} scenarios, the picture {shot['scenarios']}"] if n != shot["scenarios"] else []
@@ -204,6 +204,53 @@ then
     ok "labs --set re-runs with the change (64 MiB buffer: 0 drops, verdict flips) and --only marks the rest not run"
 else
     fail "labs --set / --only (rc $rc)"
+fi
+# Readings (lab.yaml `readings:`): the lab again under each; a verdict
+# that changes is said (verdicts.json readings, the labs output); a run
+# that does not take a reading's change (an InfiniBand key on RoCE) is not
+# re-run: the reading reads the run itself; --no-readings removes them.
+cp "$NL/labs/mylab/lab.yaml" "$NL/mylab.yaml"
+cat >>"$NL/labs/mylab/lab.yaml" <<'EOF2'
+readings:
+  - {id: deep, set: [fabric.buffer=64MiB], why: "a deep-buffer switch"}
+  - {id: vl, set: [fabric.vl_buffer=32KiB], why: "an IB key: the RoCE run does not take it"}
+EOF2
+"$FAB" labs --labs-dir "$NL/labs" -o "$NL/out3" >"$LOG" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q "depends on the reading: deep (fabric.buffer=64MiB): does not hold here" "$LOG" &&
+    python3 - "$NL/out3" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+v = json.load(open(d + "/verdicts.json"))[0]
+r = {x["id"]: x for x in v["readings"]}
+ok = v["verdict"] == "holds" and r["deep"]["verdict"] == "does not hold here" and r["vl"]["verdict"] == "holds"
+ok = ok and r["deep"]["set"] == ["fabric.buffer=64MiB"] and r["vl"]["why"].startswith("an IB key")
+# the vl reading re-ran only the InfiniBand run
+ok = ok and sorted(os.listdir(d + "/mylab/readings/vl")) == ["02-credits"]
+ok = ok and sorted(os.listdir(d + "/mylab/readings/deep")) == ["01-lossy", "02-credits"]
+ok = ok and json.load(open(d + "/mylab/readings/deep/01-lossy/results.json"))["summary"]["packets_dropped"] == 0
+sys.exit(0 if ok else 1)
+PY
+then
+    ok "lab readings: the lab re-run under each, the verdict that changes said (deep buffer: does not hold), a reading a run does not take leaves it as it is"
+else
+    fail "lab readings (rc $rc)"
+fi
+"$FAB" labs --labs-dir "$NL/labs" -o "$NL/out3" -q --no-readings >"$LOG" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] && [ ! -d "$NL/out3/mylab/readings/deep/01-lossy" ] &&
+    python3 -c "import json,sys; v=json.load(open('$NL/out3/verdicts.json'))[0]; sys.exit(0 if v['readings']==[] else 1)"; then
+    ok "labs --no-readings removes the readings' runs and reports none"
+else
+    fail "labs --no-readings (rc $rc)"
+fi
+printf 'title: t\nclaim: c\nmetrics:\n  x: {run: lossy, value: summary.packets_dropped}\nfindings: []\nverdict: {holds: "x > 0", says: {holds: a, not: b}}\nreadings:\n  - {id: deep, set: [fabric.buffer]}\n' >"$NL/labs/mylab/lab.yaml"
+"$FAB" labs --labs-dir "$NL/labs" -o "$NL/out4" -q 2>"$LOG"
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q "mylab/lab.yaml:8:5: error: readings item: needs .id:., .set:" "$LOG"; then
+    ok "a reading without why: is exit 2 with file:line:col"
+else
+    fail "a malformed reading (rc $rc): $(cat "$LOG")"
 fi
 printf 'title: t\nclaim: c\nmetrics:\n  x: {run: lossy, value: "summary.packets_dropped >"}\n' >"$NL/labs/mylab/lab.yaml"
 "$FAB" labs --labs-dir "$NL/labs" -o "$NL/out2" -q 2>"$LOG"

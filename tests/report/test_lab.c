@@ -180,6 +180,18 @@ static void test_lab_errors(void **state) {
          "{holds: \"x\", says: {holds: h, not: n}}\ncharts:\n  - {type: pie}\n",
          7, 12, "unknown type 'pie'"},
         {"title: t\nmetrics: {}\n", 1, 1, "needs `claim:`"},
+        {"title: t\nclaim: c\nmetrics: {}\nfindings: []\nverdict: {holds: \"1\", says: {holds: h, "
+         "not: n}}\nreadings:\n  - {id: a, set: [fabric.buffer=1MiB]}\n",
+         7, 5, "needs `id:`, `set:`"},
+        {"title: t\nclaim: c\nmetrics: {}\nfindings: []\nverdict: {holds: \"1\", says: {holds: h, "
+         "not: n}}\nreadings:\n  - {id: a, set: [fabric.buffer], why: w}\n",
+         7, 19, "is not KEY=VALUE"},
+        {"title: t\nclaim: c\nmetrics: {}\nfindings: []\nverdict: {holds: \"1\", says: {holds: h, "
+         "not: n}}\nreadings:\n  - {id: ../x, set: [a=1], why: w}\n",
+         7, 10, "names a folder"},
+        {"title: t\nclaim: c\nmetrics: {}\nfindings: []\nverdict: {holds: \"1\", says: {holds: h, "
+         "not: n}}\nreadings:\n  - {id: a, set: [a=1], why: w}\n  - {id: a, set: [b=2], why: w}\n",
+         8, 10, "given twice"},
         {"title: [t\n", 0, 0, "YAML"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -564,11 +576,35 @@ static void test_claims_overlap(void **state) {
     unlink(path);
 }
 
+/* The course labs that declare readings name a source for each. */
+static void test_readings_course_labs(void **state) {
+    (void)state;
+    static const char *const labs[] = {"lossless", "ecn_dcqcn", "ultra_ethernet"};
+    for (size_t i = 0; i < 3; i++) {
+        char file[200];
+        snprintf(file, sizeof file, "scenarios/labs/%s/lab.yaml", labs[i]);
+        struct lab_def L;
+        struct diag d = {0};
+        assert_int_equal(lab_load(&L, file, &d), 0);
+        assert_true(L.nreadings >= 2);
+        for (size_t r = 0; r < L.nreadings; r++) {
+            assert_true(L.readings[r].nsets >= 1);
+            if (!strstr(L.readings[r].why, "docs/sources.md"))
+                fail_msg("%s: reading %s names no source", file, L.readings[r].id);
+        }
+        lab_fini(&L);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_claims_per_class), cmocka_unit_test(test_claims_course_labs),
-        cmocka_unit_test(test_claims_overlap),   cmocka_unit_test(test_lab_evaluates_from_numbers),
-        cmocka_unit_test(test_lab_errors),       cmocka_unit_test(test_expr_rules),
+        cmocka_unit_test(test_claims_per_class),
+        cmocka_unit_test(test_claims_course_labs),
+        cmocka_unit_test(test_claims_overlap),
+        cmocka_unit_test(test_lab_evaluates_from_numbers),
+        cmocka_unit_test(test_lab_errors),
+        cmocka_unit_test(test_expr_rules),
+        cmocka_unit_test(test_readings_course_labs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

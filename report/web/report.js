@@ -750,26 +750,12 @@
     const t = el('table', { class: 'verdicts' });
     t.append(el('tr', {}, el('th', { class: 'l' }, 'lab'), el('th', { class: 'l' }, 'claim'), el('th', { class: 'l' }, 'verdict')));
     for (const lab of DATA.labs.filter((l) => l.verdict))
-        t.append(el(
-            'tr', {}, el('td', {class : 'l'}, el('a', {href : '#lab-' + lab.id}, lab.title)),
-            el('td', {class : 'l claim'}, '“' + lab.claim + '”'),
-            el('td', {class : 'l'},
-               el('span', {class : 'badge ' + verdictClass(lab.verdict)}, lab.verdict),
-               // the sub-claims it is derived from, one badge each
-               ...(lab.claims || [])
-                   .map((c) =>
-                            el('div', {class : 'sub-verdict'},
-                               el('span', {class : 'badge ' + subClass(c.verdict), title : c.claim},
-                                  c.id + ': ' + c.verdict),
-                               // a verdict another reading of an unsourced default changes
-                               // (lab.yaml readings:)
-                               (c.depends_on || []).length ? el('span', {
-                                   class : 'depends',
-                                   title : 'another verdict under: ' + c.depends_on.join(', ')
-                               },
-                                                                ' depends on ' +
-                                                                    c.depends_on.join(', '))
-                                                           : null)))));
+      t.append(el('tr', {}, el('td', { class: 'l' }, el('a', { href: '#lab-' + lab.id }, lab.title)), el('td', { class: 'l claim' }, '“' + lab.claim + '”'),
+        el('td', { class: 'l' }, el('span', { class: 'badge ' + verdictClass(lab.verdict) }, lab.verdict),
+          // the sub-claims it is derived from, one badge each
+          ...(lab.claims || []).map((c) => el('div', { class: 'sub-verdict' }, el('span', { class: 'badge ' + subClass(c.verdict), title: c.claim }, c.id + ': ' + c.verdict),
+            // a verdict another reading of an unsourced default changes (lab.yaml readings:)
+            (c.depends_on || []).length ? el('span', { class: 'depends', title: 'another verdict under: ' + c.depends_on.join(', ') }, ' depends on ' + c.depends_on.join(', ')) : null)))));
     main.append(t);
   }
   for (const lab of DATA.labs) {
@@ -783,36 +769,24 @@
           `derived from its ${lab.claims.length} claims:`));
         const ct = el('table', { class: 'claims' });
         const rd = lab.readings || [];
-        ct.append(el('tr', {}, el('th', {class : 'l'}, 'claim'), el('th', {class : 'l'}, 'verdict'),
-                     el('th', {class : 'l'}, 'what the runs say'),
-                     rd.length ? el('th', {class : 'l'}, 'under the readings') : null));
+        ct.append(el('tr', {}, el('th', { class: 'l' }, 'claim'), el('th', { class: 'l' }, 'verdict'), el('th', { class: 'l' }, 'what the runs say'),
+          rd.length ? el('th', { class: 'l' }, 'under the readings') : null));
         /* Readings: the lab again under other values of a default no source
            settles; a claim they change "depends on the reading". */
         const under = (c) => {
-            const other =
-                rd.map((r) => ({r, v : (r.claims.find((x) => x.id === c.id) || {}).verdict}))
-                    .filter((o) => o.v && o.v !== c.verdict);
-            if (!other.length) return `the same under every reading (${rd.length})`;
-            return el(
-                'span', {}, 'depends on the reading: ',
-                ...other.map((o, i) => el('span', {}, i ? '; ' : '',
-                                          el('code', {title : o.r.why}, o.r.set.join(', ')), ': ',
-                                          el('span', {class : 'badge ' + subClass(o.v)}, o.v))));
+          const other = rd.map((r) => ({ r, v: (r.claims.find((x) => x.id === c.id) || {}).verdict })).filter((o) => o.v && o.v !== c.verdict);
+          if (!other.length) return `the same under every reading (${rd.length})`;
+          return el('span', {}, 'depends on the reading: ', ...other.map((o, i) => el('span', {}, i ? '; ' : '', el('code', { title: o.r.why }, o.r.set.join(', ')), ': ',
+            el('span', { class: 'badge ' + subClass(o.v) }, o.v))));
         };
         for (const c of lab.claims)
-            ct.append(el('tr', {}, el('td', {class : 'l claim'}, c.claim),
-                         el('td', {class : 'l'},
-                            el('span', {class : 'badge ' + subClass(c.verdict)}, c.verdict)),
-                         el('td', {class : 'l'}, c.text),
-                         rd.length ? el('td', {class : 'l'}, under(c)) : null));
+          ct.append(el('tr', {}, el('td', { class: 'l claim' }, c.claim), el('td', { class: 'l' }, el('span', { class: 'badge ' + subClass(c.verdict) }, c.verdict)),
+            el('td', { class: 'l' }, c.text), rd.length ? el('td', { class: 'l' }, under(c)) : null));
         sec.append(ct);
         if (rd.length) {
-            const ul = el('ul', {class : 'readings'});
-            for (const r of rd)
-                ul.append(el('li', {}, el('strong', {}, r.id + ' '),
-                             el('code', {}, r.set.join(', ')), ': ' + r.why));
-            sec.append(el('p', {}, 'Readings (the lab re-run under each; docs/labs/README.md):'),
-                       ul);
+          const ul = el('ul', { class: 'readings' });
+          for (const r of rd) ul.append(el('li', {}, el('strong', {}, r.id + ' '), el('code', {}, r.set.join(', ')), ': ' + r.why));
+          sec.append(el('p', {}, 'Readings (the lab re-run under each; docs/labs/README.md):'), ul);
         }
       } else
         sec.append(el('p', { class: 'verdict' }, el('span', { class: 'badge ' + verdictClass(lab.verdict) }, lab.verdict), lab.verdict_text));

@@ -315,6 +315,13 @@ uint32_t nic_pull(struct net *n, uint32_t node, uint32_t port) {
         if (q->rto_deadline_ps == SIM_TIME_NEVER) {
             arm_timer(n, qp);
             if (q->una == p->psn) q->progress_ps = now; /* nothing was outstanding */
+        } else if (hole == q->una && n->xp && n->xp->next_resend) {
+            /* Per-packet timers (UET PDS; htsim startRTO from the oldest
+             * outstanding send time): the oldest packet, NAKed and resent
+             * just now, is waited for from now. A QP timer kept from the last
+             * cumulative ACK fired on a packet trimmed again and again, each
+             * time NAKed and resent, and went back N for nothing. */
+            arm_timer(n, qp);
         }
         n->c.packets_sent++;
         n->pkts_in_flight++;

@@ -119,6 +119,18 @@ def fct_us(r, q=0.99):
     return f[min(len(f) - 1, max(0, int(round(q * len(f))) - 1))] / 1000.0
 
 
+def tail_acked_us(r):
+    """The UEC reference simulator's "Tail FCT" in us: the time of the last
+    "finished" line of uet-htsim validate.py, each printed when a sender's
+    cumulative ACK covers its flow (uec.cpp checkFinished), i.e. when the last
+    sender got its last ACK. For flows that all start at 0 that is
+    summary.done_ns, when the workload's last message was acknowledged
+    (docs/outputs.md); flows[].fct_ns ends at the receiver instead."""
+    if any(f["start_ns"] != 0 for f in r["flows"]) or not r["summary"]["completed"]:
+        raise ValueError("tail_acked_us needs a completed run whose flows all start at 0")
+    return r["summary"]["done_ns"] / 1000.0
+
+
 def mean(xs):
     xs = list(xs)
     return sum(xs) / len(xs)

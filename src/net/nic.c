@@ -207,8 +207,17 @@ static uint32_t sr_next(struct net *n, const struct qp *q, uint32_t qp) {
     return NET_NONE;
 }
 
+/* The next PSN to resend: the transport's own per-packet set when it keeps
+ * one (UET: NAKs of sprayed packets arrive in any PSN order, which a ring
+ * of ranges merged when full would lose, xport.h next_resend), else the
+ * ring of NAKed ranges. */
+static uint32_t resend_next(struct net *n, const struct qp *q, uint32_t qp) {
+    if (n->xp && n->xp->next_resend) return n->xp->next_resend(n, qp);
+    return sr_next(n, q, qp);
+}
+
 static bool sr_pending(struct net *n, const struct qp *q, uint32_t qp) {
-    return n->selective && sr_next(n, q, qp) != NET_NONE;
+    return n->selective && resend_next(n, q, qp) != NET_NONE;
 }
 
 static void schedule_nic_wake(struct net *n, struct nic *c, sim_time_ps at) {
@@ -227,7 +236,7 @@ uint32_t nic_pull(struct net *n, uint32_t node, uint32_t port) {
     while ((qp = ring_pop(n, c)) != NET_NONE) {
         struct qp *q = &n->qps[qp];
         /* selective repeat: NAKed holes go before new data */
-        uint32_t hole = n->selective ? sr_next(n, q, qp) : NET_NONE;
+        uint32_t hole = n->selective ? resend_next(n, q, qp) : NET_NONE;
         if ((q->next_psn >= q->posted_pkts && hole == NET_NONE) || q->error) {
             q->active = 0;
             continue;
@@ -290,8 +299,10 @@ uint32_t nic_pull(struct net *n, uint32_t node, uint32_t port) {
             n->c.retransmitted_packets++;
         }
         if (hole != NET_NONE) {
-            struct sr_qp *sr = sr_of(n, qp);
-            sr->r[sr->head].a++;
+            if (!(n->xp && n->xp->next_resend)) { /* the transport's set: on_tx_data */
+                struct sr_qp *sr = sr_of(n, qp);
+                sr->r[sr->head].a++;
+            }
         } else {
             q->next_psn++;
             if (q->next_psn > q->max_sent_psn) q->max_sent_psn = q->next_psn;
@@ -304,6 +315,13 @@ uint32_t nic_pull(struct net *n, uint32_t node, uint32_t port) {
         if (q->rto_deadline_ps == SIM_TIME_NEVER) {
             arm_timer(n, qp);
             if (q->una == p->psn) q->progress_ps = now; /* nothing was outstanding */
+        } else if (hole == q->una && n->xp && n->xp->next_resend) {
+            /* Per-packet timers (UET PDS; htsim startRTO from the oldest
+             * outstanding send time): the oldest packet, NAKed and resent
+             * just now, is waited for from now. A QP timer kept from the last
+             * cumulative ACK fired on a packet trimmed again and again, each
+             * time NAKed and resent, and went back N for nothing. */
+            arm_timer(n, qp);
         }
         n->c.packets_sent++;
         n->pkts_in_flight++;
@@ -786,7 +804,7 @@ static void nic_consume(struct net *n, uint32_t node, uint32_t port, uint32_t id
         if (n->cc->on_feedback) n->cc->on_feedback(n, p->qp, p);
         if (n->xp) n->xp->on_feedback(n, p->qp, p);
         if (n->selective) { /* resend the hole [aux, psn) alone */
-            sr_add(n, p->qp, p->aux, p->psn);
+            if (!(n->xp && n->xp->next_resend)) sr_add(n, p->qp, p->aux, p->psn);
             nic_activate(n, p->qp);
             break;
         }

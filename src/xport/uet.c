@@ -15,6 +15,14 @@
  *
  * The EV a packet used is kept per QP in a ring indexed by PSN (the ACK
  * names the PSN), one byte each: entropies are at most 256.
+ *
+ * RUD's resends are per packet too: a NAK of a trimmed packet marks its PSN
+ * in the same ring, and the NIC resends the lowest marked PSN before new
+ * data (xport.h next_resend; the reference simulator's _rtx_queue, a map by
+ * PSN, uec.cpp processNack / queueForRtx: docs/sources.md U4). Sprayed
+ * packets are trimmed, and NAKed, in any PSN order: a ring of PSN ranges
+ * merged when full (net/nic.c, IRN's holes, which come in order) lost the
+ * NAKs below its newest range, and each lost one cost a timeout.
  */
 #include "xport/xport.h"
 
@@ -28,19 +36,24 @@
 
 #define UET_MAX_PENALTY 15 /* htsim UecMpBitmap _max_penalty */
 #define UET_RING 1024      /* PSNs remembered per QP (the receiver's default window) */
+#define UET_ACKED 1u       /* psn_st: its SACK came back */
+#define UET_NAKED 2u       /* psn_st: a NAK named it, not resent yet */
 
 struct uet_qp {
-    uint32_t idx;            /* next EV index to try */
-    uint8_t pen[256];        /* penalty per EV index */
-    uint8_t ev[UET_RING];    /* EV index each recent PSN left with */
-    uint8_t acked[UET_RING]; /* ...and whether its SACK came back */
+    uint32_t idx;             /* next EV index to try */
+    uint32_t nnak;            /* PSNs marked UET_NAKED */
+    uint32_t nak_lo;          /* none marked below this */
+    uint8_t pen[256];         /* penalty per EV index */
+    uint8_t ev[UET_RING];     /* EV index each recent PSN left with */
+    uint8_t psn_st[UET_RING]; /* ...and what came back for it (UET_ACKED, UET_NAKED) */
 };
 
 struct uet_state {
     struct uet_qp *qp;
     size_t cap;
     uint32_t mask; /* entropies - 1 */
-    bool spray;
+    bool rud;      /* per-packet resends (RUD) */
+    bool spray;    /* ...and per-packet entropy (RUD over more than one EV) */
 };
 
 static struct uet_qp *uet_qp_of(struct net *n, uint32_t qp) {
@@ -59,7 +72,8 @@ static int uet_init(struct net *n, struct diag *d) {
     struct uet_state *st = fs_xcalloc(1, sizeof *st);
     const struct uet_params *u = &n->sc->fabric.uet;
     st->mask = (u->entropies ? u->entropies : 1) - 1;
-    st->spray = u->delivery == UET_RUD && st->mask > 0;
+    st->rud = u->delivery == UET_RUD;
+    st->spray = st->rud && st->mask > 0;
     n->xp_state = st;
     return 0;
 }
@@ -84,16 +98,26 @@ static uint32_t next_ev(struct uet_qp *u, uint32_t mask) {
     return u->idx++ & mask;
 }
 
+/* Clear the NAK mark of `psn` (resent, or acknowledged). */
+static void nak_clear(struct uet_qp *u, uint32_t psn) {
+    uint8_t *s = &u->psn_st[psn % UET_RING];
+    if (!(*s & UET_NAKED)) return;
+    *s &= (uint8_t)~UET_NAKED;
+    u->nnak--;
+}
+
 static void uet_on_tx_data(struct net *n, uint32_t qp, struct packet *p) {
     struct uet_state *st = n->xp_state;
     struct qp *q = &n->qps[qp];
     /* RCCC: ask for credit while more is left to send (cc/nscc.c) */
     if (q->active) p->flags |= PKT_F_PULL_REQ;
-    if (!st->spray) return; /* ROD: the QP's own flow hash, one path */
+    if (!st->rud) return; /* ROD: go-back-N, the QP's own flow hash, one path */
     struct uet_qp *u = uet_qp_of(n, qp);
+    nak_clear(u, p->psn);
+    u->psn_st[p->psn % UET_RING] = 0;
+    if (!st->spray) return; /* one EV: the QP's own flow hash */
     uint32_t i = next_ev(u, st->mask);
     u->ev[p->psn % UET_RING] = (uint8_t)i;
-    u->acked[p->psn % UET_RING] = 0;
     /* The EV is the UDP source port's role in the 5-tuple: the QP's own
      * entropy XOR the index, so QPs of one host pair use different EVs. */
     p->flow_hash = flow_digest(q->src, q->dst, (uint16_t)(q->entropy ^ i));
@@ -106,12 +130,33 @@ static void penalise(struct net *n, struct uet_qp *u, uint32_t i, uint32_t pen) 
     u->pen[i] = (uint8_t)(v > UET_MAX_PENALTY ? UET_MAX_PENALTY : v);
 }
 
+/* Called before the NIC applies the feedback (net/nic.c): q->una is still
+ * the old cumulative ACK. */
 static void uet_on_feedback(struct net *n, uint32_t qp, const struct packet *p) {
     struct uet_state *st = n->xp_state;
-    if (!st->spray) return;
+    if (!st->rud) return;
     const struct uet_params *up = &n->sc->fabric.uet;
     struct uet_qp *u = uet_qp_of(n, qp);
-    if (p->type == PKT_ACK) u->acked[p->psn % UET_RING] = 1;
+    const struct qp *q = &n->qps[qp];
+    if (p->type == PKT_ACK) {
+        /* a cumulative ACK covers the marks below it; the SACKed PSN arrived */
+        for (uint32_t psn = q->una; u->nnak && psn < p->aux && psn < q->max_sent_psn; psn++)
+            nak_clear(u, psn);
+        if (p->psn >= q->una && p->psn < q->max_sent_psn) {
+            nak_clear(u, p->psn);
+            u->psn_st[p->psn % UET_RING] |= UET_ACKED;
+        }
+    } else if (p->type == PKT_NAK) {
+        /* [aux, psn): the PSNs to resend, each once, lowest first */
+        for (uint32_t psn = p->aux > q->una ? p->aux : q->una;
+             psn < p->psn && psn < q->max_sent_psn; psn++) {
+            uint8_t *s = &u->psn_st[psn % UET_RING];
+            if (*s & (UET_ACKED | UET_NAKED)) continue; /* arrived, or marked already */
+            *s |= UET_NAKED;
+            if (!u->nnak++ || psn < u->nak_lo) u->nak_lo = psn;
+        }
+    }
+    if (!st->spray) return;
     if (p->type == PKT_ACK && (p->flags & PKT_F_ECN_CE))
         penalise(n, u, u->ev[p->psn % UET_RING], up->ecn_penalty);
     else if (p->type == PKT_NAK && (p->flags & PKT_F_TRIMMED)) /* the trimmed PSN: psn - 1 */
@@ -123,12 +168,33 @@ static void uet_on_feedback(struct net *n, uint32_t qp, const struct packet *p) 
  * penalty (htsim PATH_TIMEOUT, applied to each lost packet's EV). */
 static void uet_on_timeout(struct net *n, uint32_t qp) {
     struct uet_state *st = n->xp_state;
-    if (!st->spray) return;
+    if (!st->rud) return;
     struct uet_qp *u = uet_qp_of(n, qp);
     const struct qp *q = &n->qps[qp];
     uint32_t end = q->max_sent_psn - q->una > UET_RING ? q->una + UET_RING : q->max_sent_psn;
+    /* the NIC goes back to the oldest unacknowledged PSN: that covers the marks */
+    for (uint32_t psn = q->una; u->nnak && psn < end; psn++)
+        nak_clear(u, psn);
+    if (!st->spray) return;
     for (uint32_t psn = q->una; psn < end; psn++)
-        if (!u->acked[psn % UET_RING]) penalise(n, u, u->ev[psn % UET_RING], UET_MAX_PENALTY);
+        if (!(u->psn_st[psn % UET_RING] & UET_ACKED))
+            penalise(n, u, u->ev[psn % UET_RING], UET_MAX_PENALTY);
+}
+
+/* The lowest NAKed PSN not yet resent nor acknowledged (htsim resends its
+ * _rtx_queue, ordered by PSN, before new data). */
+static uint32_t uet_next_resend(struct net *n, uint32_t qp) {
+    struct uet_state *st = n->xp_state;
+    if (qp >= st->cap || !st->qp[qp].nnak) return NET_NONE;
+    struct uet_qp *u = &st->qp[qp];
+    const struct qp *q = &n->qps[qp];
+    uint32_t end = q->max_sent_psn - q->una > UET_RING ? q->una + UET_RING : q->max_sent_psn;
+    for (uint32_t psn = u->nak_lo > q->una ? u->nak_lo : q->una; psn < end; psn++)
+        if (u->psn_st[psn % UET_RING] & UET_NAKED) {
+            u->nak_lo = psn;
+            return psn;
+        }
+    return NET_NONE;
 }
 
 const struct xport_ops xport_uet_ops = {
@@ -138,6 +204,7 @@ const struct xport_ops xport_uet_ops = {
     .on_tx_data = uet_on_tx_data,
     .on_feedback = uet_on_feedback,
     .on_timeout = uet_on_timeout,
+    .next_resend = uet_next_resend,
 };
 
 const struct xport_ops *xport_select(const struct net *n) {

@@ -41,6 +41,11 @@ struct xport_ops {
     void (*on_feedback)(struct net *n, uint32_t qp, const struct packet *p);
     /* Sender: `qp`'s retransmission timer fired (its oldest packet is lost). */
     void (*on_timeout)(struct net *n, uint32_t qp);
+    /* Sender, optional (selective repeat): the transport keeps the PSNs its
+     * NAKs named itself, per packet, and gives the next one to resend (the
+     * lowest not yet resent nor acknowledged), NET_NONE if none; the NIC's
+     * own ring of NAKed ranges is then not used. NULL: the NIC's ring. */
+    uint32_t (*next_resend)(struct net *n, uint32_t qp);
 };
 
 /* The table for the scenario's fabric, or NULL when it adds nothing. */

@@ -59,6 +59,73 @@ static void test_trim_nak_fast_retransmit(void **state) {
     trun_end(&t);
 }
 
+/* Sprayed packets are trimmed at different hops (leaf uplinks, spine
+ * downlinks) and their NAKs come back in any PSN order, up to a window's
+ * worth per QP while NSCC holds the resends: a 4:1 oversubscribed
+ * leaf-spine, a 1 MiB permutation with a 64 KiB buffer. Every NAKed PSN is
+ * resent once and nothing else is (the reference simulator's _rtx_queue,
+ * uec.cpp processNack: docs/sources.md U4), so no timer fires. The NIC's
+ * ring of 64 NAKed ranges, merged into its newest when full, lost the NAKs
+ * below that range: 28 timeouts, 6,072 resends beyond the NAKs (go back N
+ * from the oldest), the last flow done at 222 us instead of 120 us. */
+static void test_sprayed_naks_each_resent_once(void **state) {
+    (void)state;
+    const char *y =
+        "name: nakorder\nseed: 1\n"
+        "fabric: {kind: uet, link: 400Gbps, mtu: 4096, buffer: 64KiB, propagation: 1us}\n"
+        "topology: {kind: leaf_spine, leaves: 8, spines: 4, hosts_per_leaf: 16}\n"
+        "workload:\n  - {kind: permutation, pattern: random, size: 1MiB}\n";
+    struct trun t;
+    trun_start(&t, y, NULL, 0);
+    assert_int_equal(t.rc, 0);
+    assert_true(t.m.completed);
+    const struct net *n = &t.m.net;
+    print_message("trims %llu naks %llu resends %llu timeouts %llu done %.0f ns\n",
+                  (unsigned long long)n->c.trimmed, (unsigned long long)n->c.trim_naks,
+                  (unsigned long long)n->c.retransmitted_packets, (unsigned long long)n->c.timeouts,
+                  (double)n->done_ps / 1000.0);
+    assert_true(n->c.trimmed > 10000);
+    assert_int_equal(n->c.trim_naks, n->c.trimmed);
+    assert_int_equal(n->c.timeouts, 0);
+    assert_int_equal(n->c.retransmitted_packets, n->c.trim_naks);
+    assert_true(n->done_ps < 150000000ull); /* 4:1: 7/8 x 16 MiB over 4 uplinks is 73 us */
+    trun_end(&t);
+}
+
+/* RCCC alone on a 16:1 leaf-spine: the receivers grant at their line rate,
+ * the one uplink of each leaf trims, and a packet is trimmed 8 times on
+ * average, each time NAKed and resent. The retransmission timer waits for
+ * the oldest packet from its last sending (per-packet timers: htsim
+ * startRTO from the oldest outstanding send time), so it never fires: no
+ * packet is lost. A QP timer kept from the last cumulative ACK fired 135
+ * times on packets still being resent and went back N (282,050 resends for
+ * 269,423 NAKs, done at 761 us instead of 419 us). */
+static void test_repeated_trims_no_timeout(void **state) {
+    (void)state;
+    const char *y =
+        "name: rtxtimer\nseed: 1\n"
+        "fabric: {kind: uet, link: 400Gbps, mtu: 4096, buffer: 64KiB, propagation: 1us,\n"
+        "         congestion_control: rccc}\n"
+        "topology: {kind: leaf_spine, leaves: 4, spines: 1, hosts_per_leaf: 16}\n"
+        "workload:\n  - {kind: permutation, pattern: random, size: 1MiB}\n";
+    struct trun t;
+    trun_start(&t, y, NULL, 0);
+    assert_int_equal(t.rc, 0);
+    assert_true(t.m.completed);
+    const struct net *n = &t.m.net;
+    uint64_t pkts = 64 * 256; /* 64 flows of 256 packets */
+    print_message(
+        "trims %llu (%.1f per packet) naks %llu resends %llu timeouts %llu done %.0f ns\n",
+        (unsigned long long)n->c.trimmed, (double)n->c.trimmed / (double)pkts,
+        (unsigned long long)n->c.trim_naks, (unsigned long long)n->c.retransmitted_packets,
+        (unsigned long long)n->c.timeouts, (double)n->done_ps / 1000.0);
+    assert_true(n->c.trimmed > 4 * pkts);
+    assert_int_equal(n->c.trim_naks, n->c.trimmed);
+    assert_int_equal(n->c.timeouts, 0);
+    assert_int_equal(n->c.retransmitted_packets, n->c.trim_naks);
+    trun_end(&t);
+}
+
 /* Without trimming the same incast tail-drops and waits for the 100 us
  * retransmission timer: what trimming is for. */
 static void test_no_trim_needs_timeouts(void **state) {
@@ -363,6 +430,8 @@ static void test_bad_input(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_trim_nak_fast_retransmit),
+        cmocka_unit_test(test_sprayed_naks_each_resent_once),
+        cmocka_unit_test(test_repeated_trims_no_timeout),
         cmocka_unit_test(test_no_trim_needs_timeouts),
         cmocka_unit_test(test_nscc_four_cases),
         cmocka_unit_test(test_nscc_cases_in_incast),

@@ -173,6 +173,26 @@ static int check_template(struct diag *d, const char *file, const struct yaml_no
     return 0;
 }
 
+/* `set: [KEY=VALUE, ...]` of a run or a reading (`what` names it in messages). */
+static int parse_sets(struct diag *d, const char *file, const struct yaml_node *s, const char *what,
+                      char ***sets, size_t *nsets) {
+    if (s->type != YAML_SEQ)
+        return err_at(d, file, s, "%s: set: expected a list of KEY=VALUE, got %s", what,
+                      yaml_describe(s));
+    char wset[64];
+    snprintf(wset, sizeof wset, "%s: set", what);
+    *sets = fs_xcalloc(s->nitems + 1, sizeof **sets);
+    for (size_t k = 0; k < s->nitems; k++) {
+        char *v = NULL;
+        int rc = scalar(d, file, s->items[k], wset, &v);
+        if (rc) return rc;
+        (*sets)[(*nsets)++] = v;
+        if (!strchr(v, '=') || v[0] == '=')
+            return err_at(d, file, s->items[k], "%s: '%s' is not KEY=VALUE", wset, v);
+    }
+    return 0;
+}
+
 static int parse_runs(struct lab_def *L, const char *file, const struct yaml_node *n,
                       struct diag *d) {
     static const char *const keys[] = {"id", "file", "label", "set", NULL};
@@ -193,17 +213,7 @@ static int parse_runs(struct lab_def *L, const char *file, const struct yaml_nod
                 return err_at(d, file, yaml_map_get(r, "id"), "runs: id '%s' given twice", run->id);
         const struct yaml_node *s = yaml_map_get(r, "set");
         if (!s) continue;
-        if (s->type != YAML_SEQ)
-            return err_at(d, file, s, "runs item: set: expected a list of KEY=VALUE, got %s",
-                          yaml_describe(s));
-        run->sets = fs_xcalloc(s->nitems + 1, sizeof *run->sets);
-        for (size_t k = 0; k < s->nitems; k++) {
-            char *v = NULL;
-            if ((rc = scalar(d, file, s->items[k], "runs item: set", &v))) return rc;
-            run->sets[run->nsets++] = v;
-            if (!strchr(v, '='))
-                return err_at(d, file, s->items[k], "runs item: set: '%s' is not KEY=VALUE", v);
-        }
+        if ((rc = parse_sets(d, file, s, "runs item", &run->sets, &run->nsets))) return rc;
     }
     return 0;
 }
@@ -241,17 +251,11 @@ static int parse_readings(struct lab_def *L, const char *file, const struct yaml
             if (!strcmp(L->readings[k].id, rd->id))
                 return err_at(d, file, yaml_map_get(r, "id"), "readings: id '%s' given twice",
                               rd->id);
-        if (s->type != YAML_SEQ || !s->nitems)
-            return err_at(d, file, s, "readings item: set: expected a list of KEY=VALUE, got %s",
-                          yaml_describe(s));
-        rd->sets = fs_xcalloc(s->nitems + 1, sizeof *rd->sets);
-        for (size_t k = 0; k < s->nitems; k++) {
-            char *v = NULL;
-            if ((rc = scalar(d, file, s->items[k], "readings item: set", &v))) return rc;
-            rd->sets[rd->nsets++] = v;
-            if (!strchr(v, '=') || v[0] == '=')
-                return err_at(d, file, s->items[k], "readings item: set: '%s' is not KEY=VALUE", v);
-        }
+        if ((rc = parse_sets(d, file, s, "readings item", &rd->sets, &rd->nsets))) return rc;
+        if (!rd->nsets)
+            return err_at(d, file, s,
+                          "readings item: set: expected a list of KEY=VALUE, got an "
+                          "empty list");
     }
     return 0;
 }

@@ -303,7 +303,7 @@ static const char *results_shape(const struct jv *r) {
 
 /* A scenario's folder is named after its file, "NN-name" (the number only
  * orders the runs); its id is the name. */
-static void load_scn(struct report_scn *sc, const char *dir, const char *folder) {
+static void load_scn(struct report_scn *sc, const char *dir, const char *folder, bool series) {
     char path[PATH_MAX], err[256];
     memset(sc, 0, sizeof *sc);
     const char *id = folder;
@@ -351,33 +351,50 @@ static void load_scn(struct report_scn *sc, const char *dir, const char *folder)
     }
     if (!sc->label) sc->label = fs_xstrdup(id);
     jread_free(st);
-    if (sc->res) {
+    if (sc->res && series) {
         pjoin(path, sizeof path, dir, "links.csv");
         sc->series_json = series_from_csv(path);
     }
 }
 
-/* DIR/readings/<id>/<NN-run>/: the runs of a reading, their results only
- * (the report shows the readings' verdicts, not their charts). */
-static void load_reading(struct report_reading *rd, const char *dir, const char *id) {
-    char path[PATH_MAX], sub[PATH_MAX];
-    if (snprintf(sub, sizeof sub, "%s/readings/%s", dir, id) >= (int)sizeof sub) return;
+/* The runs in dir's subfolders (those holding a status.json or a
+ * results.json), in folder order; `full` keeps what the page shows (the
+ * links.csv series, results.json's text, the scenario), else the parsed
+ * results only. */
+static struct report_scn *load_runs(const char *dir, size_t *nscn, bool full) {
+    char path[PATH_MAX], probe[PATH_MAX + 32];
     size_t n;
-    char **names = subdirs(sub, &n);
-    rd->scn = fs_xcalloc(n ? n : 1, sizeof *rd->scn);
+    char **names = subdirs(dir, &n);
+    struct report_scn *scn = fs_xcalloc(n ? n : 1, sizeof *scn);
+    *nscn = 0;
     for (size_t i = 0; i < n; i++) {
-        pjoin(path, sizeof path, sub, names[i]);
-        char probe[PATH_MAX + 32];
+        pjoin(path, sizeof path, dir, names[i]);
         pjoin(probe, sizeof probe, path, "status.json");
-        if (is_file(probe)) {
-            struct report_scn *sc = &rd->scn[rd->nscn++];
-            load_scn(sc, path, names[i]);
-            free(sc->series_json), free(sc->results_text), free(sc->yaml);
-            sc->series_json = sc->results_text = sc->yaml = NULL;
+        bool has = is_file(probe);
+        pjoin(probe, sizeof probe, path, "results.json");
+        if (has || is_file(probe)) {
+            struct report_scn *sc = &scn[(*nscn)++];
+            load_scn(sc, path, names[i], full);
+            if (!full) {
+                free(sc->results_text), free(sc->yaml);
+                sc->results_text = sc->yaml = NULL;
+            }
         }
         free(names[i]);
     }
     free(names);
+    return scn;
+}
+
+/* DIR/readings/<id>/<NN-run>/: the runs of a reading, their results only
+ * (the report shows the readings' verdicts, not their charts). */
+static void load_reading(struct report_reading *rd, const char *dir, const char *id) {
+    char sub[PATH_MAX];
+    if (snprintf(sub, sizeof sub, "%s/readings/%s", dir, id) >= (int)sizeof sub) {
+        rd->scn = fs_xcalloc(1, sizeof *rd->scn);
+        return;
+    }
+    rd->scn = load_runs(sub, &rd->nscn, false);
 }
 
 static char *md_title(const char *md, const char *fallback) {
@@ -416,20 +433,7 @@ static int load_lab(struct report_lab *lab, const char *dir, const char *id, str
         }
     }
     lab->title = lab->def ? fs_xstrdup(lab->def->title) : md_title(lab->markdown, id);
-    size_t n;
-    char **names = subdirs(dir, &n);
-    lab->scn = fs_xcalloc(n ? n : 1, sizeof *lab->scn);
-    for (size_t i = 0; i < n; i++) {
-        pjoin(path, sizeof path, dir, names[i]);
-        char probe[PATH_MAX + 32];
-        pjoin(probe, sizeof probe, path, "status.json");
-        bool has = is_file(probe);
-        pjoin(probe, sizeof probe, path, "results.json");
-        has = has || is_file(probe);
-        if (has) load_scn(&lab->scn[lab->nscn++], path, names[i]);
-        free(names[i]);
-    }
-    free(names);
+    lab->scn = load_runs(dir, &lab->nscn, true);
     if (lab->def && lab->def->nreadings) {
         lab->rd = fs_xcalloc(lab->def->nreadings, sizeof *lab->rd);
         for (size_t r = 0; r < lab->def->nreadings; r++)
@@ -491,7 +495,7 @@ int report_load(struct report *r, const char *dir, struct diag *d) {
         lab->title = fs_xstrdup("Run");
         lab->scn = fs_xcalloc(1, sizeof *lab->scn);
         const char *base = strrchr(dir, '/');
-        load_scn(&lab->scn[lab->nscn++], dir, base && base[1] ? base + 1 : dir);
+        load_scn(&lab->scn[lab->nscn++], dir, base && base[1] ? base + 1 : dir, true);
         if (!r->mode) r->mode = fs_xstrdup("run");
     } else {
         size_t n;

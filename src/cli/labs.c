@@ -311,9 +311,9 @@ static void add_readings(struct batch *js, const char *out, const char *lab,
             results_mkdirs(path);
             struct batch_job *j = batch_add(js);
             j->lab = fs_xstrdup(lab);
-            snprintf(sub, sizeof sub, "%s@%s", items[k].id, rd->id);
-            j->id = fs_xstrdup(sub);
-            snprintf(sub, sizeof sub, "%s/readings/%s", lab, rd->id);
+            char id[600];
+            snprintf(id, sizeof id, "%s@%s", items[k].id, rd->id);
+            j->id = fs_xstrdup(id);
             j->file = fs_xstrdup(items[k].file);
             j->outdir = fs_xstrdup(path);
             char *text = fs_read_file(j->file, NULL);

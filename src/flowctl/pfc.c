@@ -21,7 +21,7 @@
  * watchdog 100 ms; Guo et al. SIGCOMM'16 s4.3).
  */
 #include "flowctl/flowctl.h"
-#include "flowctl/pfc.h"
+#include "flowctl/pfc-inl.h"
 
 #include "net/params.h"
 #include "core/diag.h"
@@ -418,4 +418,5 @@ const struct flowctl_ops flowctl_pfc_ops = {
     .on_ctrl = pfc_on_ctrl,
     .ongoing_ps = pfc_ongoing_ps,
     .lossless = true,
+    .fast = FLOWCTL_FAST_PFC,
 };

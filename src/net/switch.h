@@ -11,11 +11,11 @@
 
 #include "cc/cc.h"
 #include "flowctl/flowctl.h"
-#include "flowctl/pfc.h"
+#include "flowctl/pfc-inl.h"
 #include "net/net.h"
 #include "net/port.h"
 #include "net/trim.h"
-#include "route/ecmp.h"
+#include "route/ecmp-inl.h"
 #include "route/route.h"
 
 #include <stdint.h>
@@ -39,7 +39,7 @@ static inline __attribute__((always_inline)) void switch_rx(struct net *n, uint3
     }
     /* ECMP (the RoCE fabrics' policy) inline, the others through route_ops */
     uint32_t out =
-        n->route == &route_ecmp_ops ? ecmp_select_inline(n, sw, p) : n->route->select(n, sw, p);
+        n->route_fast & ROUTE_FAST_ECMP ? ecmp_select_inline(n, sw, p) : n->route->select(n, sw, p);
     if (out == NET_NONE || !n->ports[out].up) {
         if (n->fc->on_discard) n->fc->on_discard(n, in_port, p);
         /* no route: lost where it arrived; routed into a dead link: lost there */
@@ -59,8 +59,8 @@ static inline __attribute__((always_inline)) void switch_rx(struct net *n, uint3
         trim_packet(n, out, id); /* UET: the header goes on at strict priority */
         return;
     }
-    if (!(n->fc == &flowctl_pfc_ops ? pfc_admit_fast(n, in_port, out, p)
-                                    : n->fc->admit(n, in_port, out, p))) {
+    if (!(n->fc_fast & FLOWCTL_FAST_PFC ? pfc_admit_fast(n, in_port, out, p)
+                                        : n->fc->admit(n, in_port, out, p))) {
         port_drop(n, out, id);
         return;
     }

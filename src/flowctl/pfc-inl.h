@@ -1,15 +1,18 @@
-/* src/flowctl/pfc.h
+/* src/flowctl/pfc-inl.h
  *
  * PFC's state (flowctl/pfc.c), and the common case of its per-hop accounting
  * inlined into the forwarding path (issue 13): a packet admitted below XOFF
  * and released with no pause asserted and no headroom in use only moves two
- * byte counters. net/switch.c and net/port.c take these paths when the
- * fabric's flow control is PFC and fall back to flowctl_pfc_ops for
- * everything else (pause assertion and release, headroom, NICs, the dynamic
- * threshold): the results are those of the ops alone.
+ * byte counters. net/switch.h and net/port.c take these paths when the
+ * policy in force says it has them (n->fc_fast & FLOWCTL_FAST_PFC) and fall
+ * back to the policy's table for everything else (pause assertion and
+ * release, headroom, NICs, the dynamic threshold): the results are those of
+ * the ops alone. Header-only and calling nothing of pfc.c (the slow cases go
+ * through n->fc), so that net/ can inline it without depending on the module
+ * that calls net/'s ports back (docs/architecture.md, tools/layers.py).
  */
-#ifndef FABSIM_FLOWCTL_PFC_H
-#define FABSIM_FLOWCTL_PFC_H
+#ifndef FABSIM_FLOWCTL_PFC_INL_H
+#define FABSIM_FLOWCTL_PFC_INL_H
 
 #include "core/diag.h"
 #include "core/sim.h"
@@ -71,13 +74,14 @@ static inline struct pg *pfc_pg(const struct pfc_state *st, uint32_t port, uint3
 }
 
 /* flowctl_pfc_ops.admit at a switch (out_port != NET_NONE) when the group
- * is not paused and stays at or below a static XOFF: the counts alone. */
+ * is not paused and stays at or below a static XOFF: the counts alone.
+ * Only while n->fc is flowctl_pfc_ops (n->fc_fast & FLOWCTL_FAST_PFC). */
 static inline bool pfc_admit_fast(struct net *n, uint32_t in_port, uint32_t out_port,
                                   struct packet *p) {
     struct pfc_state *st = n->fc_state;
     struct pg *g = pfc_pg(st, in_port, p->prio);
     if (__builtin_expect(g->paused || g->bytes + p->wire_bytes > st->xoff_fast, 0))
-        return flowctl_pfc_ops.admit(n, in_port, out_port, p);
+        return n->fc->admit(n, in_port, out_port, p);
     g->bytes += p->wire_bytes;
     st->shared_used[g->sw] += p->wire_bytes;
     return true;
@@ -90,7 +94,7 @@ static inline void pfc_release_fast(struct net *n, uint32_t in_port, const struc
     struct pg *g = pfc_pg(st, in_port, p->prio);
     uint32_t s = g->sw;
     if (__builtin_expect(s == PFC_NIC || g->paused || g->hdrm, 0)) {
-        flowctl_pfc_ops.on_release(n, in_port, p);
+        n->fc->on_release(n, in_port, p);
         return;
     }
     FS_DASSERT(g->bytes >= p->wire_bytes, "pg underflow on port %u", in_port);
@@ -98,4 +102,4 @@ static inline void pfc_release_fast(struct net *n, uint32_t in_port, const struc
     st->shared_used[s] -= p->wire_bytes;
 }
 
-#endif /* FABSIM_FLOWCTL_PFC_H */
+#endif /* FABSIM_FLOWCTL_PFC_INL_H */

@@ -102,4 +102,20 @@ static inline void pfc_release_fast(struct net *n, uint32_t in_port, const struc
     st->shared_used[s] -= p->wire_bytes;
 }
 
+/* flowctl_pfc_ops.admit at a NIC (out_port NET_NONE): a NIC whose host
+ * drains drains at once, so it only clears the stall watchdog's mark; a
+ * stalled host's NIC goes through the table. */
+static inline bool pfc_admit_nic_fast(struct net *n, uint32_t in_port, struct packet *p) {
+    if (__builtin_expect(n->nodes[n->ports[in_port].node].stalled, 0))
+        return n->fc->admit(n, in_port, NET_NONE, p);
+    pfc_pg(n->fc_state, in_port, p->prio)->wd_off = 0;
+    return true;
+}
+
+/* flowctl_pfc_ops.on_release at a NIC's port: nothing (a NIC's group holds
+ * bytes only while its host is stalled, and the resume resets them). */
+static inline void pfc_release_nic_fast(struct net *n, uint32_t in_port, const struct packet *p) {
+    (void)n, (void)in_port, (void)p;
+}
+
 #endif /* FABSIM_FLOWCTL_PFC_INL_H */

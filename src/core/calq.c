@@ -37,7 +37,7 @@ static inline struct calq_chunk *chunk_at(const struct calq *q, uint32_t id) {
 }
 /* Offset of bucket i's first event (in its slot). */
 static inline uint32_t slot_ev0(uint32_t i) {
-    return i * (uint32_t)sizeof(struct calq_slot) + (uint32_t)offsetof(struct calq_slot, ev);
+    return calq_slot_ev0(i);
 }
 /* Bucket i empty: its block is its slot. */
 static inline void meta_reset(struct calq *q, uint32_t i) {
@@ -51,9 +51,7 @@ static inline bool has_chunks(const struct calq *q, uint32_t i) {
 
 /* (time, order) as one 128-bit comparison. */
 static inline int before(const struct event *a, const struct event *b) {
-    unsigned __int128 ka = (unsigned __int128)a->time_ps << 64 | a->order;
-    unsigned __int128 kb = (unsigned __int128)b->time_ps << 64 | b->order;
-    return ka < kb;
+    return calq_before(a, b);
 }
 
 /* Room for `need` events in buf (its first `keep` kept), aux and runs. */
@@ -431,19 +429,9 @@ static void move_to(struct calq *q, uint64_t c) {
     q->len = q->lim = m;
 }
 
-/* The first non-empty bucket after cur (absolute); queued must be > 0. The
- * flags are read 8 at a time, little-endian: the lowest set byte first. */
+/* The first non-empty bucket after cur (absolute); queued must be > 0. */
 static inline uint64_t next_bucket(const struct calq *q) {
-    uint32_t i = (uint32_t)(q->cur + 1) & CALQ_MASK, w = i >> 3;
-    uint64_t m;
-    memcpy(&m, q->full + 8 * w, 8);
-    m &= ~0ull << (8 * (i & 7));
-    while (!m) {
-        w = (w + 1) & (CALQ_NB / 8 - 1);
-        memcpy(&m, q->full + 8 * w, 8);
-    }
-    uint32_t s = 8 * w + (uint32_t)__builtin_ctzll(m) / 8;
-    return q->cur + 1 + ((s - i) & CALQ_MASK);
+    return calq_next_bucket(q);
 }
 
 /* The bucket the next event is in once now[] and hot are exhausted, or
@@ -486,6 +474,10 @@ static __attribute__((noinline)) const struct event *sort_slot(struct calq *q, s
     if (m > 4) moved |= insert_at(ev, 4);
     q->sorted_buckets += (uint64_t)moved;
     return &ev[0];
+}
+
+void calq_sort_slot(struct calq *q, struct event *ev, uint32_t m) {
+    sort_slot(q, ev, m);
 }
 
 /* now[] and hot are exhausted and c is the next non-empty bucket in the

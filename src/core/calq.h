@@ -109,6 +109,76 @@ void calq_push_slow(struct calq *q, const struct event *e);
 void calq_push_fields_slow(struct calq *q, uint64_t time_ps, uint64_t order, uint32_t arg,
                            uint16_t kind, uint16_t aux);
 const struct event *calq_take_slow(struct calq *q);
+/* Sorts a slot bucket's 2 < m <= CALQ_SLOT_EVENTS events in place (calq.c). */
+void calq_sort_slot(struct calq *q, struct event *ev, uint32_t m);
+
+/* Offset of ring bucket i's first event in the arena (in its slot). */
+static inline uint32_t calq_slot_ev0(uint32_t i) {
+    return i * (uint32_t)sizeof(struct calq_slot) + (uint32_t)__builtin_offsetof(struct calq_slot, ev);
+}
+
+/* (time, order) as one 128-bit comparison: does a come before b? */
+static inline int calq_before(const struct event *a, const struct event *b) {
+    unsigned __int128 ka = (unsigned __int128)a->time_ps << 64 | a->order;
+    unsigned __int128 kb = (unsigned __int128)b->time_ps << 64 | b->order;
+    return ka < kb;
+}
+
+/* The first non-empty bucket after cur (absolute); queued must be > 0. The
+ * flags are read 8 at a time, little-endian: the lowest set byte first. */
+static inline uint64_t calq_next_bucket(const struct calq *q) {
+    uint32_t i = (uint32_t)(q->cur + 1) & CALQ_MASK, w = i >> 3;
+    uint64_t m;
+    __builtin_memcpy(&m, q->full + 8 * w, 8);
+    m &= ~0ull << (8 * (i & 7));
+    while (!m) {
+        w = (w + 1) & (CALQ_NB / 8 - 1);
+        __builtin_memcpy(&m, q->full + 8 * w, 8);
+    }
+    uint32_t s = 8 * w + (uint32_t)__builtin_ctzll(m) / 8;
+    return q->cur + 1 + ((s - i) & CALQ_MASK);
+}
+
+/* calq_take once the bucket being popped is exhausted (pos == lim): the
+ * common case inline, the next bucket a slot bucket (no overflow chunk, no
+ * far event joining the window) with nothing in hot, sorted in place (two
+ * events compared here, more in calq_sort_slot); everything else in
+ * calq_take_slow. The event loop's (core/sim_loop.h): a bucket of a
+ * fabric's run holds two or three events, so this runs once per two or
+ * three events. */
+static inline __attribute__((always_inline)) const struct event *calq_take_next(struct calq *q) {
+    if (__builtin_expect(!q->hot.len && q->pos >= q->len && q->queued, 1)) {
+        uint64_t c = calq_next_bucket(q);
+        uint32_t i = (uint32_t)c & CALQ_MASK;
+        struct calq_meta *mt = &q->meta[i];
+        uint32_t s0 = calq_slot_ev0(i), off = mt->wr - s0; /* a chunk lies past every slot */
+        if (__builtin_expect(off <= CALQ_SLOT_EVENTS * (uint32_t)sizeof(struct event) &&
+                                 q->far_bucket - c > CALQ_MASK,
+                             1)) {
+            uint32_t m = off / (uint32_t)sizeof(struct event);
+            struct event *ev = (struct event *)(void *)(q->arena + s0);
+            mt->wr = s0;
+            q->cur = c;
+            q->full[i] = 0;
+            q->queued -= m;
+            q->now = ev;
+            q->pos = 1;
+            q->len = q->lim = m;
+            if (m == 2) {
+                if (calq_before(&ev[1], &ev[0])) {
+                    struct event t = ev[0];
+                    ev[0] = ev[1];
+                    ev[1] = t;
+                    q->sorted_buckets++;
+                }
+            } else if (m > 2) {
+                calq_sort_slot(q, ev, m);
+            }
+            return ev;
+        }
+    }
+    return calq_take_slow(q);
+}
 
 /* `e.time_ps` must not be earlier than the last popped event's. The common
  * case, a bucket ahead of the one being popped with room in its block (its

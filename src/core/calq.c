@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-_Static_assert(sizeof(struct calq_slot) == 128, "a slot is two cache lines");
+_Static_assert(sizeof(struct calq_slot) == 256, "a slot is four cache lines");
 _Static_assert(sizeof(struct calq_chunk) == 1024, "a chunk is 16 cache lines");
 _Static_assert(CALQ_NB % 8 == 0, "the full flags are scanned 8 at a time");
 #define CALQ_INSERTION_MAX 16 /* buckets up to this many events: insertion sort */
@@ -356,15 +356,11 @@ static void sort_buf(struct calq *q, uint32_t m) {
     }
 }
 
-/* Copies a slot's five events: straight-line moves, not a memcpy call (or
- * a rep movs, which costs more than the move itself at 120 bytes). */
-static inline void copy5(struct event *d, const struct event *s) {
-    _Static_assert(CALQ_SLOT_EVENTS == 5, "copies five");
-    d[0] = s[0];
-    d[1] = s[1];
-    d[2] = s[2];
-    d[3] = s[3];
-    d[4] = s[4];
+/* Copies a slot's events: straight-line moves, not a memcpy call (or a rep
+ * movs, which costs more than the move itself at 240 bytes). */
+static inline void copy_slot(struct event *d, const struct event *s) {
+    for (int k = 0; k < CALQ_SLOT_EVENTS; k++)
+        d[k] = s[k];
 }
 
 /* The events in bucket i: its slot's, its full chunks', and its last
@@ -386,7 +382,7 @@ static uint32_t bucket_count(const struct calq *q, uint32_t i) {
 static uint32_t gather(struct calq *q, uint32_t i) {
     const struct calq_meta *mt = &q->meta[i];
     const struct calq_slot *s = slot_at(q, i);
-    copy5(q->buf, s->ev);
+    copy_slot(q->buf, s->ev);
     uint32_t k = CALQ_SLOT_EVENTS;
     for (uint32_t id = s->next;;) {
         struct calq_chunk *ch = chunk_at(q, id);
@@ -467,11 +463,16 @@ static __attribute__((noinline)) const struct event *take_far(struct calq *q) {
  * sort unrolled by m: straight-line code, few registers); returns the first. */
 static __attribute__((noinline)) const struct event *sort_slot(struct calq *q, struct event *ev,
                                                                uint32_t m) {
-    _Static_assert(CALQ_SLOT_EVENTS == 5, "unrolled for five");
+    _Static_assert(CALQ_SLOT_EVENTS == 10, "unrolled for ten");
     int moved = insert_at(ev, 1);
     if (m > 2) moved |= insert_at(ev, 2);
     if (m > 3) moved |= insert_at(ev, 3);
     if (m > 4) moved |= insert_at(ev, 4);
+    if (m > 5) moved |= insert_at(ev, 5);
+    if (m > 6) moved |= insert_at(ev, 6);
+    if (m > 7) moved |= insert_at(ev, 7);
+    if (m > 8) moved |= insert_at(ev, 8);
+    if (m > 9) moved |= insert_at(ev, 9);
     q->sorted_buckets += (uint64_t)moved;
     return &ev[0];
 }

@@ -7,7 +7,7 @@
  * core/evq.c holding what lies beyond the window (timers, samples).
  *
  * A future bucket is an unsorted array of events kept by value: its first
- * five in its 128-byte slot of the ring, the rest in 1 KiB chunks chained
+ * ten in its 256-byte slot of the ring, the rest in 1 KiB chunks chained
  * from it. Scheduling an event appends it, with no comparison, and reads only
  * the bucket's write position (struct calq_meta, a small hot array) before
  * storing it. When the window reaches a bucket, its events are sorted by (time,
@@ -34,14 +34,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* 8 + 5 x 24 = 128 bytes: two cache lines. A bucket's first events are in
- * its slot of the ring, the rest in chunks chained from it. */
-#define CALQ_SLOT_EVENTS 5
+/* 8 + 10 x 24 + 8 = 256 bytes: four cache lines. A bucket's first events
+ * are in its slot of the ring, the rest in chunks chained from it. Ten, not
+ * five: a fabric's 1 ns bucket holds two or three events on average but one
+ * in eleven held more than five, and gathering and sorting those out of
+ * line cost more than the larger ring (docs/performance.md "Per-hop cost at
+ * scale": 804.3 M -> 790.5 M instructions at 128 hosts; 7 and 15 measured
+ * worse). */
+#define CALQ_SLOT_EVENTS 10
 
 struct calq_slot {
     uint32_t next; /* the bucket's first overflow chunk, when it has one */
     uint32_t spare;
     struct event ev[CALQ_SLOT_EVENTS];
+    uint64_t pad;
 };
 
 /* A crowded bucket's events past its slot: chunks of 42 (1 KiB), so that
@@ -66,7 +72,7 @@ struct calq_meta {
     uint32_t end; /* the end of that block's events */
 };
 
-/* The window: 2^10 ps (~1 ns) buckets, 2^12 of them (~4.2 us; 512 KiB of
+/* The window: 2^10 ps (~1 ns) buckets, 2^12 of them (~4.2 us; 1 MiB of
  * slots): packet events fall inside it, timers mostly past it. Fixed at
  * compile time: the push below is inlined wherever an event is scheduled. */
 #define CALQ_WIDTH_LOG2 10

@@ -50,7 +50,7 @@ static inline void ecmp_warm_inline(const struct net *n, uint32_t sw, const stru
     const struct route_live *lv = n->route_state;
     const struct route_fib *f = n->fib;
     uint32_t s = n->nodes[sw].index;
-    if (lv->stale[s]) return;
+    if (route_live_stale(lv, s)) return;
     __builtin_prefetch(&f->grp[(size_t)s * f->ngroups + f->node_group[p->dst]]);
 }
 
@@ -60,7 +60,7 @@ static inline uint32_t ecmp_guess_inline(const struct net *n, uint32_t sw, const
     const struct ecmp_state *st = n->route_state;
     const uint32_t *ports;
     uint32_t s = n->nodes[sw].index;
-    if (st->live.stale[s]) return NET_NONE;
+    if (route_live_stale(&st->live, s)) return NET_NONE;
     uint32_t c = route_fib_lookup_node(n->fib, n, sw, s, p->dst, &ports);
     if (c <= 1) return c ? ports[0] : NET_NONE;
     return ports[(uint32_t)(((uint64_t)ecmp_mix(p->flow_hash ^ st->seed[s]) * c) >> 32)];

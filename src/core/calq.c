@@ -4,6 +4,7 @@
 #include "core/mem.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,11 +97,8 @@ void calq_init(struct calq *q) {
     }
     q->chunk_max = (uint32_t)((bytes - CALQ_SLOTS_BYTES) / sizeof(struct calq_chunk));
     arena_commit(q, 0, CALQ_SLOTS_BYTES);
-    q->meta = fs_xcalloc(CALQ_NB, sizeof *q->meta);
     for (uint32_t i = 0; i < CALQ_NB; i++)
         meta_reset(q, i);
-    q->full = fs_xaligned(64, CALQ_NB);
-    memset(q->full, 0, CALQ_NB);
     q->chunk_len = 1;
     q->buf_cap = 64; /* at least a slot's events */
     q->buf = fs_xmalloc(q->buf_cap * sizeof *q->buf);
@@ -116,10 +114,8 @@ void calq_fini(struct calq *q) {
     free(q->buf);
     free(q->aux);
     free(q->runs);
-    free(q->meta);
     if (q->arena)
         munmap(q->arena, CALQ_SLOTS_BYTES + (size_t)q->chunk_max * sizeof(struct calq_chunk));
-    free(q->full);
     evq_fini(&q->hot);
     evq_fini(&q->far);
     memset(q, 0, sizeof *q);

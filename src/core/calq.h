@@ -34,6 +34,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+_Static_assert(sizeof(struct event) == 24 && __builtin_offsetof(struct event, arg) == 16 &&
+                   __builtin_offsetof(struct event, kind) == 20 &&
+                   __builtin_offsetof(struct event, aux) == 22,
+               "calq_push_fields stores arg, kind and aux as one little-endian word");
+
 /* 8 + 10 x 24 + 8 = 256 bytes: four cache lines. A bucket's first events
  * are in its slot of the ring, the rest in chunks chained from it. Ten, not
  * five: a fabric's 1 ns bucket holds two or three events on average but one
@@ -88,12 +93,10 @@ struct calq {
     const struct event *now;
     uint32_t pos, lim, len;
     uint64_t cur;
-    struct calq_meta *meta; /* CALQ_NB buckets, a ring over the window */
     /* The slots of the ring (bucket i's at i x 128), then the chunks: one
      * reserved address range, made usable as chunks are needed and never
      * moved (a handler's event in a slot stays put while it pushes). */
     char *arena;
-    uint8_t *full; /* 1 for a non-empty bucket, scanned 8 at a time */
     uint32_t chunk_len, chunk_cap, chunk_max, free_chunk; /* chunk 0 unused */
     size_t queued;                                        /* events in the buckets after cur */
     struct evq hot;          /* pushed into bucket cur after it was sorted */
@@ -104,6 +107,10 @@ struct calq {
     uint32_t buf_cap;
     uint64_t sorted_buckets; /* buckets not in key order when reached */
     struct event popped;     /* what calq_take returned from the heaps */
+    /* In the struct, not behind pointers: a push reaches them at fixed
+     * offsets from q (no base address loaded per push). */
+    struct calq_meta meta[CALQ_NB];     /* a ring over the window */
+    _Alignas(64) uint8_t full[CALQ_NB]; /* 1 for a non-empty bucket, scanned 8 at a time */
 };
 
 void calq_init(struct calq *q);
@@ -120,7 +127,8 @@ void calq_sort_slot(struct calq *q, struct event *ev, uint32_t m);
 
 /* Offset of ring bucket i's first event in the arena (in its slot). */
 static inline uint32_t calq_slot_ev0(uint32_t i) {
-    return i * (uint32_t)sizeof(struct calq_slot) + (uint32_t)__builtin_offsetof(struct calq_slot, ev);
+    return i * (uint32_t)sizeof(struct calq_slot) +
+           (uint32_t) __builtin_offsetof(struct calq_slot, ev);
 }
 
 /* (time, order) as one 128-bit comparison: does a come before b? */
@@ -220,11 +228,12 @@ static inline void calq_push_fields(struct calq *q, uint64_t time_ps, uint64_t o
         uint32_t w = m->wr;
         if (w != m->end) {
             struct event *d = (struct event *)(void *)(q->arena + w);
+            /* arg, kind and aux as one 8-byte store (little-endian: the
+             * fields' order in struct event) */
+            uint64_t tail = (uint64_t)arg | (uint64_t)kind << 32 | (uint64_t)aux << 48;
             d->time_ps = time_ps;
             d->order = order;
-            d->arg = arg;
-            d->kind = kind;
-            d->aux = aux;
+            __builtin_memcpy(&d->arg, &tail, sizeof tail);
             m->wr = w + (uint32_t)sizeof *d;
             q->full[i] = 1;
             q->queued++;

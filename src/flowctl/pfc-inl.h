@@ -54,7 +54,8 @@ struct pfc_state {
     uint64_t xoff_fast;            /* xoff, or 0 with the dynamic threshold (always the ops) */
     struct eg *eg;                 /* port * NET_NCLASS + class */
     uint32_t nports;
-    uint64_t *shared_used;        /* per switch index: bytes outside headroom */
+    uint64_t *shared_used;        /* per switch index: bytes outside headroom (dynamic mode only:
+                                     nothing reads it with the static threshold) */
     uint64_t *sw_buffer;          /* per switch index: shared pool (dynamic mode) */
     uint32_t *sw_of;              /* per port: its switch's index, PFC_NIC on a NIC (one load per
                                      hop instead of port -> node -> kind, index) */
@@ -82,24 +83,24 @@ static inline bool pfc_admit_fast(struct net *n, uint32_t in_port, uint32_t out_
     struct pg *g = pfc_pg(st, in_port, p->prio);
     if (__builtin_expect(g->paused || g->bytes + p->wire_bytes > st->xoff_fast, 0))
         return n->fc->admit(n, in_port, out_port, p);
-    g->bytes += p->wire_bytes;
-    st->shared_used[g->sw] += p->wire_bytes;
+    g->bytes += p->wire_bytes; /* static threshold: no shared pool to count (shared_used) */
     return true;
 }
 
 /* flowctl_pfc_ops.on_release at a switch's ingress port when the group is
- * not paused and holds no headroom bytes. */
+ * not paused and holds no headroom bytes, with the static threshold (then
+ * nothing reads shared_used, and neither path keeps it; the dynamic mode
+ * always goes through the table). */
 static inline void pfc_release_fast(struct net *n, uint32_t in_port, const struct packet *p) {
     struct pfc_state *st = n->fc_state;
     struct pg *g = pfc_pg(st, in_port, p->prio);
     uint32_t s = g->sw;
-    if (__builtin_expect(s == PFC_NIC || g->paused || g->hdrm, 0)) {
+    if (__builtin_expect(s == PFC_NIC || g->paused || g->hdrm || !st->xoff_fast, 0)) {
         n->fc->on_release(n, in_port, p);
         return;
     }
     FS_DASSERT(g->bytes >= p->wire_bytes, "pg underflow on port %u", in_port);
     g->bytes -= p->wire_bytes;
-    st->shared_used[s] -= p->wire_bytes;
 }
 
 /* flowctl_pfc_ops.admit at a NIC (out_port NET_NONE): a NIC whose host

@@ -387,6 +387,7 @@ int model_build_params(struct model *m, const struct model_params *params, struc
     n->tx_hooks = n->fc->on_send || n->cc->on_tx || n->lr;
     n->fc_fast = n->fc->fast;
     n->route_fast = n->route->fast;
+    n->sw_hooks = n->trim_bytes != 0 || n->cc->on_enqueue;
     if ((rc = build_events(m, d))) return rc;
     if (f->ber > 0) /* fabric.ber: every link; link_ber events override from their time */
         for (uint32_t p = 0; p < n->nports; p++)

@@ -419,6 +419,9 @@ struct net {
      * admission and release, ECMP's choice), copied when they are chosen so
      * that a hop tests one byte of the net, not an ops table's address. */
     uint8_t fc_fast, route_fast;
+    /* Something watches each packet a switch queues (trim_bytes, cc's
+     * on_enqueue: ECN marking): one test per switch hop instead of two. */
+    bool sw_hooks;
     void *lr_state;
     void *fc_state, *route_state, *cc_state, *ctrl_state, *coll_state, *wl_state, *ev_state;
 

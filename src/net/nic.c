@@ -48,10 +48,6 @@ static struct nic *nic_of(struct net *n, uint32_t node) {
     return &n->nics[n->nodes[node].index];
 }
 
-int nic_has_work(const struct net *n, uint32_t node) {
-    return n->nics[n->nodes[node].index].rr_head != NET_NONE;
-}
-
 static void ring_push(struct net *n, struct nic *c, uint32_t qp) {
     n->qps[qp].rr_next = NET_NONE;
     if (c->rr_tail == NET_NONE)

@@ -12,7 +12,7 @@
 
 _Static_assert(sizeof(struct calq_slot) == 256, "a slot is four cache lines");
 _Static_assert(sizeof(struct calq_chunk) == 1024, "a chunk is 16 cache lines");
-_Static_assert(CALQ_NB % 8 == 0, "the full flags are scanned 8 at a time");
+_Static_assert(CALQ_NB % 8 == 0 && sizeof(bool) == 1, "the full flags are scanned 8 at a time");
 #define CALQ_INSERTION_MAX 16 /* buckets up to this many events: insertion sort */
 
 /* The arena: the ring's slots, then chunk ids 0.. at 1 KiB each, all within
@@ -160,7 +160,7 @@ static void put(struct calq *q, const struct event *e, uint32_t i) {
     if (m->wr == m->end) new_chunk(q, i);
     memcpy(q->arena + m->wr, e, sizeof *e);
     m->wr += EV;
-    q->full[i] = 1;
+    q->full[i] = true;
     q->queued++;
 }
 
@@ -414,7 +414,7 @@ static void move_to(struct calq *q, uint64_t c) {
         q->now = ev;
         q->sorted_buckets += sort_short(ev, m);
     }
-    q->full[i] = 0;
+    q->full[i] = false;
     meta_reset(q, i);
     q->queued -= m;
     q->pos = 0;
@@ -494,7 +494,7 @@ static inline __attribute__((always_inline)) const struct event *take_bucket(str
     struct event *ev = slot_at(q, i)->ev;
     mt->wr = s0;
     q->cur = c;
-    q->full[i] = 0;
+    q->full[i] = false;
     q->queued -= m;
     q->now = ev;
     q->pos = 1;

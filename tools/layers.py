@@ -21,7 +21,8 @@ no build. For reading the layering by hand and for a `make lint` check
     python3 tools/layers.py --layers        # docs/architecture.md's rule (make lint)
 
 As a module: file_graph(src) -> {file: {dep: [reasons]}}; module_graph(g)
-and folder_graph(g) collapse it (a module is x.h + x-inl.h + x.c); sccs(g)
+and folder_graph(g) collapse it (a module is x.h + x.c; a header-only fast
+path x-inl.h is a module of its own); sccs(g)
 -> [[node, ...], ...] (the circles, largest first); inside_folders(g) keeps
 the edges within a folder; forbidden(folder_graph(g), sources, targets)
 lists the edges a layering rule forbids.
@@ -257,12 +258,14 @@ def file_graph(src='src', calls=True):
 
 
 def module_of(path):
-    """'core/calq.h', 'core/calq-inl.h' and 'core/calq.c' -> 'core/calq': a
-    header and the .c of the same name are one module (the header's inline
-    helpers may call into its own .c). A header with no such .c
-    ('route/route.h') is a module of its own."""
-    stem = path.rsplit('.', 1)[0]
-    return stem[:-4] if stem.endswith('-inl') else stem
+    """'core/calq.h' and 'core/calq.c' -> 'core/calq': a header and the .c of
+    the same name are one module (the header's inline helpers may call into
+    its own .c). A header with no such .c ('route/route.h') is a module of
+    its own, and so is a fast-path header x-inl.h ('flowctl/pfc-inl'): what
+    it needs counts on its own, so that a layer below may inline it without
+    depending on x.c; if it calls into x.c, that is an edge like any other
+    (and a circle shows when x.c calls the includer back)."""
+    return path.rsplit('.', 1)[0]
 
 
 def module_graph(graph):
@@ -360,9 +363,11 @@ def forbidden(graph, sources, targets):
 
 # The layers of docs/architecture.md, bottom first. A folder may include or
 # call its own layer and those below; net/'s layer holds the packet layer and
-# the strategies it calls through *_ops tables (their circles are the layer's
-# own). A plain-data parameter header (*_params.h) may be included from any
-# layer: config fills it, the model carries it.
+# the strategies it calls through *_ops tables. Inside that layer the
+# strategies sit on net/ (they call its ports back) and net/ reaches them
+# only through header-only modules (STRATEGY_RULE). A plain-data parameter
+# header (*_params.h) may be included from any layer: config fills it, the
+# model carries it.
 LAYERS = [
     ('core',),
     ('net', 'cc', 'flowctl', 'route', 'link', 'xport'),
@@ -375,6 +380,12 @@ LAYERS = [
 ]
 
 
+# net/ -> the strategies of its layer: only modules without a .c (the ops
+# tables' headers, *_params.h, x-inl.h fast paths), so that the strategies'
+# calls back into net/'s ports make no circle.
+STRATEGY_RULE = ('net', ('cc', 'flowctl', 'route', 'link', 'xport'))
+
+
 def layer_of(folder):
     for i, names in enumerate(LAYERS):
         if folder in names:
@@ -384,10 +395,12 @@ def layer_of(folder):
 
 def layer_violations(graph):
     """The rule of docs/architecture.md against the file graph: the edges
-    that point up a layer (a folder not in LAYERS is an error too), and the
-    module circles that cross folders outside net/'s layer. Returns a list
-    of lines to print; empty when the rule holds."""
+    that point up a layer (a folder not in LAYERS is an error too), the
+    edges from net/ to a strategy module that has a .c (STRATEGY_RULE), and
+    every module circle that crosses folders. Returns a list of lines to
+    print; empty when the rule holds."""
     out = []
+    has_c = {module_of(f) for f in graph if f.endswith('.c')}
     for a in sorted(graph):
         fa = folder_of(a)
         la = layer_of(fa)
@@ -397,12 +410,15 @@ def layer_violations(graph):
         for b, reasons in sorted(graph[a].items()):
             fb = folder_of(b)
             lb = layer_of(fb)
+            if (fa == STRATEGY_RULE[0] and fb in STRATEGY_RULE[1] and module_of(b) in has_c
+                    and not b.endswith('_params.h')):
+                out.append(f'net/ into a strategy module with a .c (only its ops table or a '
+                           f'header-only -inl.h): {a} -> {b}: ' + '; '.join(sorted(set(reasons))))
             if lb is None or lb <= la or b.endswith('_params.h'):
                 continue
             out.append(f'up a layer: {a} -> {b}: ' + '; '.join(sorted(set(reasons))))
     for comp in sccs(module_graph(graph)):
-        folders = {folder_of(m) for m in comp}
-        if len(folders) > 1 and not folders <= set(LAYERS[1]):
+        if len({folder_of(m) for m in comp}) > 1:
             out.append('circle across folders: ' + ' '.join(comp))
     return out
 
@@ -440,8 +456,8 @@ def main(argv=None):
                     'status is 1 (repeatable)')
     ap.add_argument('--layers', action='store_true',
                     help='check the layering of docs/architecture.md: no include or call up a '
-                    'layer, no module circle across folders (but net/ and its strategies); '
-                    'exit 1 with the offending edges (make lint)')
+                    'layer, no module circle across folders, net/ into its strategies only '
+                    'through modules without a .c; exit 1 with the offending edges (make lint)')
     ap.add_argument('--check', action='store_true',
                     help='exit 1 when the graphs printed have a circle (the lint check)')
     a = ap.parse_args(argv)

@@ -4,14 +4,15 @@
 #include "core/mem.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
-_Static_assert(sizeof(struct calq_slot) == 128, "a slot is two cache lines");
+_Static_assert(sizeof(struct calq_slot) == 256, "a slot is four cache lines");
 _Static_assert(sizeof(struct calq_chunk) == 1024, "a chunk is 16 cache lines");
-_Static_assert(CALQ_NB % 8 == 0, "the full flags are scanned 8 at a time");
+_Static_assert(CALQ_NB % 8 == 0 && sizeof(bool) == 1, "the full flags are scanned 8 at a time");
 #define CALQ_INSERTION_MAX 16 /* buckets up to this many events: insertion sort */
 
 /* The arena: the ring's slots, then chunk ids 0.. at 1 KiB each, all within
@@ -37,7 +38,7 @@ static inline struct calq_chunk *chunk_at(const struct calq *q, uint32_t id) {
 }
 /* Offset of bucket i's first event (in its slot). */
 static inline uint32_t slot_ev0(uint32_t i) {
-    return i * (uint32_t)sizeof(struct calq_slot) + (uint32_t)offsetof(struct calq_slot, ev);
+    return calq_slot_ev0(i);
 }
 /* Bucket i empty: its block is its slot. */
 static inline void meta_reset(struct calq *q, uint32_t i) {
@@ -51,9 +52,7 @@ static inline bool has_chunks(const struct calq *q, uint32_t i) {
 
 /* (time, order) as one 128-bit comparison. */
 static inline int before(const struct event *a, const struct event *b) {
-    unsigned __int128 ka = (unsigned __int128)a->time_ps << 64 | a->order;
-    unsigned __int128 kb = (unsigned __int128)b->time_ps << 64 | b->order;
-    return ka < kb;
+    return calq_before(a, b);
 }
 
 /* Room for `need` events in buf (its first `keep` kept), aux and runs. */
@@ -98,11 +97,8 @@ void calq_init(struct calq *q) {
     }
     q->chunk_max = (uint32_t)((bytes - CALQ_SLOTS_BYTES) / sizeof(struct calq_chunk));
     arena_commit(q, 0, CALQ_SLOTS_BYTES);
-    q->meta = fs_xcalloc(CALQ_NB, sizeof *q->meta);
     for (uint32_t i = 0; i < CALQ_NB; i++)
         meta_reset(q, i);
-    q->full = fs_xaligned(64, CALQ_NB);
-    memset(q->full, 0, CALQ_NB);
     q->chunk_len = 1;
     q->buf_cap = 64; /* at least a slot's events */
     q->buf = fs_xmalloc(q->buf_cap * sizeof *q->buf);
@@ -118,10 +114,8 @@ void calq_fini(struct calq *q) {
     free(q->buf);
     free(q->aux);
     free(q->runs);
-    free(q->meta);
     if (q->arena)
         munmap(q->arena, CALQ_SLOTS_BYTES + (size_t)q->chunk_max * sizeof(struct calq_chunk));
-    free(q->full);
     evq_fini(&q->hot);
     evq_fini(&q->far);
     memset(q, 0, sizeof *q);
@@ -166,7 +160,7 @@ static void put(struct calq *q, const struct event *e, uint32_t i) {
     if (m->wr == m->end) new_chunk(q, i);
     memcpy(q->arena + m->wr, e, sizeof *e);
     m->wr += EV;
-    q->full[i] = 1;
+    q->full[i] = true;
     q->queued++;
 }
 
@@ -358,15 +352,11 @@ static void sort_buf(struct calq *q, uint32_t m) {
     }
 }
 
-/* Copies a slot's five events: straight-line moves, not a memcpy call (or
- * a rep movs, which costs more than the move itself at 120 bytes). */
-static inline void copy5(struct event *d, const struct event *s) {
-    _Static_assert(CALQ_SLOT_EVENTS == 5, "copies five");
-    d[0] = s[0];
-    d[1] = s[1];
-    d[2] = s[2];
-    d[3] = s[3];
-    d[4] = s[4];
+/* Copies a slot's events: straight-line moves, not a memcpy call (or a rep
+ * movs, which costs more than the move itself at 240 bytes). */
+static inline void copy_slot(struct event *d, const struct event *s) {
+    for (int k = 0; k < CALQ_SLOT_EVENTS; k++)
+        d[k] = s[k];
 }
 
 /* The events in bucket i: its slot's, its full chunks', and its last
@@ -388,7 +378,7 @@ static uint32_t bucket_count(const struct calq *q, uint32_t i) {
 static uint32_t gather(struct calq *q, uint32_t i) {
     const struct calq_meta *mt = &q->meta[i];
     const struct calq_slot *s = slot_at(q, i);
-    copy5(q->buf, s->ev);
+    copy_slot(q->buf, s->ev);
     uint32_t k = CALQ_SLOT_EVENTS;
     for (uint32_t id = s->next;;) {
         struct calq_chunk *ch = chunk_at(q, id);
@@ -424,26 +414,16 @@ static void move_to(struct calq *q, uint64_t c) {
         q->now = ev;
         q->sorted_buckets += sort_short(ev, m);
     }
-    q->full[i] = 0;
+    q->full[i] = false;
     meta_reset(q, i);
     q->queued -= m;
     q->pos = 0;
     q->len = q->lim = m;
 }
 
-/* The first non-empty bucket after cur (absolute); queued must be > 0. The
- * flags are read 8 at a time, little-endian: the lowest set byte first. */
+/* The first non-empty bucket after cur (absolute); queued must be > 0. */
 static inline uint64_t next_bucket(const struct calq *q) {
-    uint32_t i = (uint32_t)(q->cur + 1) & CALQ_MASK, w = i >> 3;
-    uint64_t m;
-    memcpy(&m, q->full + 8 * w, 8);
-    m &= ~0ull << (8 * (i & 7));
-    while (!m) {
-        w = (w + 1) & (CALQ_NB / 8 - 1);
-        memcpy(&m, q->full + 8 * w, 8);
-    }
-    uint32_t s = 8 * w + (uint32_t)__builtin_ctzll(m) / 8;
-    return q->cur + 1 + ((s - i) & CALQ_MASK);
+    return calq_next_bucket(q);
 }
 
 /* The bucket the next event is in once now[] and hot are exhausted, or
@@ -479,13 +459,22 @@ static __attribute__((noinline)) const struct event *take_far(struct calq *q) {
  * sort unrolled by m: straight-line code, few registers); returns the first. */
 static __attribute__((noinline)) const struct event *sort_slot(struct calq *q, struct event *ev,
                                                                uint32_t m) {
-    _Static_assert(CALQ_SLOT_EVENTS == 5, "unrolled for five");
+    _Static_assert(CALQ_SLOT_EVENTS == 10, "unrolled for ten");
     int moved = insert_at(ev, 1);
     if (m > 2) moved |= insert_at(ev, 2);
     if (m > 3) moved |= insert_at(ev, 3);
     if (m > 4) moved |= insert_at(ev, 4);
+    if (m > 5) moved |= insert_at(ev, 5);
+    if (m > 6) moved |= insert_at(ev, 6);
+    if (m > 7) moved |= insert_at(ev, 7);
+    if (m > 8) moved |= insert_at(ev, 8);
+    if (m > 9) moved |= insert_at(ev, 9);
     q->sorted_buckets += (uint64_t)moved;
     return &ev[0];
+}
+
+void calq_sort_slot(struct calq *q, struct event *ev, uint32_t m) {
+    sort_slot(q, ev, m);
 }
 
 /* now[] and hot are exhausted and c is the next non-empty bucket in the
@@ -505,7 +494,7 @@ static inline __attribute__((always_inline)) const struct event *take_bucket(str
     struct event *ev = slot_at(q, i)->ev;
     mt->wr = s0;
     q->cur = c;
-    q->full[i] = 0;
+    q->full[i] = false;
     q->queued -= m;
     q->now = ev;
     q->pos = 1;

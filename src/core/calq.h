@@ -7,7 +7,7 @@
  * core/evq.c holding what lies beyond the window (timers, samples).
  *
  * A future bucket is an unsorted array of events kept by value: its first
- * five in its 128-byte slot of the ring, the rest in 1 KiB chunks chained
+ * ten in its 256-byte slot of the ring, the rest in 1 KiB chunks chained
  * from it. Scheduling an event appends it, with no comparison, and reads only
  * the bucket's write position (struct calq_meta, a small hot array) before
  * storing it. When the window reaches a bucket, its events are sorted by (time,
@@ -31,17 +31,24 @@
 #include "core/diag.h"
 #include "core/evq.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* 8 + 5 x 24 = 128 bytes: two cache lines. A bucket's first events are in
- * its slot of the ring, the rest in chunks chained from it. */
-#define CALQ_SLOT_EVENTS 5
+/* 8 + 10 x 24 + 8 = 256 bytes: four cache lines. A bucket's first events
+ * are in its slot of the ring, the rest in chunks chained from it. Ten, not
+ * five: a fabric's 1 ns bucket holds two or three events on average but one
+ * in eleven held more than five, and gathering and sorting those out of
+ * line cost more than the larger ring (docs/performance.md "Per-hop cost at
+ * scale": 804.3 M -> 790.5 M instructions at 128 hosts; 7 and 15 measured
+ * worse). */
+#define CALQ_SLOT_EVENTS 10
 
 struct calq_slot {
     uint32_t next; /* the bucket's first overflow chunk, when it has one */
     uint32_t spare;
     struct event ev[CALQ_SLOT_EVENTS];
+    uint64_t pad;
 };
 
 /* A crowded bucket's events past its slot: chunks of 42 (1 KiB), so that
@@ -66,7 +73,7 @@ struct calq_meta {
     uint32_t end; /* the end of that block's events */
 };
 
-/* The window: 2^10 ps (~1 ns) buckets, 2^12 of them (~4.2 us; 512 KiB of
+/* The window: 2^10 ps (~1 ns) buckets, 2^12 of them (~4.2 us; 1 MiB of
  * slots): packet events fall inside it, timers mostly past it. Fixed at
  * compile time: the push below is inlined wherever an event is scheduled. */
 #define CALQ_WIDTH_LOG2 10
@@ -82,12 +89,10 @@ struct calq {
     const struct event *now;
     uint32_t pos, lim, len;
     uint64_t cur;
-    struct calq_meta *meta; /* CALQ_NB buckets, a ring over the window */
     /* The slots of the ring (bucket i's at i x 128), then the chunks: one
      * reserved address range, made usable as chunks are needed and never
      * moved (a handler's event in a slot stays put while it pushes). */
     char *arena;
-    uint8_t *full; /* 1 for a non-empty bucket, scanned 8 at a time */
     uint32_t chunk_len, chunk_cap, chunk_max, free_chunk; /* chunk 0 unused */
     size_t queued;                                        /* events in the buckets after cur */
     struct evq hot;          /* pushed into bucket cur after it was sorted */
@@ -98,6 +103,13 @@ struct calq {
     uint32_t buf_cap;
     uint64_t sorted_buckets; /* buckets not in key order when reached */
     struct event popped;     /* what calq_take returned from the heaps */
+    /* In the struct, not behind pointers: a push reaches them at fixed
+     * offsets from q (no base address loaded per push). */
+    struct calq_meta meta[CALQ_NB]; /* a ring over the window */
+    /* true for a non-empty bucket, scanned 8 at a time; bool, not uint8_t:
+     * a store of a character type may alias anything, and the push is
+     * inlined into the model's handlers (-2.4 M instructions at 128 hosts) */
+    _Alignas(64) bool full[CALQ_NB];
 };
 
 void calq_init(struct calq *q);
@@ -109,6 +121,79 @@ void calq_push_slow(struct calq *q, const struct event *e);
 void calq_push_fields_slow(struct calq *q, uint64_t time_ps, uint64_t order, uint32_t arg,
                            uint16_t kind, uint16_t aux);
 const struct event *calq_take_slow(struct calq *q);
+/* Sorts a slot bucket's 2 < m <= CALQ_SLOT_EVENTS events in place (calq.c). */
+void calq_sort_slot(struct calq *q, struct event *ev, uint32_t m);
+
+/* Offset of ring bucket i's first event in the arena (in its slot). */
+static inline uint32_t calq_slot_ev0(uint32_t i) {
+    return i * (uint32_t)sizeof(struct calq_slot) +
+           (uint32_t) __builtin_offsetof(struct calq_slot, ev);
+}
+
+/* (time, order) as one 128-bit comparison: does a come before b? */
+static inline int calq_before(const struct event *a, const struct event *b) {
+    unsigned __int128 ka = (unsigned __int128)a->time_ps << 64 | a->order;
+    unsigned __int128 kb = (unsigned __int128)b->time_ps << 64 | b->order;
+    return ka < kb;
+}
+
+/* The first non-empty bucket after cur (absolute); queued must be > 0. The
+ * flags are read 8 at a time, little-endian: the lowest set byte first. */
+static inline uint64_t calq_next_bucket(const struct calq *q) {
+    uint32_t i = (uint32_t)(q->cur + 1) & CALQ_MASK, w = i >> 3;
+    uint64_t m;
+    __builtin_memcpy(&m, q->full + 8 * w, 8);
+    m &= ~0ull << (8 * (i & 7));
+    while (!m) {
+        w = (w + 1) & (CALQ_NB / 8 - 1);
+        __builtin_memcpy(&m, q->full + 8 * w, 8);
+    }
+    uint32_t s = 8 * w + (uint32_t)__builtin_ctzll(m) / 8;
+    return q->cur + 1 + ((s - i) & CALQ_MASK);
+}
+
+/* calq_take once the bucket being popped is exhausted (pos == lim): the
+ * common case inline, the next bucket a slot bucket (no overflow chunk, no
+ * far event joining the window) with nothing in hot, sorted in place (two
+ * events compared here, more in calq_sort_slot); everything else in
+ * calq_take_slow. The event loop's (core/sim_loop.h): a bucket of a
+ * fabric's run holds two or three events, so this runs once per two or
+ * three events. */
+static inline __attribute__((always_inline)) const struct event *calq_take_next(struct calq *q) {
+    if (__builtin_expect(!q->hot.len && q->pos >= q->len && q->queued, 1)) {
+        /* the next bucket, most often the one after cur (a fabric's run
+         * keeps about two in three buckets busy): one flag, not the scan */
+        uint64_t c = q->full[(uint32_t)(q->cur + 1) & CALQ_MASK] ? q->cur + 1 : calq_next_bucket(q);
+        uint32_t i = (uint32_t)c & CALQ_MASK;
+        struct calq_meta *mt = &q->meta[i];
+        uint32_t s0 = calq_slot_ev0(i), off = mt->wr - s0; /* a chunk lies past every slot */
+        if (__builtin_expect(off <= CALQ_SLOT_EVENTS * (uint32_t)sizeof(struct event) &&
+                                 q->far_bucket - c > CALQ_MASK,
+                             1)) {
+            uint32_t m = off / (uint32_t)sizeof(struct event);
+            struct event *ev = (struct event *)(void *)(q->arena + s0);
+            mt->wr = s0;
+            q->cur = c;
+            q->full[i] = false;
+            q->queued -= m;
+            q->now = ev;
+            q->pos = 1;
+            q->len = q->lim = m;
+            if (m == 2) {
+                if (calq_before(&ev[1], &ev[0])) {
+                    struct event t = ev[0];
+                    ev[0] = ev[1];
+                    ev[1] = t;
+                    q->sorted_buckets++;
+                }
+            } else if (m > 2) {
+                calq_sort_slot(q, ev, m);
+            }
+            return ev;
+        }
+    }
+    return calq_take_slow(q);
+}
 
 /* `e.time_ps` must not be earlier than the last popped event's. The common
  * case, a bucket ahead of the one being popped with room in its block (its
@@ -123,7 +208,7 @@ static inline void calq_push(struct calq *q, struct event e) {
         if (w != m->end) {
             *(struct event *)(void *)(q->arena + w) = e;
             m->wr = w + (uint32_t)sizeof e;
-            q->full[i] = 1;
+            q->full[i] = true;
             q->queued++;
             return;
         }
@@ -148,7 +233,7 @@ static inline void calq_push_fields(struct calq *q, uint64_t time_ps, uint64_t o
             d->kind = kind;
             d->aux = aux;
             m->wr = w + (uint32_t)sizeof *d;
-            q->full[i] = 1;
+            q->full[i] = true;
             q->queued++;
             return;
         }

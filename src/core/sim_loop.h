@@ -48,6 +48,9 @@ sim_run_warm(struct sim *s, void (*tick)(struct sim *, void *), void *tick_arg, 
     struct calq *q = &s->q;
     uint64_t n = 0, total = 0;
     uint64_t next_tick = tick_every && tick ? tick_every : UINT64_MAX;
+    /* A bucket c lies wholly at or before stop_ps, and runs without a
+     * comparison per event, when c < upto: ((c + 1) << W) - 1 <= stop_ps. */
+    uint64_t upto = s->stop_ps == UINT64_MAX ? UINT64_MAX : (s->stop_ps + 1) >> CALQ_WIDTH_LOG2;
     const struct event *e = NULL;
     if (s->stopped || s->after_event) goto careful;
     for (;;) {
@@ -56,10 +59,10 @@ sim_run_warm(struct sim *s, void (*tick)(struct sim *, void *), void *tick_arg, 
             if (warm) warm(s->model, &q->now[q->pos], q->lim - q->pos, false);
         } else {
             if (s->stopped) goto done;
-            e = calq_take_slow(q);
+            e = calq_take_next(q);
             if (!e) goto done;
             /* the bucket just reached (q->cur) holds every event until the next slow take */
-            if (s->after_event || ((q->cur + 1) << CALQ_WIDTH_LOG2) - 1 > s->stop_ps) goto taken;
+            if (s->after_event || q->cur >= upto) goto taken;
             if (warm && q->pos < q->lim) warm(s->model, &q->now[q->pos], q->lim - q->pos, true);
         }
         FS_DASSERT(e->time_ps >= s->now_ps, "time went back: %llu < %llu",

@@ -3,7 +3,8 @@
  * Link-level flow control as a policy table (DESIGN.md): `none` (tail drop),
  * `credit` (InfiniBand), `pfc` (802.1Qbb) and `cbfc` (Ultra Ethernet
  * credit-based flow control on Ethernet links). Chosen once per scenario by
- * flowctl_select; called by net/port.c and net/switch.c on the forwarding path.
+ * flowctl_select; called by net/port.c and net/switch.h on the forwarding path.
+ * Header-only: net/ calls the policies through this table alone.
  */
 #ifndef FABSIM_FLOWCTL_FLOWCTL_H
 #define FABSIM_FLOWCTL_FLOWCTL_H
@@ -75,7 +76,15 @@ struct flowctl_ops {
     uint64_t (*ongoing_ps)(const struct net *n, uint32_t port);
     /* Lossless: a stalled host holds what it receives instead of dropping it. */
     bool lossless;
+    /* FLOWCTL_FAST_*: the inline paths net/ may take instead of this table
+     * (model/model.c copies it to net.fc_fast), 0 = none. */
+    uint8_t fast;
 };
+
+/* flowctl_ops.fast: fc_state is a struct pfc_state and flowctl/pfc-inl.h's
+ * admit and release paths give the table's results (flowctl_pfc_ops). A
+ * capability, not the table's address, so that net/ names no policy. */
+#define FLOWCTL_FAST_PFC 1u
 
 /* The table for the scenario's fabric.flow_control, or NULL with `d` set
  * ("not implemented yet"). */

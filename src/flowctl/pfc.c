@@ -21,7 +21,7 @@
  * watchdog 100 ms; Guo et al. SIGCOMM'16 s4.3).
  */
 #include "flowctl/flowctl.h"
-#include "flowctl/pfc.h"
+#include "flowctl/pfc-inl.h"
 
 #include "net/params.h"
 #include "core/diag.h"
@@ -149,7 +149,7 @@ static bool pfc_admit(struct net *n, uint32_t in_port, uint32_t out_port, struct
         return true;
     }
     g->bytes += p->wire_bytes;
-    st->shared_used[s] += p->wire_bytes;
+    if (st->dynamic) st->shared_used[s] += p->wire_bytes;
     if (g->bytes > xoff_sw(st, s)) assert_pause(n, in_port, cls);
     return true;
 }
@@ -175,7 +175,7 @@ static void pfc_on_release(struct net *n, uint32_t in_port, const struct packet 
         g->hdrm -= h;
         w -= (uint32_t)h;
     }
-    st->shared_used[s] -= w;
+    if (st->dynamic) st->shared_used[s] -= w;
     if (g->paused && below_xon(n, st, in_port, g)) release_pause(n, in_port, cls);
 }
 
@@ -418,4 +418,5 @@ const struct flowctl_ops flowctl_pfc_ops = {
     .on_ctrl = pfc_on_ctrl,
     .ongoing_ps = pfc_ongoing_ps,
     .lossless = true,
+    .fast = FLOWCTL_FAST_PFC,
 };

@@ -14,6 +14,7 @@
 #include "net/params.h"
 #include "net/port.h"
 #include "net/reorder.h"
+#include "net/stuck.h"
 #include "net/warm.h"
 #include "net/dist.h"
 #include "route/route.h"
@@ -384,6 +385,9 @@ int model_build_params(struct model *m, const struct model_params *params, struc
     if (n->cc->init && (rc = n->cc->init(n, d))) return rc;
     if (n->xp && n->xp->init && (rc = n->xp->init(n, d))) return rc;
     n->tx_hooks = n->fc->on_send || n->cc->on_tx || n->lr;
+    n->fc_fast = n->fc->fast;
+    n->route_fast = n->route->fast;
+    n->sw_hooks = n->trim_bytes != 0 || n->cc->on_enqueue;
     if ((rc = build_events(m, d))) return rc;
     if (f->ber > 0) /* fabric.ber: every link; link_ber events override from their time */
         for (uint32_t p = 0; p < n->nports; p++)
@@ -480,6 +484,9 @@ void model_fini(struct model *m) {
     free(n->ev_state);
     n->ev_state = NULL;
     sampler_fini(&m->sampler);
+    /* The FIB is route/'s, built here (route_fib_build above): freed here too. */
+    route_fib_free(n->fib);
+    n->fib = NULL;
     net_fini(n);
     if (m->sim.entity_seq) sim_fini(&m->sim);
 }

@@ -8,7 +8,6 @@
 #include "net/params.h"
 #include "core/diag.h"
 #include "core/mem.h"
-#include "route/route.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -34,7 +33,6 @@ void net_fini(struct net *n) {
     free(n->qps);
     free(n->msgs);
     free(n->flows);
-    route_fib_free(n->fib);
     free(n->lft);
     free(n->ooo_bits);
     free(n->sr_state);

@@ -12,11 +12,11 @@
 #include "core/rng.h"
 #include "core/sim.h"
 #include "net/packet.h"
-#include "net/stuck.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 
+struct net;
 struct model_params;
 struct flowctl_ops;
 struct route_ops;
@@ -327,6 +327,25 @@ struct link_loss {
     bool errors;    /* ...counted as CRC errors (corrupted), not vanished */
 };
 
+/* A run that cannot finish, as net/stuck.c diagnoses it (results.json
+ * summary.stuck). Here, not in net/stuck.h, so that the state's header
+ * depends on no module of the packet path. */
+#define STUCK_MAX_LISTED 16 /* flows named in results.json */
+
+struct stuck_flow {
+    uint32_t qp;
+    char on[160]; /* "link down: leaf1->h3", "no route at spine0", ... */
+};
+
+struct stuck_info {
+    bool detected;
+    sim_time_ps at_ps, since_ps; /* when diagnosed; the last delivery */
+    char reason[160];            /* the first waiting flow's state */
+    uint32_t nwaiting;           /* QPs with unacknowledged data */
+    struct stuck_flow flows[STUCK_MAX_LISTED];
+    uint32_t nlisted;
+};
+
 struct deadlock_info {
     bool detected;
     sim_time_ps at_ps;
@@ -396,11 +415,19 @@ struct net {
     /* Some policy watches each transmission (fc->on_send, cc->on_tx, lr):
      * one test per hop instead of three (set when the policies are chosen). */
     bool tx_hooks;
+    /* The policies' inline paths (flowctl_ops.fast, route_ops.fast: PFC's
+     * admission and release, ECMP's choice), copied when they are chosen so
+     * that a hop tests one byte of the net, not an ops table's address. */
+    uint8_t fc_fast, route_fast;
+    /* Something watches each packet a switch queues (trim_bytes, cc's
+     * on_enqueue: ECN marking): one test per switch hop instead of two. */
+    bool sw_hooks;
     void *lr_state;
     void *fc_state, *route_state, *cc_state, *ctrl_state, *coll_state, *wl_state, *ev_state;
 
     /* per-switch forwarding: the minimal output ports per (switch, destination
-     * host), stored by destination group (route/route.h, route_fib_get) */
+     * host), stored by destination group (route/fib.h, route_fib_get); route/
+     * builds it, model/model.c frees it (net/ only carries it) */
     struct route_fib *fib;
     /* static routing: one port per (switch, host) as its index in the switch
      * + 1, 0 if none (2 B: 4 B took 318 MB at k = 48, issue 34);
@@ -460,7 +487,7 @@ struct net {
     /* Handlers of the packet types net/ does not interpret; NULL = none. */
     const struct net_type_ops *type_ops[PKT_NTYPES];
     struct par *par;
-    struct stuck_info stuck; /* net/stuck.h: a run that cannot finish */
+    struct stuck_info stuck; /* net/stuck.c: a run that cannot finish */
     void *stuck_state;
     uint32_t sc_events_left; /* scenario events not yet run (a link may come back) */
     void *reorder_state;     /* net/reorder.c: NIC reorder buffers (spray) */

@@ -5,6 +5,7 @@
 #include "core/diag.h"
 #include "core/mem.h"
 #include "flowctl/flowctl.h"
+#include "flowctl/pfc-inl.h"
 #include "net/net.h"
 #include "net/port.h"
 #include "net/reorder.h"
@@ -45,10 +46,6 @@ uint32_t nic_port_to(const struct net *n, uint32_t node, uint32_t dst) {
 
 static struct nic *nic_of(struct net *n, uint32_t node) {
     return &n->nics[n->nodes[node].index];
-}
-
-int nic_has_work(const struct net *n, uint32_t node) {
-    return n->nics[n->nodes[node].index].rr_head != NET_NONE;
 }
 
 static void ring_push(struct net *n, struct nic *c, uint32_t qp) {
@@ -762,7 +759,9 @@ void nic_rx(struct net *n, uint32_t node, uint32_t port, uint32_t id) {
         return;
     }
     /* admit first: a stalled host's NIC still fills its receive buffer (PFC) */
-    if (!n->fc->admit(n, port, NET_NONE, p) || n->nodes[node].stalled) {
+    if (!(n->fc_fast & FLOWCTL_FAST_PFC ? pfc_admit_nic_fast(n, port, p)
+                                        : n->fc->admit(n, port, NET_NONE, p)) ||
+        n->nodes[node].stalled) {
         port_drop(n, n->ports[port].peer, id);
         return;
     }
@@ -820,7 +819,10 @@ static void nic_consume(struct net *n, uint32_t node, uint32_t port, uint32_t id
     default:
         break;
     }
-    if (n->fc->on_release && !(p->flags & PKT_F_STRICT)) n->fc->on_release(n, port, p);
+    if (n->fc_fast & FLOWCTL_FAST_PFC)
+        pfc_release_nic_fast(n, port, p);
+    else if (n->fc->on_release && !(p->flags & PKT_F_STRICT))
+        n->fc->on_release(n, port, p);
     pkt_free(&n->pool, id);
     if (n->work_pending == 0) net_check_idle(n);
 }

@@ -12,9 +12,10 @@
 #ifndef FABSIM_NET_NIC_H
 #define FABSIM_NET_NIC_H
 
+#include "net/net.h"
+
 #include <stdint.h>
 
-struct net;
 struct sim;
 struct event;
 
@@ -35,8 +36,11 @@ void nic_send_ctrl_via(struct net *n, uint32_t node, uint32_t qp, uint8_t type, 
  * message) is delivered in order: count it, complete its message, ACK. */
 void nic_deliver(struct net *n, uint32_t node, uint32_t qp, uint32_t payload_bytes, uint16_t flags,
                  uint32_t msg);
-/* Does NIC `node` have QPs with data to send? */
-int nic_has_work(const struct net *n, uint32_t node);
+/* Does NIC `node` have QPs with data to send? (Inline: a host port's
+ * transmission start asks it to decide on its wake.) */
+static inline int nic_has_work(const struct net *n, uint32_t node) {
+    return n->nics[n->nodes[node].index].rr_head != NET_NONE;
+}
 /* The port a NIC node sends on. */
 uint32_t nic_port(const struct net *n, uint32_t node);
 /* The port NIC `node` uses towards node `dst` (NVLink or network on GPUs). */

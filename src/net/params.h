@@ -1,9 +1,10 @@
 /* src/net/params.h
  *
  * What one run of the model reads: the fabric's own parameters (each
- * mechanism's struct comes from its module's header), the scheduled events
- * and the output interval. config/ fills them from a scenario file (config ->
- * model, never the reverse: no file of the model includes config/).
+ * mechanism's struct comes from its plain-data *_params.h or its header-only
+ * policy table, none of them a module that calls net/ back), the scheduled
+ * events and the output interval. config/ fills them from a scenario file
+ * (config -> model, never the reverse: no file of the model includes config/).
  */
 #ifndef FABSIM_NET_PARAMS_H
 #define FABSIM_NET_PARAMS_H
@@ -11,10 +12,10 @@
 #include "cc/cc.h"
 #include "core/diag.h"
 #include "ctrl/ctrl_params.h"
-#include "flowctl/credit.h"
+#include "flowctl/credit_params.h"
 #include "flowctl/flowctl.h"
 #include "link/retry.h"
-#include "route/route.h"
+#include "route/route_params.h"
 #include "topo/topo_params.h"
 #include "xport/xport.h"
 
@@ -23,6 +24,10 @@
 #include <stdint.h>
 
 struct wl_entry;
+/* coll/coll_int.h names struct jw and had it from here by way of
+ * route/route.h -> net/net.h -> net/stuck.h, which this no longer includes;
+ * the declaration belongs in coll_int.h (left to coll/'s owner). */
+struct jw;
 
 /* uet: Ultra Ethernet (UEC 1.0): Ethernet with the UET transport (xport/uet.c) */
 enum fabric_kind { FABRIC_INFINIBAND, FABRIC_ROCE, FABRIC_UET };

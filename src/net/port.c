@@ -9,7 +9,7 @@
 #include "net/dist.h"
 #include "core/diag.h"
 #include "flowctl/flowctl.h"
-#include "flowctl/pfc.h"
+#include "flowctl/pfc-inl.h"
 #include "link/retry.h"
 #include "net/net.h"
 #include "net/nic.h"
@@ -107,7 +107,7 @@ static inline __attribute__((always_inline)) void start_tx(struct net *n, uint32
  * the ingress port it came through. */
 static inline void release_in(struct net *n, const struct port *pt, const struct packet *p) {
     if (pt->is_host || p->in_port == NET_NONE) return; /* innet makes some */
-    if (n->fc == &flowctl_pfc_ops)
+    if (n->fc_fast & FLOWCTL_FAST_PFC)
         pfc_release_fast(n, p->in_port, p);
     else if (n->fc->on_release)
         n->fc->on_release(n, p->in_port, p);

@@ -25,21 +25,7 @@ struct jw;
 
 #define STUCK_CHECK_PS (1000 * PS_PER_US)  /* look every 1 ms */
 #define STUCK_AFTER_PS (10000 * PS_PER_US) /* 10 ms without a delivery */
-#define STUCK_MAX_LISTED 16                /* flows named in results.json */
-
-struct stuck_flow {
-    uint32_t qp;
-    char on[160]; /* "link down: leaf1->h3", "no route at spine0", ... */
-};
-
-struct stuck_info {
-    bool detected;
-    sim_time_ps at_ps, since_ps; /* when diagnosed; the last delivery */
-    char reason[160];            /* the first waiting flow's state */
-    uint32_t nwaiting;           /* QPs with unacknowledged data */
-    struct stuck_flow flows[STUCK_MAX_LISTED];
-    uint32_t nlisted;
-};
+/* struct stuck_info (net.stuck, what this finds) is in net/net.h. */
 
 void stuck_start(struct net *n);
 void stuck_fini(struct net *n);

@@ -11,11 +11,11 @@
 
 #include "cc/cc.h"
 #include "flowctl/flowctl.h"
-#include "flowctl/pfc.h"
+#include "flowctl/pfc-inl.h"
 #include "net/net.h"
 #include "net/port.h"
 #include "net/trim.h"
-#include "route/ecmp.h"
+#include "route/ecmp-inl.h"
 #include "route/route.h"
 
 #include <stdint.h>
@@ -28,18 +28,20 @@
 static inline __attribute__((always_inline)) void switch_rx(struct net *n, uint32_t sw,
                                                             uint32_t in_port, uint32_t id) {
     struct packet *p = pkt(&n->pool, id);
-    if (p->type == PKT_CREDIT || p->type == PKT_PAUSE) {
-        if (n->fc->on_ctrl) n->fc->on_ctrl(n, in_port, p);
+    _Static_assert(PKT_PAUSE == PKT_CREDIT + 1 && PKT_INNET == PKT_CREDIT + 2,
+                   "the types a switch does not route, one range test");
+    if (__builtin_expect((unsigned)p->type - PKT_CREDIT <= PKT_INNET - PKT_CREDIT, 0)) {
+        if (p->type == PKT_INNET) { /* in-network reduction's: its registered handler consumes it */
+            n->type_ops[PKT_INNET]->switch_rx(n, sw, in_port, id);
+            return;
+        }
+        if (n->fc->on_ctrl) n->fc->on_ctrl(n, in_port, p); /* PKT_CREDIT, PKT_PAUSE */
         pkt_free(&n->pool, id);
-        return;
-    }
-    if (p->type == PKT_INNET) { /* in-network reduction's: its registered handler consumes it */
-        n->type_ops[PKT_INNET]->switch_rx(n, sw, in_port, id);
         return;
     }
     /* ECMP (the RoCE fabrics' policy) inline, the others through route_ops */
     uint32_t out =
-        n->route == &route_ecmp_ops ? ecmp_select_inline(n, sw, p) : n->route->select(n, sw, p);
+        n->route_fast & ROUTE_FAST_ECMP ? ecmp_select_inline(n, sw, p) : n->route->select(n, sw, p);
     if (out == NET_NONE || !n->ports[out].up) {
         if (n->fc->on_discard) n->fc->on_discard(n, in_port, p);
         /* no route: lost where it arrived; routed into a dead link: lost there */
@@ -54,17 +56,18 @@ static inline __attribute__((always_inline)) void switch_rx(struct net *n, uint3
         port_enqueue_ctrl(n, out, id);
         return;
     }
-    if (__builtin_expect(n->trim_bytes != 0, 0) && p->type == PKT_DATA &&
+    if (__builtin_expect(n->sw_hooks, 0) && n->trim_bytes != 0 && p->type == PKT_DATA &&
         n->ports[out].cls[p->prio % NET_NCLASS].bytes + p->wire_bytes > n->trim_bytes) {
         trim_packet(n, out, id); /* UET: the header goes on at strict priority */
         return;
     }
-    if (!(n->fc == &flowctl_pfc_ops ? pfc_admit_fast(n, in_port, out, p)
-                                    : n->fc->admit(n, in_port, out, p))) {
+    if (!(n->fc_fast & FLOWCTL_FAST_PFC ? pfc_admit_fast(n, in_port, out, p)
+                                        : n->fc->admit(n, in_port, out, p))) {
         port_drop(n, out, id);
         return;
     }
-    if (n->cc->on_enqueue) n->cc->on_enqueue(n, sw, out, p); /* ECN marking at the egress queue */
+    if (__builtin_expect(n->sw_hooks, 0) && n->cc->on_enqueue)
+        n->cc->on_enqueue(n, sw, out, p); /* ECN marking at the egress queue */
     SWITCH_ENQUEUE(n, out, p->prio, id);
 }
 

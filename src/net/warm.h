@@ -22,10 +22,10 @@
 #define FABSIM_NET_WARM_H
 
 #include "core/evq.h"
-#include "flowctl/pfc.h"
+#include "flowctl/pfc-inl.h"
 #include "net/net.h"
 #include "net/packet.h"
-#include "route/ecmp.h"
+#include "route/ecmp-inl.h"
 #include "route/route.h"
 
 #define NET_WARM_INLINE static inline __attribute__((always_inline))
@@ -98,9 +98,9 @@ NET_WARM_INLINE const struct packet *net_warm_forwarded(const struct net *n,
 }
 
 /* The forwarding entry switch `sw` will read for `p` (route_ops.warm;
- * ECMP's inline, route/ecmp.h). */
+ * ECMP's inline, route/ecmp-inl.h). */
 NET_WARM_INLINE void net_warm_route(const struct net *n, uint32_t sw, const struct packet *p) {
-    if (n->route == &route_ecmp_ops)
+    if (n->route_fast & ROUTE_FAST_ECMP)
         ecmp_warm_inline(n, sw, p);
     else if (n->route->warm)
         n->route->warm(n, sw, p);
@@ -111,7 +111,7 @@ NET_WARM_INLINE void net_warm_route(const struct net *n, uint32_t sw, const stru
  * is admitted to or a departure released from; at a NIC the QP an arrival
  * is for, or the QP a wake pulls from. */
 NET_WARM_INLINE void net_warm_tables(const struct net *n, const struct event *e) {
-    bool pfc = n->fc == &flowctl_pfc_ops;
+    bool pfc = n->fc_fast & FLOWCTL_FAST_PFC;
     const struct packet *p = net_warm_forwarded(n, e);
     if (p) {
         const struct port *pt =
@@ -145,7 +145,7 @@ NET_WARM_INLINE void net_warm_output(const struct net *n, const struct event *e)
     if (!p) return;
     uint32_t sw = n->ports[e->arg].peer_node;
     uint32_t out =
-        n->route == &route_ecmp_ops ? ecmp_guess_inline(n, sw, p) : n->route->guess(n, sw, p);
+        n->route_fast & ROUTE_FAST_ECMP ? ecmp_guess_inline(n, sw, p) : n->route->guess(n, sw, p);
     if (out != NET_NONE) net_warm_lines(&n->ports[out]);
 }
 

@@ -21,7 +21,7 @@
  * the same seed, and a flow that one tier sent to bucket b is sent to bucket
  * b again by the next: hash polarisation.
  */
-#include "route/ecmp.h"
+#include "route/ecmp-inl.h"
 #include "route/route.h"
 
 #include "net/params.h"
@@ -65,7 +65,7 @@ uint32_t ecmp_hash(const struct net *n, uint32_t sw, const struct packet *p) {
     return ecmp_mix(p->flow_hash ^ st->seed[n->nodes[sw].index]);
 }
 
-/* The choice itself is inline in route/ecmp.h (the forwarding path calls it
+/* The choice itself is inline in route/ecmp-inl.h (the forwarding path calls it
  * directly); route_ops points here for every other caller. */
 static uint32_t ecmp_select(struct net *n, uint32_t sw, const struct packet *p) {
     return ecmp_select_inline(n, sw, p);
@@ -86,4 +86,5 @@ const struct route_ops route_ecmp_ops = {
     .select = ecmp_select,
     .warm = ecmp_warm,
     .guess = ecmp_guess,
+    .fast = ROUTE_FAST_ECMP,
 };

@@ -25,6 +25,13 @@ struct route_live {
     uint32_t *scratch; /* the pruned set handed out (one node's degree) */
 };
 void route_live_init(struct route_live *lv, const struct net *n);
+/* Does switch index s forward with its old view? No switch does before the
+ * first change (old is NULL until route_live_snapshot, which alone sets
+ * stale): that test reads the line the caller has, not the per-switch
+ * array (a cold line per hop at 8,192 hosts). */
+static inline bool route_live_stale(const struct route_live *lv, uint32_t s) {
+    return lv->old && lv->stale[s];
+}
 void route_live_fini(struct route_live *lv);
 /* Keeps the current FIB as every switch's view; call before route_fib_build. */
 void route_live_snapshot(struct net *n);
@@ -35,7 +42,8 @@ uint32_t route_live_get(const struct net *n, uint32_t sw, uint32_t host, const u
 static inline uint32_t route_live_get_node(const struct net *n, uint32_t sw, uint32_t s,
                                            uint32_t dst, const uint32_t **ports) {
     const struct route_live *lv = n->route_state;
-    if (__builtin_expect(lv->stale[s], 0)) return route_live_get(n, sw, n->nodes[dst].index, ports);
+    if (__builtin_expect(route_live_stale(lv, s), 0))
+        return route_live_get(n, sw, n->nodes[dst].index, ports);
     return route_fib_lookup_node(n->fib, n, sw, s, dst, ports);
 }
 /* Does switch `sw`'s old view differ from the new FIB? */

@@ -13,17 +13,13 @@
 #include "net/net.h"
 #include "route/fib.h"
 #include "route/live.h"
+#include "route/route_params.h" /* enum routing_kind, routing_engine */
 
 #include <stdbool.h>
 #include <stdint.h>
 
 struct packet;
 struct diag;
-
-/* Parameters: config/ fills them from the scenario (docs/scenario.md); the
- * module reads them and never includes config/. */
-enum routing_kind { ROUTING_STATIC, ROUTING_ADAPTIVE, ROUTING_ECMP, ROUTING_SPRAY };
-enum routing_engine { ENGINE_MINHOP, ENGINE_UPDN, ENGINE_FTREE, ENGINE_FILE };
 
 struct route_ops {
     const char *name;
@@ -43,7 +39,15 @@ struct route_ops {
      * than one table line (adaptive: queue depths; spray: its RNG). */
     void (*warm)(const struct net *n, uint32_t sw, const struct packet *p);
     uint32_t (*guess)(const struct net *n, uint32_t sw, const struct packet *p);
+    /* ROUTE_FAST_*: the inline paths net/ may take instead of select, warm
+     * and guess (model/model.c copies it to net.route_fast), 0 = none. */
+    uint8_t fast;
 };
+
+/* route_ops.fast: route_state is a struct ecmp_state and route/ecmp-inl.h's
+ * select, warm and guess give the table's results (route_ecmp_ops). A
+ * capability, not the table's address, so that net/ names no policy. */
+#define ROUTE_FAST_ECMP 1u
 
 const struct route_ops *route_select(const struct net *n, struct diag *d);
 

@@ -10,6 +10,7 @@
 #include "ctrl/ctrl.h"
 #include "model/model.h"
 #include "net/dist.h"
+#include "net/stuck.h"
 #include "core/jw.h"
 #include "model/sampler.h"
 #include "workload/workload.h"

@@ -10,7 +10,7 @@
  */
 #include "testutil.h"
 
-#include "flowctl/pfc.h"
+#include "flowctl/pfc-inl.h"
 #include "net/net.h"
 
 #define GBPS 1000000000ULL

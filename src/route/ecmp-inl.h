@@ -1,13 +1,17 @@
-/* src/route/ecmp.h
+/* src/route/ecmp-inl.h
  *
  * ECMP's choice (route/ecmp.c), inline: the forwarding path (net/switch.h)
  * and the event loop's warm-up (net/warm.h) call these directly when the
- * policy is route_ecmp_ops, instead of through route_ops' pointers (an
- * indirect call, a frame and the state's loads again per switch hop;
- * docs/performance.md "ECMP inline, the warm-up by size").
+ * policy in force says it has them (n->route_fast & ROUTE_FAST_ECMP: it is
+ * route_ecmp_ops), instead of through route_ops' pointers (an indirect
+ * call, a frame and the state's loads again per switch hop;
+ * docs/performance.md "ECMP inline, the warm-up by size"). Header-only over
+ * the FIB and the live views (route/fib.h, route/live.h), calling nothing of
+ * ecmp.c: net/ inlines it without depending on the policy module
+ * (docs/architecture.md, tools/layers.py).
  */
-#ifndef FABSIM_ROUTE_ECMP_H
-#define FABSIM_ROUTE_ECMP_H
+#ifndef FABSIM_ROUTE_ECMP_INL_H
+#define FABSIM_ROUTE_ECMP_INL_H
 
 #include "net/packet.h"
 #include "route/route.h"
@@ -46,7 +50,7 @@ static inline void ecmp_warm_inline(const struct net *n, uint32_t sw, const stru
     const struct route_live *lv = n->route_state;
     const struct route_fib *f = n->fib;
     uint32_t s = n->nodes[sw].index;
-    if (lv->stale[s]) return;
+    if (route_live_stale(lv, s)) return;
     __builtin_prefetch(&f->grp[(size_t)s * f->ngroups + f->node_group[p->dst]]);
 }
 
@@ -56,10 +60,10 @@ static inline uint32_t ecmp_guess_inline(const struct net *n, uint32_t sw, const
     const struct ecmp_state *st = n->route_state;
     const uint32_t *ports;
     uint32_t s = n->nodes[sw].index;
-    if (st->live.stale[s]) return NET_NONE;
+    if (route_live_stale(&st->live, s)) return NET_NONE;
     uint32_t c = route_fib_lookup_node(n->fib, n, sw, s, p->dst, &ports);
     if (c <= 1) return c ? ports[0] : NET_NONE;
     return ports[(uint32_t)(((uint64_t)ecmp_mix(p->flow_hash ^ st->seed[s]) * c) >> 32)];
 }
 
-#endif /* FABSIM_ROUTE_ECMP_H */
+#endif /* FABSIM_ROUTE_ECMP_INL_H */

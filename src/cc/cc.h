@@ -28,6 +28,9 @@ enum dcqcn_preset { DCQCN_PRESET_CONNECTX, DCQCN_PRESET_PAPER };
  * bytes per mstflint, 64-byte units per Google's isekai (docs/sources.md A12). */
 enum dcqcn_byte_unit { DCQCN_BYTES, DCQCN_64B };
 enum dcqcn_cnp_class { DCQCN_CNP_STRICT, DCQCN_CNP_DATA };
+/* What min_time_between_cnps spaces: the CNPs a receiving port sends (mstflint's
+ * field text: "from the port"), or each QP's (the DCQCN paper's per-flow NP). */
+enum dcqcn_cnp_pacing { DCQCN_PACE_PORT, DCQCN_PACE_QP };
 
 struct ecn_params {
     uint64_t kmin_bytes, kmax_bytes;
@@ -45,6 +48,7 @@ struct dcqcn_params {
     uint32_t fast_recovery_steps;
     uint64_t rai_bps, rhai_bps;
     uint64_t cnp_interval_ps; /* NP: min_time_between_cnps */
+    enum dcqcn_cnp_pacing cnp_pacing; /* ...per receiving port or per QP */
     uint64_t min_rate_bps;
     /* ConnectX RP semantics (docs/sources.md A6, A12) */
     uint64_t rate_on_first_cnp_bps; /* rate_to_set_on_first_cnp; 0 = line rate */

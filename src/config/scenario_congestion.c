@@ -17,6 +17,7 @@
 static const char *const PRESET_NAMES[] = {"connectx", "paper", NULL};
 static const char *const BYTE_UNIT_NAMES[] = {"bytes", "64B", NULL};
 static const char *const CNP_CLASS_NAMES[] = {"strict", "data", NULL};
+static const char *const CNP_PACING_NAMES[] = {"port", "qp", NULL};
 
 /* fabric.pfc, .ecn, .dcqcn, .ibcc ----------------------------------------- */
 
@@ -147,6 +148,10 @@ static const struct schema_key DCQCN_KEYS[] = {
          "docs/sources.md A6: rpg_hai_rate; paper: not fixed, 200 Mb/s as SPEC.md")},
     {KEY("cnp_interval", SCHEMA_TIME, DCQ(cnp_interval_ps), "4us", "50us",
          "docs/sources.md A6: min_time_between_cnps; paper 50 us")},
+    {KEY("cnp_pacing", SCHEMA_ENUM, DCQ(cnp_pacing), "port", "qp",
+         "docs/sources.md A12: mstflint min_time_between_cnps 'between sending cnps from the port'; "
+         "paper: per flow"),
+     .names = CNP_PACING_NAMES},
     {KEY("min_rate", SCHEMA_RATE, DCQ(min_rate_bps), "1Mbps", NULL,
          "docs/sources.md A6: rpg_min_rate"),
      .min = 1},

@@ -99,6 +99,20 @@ def csv_gbps(r, name, t0_ns, t1_ns):
     return tot * 8.0 / (t1_ns - t0_ns)
 
 
+def csv_queue(r, name, t0_ns, t1_ns, q=None):
+    """Link `name`'s sampled queue (bytes, links.csv) over (t0, t1]: the
+    q-quantile (nearest rank) of the samples, or their mean when q is None."""
+    xs = []
+    with open(os.path.join(r["_dir"], "links.csv")) as f:
+        for row in csv.DictReader(f):
+            if row["link"] == name and t0_ns < float(row["time_ns"]) <= t1_ns:
+                xs.append(float(row["queue_bytes"]))
+    if q is None:
+        return sum(xs) / len(xs)
+    xs.sort()
+    return xs[min(len(xs) - 1, max(0, int(round(q * len(xs))) - 1))]
+
+
 def cp(r, i=0, field="rerouted_at_ns"):
     return r["control_plane"][i][field]
 

@@ -2,8 +2,8 @@
  *
  * End-to-end congestion control at the NIC as a policy table: `none` (line
  * rate), `dcqcn` (RoCE), `hpcc` (RoCE with in-band telemetry), `dctcp`
- * (ECN-echo in ACKs) and `ibcc` (InfiniBand FECN/BECN). Keeps its own per-QP state in
- * net->cc_state.
+ * (ECN-echo in ACKs), `timely` (RTT gradient) and `ibcc` (InfiniBand
+ * FECN/BECN). Keeps its own per-QP state in net->cc_state.
  */
 #ifndef FABSIM_CC_CC_H
 #define FABSIM_CC_CC_H
@@ -22,12 +22,25 @@ struct diag;
 /* nscc, rccc and nscc+rccc are Ultra Ethernet's (cc/nscc.c): the sender's
  * window, the receiver's credits, or both at once (a packet needs window and
  * credit). */
-enum cc_kind { CC_NONE, CC_DCQCN, CC_IBCC, CC_HPCC, CC_DCTCP, CC_NSCC, CC_RCCC, CC_NSCC_RCCC };
+enum cc_kind {
+    CC_NONE,
+    CC_DCQCN,
+    CC_IBCC,
+    CC_HPCC,
+    CC_DCTCP,
+    CC_NSCC,
+    CC_RCCC,
+    CC_NSCC_RCCC,
+    CC_TIMELY /* RoCE, RTT gradient (cc/timely.c) */
+};
 enum dcqcn_preset { DCQCN_PRESET_CONNECTX, DCQCN_PRESET_PAPER };
 /* What one unit of dcqcn.byte_counter (ConnectX rpg_byte_reset) is: not settled,
  * bytes per mstflint, 64-byte units per Google's isekai (docs/sources.md A12). */
 enum dcqcn_byte_unit { DCQCN_BYTES, DCQCN_64B };
 enum dcqcn_cnp_class { DCQCN_CNP_STRICT, DCQCN_CNP_DATA };
+/* What min_time_between_cnps spaces: the CNPs a receiving port sends (mstflint's
+ * field text: "from the port"), or each QP's (the DCQCN paper's per-flow NP). */
+enum dcqcn_cnp_pacing { DCQCN_PACE_PORT, DCQCN_PACE_QP };
 
 struct ecn_params {
     uint64_t kmin_bytes, kmax_bytes;
@@ -44,7 +57,8 @@ struct dcqcn_params {
     enum dcqcn_byte_unit byte_counter_unit;
     uint32_t fast_recovery_steps;
     uint64_t rai_bps, rhai_bps;
-    uint64_t cnp_interval_ps; /* NP: min_time_between_cnps */
+    uint64_t cnp_interval_ps;         /* NP: min_time_between_cnps */
+    enum dcqcn_cnp_pacing cnp_pacing; /* ...per receiving port or per QP */
     uint64_t min_rate_bps;
     /* ConnectX RP semantics (docs/sources.md A6, A12) */
     uint64_t rate_on_first_cnp_bps; /* rate_to_set_on_first_cnp; 0 = line rate */
@@ -92,6 +106,21 @@ struct dctcp_params {
     uint64_t rate_ai_bps;  /* additive increase per RTT; 0 = one MTU per RTT (MTU x 8 / T) */
     uint64_t base_rtt_ps;  /* T; 0 = each QP's smallest measured RTT */
     uint64_t min_rate_bps; /* floor of the rate */
+};
+
+/* TIMELY (Mittal et al. SIGCOMM 2015; cc/timely.c, docs/sources.md A7b): the
+ * paper's rate law on per-segment RTTs. */
+struct timely_params {
+    double alpha;           /* EWMA weight of a new RTT difference (0.875) */
+    double beta;            /* multiplicative decrement (0.8) */
+    uint64_t t_low_ps;      /* below: additive increase whatever the gradient (50 us) */
+    uint64_t t_high_ps;     /* above: decrease by 1 - beta (1 - t_high / rtt) (500 us) */
+    uint64_t min_rtt_ps;    /* D_minRTT normalising the gradient (20 us) */
+    uint64_t delta_bps;     /* additive step delta (10 Mb/s at 10 G) */
+    uint32_t hai_n;         /* completions of gradient <= 0 in a row before 5 x delta */
+    uint64_t segment_bytes; /* pacing unit and RTT sample (16-64 KB; 64 KB) */
+    double max_decrease;    /* one decrease keeps at least this share of the rate (0.5) */
+    uint64_t min_rate_bps;  /* floor of the rate */
 };
 
 /* UET NSCC (UEC 1.0 spec 3.6.x; UEC htsim uec.cpp initNsccParams: docs/sources.md
@@ -148,6 +177,7 @@ extern const struct cc_ops cc_ibcc_ops;
 extern const struct cc_ops cc_hpcc_ops;
 extern const struct cc_ops cc_dctcp_ops;
 extern const struct cc_ops cc_nscc_ops; /* nscc, rccc and nscc+rccc (cc/nscc.c) */
+extern const struct cc_ops cc_timely_ops;
 
 /* The DCQCN paper's parameters (Zhu et al. SIGCOMM'15, 40 G; docs/sources.md A5,
  * A6, V3) for `dcqcn: {preset: paper}`; defaults are ConnectX values. */
@@ -166,6 +196,11 @@ void hpcc_defaults(struct hpcc_params *hp);
 /* DCTCP's rate and alpha of `qp` (tests). */
 double dctcp_rate_bps(struct net *n, uint32_t qp);
 double dctcp_alpha(struct net *n, uint32_t qp);
+/* TIMELY's rate of `qp` and the RTT samples it has taken (tests). */
+double timely_rate_bps(struct net *n, uint32_t qp);
+uint64_t timely_samples(struct net *n, uint32_t qp);
+/* The defaults of fabric.timely (docs/sources.md A7b). */
+void timely_defaults(struct timely_params *tp);
 /* DCQCN's target rate R_T of `qp` (tests). */
 double dcqcn_target_bps(struct net *n, uint32_t qp);
 

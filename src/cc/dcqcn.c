@@ -62,8 +62,9 @@ struct dq {
 struct dcqcn_state {
     struct dq *q;
     size_t nq;
-    uint64_t byte_reset; /* byte counter in bytes (byte_counter x its unit); 0 = off */
-    struct rng *sw_rng;  /* per switch index */
+    uint64_t byte_reset;         /* byte counter in bytes (byte_counter x its unit); 0 = off */
+    struct rng *sw_rng;          /* per switch index */
+    sim_time_ps *np_last_cnp_ps; /* per node: the last CNP its port sent (cnp_pacing port) */
 };
 
 static struct dq *dq_of(struct net *n, uint32_t qp) {
@@ -340,14 +341,21 @@ static void dcqcn_on_sent(struct net *n, uint32_t qp, const struct packet *p) {
     }
 }
 
+/* NP: a CE-marked packet makes the receiving NIC send a CNP unless one left
+ * less than min_time_between_cnps ago: from the same port (ConnectX: the
+ * field is "minimum time between sending cnps from the port", mstflint's
+ * register text, docs/sources.md A12), so the QPs marked into one receiver
+ * share one CNP every interval; or, with cnp_pacing qp, for the same QP (the
+ * DCQCN paper's per-flow NP). */
 static void dcqcn_on_rx_data(struct net *n, uint32_t qp, const struct packet *p) {
     if (!(p->flags & PKT_F_ECN_CE)) return;
-    struct dq *d = dq_of(n, qp);
+    struct dcqcn_state *st = n->cc_state;
+    const struct dcqcn_params *dp = &n->sc->fabric.dcqcn;
     sim_time_ps now = n->sim->now_ps;
-    if (d->last_cnp_ps != SIM_TIME_NEVER &&
-        now - d->last_cnp_ps < n->sc->fabric.dcqcn.cnp_interval_ps)
-        return;
-    d->last_cnp_ps = now;
+    sim_time_ps *last = dp->cnp_pacing == DCQCN_PACE_PORT ? &st->np_last_cnp_ps[n->qps[qp].dst]
+                                                          : &dq_of(n, qp)->last_cnp_ps;
+    if (*last != SIM_TIME_NEVER && now - *last < dp->cnp_interval_ps) return;
+    *last = now;
     n->c.cnps++;
     nic_send_ctrl(n, n->qps[qp].dst, qp, PKT_CNP, 0);
 }
@@ -377,6 +385,9 @@ static int dcqcn_init(struct net *n, struct diag *d) {
     const struct dcqcn_params *dp = &n->sc->fabric.dcqcn;
     st->byte_reset = dp->byte_counter_bytes * (dp->byte_counter_unit == DCQCN_64B ? 64u : 1u);
     st->sw_rng = net_switch_rngs(n, DCQCN_RNG_STREAM);
+    st->np_last_cnp_ps = fs_xcalloc(n->nnodes ? n->nnodes : 1, sizeof *st->np_last_cnp_ps);
+    for (uint32_t i = 0; i < n->nnodes; i++)
+        st->np_last_cnp_ps[i] = SIM_TIME_NEVER;
     sim_register(n->sim, NET_EV_CC, on_timer);
     return 0;
 }
@@ -386,6 +397,7 @@ static void dcqcn_fini(struct net *n) {
     if (!st) return;
     free(st->q);
     free(st->sw_rng);
+    free(st->np_last_cnp_ps);
     free(st);
     n->cc_state = NULL;
 }
@@ -412,6 +424,7 @@ void dcqcn_preset_connectx(struct dcqcn_params *dp) {
     dp->rai_bps = 5 * 1000 * 1000;
     dp->rhai_bps = 50 * 1000 * 1000;
     dp->cnp_interval_ps = 4 * PS_PER_US;
+    dp->cnp_pacing = DCQCN_PACE_PORT;
     dp->min_rate_bps = 1000 * 1000;
     dp->rate_on_first_cnp_bps = 0;
     dp->initial_alpha = 1023.0 / 1024;
@@ -447,6 +460,7 @@ void dcqcn_preset_paper(struct dcqcn_params *dp, struct ecn_params *ep) {
     dp->rai_bps = 40 * 1000 * 1000;
     dp->rhai_bps = 200 * 1000 * 1000;
     dp->cnp_interval_ps = 50 * PS_PER_US;
+    dp->cnp_pacing = DCQCN_PACE_QP;
     dp->min_rate_bps = 1000 * 1000;
     if (ep) {
         ep->kmin_bytes = 5 * 1000;

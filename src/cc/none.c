@@ -31,6 +31,8 @@ const struct cc_ops *cc_select(const struct net *n, struct diag *d) {
         return &cc_hpcc_ops;
     case CC_DCTCP:
         return &cc_dctcp_ops;
+    case CC_TIMELY:
+        return &cc_timely_ops;
     case CC_NSCC:
     case CC_RCCC:
     case CC_NSCC_RCCC:

@@ -17,6 +17,7 @@
 static const char *const PRESET_NAMES[] = {"connectx", "paper", NULL};
 static const char *const BYTE_UNIT_NAMES[] = {"bytes", "64B", NULL};
 static const char *const CNP_CLASS_NAMES[] = {"strict", "data", NULL};
+static const char *const CNP_PACING_NAMES[] = {"port", "qp", NULL};
 
 /* fabric.pfc, .ecn, .dcqcn, .ibcc ----------------------------------------- */
 
@@ -147,6 +148,11 @@ static const struct schema_key DCQCN_KEYS[] = {
          "docs/sources.md A6: rpg_hai_rate; paper: not fixed, 200 Mb/s as SPEC.md")},
     {KEY("cnp_interval", SCHEMA_TIME, DCQ(cnp_interval_ps), "4us", "50us",
          "docs/sources.md A6: min_time_between_cnps; paper 50 us")},
+    {KEY("cnp_pacing", SCHEMA_ENUM, DCQ(cnp_pacing), "port", "qp",
+         "docs/sources.md A12: mstflint min_time_between_cnps 'between sending cnps from the "
+         "port'; "
+         "paper: per flow"),
+     .names = CNP_PACING_NAMES},
     {KEY("min_rate", SCHEMA_RATE, DCQ(min_rate_bps), "1Mbps", NULL,
          "docs/sources.md A6: rpg_min_rate"),
      .min = 1},
@@ -295,3 +301,51 @@ static const struct schema_key DCTCP_KEYS[] = {
      .min = 1},
 };
 const struct schema_table SCHEMA_DCTCP = {TABLE("dctcp", DCTCP_KEYS)};
+
+/* fabric.timely: TIMELY (Mittal et al., SIGCOMM 2015): the authors' code
+ * (timely-code-snippet.cc: alpha 0.02, beta 0.8, T_low 50 us, delta 10 Mb/s
+ * for 10 G, HAI after 5 completions, a decrease capped at half) and the
+ * paper's T_high 500 us and minRTT 20 us as the HPCC artifact carries them
+ * (rdma-hw.cc): docs/sources.md A7b. */
+#define TML(f) offsetof(struct timely_params, f)
+static int timely_check(struct schema_ctx *c, const struct yaml_node *map,
+                        const struct yaml_node *here, void *obj) {
+    const struct timely_params *t = obj;
+    if (t->t_low_ps > t->t_high_ps)
+        return schema_fail(c, at(map, here, "t_low"), FS_EINVAL,
+                           "t_low is above t_high; TIMELY increases below t_low and decreases "
+                           "above t_high");
+    return 0;
+}
+static const struct schema_key TIMELY_KEYS[] = {
+    {KEY("alpha", SCHEMA_FRACTION_POS, TML(alpha), "0.02", NULL,
+         "docs/sources.md A7b: EWMA weight of a new RTT difference (the authors' code; the HPCC "
+         "artifact's 0.875 leaves the gradient unfiltered)")},
+    {KEY("beta", SCHEMA_FRACTION_POS, TML(beta), "0.8", NULL,
+         "docs/sources.md A7b: multiplicative decrement (paper; artifact TimelyBeta; authors' "
+         "code decreaseFactor)")},
+    {KEY("t_low", SCHEMA_TIME, TML(t_low_ps), "50us", NULL,
+         "docs/sources.md A7b: paper T_low (artifact TimelyTLow; authors' code: 50 us with 64 KB "
+         "segments, 0 with per-packet pacing)")},
+    {KEY("t_high", SCHEMA_TIME, TML(t_high_ps), "500us", NULL,
+         "docs/sources.md A7b: paper T_high (artifact TimelyTHigh; authors' code 1 ms)"),
+     .min = 1},
+    {KEY("min_rtt", SCHEMA_TIME, TML(min_rtt_ps), "20us", NULL,
+         "docs/sources.md A7b: D_minRTT, the gradient's normaliser (artifact TimelyMinRtt)"),
+     .min = 1},
+    {KEY("delta", SCHEMA_RATE, TML(delta_bps), "10Mbps", NULL,
+         "docs/sources.md A7b: additive step (authors' code: 10 Mb/s for 10 Gb/s line rate)")},
+    {KEY("hai_n", SCHEMA_U32, TML(hai_n), "5", NULL,
+         "docs/sources.md A7b: completions with gradient <= 0 in a row before 5 x delta "
+         "(paper HAI; authors' code HAI_Thresh)")},
+    {KEY("segment", SCHEMA_SIZE, TML(segment_bytes), "16KiB", NULL,
+         "docs/sources.md A7b: the paced unit and RTT sample, 16-64 KB in the paper; 16 KB: two "
+         "64 KB bursts at 10 G queue 52 us, above T_low (C)"),
+     .min = 1},
+    {KEY("max_decrease", SCHEMA_FRACTION, TML(max_decrease), "0.5", NULL,
+         "docs/sources.md A7b: one decrease keeps at least this share (authors' code: 0.5)")},
+    {KEY("min_rate", SCHEMA_RATE, TML(min_rate_bps), "10Mbps", NULL,
+         "docs/sources.md A7b: authors' code: optional; fabsim: one delta (C)"),
+     .min = 1},
+};
+const struct schema_table SCHEMA_TIMELY = {TABLE("timely", TIMELY_KEYS), .check = timely_check};

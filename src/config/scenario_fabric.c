@@ -24,8 +24,8 @@ static const char *const FLOWCTL_NAMES[] = {"credit", "pfc", "none", "cbfc", NUL
 static const char *const LINK_RETRY_NAMES[] = {"none", "llr", NULL};
 static const char *const ROUTING_NAMES[] = {"static", "adaptive", "ecmp", "spray", NULL};
 static const char *const ENGINE_NAMES[] = {"minhop", "updn", "ftree", "file", NULL};
-static const char *const CC_NAMES[] = {"none", "dcqcn", "ibcc",      "hpcc", "dctcp",
-                                       "nscc", "rccc",  "nscc+rccc", NULL};
+static const char *const CC_NAMES[] = {"none", "dcqcn", "ibcc",      "hpcc",   "dctcp",
+                                       "nscc", "rccc",  "nscc+rccc", "timely", NULL};
 static const char *const RETX_NAMES[] = {"go_back_n", "go_back_0", "selective_repeat", NULL};
 static const char *const CP_NAMES[] = {"sm", "bgp", NULL};
 static const char *const SHARING_NAMES[] = {"static", "shared", NULL};
@@ -622,6 +622,10 @@ static int fabric_check(struct schema_ctx *c, const struct yaml_node *map,
         return schema_fail(c, at(map, here, "congestion_control"), FS_EINVAL,
                            "congestion_control: dctcp needs ECN marking at Ethernet switches "
                            "(DCTCP, SIGCOMM 2010); with fabric.kind infiniband use ibcc or none");
+    if (f->congestion_control == CC_TIMELY && f->kind != FABRIC_ROCE)
+        return schema_fail(c, at(map, here, "congestion_control"), FS_EINVAL,
+                           "congestion_control: timely is a RoCE NIC's rate control on RTTs "
+                           "(TIMELY, SIGCOMM 2015); with fabric.kind infiniband use ibcc or none");
     if ((f->congestion_control == CC_NSCC || f->congestion_control == CC_RCCC ||
          f->congestion_control == CC_NSCC_RCCC) &&
         f->kind != FABRIC_UET)
@@ -698,7 +702,7 @@ static const struct schema_key FABRIC_KEYS[] = {
     {KEY("lft_file", SCHEMA_STRING, FAB(lft_file), NULL, NULL, "used by routing_engine: file"),
      .show = lft_file_shown},
     {KEY("congestion_control", SCHEMA_ENUM, FAB(congestion_control), "none", "dcqcn",
-         "SPEC.md; docs/sources.md A6 (dcqcn), A7 (hpcc, dctcp)"),
+         "SPEC.md; docs/sources.md A6 (dcqcn), A7 (hpcc, dctcp), A7b (timely)"),
      .names = CC_NAMES},
     {KEY("pfc", SCHEMA_MAP, FAB(pfc), NULL, NULL, NULL), .sub = &SCHEMA_PFC},
     {KEY("cbfc", SCHEMA_MAP, FAB(cbfc), NULL, NULL, NULL), .sub = &SCHEMA_CBFC, .show = cbfc_shown},
@@ -713,6 +717,8 @@ static const struct schema_key FABRIC_KEYS[] = {
     {KEY("hpcc", SCHEMA_MAP, FAB(hpcc), NULL, NULL, NULL), .sub = &SCHEMA_HPCC,
      .only = M(FABRIC_ROCE)},
     {KEY("dctcp", SCHEMA_MAP, FAB(dctcp), NULL, NULL, NULL), .sub = &SCHEMA_DCTCP,
+     .only = M(FABRIC_ROCE)},
+    {KEY("timely", SCHEMA_MAP, FAB(timely), NULL, NULL, NULL), .sub = &SCHEMA_TIMELY,
      .only = M(FABRIC_ROCE)},
     {KEY("transport", SCHEMA_MAP, FAB(transport), NULL, NULL, NULL), .sub = &TRANSPORT_TABLE},
     /* Ultra Ethernet (config/scenario_uet.c) */

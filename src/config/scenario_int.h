@@ -27,7 +27,7 @@
 
 /* The sections' tables (SCHEMA_SCENARIO in schema.h is the root). */
 extern const struct schema_table SCHEMA_FABRIC, SCHEMA_PFC, SCHEMA_ECN, SCHEMA_DCQCN, SCHEMA_IBCC,
-    SCHEMA_HPCC, SCHEMA_DCTCP;
+    SCHEMA_HPCC, SCHEMA_DCTCP, SCHEMA_TIMELY;
 extern const struct schema_table SCHEMA_TOPOLOGY, SCHEMA_WORKLOAD, SCHEMA_EVENTS;
 extern const struct schema_table SCHEMA_UET, SCHEMA_NSCC, SCHEMA_RCCC; /* scenario_uet.c */
 struct fabric_params;

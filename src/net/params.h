@@ -105,10 +105,11 @@ struct fabric_params {
     struct ibcc_params ibcc;
     struct hpcc_params hpcc;
     struct dctcp_params dctcp;
+    struct timely_params timely;
     struct nscc_params nscc;
     struct rccc_params rccc;
     struct transport_params transport;
-    struct uet_params uet; /* fabric.kind uet: delivery, entropy, trimming */
+    struct uet_params uet;         /* fabric.kind uet: delivery, entropy, trimming */
     enum ooo_mode out_of_order;    /* routing: spray */
     uint64_t reorder_buffer_bytes; /* out_of_order: buffer */
     bool ecmp_same_seed;           /* every switch hashes with the same seed (polarisation) */

@@ -160,7 +160,8 @@ struct ecn_run {
  * spines, h1..h7 send 2 MiB each to h0, PFC XOFF 200 KiB per ingress queue
  * (dynamic threshold 1/8 of the free buffer), ConnectX DCQCN; ECN Kmin as
  * given (Kmax 1500 KB, Pmax 0.2: docs/sources.md A5). */
-static struct ecn_run ecn_incast(uint64_t kmin, enum dcqcn_byte_unit unit) {
+static struct ecn_run ecn_incast(uint64_t kmin, enum dcqcn_byte_unit unit,
+                                 enum dcqcn_cnp_pacing pacing) {
     struct scenario sc;
     roce_scenario(&sc);
     sc.topo.kind = TOPO_LEAF_SPINE;
@@ -172,6 +173,7 @@ static struct ecn_run ecn_incast(uint64_t kmin, enum dcqcn_byte_unit unit) {
     sc.fabric.congestion_control = CC_DCQCN;
     sc.fabric.ecn.kmin_bytes = kmin;
     sc.fabric.dcqcn.byte_counter_unit = unit;
+    sc.fabric.dcqcn.cnp_pacing = pacing;
     sc.stop_ps = 20 * PS_PER_MS;
     struct wl_entry w;
     uint32_t senders[7];
@@ -185,11 +187,13 @@ static struct ecn_run ecn_incast(uint64_t kmin, enum dcqcn_byte_unit unit) {
     struct ecn_run r = {n->c.first_pause_ps, n->c.first_mark_ps, n->done_ps,
                         n->c.pause_frames,   n->c.ecn_marked,    n->c.cnps,
                         n->c.packets_dropped};
-    printf("  kmin %llu KB, xoff 200 KiB: first pause %.2f us, first mark %.2f us; pauses %llu, "
+    printf("  cnp_pacing %s, kmin %llu KB, xoff 200 KiB: first pause %.2f us, first mark %.2f us; "
+           "pauses %llu, "
            "marks %llu, cnps %llu, drops %llu, done %.1f us\n",
-           (unsigned long long)kmin / 1000, r.first_pause_ps / 1e6, r.first_mark_ps / 1e6,
-           (unsigned long long)r.pauses, (unsigned long long)r.marks, (unsigned long long)r.cnps,
-           (unsigned long long)r.drops, r.done_ps / 1e6);
+           pacing == DCQCN_PACE_PORT ? "port" : "qp", (unsigned long long)kmin / 1000,
+           r.first_pause_ps / 1e6, r.first_mark_ps / 1e6, (unsigned long long)r.pauses,
+           (unsigned long long)r.marks, (unsigned long long)r.cnps, (unsigned long long)r.drops,
+           r.done_ps / 1e6);
     model_fini(&m);
     return r;
 }
@@ -199,28 +203,38 @@ static struct ecn_run ecn_incast(uint64_t kmin, enum dcqcn_byte_unit unit) {
  * spines), each paused at its XOFF: it holds ~0.9 MB when the first PAUSE
  * goes out (6.3 us). Kmin 150 KB (docs/sources.md A5) is below that point and
  * marks at 3.2 us; Kmin 1000 KB is above it: the first PAUSE comes before the
- * first CE mark, DCQCN hears of the congestion late and seldom, and PFC does
- * more of the work. How much more depends on how fast the senders recover:
- * with the byte counter in bytes (32767 B, the default) a cut is undone in
- * microseconds, so PFC does most of the work either way (measured: 290 vs
- * 348 pauses); read as 64-byte units (2 MB) it holds the cut for hundreds of
- * microseconds, and the right Kmin saves more than half the pauses (144 vs
- * 340, measured). */
+ * first CE mark. Whether that costs pauses depends on how hard DCQCN pushes
+ * back. With the receiver's CNPs paced per QP (the DCQCN paper's NP; what a
+ * per-IP-pair NIC does with one QP per host pair) and the byte counter in
+ * 64-byte units (2 MB) a cut holds for hundreds of microseconds, and the
+ * right Kmin saves more than half the pauses (148 vs 340, measured); in bytes
+ * (32767 B) a cut is undone in microseconds and PFC does most of the work
+ * either way (306 vs 350). With ConnectX's pacing per port (the default:
+ * one CNP per 4 us from h0 for all seven QPs, docs/sources.md A12) the
+ * seven senders hear of the congestion a seventh as often and PFC does the
+ * work (bytes: 350 vs 336 pauses, 61 vs 21 CNPs; 64-byte units: 264 vs 346):
+ * the order of the first mark and the first pause is Kmin's, the pause count
+ * barely. */
 static void test_ecn_misconfigured_pauses_first(void **state) {
     (void)state;
-    for (int u = 0; u < 2; u++) {
-        enum dcqcn_byte_unit unit = u ? DCQCN_64B : DCQCN_BYTES;
-        struct ecn_run ok = ecn_incast(150 * 1000, unit);
-        struct ecn_run bad = ecn_incast(1000 * 1000, unit);
-        assert_true(ok.first_mark_ps > 0);
-        assert_true(ok.first_pause_ps == 0 || ok.first_mark_ps < ok.first_pause_ps);
-        assert_true(bad.first_pause_ps > 0);
-        assert_true(bad.first_mark_ps == 0 || bad.first_pause_ps < bad.first_mark_ps);
-        assert_true(bad.marks * 4 < ok.marks);
-        assert_true(bad.pauses > ok.pauses);
-        if (unit == DCQCN_64B) assert_true(bad.pauses > 2 * ok.pauses);
-        assert_int_equal(ok.drops, 0);
-        assert_int_equal(bad.drops, 0);
+    for (int pc = 0; pc < 2; pc++) {
+        enum dcqcn_cnp_pacing pacing = pc ? DCQCN_PACE_QP : DCQCN_PACE_PORT;
+        for (int u = 0; u < 2; u++) {
+            enum dcqcn_byte_unit unit = u ? DCQCN_64B : DCQCN_BYTES;
+            struct ecn_run ok = ecn_incast(150 * 1000, unit, pacing);
+            struct ecn_run bad = ecn_incast(1000 * 1000, unit, pacing);
+            assert_true(ok.first_mark_ps > 0);
+            assert_true(ok.first_pause_ps == 0 || ok.first_mark_ps < ok.first_pause_ps);
+            assert_true(bad.first_pause_ps > 0);
+            assert_true(bad.first_mark_ps == 0 || bad.first_pause_ps < bad.first_mark_ps);
+            assert_true(bad.marks * 4 < ok.marks);
+            assert_true(bad.cnps < ok.cnps);
+            if (pacing == DCQCN_PACE_QP) assert_true(bad.pauses > ok.pauses);
+            if (pacing == DCQCN_PACE_QP && unit == DCQCN_64B)
+                assert_true(bad.pauses > 2 * ok.pauses);
+            assert_int_equal(ok.drops, 0);
+            assert_int_equal(bad.drops, 0);
+        }
     }
 }
 

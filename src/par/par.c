@@ -35,7 +35,7 @@
 #include "net/hoq.h"
 #include "net/stuck.h"
 #include "net/warm.h"
-#include "par/part.h"
+#include "model/part.h"
 #include "par/pcoll.h"
 #include "par/pevents.h"
 #include "par/pmerge.h"
@@ -48,6 +48,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
 
 /* The status every rank gives at a window's end (u64 words), then one byte
  * count per destination rank. */
@@ -155,6 +156,9 @@ static int par_ranks(const struct net *n) {
     return n->par->comm.size;
 }
 
+uint32_t par_allgather_u32(struct net *n, const uint32_t *v, uint32_t len, uint32_t **out);
+void par_lft_full(struct net *n);
+
 /* What the packet layer calls through n->dist (net/dist.h). */
 static const struct net_dist_ops par_dist_ops = {
     .out = par_out,
@@ -167,6 +171,8 @@ static const struct net_dist_ops par_dist_ops = {
     .scheduled = par_sc_scheduled,
     .mine = par_mine,
     .ranks = par_ranks,
+    .allgather_u32 = par_allgather_u32,
+    .lft_full = par_lft_full,
     .write_json = par_write_json,
     .fini = par_fini,
 };
@@ -239,8 +245,18 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
     n->par = P;
     n->dist = &par_dist_ops;
     P->comm = *c;
-    P->owner = fs_xcalloc(n->nnodes + 1, sizeof *P->owner);
-    part_build(n, (uint32_t)R, P->owner);
+    /* The build made the partition (model_build_part) and kept some tables
+     * for this rank's nodes only; a model built for one process (tests) is
+     * partitioned here and keeps them all. */
+    if (n->part_owner) {
+        FS_ASSERT(n->part_ranks == (uint32_t)R && n->part_rank == (uint32_t)c->rank,
+                  "model built for rank %u of %u, run as rank %d of %d", n->part_rank,
+                  n->part_ranks, c->rank, R);
+        P->owner = n->part_owner;
+    } else {
+        P->owner = P->owner_own = fs_xcalloc(n->nnodes + 1, sizeof *P->owner);
+        part_build(n, (uint32_t)R, P->owner_own);
+    }
     P->out = fs_xcalloc((size_t)R, sizeof *P->out);
     P->events = fs_xcalloc((size_t)R, sizeof *P->events);
     P->sync = fs_xcalloc((size_t)R, sizeof *P->sync);
@@ -312,7 +328,7 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
      * at the end instead. */
     s->after_event = NULL;
     P->nwarn0 = n->nwarnings;
-    if (R > 1) { /* links.csv rows: each rank samples its own ports */
+    if (R > 1 && !n->part_owner) { /* links.csv rows: each rank samples its own ports */
         uint32_t *mine_p = fs_xcalloc(n->nports + 1, sizeof *mine_p), k = 0;
         for (uint32_t p = 0; p < n->nports; p++)
             if (P->owner[n->ports[p].node] == c->rank) mine_p[k++] = p;
@@ -328,7 +344,7 @@ void par_fini(struct net *n) {
     for (int r = 0; r < P->comm.size; r++)
         free(P->out[r].v);
     free(P->out);
-    free(P->owner);
+    free(P->owner_own);
     free(P->events);
     free(P->sync);
     free(P->work_cpu);
@@ -1062,6 +1078,83 @@ uint32_t par_gather_edges(struct net *n, uint32_t **eu, uint32_t **eq, uint32_t 
     free(rc);
     free(counts);
     return (uint32_t)total;
+}
+
+uint32_t par_allgather_u32(struct net *n, const uint32_t *v, uint32_t len, uint32_t **out) {
+    struct par *P = n->par;
+    int R = P->comm.size;
+    uint64_t *counts = fs_xcalloc((size_t)R, sizeof *counts), mine = len;
+    P->comm.ops->allgather(P->comm.ctx, &mine, sizeof mine, counts);
+    size_t total = 0;
+    size_t *sc = fs_xcalloc((size_t)R, sizeof *sc), *rc = fs_xcalloc((size_t)R, sizeof *rc);
+    for (int r = 0; r < R; r++) {
+        total += counts[r];
+        sc[r] = (size_t)len * sizeof *v;
+        rc[r] = counts[r] * sizeof *v;
+    }
+    /* one block per destination, back to back: R copies of the list */
+    uint32_t *rep = fs_xmalloc((size_t)len * (size_t)R * sizeof *rep + 1);
+    for (int r = 0; r < R; r++)
+        if (len) memcpy(rep + (size_t)r * len, v, len * sizeof *v);
+    *out = fs_xmalloc(total * sizeof **out + 1);
+    P->comm.ops->alltoallv(P->comm.ctx, rep, sc, *out, rc);
+    free(rep);
+    free(sc);
+    free(rc);
+    free(counts);
+    return (uint32_t)total;
+}
+
+/* Every rank held the LFT rows of its own switches (ctrl/sm.c); now every
+ * row, sent by its owner to each other rank in turn (one pair at a time: no
+ * buffer larger than one rank's rows). Rare: a stuck run's diagnosis. */
+void par_lft_full(struct net *n) {
+    struct par *P = n->par;
+    if (!n->lft_row) return; /* the same on every rank: the SM's mode is */
+    int R = P->comm.size, me = P->comm.rank;
+    uint32_t S = n->nswitches, H = n->nhosts;
+    uint32_t *sw = fs_xmalloc(((size_t)S + 1) * sizeof *sw); /* switch index -> node */
+    for (uint32_t v = 0; v < n->nnodes; v++)
+        if (n->nodes[v].kind == NODE_SWITCH) sw[n->nodes[v].index] = v;
+    size_t row = (size_t)H * sizeof *n->lft;
+    uint16_t *full = fs_xmalloc((size_t)S * row + 1);
+    uint32_t *nrows = fs_xcalloc((size_t)R, sizeof *nrows);
+    for (uint32_t x = 0; x < S; x++) {
+        nrows[P->owner[sw[x]]]++;
+        if (n->lft_row[x] != NET_NONE)
+            memcpy(full + (size_t)x * H, n->lft + (size_t)n->lft_row[x] * H, row);
+    }
+    size_t *sc = fs_xcalloc((size_t)R, sizeof *sc), *rc = fs_xcalloc((size_t)R, sizeof *rc);
+    uint16_t *buf = NULL;
+    for (int r = 0; r < R; r++)
+        for (int d = 0; d < R; d++) {
+            if (d == r) continue;
+            memset(sc, 0, (size_t)R * sizeof *sc);
+            memset(rc, 0, (size_t)R * sizeof *rc);
+            size_t bytes = nrows[r] * row;
+            if (me == r) sc[d] = bytes;
+            if (me == d) {
+                rc[r] = bytes;
+                buf = fs_xmalloc(bytes + 1);
+            }
+            char dummy = 0;
+            P->comm.ops->alltoallv(P->comm.ctx, me == r ? (const void *)n->lft : &dummy, sc,
+                                   me == d ? (void *)buf : &dummy, rc);
+            if (me != d) continue;
+            uint32_t k = 0;
+            for (uint32_t x = 0; x < S; x++)
+                if (P->owner[sw[x]] == r) memcpy(full + (size_t)x * H, buf + (size_t)k++ * H, row);
+            free(buf);
+            buf = NULL;
+        }
+    free(sc);
+    free(rc);
+    free(nrows);
+    free(sw);
+    free(n->lft);
+    n->lft = full;
+    free(n->lft_row);
+    n->lft_row = NULL;
 }
 
 /* ---- reporting ---- */

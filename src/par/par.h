@@ -48,7 +48,8 @@ struct par_times {
 
 struct par {
     struct comm comm;
-    uint16_t *owner; /* rank of every node */
+    const uint16_t *owner; /* rank of every node: n->part_owner, or owner_own */
+    uint16_t *owner_own;   /* made by par_setup for a model built for one process */
     uint32_t ncut;   /* directed links between ranks */
     sim_time_ps lookahead_ps, min_cut_ps;
     bool forced;         /* lookahead given (tests, measurements): windows even with no cut link */

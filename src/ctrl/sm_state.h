@@ -41,7 +41,7 @@ struct sm {
     uint8_t *swtab;   /* [kept switches * (S + 1)]: LID 0, then LIDs H+1..H+S */
     uint32_t *sw_row; /* switch index -> row of swtab, UINT32_MAX: not kept; NULL: row s */
     uint8_t *next;    /* [S * nlids]: computed, being pushed; NULL between sweeps */
-    int engine;           /* enum routing_engine in use now */
+    int engine;       /* enum routing_engine in use now */
     /* results */
     uint64_t smps_discovery, smps_total, lft_blocks;
     sim_time_ps compute_ps; /* modelled routing computation of the last run */

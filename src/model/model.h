@@ -43,8 +43,8 @@ int model_build_params(struct model *m, const struct model_params *p, struct dia
  * what a rank reads only for its own switches and ports is built for those
  * alone (n->part_owner; docs/parallel.md "Memory"). nranks <= 1: one
  * process, as model_build_params. */
-int model_build_part(struct model *m, const struct model_params *p, uint32_t rank,
-                     uint32_t nranks, struct diag *d);
+int model_build_part(struct model *m, const struct model_params *p, uint32_t rank, uint32_t nranks,
+                     struct diag *d);
 /* Runs to completion (or stop). `progress` may be NULL. */
 void model_run(struct model *m, model_progress_fn progress, void *arg);
 void model_fini(struct model *m);

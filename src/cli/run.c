@@ -336,7 +336,9 @@ static int run_one(const struct scenario *sc, const char *out, bool quiet, const
     char size[64];
     snprintf(size, sizeof size, "(%u hosts)", scenario_host_count(&sc->topo));
     progress_phase(pr, "building the model", size);
-    rc = model_build(&m, sc, &d);
+    /* Several ranks: each builds the model for its own part (par/par.h). */
+    rc = o->comm ? model_build_rank(&m, sc, (uint32_t)o->comm->rank, (uint32_t)o->comm->size, &d)
+                 : model_build(&m, sc, &d);
     sig_rmdirs_on_exit(NULL, NULL); /* the outputs are next */
     if (rc) {
         progress_done(pr);

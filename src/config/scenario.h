@@ -62,6 +62,9 @@ void scenario_model_params(const struct scenario *sc, struct model_params *p);
  * model_build_params. 0, or a negative FS_E* with `d` filled. */
 struct model;
 int model_build(struct model *m, const struct scenario *sc, struct diag *d);
+/* The build for rank `rank` of `nranks` (model/model.h model_build_part). */
+int model_build_rank(struct model *m, const struct scenario *sc, uint32_t rank, uint32_t nranks,
+                     struct diag *d);
 /* model/estimate.h model_check_memory for `sc`. */
 int scenario_check_memory(const struct scenario *sc, uint64_t limit_bytes, struct diag *d);
 

@@ -32,6 +32,13 @@ int model_build(struct model *m, const struct scenario *sc, struct diag *d) {
     return model_build_params(m, &p, d);
 }
 
+int model_build_rank(struct model *m, const struct scenario *sc, uint32_t rank, uint32_t nranks,
+                     struct diag *d) {
+    struct model_params p;
+    scenario_model_params(sc, &p);
+    return model_build_part(m, &p, rank, nranks, d);
+}
+
 int scenario_check_memory(const struct scenario *sc, uint64_t limit_bytes, struct diag *d) {
     struct model_params p;
     scenario_model_params(sc, &p);

@@ -41,6 +41,7 @@
 #include "ctrl/ctrl.h"
 #include "ctrl/sm_route.h"
 #include "ctrl/sm_state.h"
+#include "net/dist.h"
 #include "net/net.h"
 #include "route/route.h"
 #include "core/jw.h"
@@ -96,13 +97,55 @@ static void count_ports(const struct net *n, uint64_t *sw_ports, uint64_t *host_
     }
 }
 
-/* n->lft (the data plane's view) from the SM's table. */
-static void lft_publish(struct net *n, struct sm *sm, uint32_t s, uint32_t lid_lo,
-                        uint32_t lid_hi) {
-    for (uint32_t lid = lid_lo; lid < lid_hi && lid <= sm->H; lid++) {
-        if (lid == 0) continue;
-        uint8_t e = sm->tab[(size_t)s * sm->nlids + lid]; /* the same port numbering */
-        n->lft[(size_t)s * sm->H + lid - 1] = e == SM_LFT_NONE ? 0 : e;
+/* Does this process keep switch index s's tables (its rank's switch)? */
+static bool sm_kept(const struct net *n, const struct sm *sm, uint32_t s) {
+    return !n->part_owner || n->part_owner[sm->sw_node[s]] == n->part_rank;
+}
+
+static uint32_t sw_row_of(const struct sm *sm, uint32_t s) {
+    return sm->sw_row ? sm->sw_row[s] : s;
+}
+
+static size_t swtab_col(const struct sm *sm, uint32_t lid) {
+    return lid ? lid - sm->H : 0;
+}
+
+uint8_t sm_lft_current(const struct net *n, const struct sm *sm, uint32_t s, uint32_t lid) {
+    if (sm->tab) return sm->tab[(size_t)s * sm->nlids + lid];
+    if (lid >= 1 && lid <= sm->H) { /* lft_publish's mapping, back */
+        uint16_t e = *net_lft_entry(n, s, lid - 1);
+        return e ? (uint8_t)e : SM_LFT_NONE;
+    }
+    FS_ASSERT(sw_row_of(sm, s) != UINT32_MAX, "LFT of switch %u not kept here", s);
+    return sm->swtab[(size_t)sw_row_of(sm, s) * (sm->S + 1) + swtab_col(sm, lid)];
+}
+
+/* A table for the routing engines to fill: every LID without a route (the
+ * engines write LIDs 1..nlids-1; LID 0 stays so). */
+static uint8_t *next_alloc(const struct sm *sm) {
+    size_t cells = (size_t)sm->S * sm->nlids + 1;
+    uint8_t *t = fs_xmalloc(cells);
+    memset(t, SM_LFT_NONE, cells);
+    return t;
+}
+
+/* LIDs [lid_lo, lid_hi) of switch index s, from table `src`, into what this
+ * process keeps of it: n->lft (the data plane's view: the host LIDs, the
+ * same port numbering, 0 = no route) if it holds the row, and swtab (the
+ * other LIDs) without the SM's own copy. */
+static void lft_publish(struct net *n, struct sm *sm, const uint8_t *src, uint32_t s,
+                        uint32_t lid_lo, uint32_t lid_hi) {
+    const uint8_t *row = src + (size_t)s * sm->nlids;
+    bool lft = !n->lft_row || n->lft_row[s] != NET_NONE;
+    uint32_t sw = sm->tab ? UINT32_MAX : sw_row_of(sm, s);
+    uint8_t *swrow = sw == UINT32_MAX ? NULL : sm->swtab + (size_t)sw * (sm->S + 1);
+    for (uint32_t lid = lid_lo; lid < lid_hi && lid < sm->nlids; lid++) {
+        uint8_t e = row[lid];
+        if (lid >= 1 && lid <= sm->H) {
+            if (lft) *net_lft_entry(n, s, lid - 1) = e == SM_LFT_NONE ? 0 : e;
+        } else if (swrow) {
+            swrow[swtab_col(sm, lid)] = e;
+        }
     }
 }
 
@@ -117,6 +160,11 @@ static void cdg_warn(struct net *n, struct sm *sm) {
     }
     net_warn(n, "these routes can deadlock (%s): channel dependency cycle %s",
              engine_name(sm->engine), buf);
+}
+
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
 }
 
 static void sm_on_event(struct sim *s, const struct event *e);
@@ -142,20 +190,45 @@ static int sm_init(struct net *n, struct diag *d) {
         sm->sw_node[n->nodes[v].index] = v;
         sm->sw_port0[n->nodes[v].index] = n->nodes[v].first_port;
     }
-    size_t cells = (size_t)sm->S * sm->nlids + 1;
-    sm->tab = fs_xmalloc(cells * sizeof *sm->tab);
-    sm->next = fs_xmalloc(cells * sizeof *sm->next);
-    memset(sm->tab, SM_LFT_NONE, cells * sizeof *sm->tab);
-    memset(sm->next, SM_LFT_NONE, cells * sizeof *sm->next);
+    sm->next = next_alloc(sm);
     sm->engine = sc->fabric.routing_engine;
     sim_register(n->sim, NET_EV_CTRL, sm_on_event);
     int rc = sm_route_compute(n, sm, sm->engine, d);
     if (rc) return rc;
-    memcpy(sm->tab, sm->next, cells * sizeof *sm->tab);
+    /* The current tables. SHIELD moves the data plane's entries of a switch
+     * and of its neighbours by itself, after which n->lft is no longer the
+     * SM's pushes: the SM keeps its own copy (every switch), and every rank
+     * every row of n->lft (it reads its neighbours'). Otherwise n->lft is
+     * what the SM pushed and is its copy too, for the host LIDs: each rank
+     * keeps the rows of its own switches only (so does the data plane,
+     * which reads no other), and swtab their other LIDs. An lft_file may
+     * route a host LID to port 0, which n->lft cannot tell from no route:
+     * then the SM's copy too. */
+    bool self_host = false;
+    for (uint32_t x = 0; x < sm->S && !self_host; x++)
+        for (uint32_t h = 0; h < sm->H && !self_host; h++)
+            self_host = sm->next[(size_t)x * sm->nlids + sm_host_lid(h)] == SM_LFT_SELF;
     free(n->lft);
-    n->lft = fs_xmalloc(((size_t)sm->S * sm->H + 1) * sizeof *n->lft);
-    for (uint32_t s = 0; s < sm->S; s++)
-        lft_publish(n, sm, s, 0, sm->nlids);
+    free(n->lft_row);
+    n->lft_row = NULL;
+    if (sc->fabric.control_plane.shield || self_host) {
+        sm->tab = next_alloc(sm);
+        memcpy(sm->tab, sm->next, (size_t)sm->S * sm->nlids);
+        n->lft = fs_xmalloc(((size_t)sm->S * sm->H + 1) * sizeof *n->lft);
+    } else {
+        uint32_t kept = sm->S;
+        if (n->part_owner) {
+            n->lft_row = fs_xmalloc(((size_t)sm->S + 1) * sizeof *n->lft_row);
+            sm->sw_row = fs_xmalloc(((size_t)sm->S + 1) * sizeof *sm->sw_row);
+            kept = 0;
+            for (uint32_t x = 0; x < sm->S; x++)
+                n->lft_row[x] = sm->sw_row[x] = sm_kept(n, sm, x) ? kept++ : NET_NONE;
+        }
+        n->lft = fs_xmalloc(((size_t)kept * sm->H + 1) * sizeof *n->lft);
+        sm->swtab = fs_xmalloc((size_t)kept * (sm->S + 1) + 1);
+    }
+    for (uint32_t x = 0; x < sm->S; x++)
+        if (sm->tab || sm_kept(n, sm, x)) lft_publish(n, sm, sm->next, x, 0, sm->nlids);
     uint64_t swp, hp;
     count_ports(n, &swp, &hp);
     sm->smps_discovery = 2 + 4 * (swp + hp) + 3 * (uint64_t)sm->S;
@@ -163,7 +236,9 @@ static int sm_init(struct net *n, struct diag *d) {
     sm->smps_total = sm->smps_discovery + 4 * hp + (7 * swp) / 2 + sm->lft_blocks;
     sm->compute_ps = compute_cost_ps(sm->engine) * sm->S * sm->nlids;
     sm->last_done_ps = SIM_TIME_NEVER;
-    cdg_warn(n, sm);
+    cdg_warn(n, sm); /* on the computed tables (sm->next) */
+    free(sm->next);  /* until a re-sweep computes again */
+    sm->next = NULL;
     return 0;
 }
 
@@ -173,6 +248,8 @@ static void sm_fini(struct net *n) {
     free(sm->sw_node);
     free(sm->sw_port0);
     free(sm->tab);
+    free(sm->swtab);
+    free(sm->sw_row);
     free(sm->next);
     free(sm->cdg_cycle);
     free(sm);
@@ -198,6 +275,8 @@ static void start_sweep(struct net *n, struct sm *sm) {
 }
 
 static void finish(struct net *n, struct sm *sm) {
+    free(sm->next); /* every block pushed */
+    sm->next = NULL;
     sm->busy = false;
     sm->last_done_ps = n->sim->now_ps;
     for (uint32_t i = 0; i < n->ncp_rows; i++) {
@@ -220,21 +299,52 @@ static void swept(struct net *n, struct sm *sm) {
     int engine =
         sm->engine == ENGINE_FTREE || sm->engine == ENGINE_FILE ? ENGINE_MINHOP : sm->engine;
     struct diag d = {0};
+    if (!sm->next) sm->next = next_alloc(sm);
     sm_route_compute(n, sm, engine, &d);
-    route_fib_build(n); /* the AR groups and SHIELD alternatives, re-programmed */
+    if (n->fib) route_fib_build(n); /* the AR groups and SHIELD alternatives, re-programmed */
     sm->compute_ps = compute_cost_ps(engine) * sm->S * sm->nlids;
     sim_time_ps t = n->sim->now_ps + sm->compute_ps;
-    uint32_t pushes = 0;
-    for (uint32_t s = 0; s < sm->S; s++)
+    /* The changed blocks, in switch order. Each rank knows its own
+     * switches' tables only (sm->tab NULL on several ranks): it compares
+     * those, and the lists are gathered, so every rank pushes (counts, and
+     * times) every block as one process does. */
+    uint32_t *changed = NULL, nchanged = 0;
+    size_t cap = 0;
+    for (uint32_t s = 0; s < sm->S; s++) {
+        if (!sm->tab && !sm_kept(n, sm, s)) continue;
         for (uint32_t b = 0; b < sm->nblocks; b++) {
-            size_t lo = (size_t)s * sm->nlids + (size_t)b * SM_LFT_BLOCK;
-            size_t hi = (size_t)s * sm->nlids + sm->nlids;
-            size_t end = lo + SM_LFT_BLOCK < hi ? lo + SM_LFT_BLOCK : hi;
-            if (!memcmp(sm->tab + lo, sm->next + lo, (end - lo) * sizeof *sm->tab)) continue;
-            pushes++;
-            t += smp_ps(n);
-            sim_at(n->sim, t, 0, NET_EV_CTRL, EV_PUSH | (s * sm->nblocks + b), 0);
+            uint32_t lo = b * SM_LFT_BLOCK;
+            uint32_t hi = lo + SM_LFT_BLOCK < sm->nlids ? lo + SM_LFT_BLOCK : sm->nlids;
+            const uint8_t *nx = sm->next + (size_t)s * sm->nlids;
+            bool same = true;
+            if (sm->tab)
+                same = !memcmp(sm->tab + (size_t)s * sm->nlids + lo, nx + lo, hi - lo);
+            else
+                for (uint32_t lid = lo; lid < hi && same; lid++)
+                    same = sm_lft_current(n, sm, s, lid) == nx[lid];
+            if (same) continue;
+            fs_grow((void **)&changed, &cap, nchanged + 1, sizeof *changed);
+            changed[nchanged++] = s * sm->nblocks + b;
         }
+    }
+    if (!sm->tab && n->part_owner) {
+        FS_ASSERT(n->dist && n->ctrl_pending, "a re-sweep on several ranks outside a run");
+        /* A collective inside a window: every rank runs this event (the
+         * control plane is replicated) in the same window, and none holds
+         * while the SM converges (ctrl_pending is in every rank's share). */
+        uint32_t *all = NULL;
+        nchanged = n->dist->allgather_u32(n, changed, nchanged, &all);
+        free(changed);
+        changed = all;
+        qsort(changed, nchanged, sizeof *changed, cmp_u32);
+    }
+    uint32_t pushes = 0;
+    for (uint32_t i = 0; i < nchanged; i++) {
+        pushes++;
+        t += smp_ps(n);
+        sim_at(n->sim, t, 0, NET_EV_CTRL, EV_PUSH | changed[i], 0);
+    }
+    free(changed);
     sm->pushes_left = pushes;
     sm->last_blocks_changed = pushes;
     sm->blocks_pushed += pushes;
@@ -249,9 +359,12 @@ static void push(struct net *n, struct sm *sm, uint32_t idx) {
     uint32_t s = idx / sm->nblocks, b = idx % sm->nblocks;
     uint32_t lo = b * SM_LFT_BLOCK,
              hi = lo + SM_LFT_BLOCK < sm->nlids ? lo + SM_LFT_BLOCK : sm->nlids;
-    size_t base = (size_t)s * sm->nlids;
-    memcpy(sm->tab + base + lo, sm->next + base + lo, (hi - lo) * sizeof *sm->tab);
-    lft_publish(n, sm, s, lo, hi);
+    if (sm->tab) {
+        size_t base = (size_t)s * sm->nlids;
+        memcpy(sm->tab + base + lo, sm->next + base + lo, (hi - lo) * sizeof *sm->tab);
+    }
+    /* another rank's switch, on several ranks: counted, applied by its rank */
+    if (sm->tab || sm_kept(n, sm, s) || !n->lft_row) lft_publish(n, sm, sm->next, s, lo, hi);
     if (--sm->pushes_left == 0) finish(n, sm);
 }
 

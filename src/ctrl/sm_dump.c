@@ -43,7 +43,7 @@ void sm_dump_write(const struct net *n, const struct sm *sm, FILE *f) {
                 sm->H + 1 + s, (unsigned long long)(GUID_SW + s), n->names[v]);
         uint32_t count = 0;
         for (uint32_t lid = 1; lid <= maxlid; lid++) {
-            uint8_t e = sm->tab[(size_t)s * sm->nlids + lid];
+            uint8_t e = sm_lft_current(n, sm, s, lid);
             if (e == SM_LFT_NONE) continue;
             unsigned port = e; /* the IB port number, 0 = the switch */
             bool host = lid <= sm->H;

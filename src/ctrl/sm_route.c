@@ -576,7 +576,7 @@ static uint32_t cdg_next(const struct cdg *g, uint32_t u, uint32_t *j) {
     uint32_t a = g->srcof[u];
     if (a != NET_NONE) {
         uint32_t self = sm_lft_port(g->sm, nd->index,
-                                    g->sm->tab[(size_t)nd->index * g->sm->nlids + sm_host_lid(a)]);
+                                    g->sm->next[(size_t)nd->index * g->sm->nlids + sm_host_lid(a)]);
         for (; *j < nd->nports; (*j)++) {
             uint32_t p = nd->first_port + *j;
             if (g->cnt[p] > (uint32_t)(self == p)) return nd->first_port + (*j)++;
@@ -620,7 +620,7 @@ bool sm_cdg_check(struct net *n, struct sm *sm) {
         }
     }
     for (uint32_t i = 0; i < nedge; i++) {
-        const uint8_t *row = sm->tab + (size_t)edge[i] * sm->nlids;
+        const uint8_t *row = sm->next + (size_t)edge[i] * sm->nlids;
         for (uint32_t b = 0; b < sm->H; b++) {
             uint32_t p = sm_lft_port(sm, edge[i], row[sm_host_lid(b)]);
             if (out_valid(p)) g.cnt[p]++;
@@ -642,7 +642,7 @@ bool sm_cdg_check(struct net *n, struct sm *sm) {
     for (uint32_t b0 = 0; b0 < sm->H; b0 += LID_CHUNK) {
         uint32_t nb = sm->H - b0 < LID_CHUNK ? sm->H - b0 : LID_CHUNK;
         for (uint32_t x = 0; x < sm->S; x++) {
-            const uint8_t *row = sm->tab + (size_t)x * sm->nlids + sm_host_lid(b0);
+            const uint8_t *row = sm->next + (size_t)x * sm->nlids + sm_host_lid(b0);
             for (uint32_t k = 0; k < nb; k++)
                 col[(size_t)k * sm->S + x] = sm_lft_port(sm, x, row[k]);
         }

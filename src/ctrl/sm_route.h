@@ -15,7 +15,8 @@ struct diag;
 
 /* Routing: fills sm->next for `engine` over the live links; 0 or FS_E*. */
 int sm_route_compute(struct net *n, struct sm *sm, int engine, struct diag *d);
-/* Channel dependency graph of sm->tab over host-to-host routes: acyclic? */
+/* Channel dependency graph of sm->next (the computed tables) over host-to-host
+ * routes: acyclic? */
 bool sm_cdg_check(struct net *n, struct sm *sm);
 
 #endif /* FABSIM_CTRL_SM_ROUTE_H */

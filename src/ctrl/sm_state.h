@@ -31,9 +31,17 @@ struct sm {
     uint32_t nblocks;     /* per switch */
     uint32_t *sw_node;    /* switch index -> node id */
     uint32_t *sw_port0;   /* switch index -> its first port id */
-    uint8_t *tab;         /* [S * nlids]: current LFT (port number, SM_LFT_SELF, _NONE) */
-    uint8_t *next;        /* [S * nlids]: computed, being pushed */
-    int engine;           /* enum routing_engine in use now */
+    /* The current LFTs (port number, SM_LFT_SELF, _NONE; sm_lft_current):
+     * [S * nlids] when SHIELD, which moves the data plane's entries itself,
+     * needs the SM's own copy; else NULL, and they are the data plane's
+     * (n->lft: the host LIDs, what lft_publish wrote) with swtab (LID 0 and
+     * the switch LIDs), for the switches this process keeps: on several
+     * ranks its own (docs/parallel.md "Memory"). */
+    uint8_t *tab;
+    uint8_t *swtab;   /* [kept switches * (S + 1)]: LID 0, then LIDs H+1..H+S */
+    uint32_t *sw_row; /* switch index -> row of swtab, UINT32_MAX: not kept; NULL: row s */
+    uint8_t *next;    /* [S * nlids]: computed, being pushed; NULL between sweeps */
+    int engine;       /* enum routing_engine in use now */
     /* results */
     uint64_t smps_discovery, smps_total, lft_blocks;
     sim_time_ps compute_ps; /* modelled routing computation of the last run */
@@ -47,6 +55,10 @@ struct sm {
     uint32_t pushes_left;
     bool work_held; /* counted in n->work_pending while reacting */
 };
+
+struct net;
+/* Switch index s's current LFT byte for `lid` (a switch this process keeps). */
+uint8_t sm_lft_current(const struct net *n, const struct sm *sm, uint32_t s, uint32_t lid);
 
 static inline uint32_t sm_host_lid(uint32_t h) {
     return h + 1;

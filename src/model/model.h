@@ -38,6 +38,13 @@ typedef void (*model_progress_fn)(const struct model *m, void *arg);
  * `p` is copied; what it points to must outlive the model. From a scenario:
  * config/scenario.h model_build. */
 int model_build_params(struct model *m, const struct model_params *p, struct diag *d);
+/* The same build for rank `rank` of `nranks` (a run split over processes,
+ * par/): the partition (model/part.c) is made right after the topology, and
+ * what a rank reads only for its own switches and ports is built for those
+ * alone (n->part_owner; docs/parallel.md "Memory"). nranks <= 1: one
+ * process, as model_build_params. */
+int model_build_part(struct model *m, const struct model_params *p, uint32_t rank, uint32_t nranks,
+                     struct diag *d);
 /* Runs to completion (or stop). `progress` may be NULL. */
 void model_run(struct model *m, model_progress_fn progress, void *arg);
 void model_fini(struct model *m);

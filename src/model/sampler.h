@@ -58,8 +58,26 @@ void sampler_restrict(struct sampler *sp, const uint32_t *ports, uint32_t n);
 void sampler_expand(struct sampler *sp, uint32_t nports);
 void sampler_take(struct sampler *sp, struct net *n, sim_time_ps now);
 void sampler_on_event(struct sim *s, const struct event *e);
-/* links.csv: time_ns,link,bytes,utilization,queue_bytes,paused_ns */
+/* links.csv: time_ns,link,bytes,utilization,queue_bytes,paused_ns (a
+ * sampler of every port). */
 int sampler_write_csv(const struct sampler *sp, const struct net *n, FILE *f);
+/* The same line by line, for rows that arrive a piece at a time
+ * (par/pwrite.c): the header; then per sample row i, sampler_csv_row and
+ * the ports' lines in port order; then the end (0, or -1 on a write
+ * error). */
+struct sampler_csv {
+    const struct sampler *sp;
+    const struct net *n;
+    FILE *f;
+    char *buf, *o;
+    char t[48]; /* the row's "time_ns," */
+    int tl;
+    double span_ns;
+};
+int sampler_csv_open(struct sampler_csv *c, const struct sampler *sp, const struct net *n, FILE *f);
+void sampler_csv_row(struct sampler_csv *c, uint32_t i);
+void sampler_csv_line(struct sampler_csv *c, uint32_t port, const struct sample *s);
+int sampler_csv_close(struct sampler_csv *c);
 struct jw;
 /* results.json "cc_rates": per sampled QP {qp, src, dst, t_ns[], gbps[]}
  * (an empty list unless the run uses DCQCN). */

@@ -40,6 +40,14 @@ struct net_dist_ops {
     /* Does this rank run node `node`'s events? */
     bool (*mine)(const struct net *n, uint32_t node);
     int (*ranks)(const struct net *n);
+    /* Collective: every rank's `len` values, concatenated in rank order into
+     * *out (the caller frees it); the total. The subnet manager's re-sweep
+     * (ctrl/sm.c): the changed LFT blocks of each rank's switches. */
+    uint32_t (*allgather_u32)(struct net *n, const uint32_t *v, uint32_t len, uint32_t **out);
+    /* Collective, before a diagnosis that follows routes through every
+     * switch (net/stuck.c): the rows of the static LFT that other ranks
+     * hold (n->lft_row), gathered; every row is held from then on. */
+    void (*lft_full)(struct net *n);
     /* Optional: the runner's own results.json members (stats/results.c). */
     void (*write_json)(const struct net *n, struct jw *w);
     /* model_fini: the runner's state goes (n->dist and n->par cleared). */
@@ -60,6 +68,9 @@ static inline bool net_mine(const struct net *n, uint32_t node) {
 }
 static inline int net_ranks(const struct net *n) {
     return n->dist ? n->dist->ranks(n) : 1;
+}
+static inline void net_lft_full(struct net *n) {
+    if (n->dist) n->dist->lft_full(n);
 }
 static inline void net_scheduled(struct net *n, sim_time_ps t) {
     if (n->dist) n->dist->scheduled(n, t);

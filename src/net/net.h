@@ -433,6 +433,14 @@ struct net {
      * + 1, 0 if none (2 B: 4 B took 318 MB at k = 48, issue 34);
      * net_lft_get / net_lft_set */
     uint16_t *lft;
+    /* A run split over ranks keeps the rows of its own switches only (the
+     * subnet manager's, ctrl/sm.c): switch index -> row of lft, NET_NONE for
+     * another rank's switch; NULL: row s is switch s (every row held). */
+    uint32_t *lft_row;
+    /* A run split over ranks (par/): every node's rank, from the build on
+     * (model/part.c), and this process's; NULL / 0 / 1 on one process. */
+    uint16_t *part_owner;
+    uint32_t part_rank, part_ranks;
 
     /* fabric constants, resolved from the scenario */
     uint32_t mtu_bytes, overhead_bytes, ack_every;
@@ -618,13 +626,18 @@ static inline void net_arrive_at(struct net *n, uint32_t port, sim_time_ps at_ps
 
 /* The static LFT entry of switch index s for host index h: a port id, or
  * NET_NONE; and setting one (port of that switch, or NET_NONE). */
+static inline uint16_t *net_lft_entry(const struct net *n, uint32_t s, uint32_t h) {
+    /* another rank's switch (NET_NONE): far outside the table, a fault */
+    uint32_t r = n->lft_row ? n->lft_row[s] : s;
+    return &n->lft[(size_t)r * n->nhosts + h];
+}
 static inline uint32_t net_lft_get(const struct net *n, uint32_t s, uint32_t sw_node, uint32_t h) {
-    uint16_t e = n->lft[(size_t)s * n->nhosts + h];
+    uint16_t e = *net_lft_entry(n, s, h);
     return e ? n->nodes[sw_node].first_port + e - 1u : NET_NONE;
 }
 static inline void net_lft_set(struct net *n, uint32_t s, uint32_t sw_node, uint32_t h,
                                uint32_t port) {
-    n->lft[(size_t)s * n->nhosts + h] =
+    *net_lft_entry(n, s, h) =
         port == NET_NONE ? 0 : (uint16_t)(port - n->nodes[sw_node].first_port + 1);
 }
 

@@ -155,6 +155,7 @@ static bool declare(struct net *n, const struct stuck_state *st, uint32_t *nwait
                            (pt->credit_stall_ps ? PST_CREDIT : 0));
     }
     net_or_bytes(n, pst, n->nports);
+    net_lft_full(n); /* the walks cross other ranks' switches */
     for (uint32_t q = 0; q < n->nqps; q++) {
         if (n->qps[q].una_msg == NET_NONE) continue;
         char on[160];

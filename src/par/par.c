@@ -35,7 +35,7 @@
 #include "net/hoq.h"
 #include "net/stuck.h"
 #include "net/warm.h"
-#include "par/part.h"
+#include "model/part.h"
 #include "par/pcoll.h"
 #include "par/pevents.h"
 #include "par/pmerge.h"
@@ -155,6 +155,9 @@ static int par_ranks(const struct net *n) {
     return n->par->comm.size;
 }
 
+uint32_t par_allgather_u32(struct net *n, const uint32_t *v, uint32_t len, uint32_t **out);
+void par_lft_full(struct net *n);
+
 /* What the packet layer calls through n->dist (net/dist.h). */
 static const struct net_dist_ops par_dist_ops = {
     .out = par_out,
@@ -167,6 +170,8 @@ static const struct net_dist_ops par_dist_ops = {
     .scheduled = par_sc_scheduled,
     .mine = par_mine,
     .ranks = par_ranks,
+    .allgather_u32 = par_allgather_u32,
+    .lft_full = par_lft_full,
     .write_json = par_write_json,
     .fini = par_fini,
 };
@@ -239,8 +244,18 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
     n->par = P;
     n->dist = &par_dist_ops;
     P->comm = *c;
-    P->owner = fs_xcalloc(n->nnodes + 1, sizeof *P->owner);
-    part_build(n, (uint32_t)R, P->owner);
+    /* The build made the partition (model_build_part) and kept some tables
+     * for this rank's nodes only; a model built for one process (tests) is
+     * partitioned here and keeps them all. */
+    if (n->part_owner) {
+        FS_ASSERT(n->part_ranks == (uint32_t)R && n->part_rank == (uint32_t)c->rank,
+                  "model built for rank %u of %u, run as rank %d of %d", n->part_rank,
+                  n->part_ranks, c->rank, R);
+        P->owner = n->part_owner;
+    } else {
+        P->owner = P->owner_own = fs_xcalloc(n->nnodes + 1, sizeof *P->owner);
+        part_build(n, (uint32_t)R, P->owner_own);
+    }
     P->out = fs_xcalloc((size_t)R, sizeof *P->out);
     P->events = fs_xcalloc((size_t)R, sizeof *P->events);
     P->sync = fs_xcalloc((size_t)R, sizeof *P->sync);
@@ -312,7 +327,7 @@ int par_setup(struct model *m, const struct comm *c, sim_time_ps lookahead_ps, s
      * at the end instead. */
     s->after_event = NULL;
     P->nwarn0 = n->nwarnings;
-    if (R > 1) { /* links.csv rows: each rank samples its own ports */
+    if (R > 1 && !n->part_owner) { /* links.csv rows: each rank samples its own ports */
         uint32_t *mine_p = fs_xcalloc(n->nports + 1, sizeof *mine_p), k = 0;
         for (uint32_t p = 0; p < n->nports; p++)
             if (P->owner[n->ports[p].node] == c->rank) mine_p[k++] = p;
@@ -328,7 +343,7 @@ void par_fini(struct net *n) {
     for (int r = 0; r < P->comm.size; r++)
         free(P->out[r].v);
     free(P->out);
-    free(P->owner);
+    free(P->owner_own);
     free(P->events);
     free(P->sync);
     free(P->work_cpu);
@@ -583,8 +598,6 @@ int par_csv_rank(const struct net *n) {
  * each port's from its owner (several ranks: each sampled its own ports). */
 static void merge_rows(struct net *n, struct sampler *sp) {
     struct par *P = n->par;
-    /* --trace reads the rows on rank 0, where it is written (stats/ctrace.c) */
-    P->csv_rank = P->comm.size > 1 && !P->tr ? P->comm.size - 1 : 0;
     int R = P->comm.size, me = P->comm.rank, W = P->csv_rank;
     size_t need = 0;
     for (uint32_t p = 0; p < sp->nports; p++) /* several ranks: the sampler has its own ports */
@@ -623,158 +636,233 @@ static void merge_rows(struct net *n, struct sampler *sp) {
     free(sizes);
 }
 
+/* The merge goes in rounds of at most this many bytes (all ranks' parts
+ * together): rank 0 then holds one round's parts at a time, not a copy of
+ * every rank's ports, messages and flows (16 MB of the 8,192-host IB
+ * bench's 2-rank merge). A round is two collectives (~50 us here). */
+#define MERGE_ROUND_BYTES ((size_t)256 << 10)
+
+/* One round: every rank's blob gathered on rank 0, read back rank by rank. */
+struct mround {
+    struct par *P;
+    struct blob b;
+    uint64_t *sizes;
+    char *all;
+    const char **at;
+};
+
+static void mround_gather(struct mround *r) {
+    struct par *P = r->P;
+    int R = P->comm.size;
+    if (!r->sizes) {
+        r->sizes = fs_xcalloc((size_t)R, sizeof *r->sizes);
+        r->at = fs_xcalloc((size_t)R, sizeof *r->at);
+    }
+    r->all = pmerge_gather(P, 0, r->b.v ? r->b.v : "", r->b.len, r->sizes);
+    size_t off = 0;
+    for (int k = 0; P->comm.rank == 0 && k < R; k++) {
+        r->at[k] = r->all + off;
+        off += r->sizes[k];
+    }
+}
+
+/* After rank 0 read the round: every rank's part read to its end. */
+static void mround_end(struct mround *r) {
+    struct par *P = r->P;
+    size_t off = 0;
+    for (int k = 0; P->comm.rank == 0 && k < P->comm.size; k++) {
+        FS_ASSERT(r->at[k] == r->all + off + r->sizes[k],
+                  "rank %d gave %llu bytes of results, read %td", k,
+                  (unsigned long long)r->sizes[k], r->at[k] - (r->all + off));
+        off += r->sizes[k];
+    }
+    free(r->all);
+    r->all = NULL;
+    r->b.len = 0;
+}
+
+/* Did a rank count a failure in its n->port_fail (every increment there
+ * has its counter in struct net_counters)? */
+static bool fail_counted(const struct net_counters *c) {
+    return c->corrupted || c->hoq_discards || c->llr_nacks || c->llr_replays;
+}
+
+/* Items per round when each takes up to `item` bytes over all ranks. */
+static uint32_t per_round(size_t item) {
+    size_t k = MERGE_ROUND_BYTES / (item ? item : 1);
+    return k ? (k < UINT32_MAX ? (uint32_t)k : UINT32_MAX) : 1;
+}
+
+static uint32_t min_u32(uint32_t a, uint32_t b) {
+    return a < b ? a : b;
+}
+
 /* Rank 0 takes every entity's state from the rank that owns it. */
 static void merge(struct model *m, double work_cpu_s) {
     struct net *n = &m->net;
     struct par *P = n->par;
     struct sampler *sp = &m->sampler;
     int R = P->comm.size, me = P->comm.rank;
+    bool root = me == 0;
     uint32_t ncc = sp->cc_rows ? (n->nqps < SAMPLER_CC_QPS ? n->nqps : SAMPLER_CC_QPS) : 0;
-    struct blob b = {0};
-    /* Its exact size first: the blob is the largest thing rank 0 holds. */
-    size_t need = sizeof(struct par_hdr) +
-                  (size_t)n->nports * (sizeof n->ports->drops + sizeof *n->port_fail);
-    for (uint32_t p = 0; p < n->nports; p++)
-        if (P->owner[n->ports[p].node] == me) need += sizeof *n->ports;
-    for (uint32_t i = 0; i < n->nmsgs; i++) {
-        const struct qp *q = &n->qps[n->msgs[i].qp];
-        need += (P->owner[q->src] == me ? sizeof *n->msgs : 0) +
-                (P->owner[q->dst] == me ? sizeof n->msgs->recv_ps : 0);
-    }
-    for (uint32_t f = 0; f < n->nflows; f++)
-        if (P->owner[n->host_node[n->flows[f].src]] == me) need += sizeof *n->flows;
-    for (uint32_t q = 0; q < n->nqps; q++)
-        if (P->owner[n->qps[q].src] == me) need += sizeof(struct qp_retry);
-    for (uint32_t q = 0; q < ncc; q++)
-        if (P->owner[n->qps[q].src] == me) need += (size_t)sp->n * sizeof *sp->cc_rows;
-    b.v = fs_xmalloc(need + 1);
-    b.cap = need + 1;
+    struct mround r = {.P = P};
+    bool my_fails = fail_counted(&n->c), *fails = fs_xcalloc((size_t)R, sizeof *fails);
+    /* The headers: events, counters, what is still pending. */
     struct par_hdr h = {
         m->sim.events_run,       n->done_ps, n->work_pending, n->pkts_in_flight + P->transit,
         workload_pregen_made(n), P->sync_s,  work_cpu_s,      n->c};
-    put(&b, &h, sizeof h);
-    for (uint32_t p = 0; p < n->nports; p++) {
-        /* A NIC counts a packet it drops on its link's sending port (nic.c),
-         * a bit error where the packet is lost: summed, every copy began at 0. */
-        put(&b, &n->ports[p].drops, sizeof n->ports[p].drops);
-        put(&b, &n->port_fail[p], sizeof *n->port_fail);
-        if (P->owner[n->ports[p].node] == me) put(&b, &n->ports[p], sizeof *n->ports);
-    }
-    for (uint32_t i = 0; i < n->nmsgs; i++) {
-        const struct qp *q = &n->qps[n->msgs[i].qp];
-        if (P->owner[q->src] == me) put(&b, &n->msgs[i], sizeof *n->msgs);
-        if (P->owner[q->dst] == me) put(&b, &n->msgs[i].recv_ps, sizeof n->msgs[i].recv_ps);
-    }
-    for (uint32_t f = 0; f < n->nflows; f++)
-        if (P->owner[n->host_node[n->flows[f].src]] == me) put(&b, &n->flows[f], sizeof *n->flows);
-    for (uint32_t q = 0; q < n->nqps; q++) /* results.json jobs[]: retries, stalls */
-        if (P->owner[n->qps[q].src] == me) {
-            struct qp_retry qr = {n->qps[q].retries_total, n->qps[q].stall_max_ps,
-                                  n->qps[q].stall_from_ps, n->qps[q].rto_deadline_ps};
-            put(&b, &qr, sizeof qr);
-        }
-    for (uint32_t row = 0; row < sp->n; row++)
-        /* DCQCN's rate of a QP is its sender's (results.json cc_rates). */
-        for (uint32_t q = 0; q < ncc; q++)
-            if (P->owner[n->qps[q].src] == me)
-                put(&b, &sp->cc_rows[(size_t)row * SAMPLER_CC_QPS + q], sizeof *sp->cc_rows);
-    FS_ASSERT(b.len == need, "results blob %zu bytes, counted %zu", b.len, need);
-    uint64_t *sizes = fs_xcalloc((size_t)R, sizeof *sizes);
-    char *all = pmerge_gather(P, 0, b.v, b.len, sizes);
-    free(b.v);
-    merge_rows(n, sp);
-    if (me == 0) {
-        const char **at = fs_xcalloc((size_t)R, sizeof *at);
-        size_t off = 0;
-        for (int r = 0; r < R; r++) {
-            at[r] = all + off;
-            off += sizes[r];
-        }
+    put(&r.b, &h, sizeof h);
+    mround_gather(&r);
+    if (root) {
         memset(&n->c, 0, sizeof n->c);
         m->sim.events_run = n->done_ps = n->work_pending = n->pkts_in_flight = 0;
-        for (int r = 0; r < R; r++) {
+        for (int k = 0; k < R; k++) {
             struct par_hdr hr;
-            memcpy(&hr, take(&at[r], sizeof hr), sizeof hr);
-            P->events[r] = hr.events;
-            P->sync[r] = hr.sync_s;
-            P->work_cpu[r] = hr.work_cpu_s;
+            memcpy(&hr, take(&r.at[k], sizeof hr), sizeof hr);
+            P->events[k] = hr.events;
+            P->sync[k] = hr.sync_s;
+            P->work_cpu[k] = hr.work_cpu_s;
             m->sim.events_run += hr.events;
             P->pre_made += hr.pre_made;
             if (hr.done_ps > n->done_ps) n->done_ps = hr.done_ps;
             n->work_pending += hr.work;
             n->pkts_in_flight += hr.inflight;
             merge_counters(&n->c, &hr.c);
+            fails[k] = fail_counted(&hr.c);
         }
-        for (uint32_t p = 0; p < n->nports; p++) {
+    }
+    mround_end(&r);
+    /* Ports: each from its owner; a NIC counts a packet it drops on its
+     * link's sending port (nic.c), a bit error where the packet is lost:
+     * drops and failure counters summed, every copy began at 0. A rank
+     * whose counters say it counted no failure sends no port_fail rows:
+     * reading the untouched table alone made 1.5 MB of it resident (k = 32). */
+
+    _Static_assert(sizeof(struct port_fail) == 4 * sizeof(uint64_t), "port_fail: sum each field");
+    uint32_t step =
+        per_round((size_t)R * (sizeof n->ports->drops + sizeof *n->port_fail) + sizeof *n->ports);
+    for (uint32_t p0 = 0; p0 < n->nports; p0 += step) {
+        uint32_t p1 = min_u32(n->nports, p0 + step);
+        for (uint32_t p = p0; p < p1; p++) {
+            put(&r.b, &n->ports[p].drops, sizeof n->ports[p].drops);
+            if (my_fails) put(&r.b, &n->port_fail[p], sizeof *n->port_fail);
+            if (P->owner[n->ports[p].node] == me) put(&r.b, &n->ports[p], sizeof *n->ports);
+        }
+        mround_gather(&r);
+        for (uint32_t p = p0; root && p < p1; p++) {
             uint64_t drops = 0;
             struct port_fail sum = {0};
             int own = P->owner[n->ports[p].node];
-            for (int r = 0; r < R; r++) {
+            for (int k = 0; k < R; k++) {
                 uint64_t d;
-                struct port_fail pf;
-                memcpy(&d, take(&at[r], sizeof d), sizeof d);
-                memcpy(&pf, take(&at[r], sizeof pf), sizeof pf);
+                struct port_fail pf = {0};
+                memcpy(&d, take(&r.at[k], sizeof d), sizeof d);
+                if (fails[k]) memcpy(&pf, take(&r.at[k], sizeof pf), sizeof pf);
                 drops += d;
                 sum.corrupted += pf.corrupted;
                 sum.hoq_discards += pf.hoq_discards;
                 sum.llr_nacks += pf.llr_nacks;
                 sum.llr_replays += pf.llr_replays;
-                if (r == own)
-                    memcpy(&n->ports[p], take(&at[r], sizeof *n->ports), sizeof *n->ports);
+                if (k == own)
+                    memcpy(&n->ports[p], take(&r.at[k], sizeof *n->ports), sizeof *n->ports);
             }
             n->ports[p].drops = drops;
-            n->port_fail[p] = sum;
+            /* all zero (mostly): left untouched, as its pages */
+            if (sum.corrupted | sum.hoq_discards | sum.llr_nacks | sum.llr_replays)
+                n->port_fail[p] = sum;
         }
-        for (uint32_t i = 0; i < n->nmsgs; i++) {
+        mround_end(&r);
+    }
+    /* Messages from the sender's rank, the receive time from the
+     * receiver's (the same rank: right after the message). */
+    step = per_round(sizeof *n->msgs + sizeof n->msgs->recv_ps);
+    for (uint32_t i0 = 0; i0 < n->nmsgs; i0 += step) {
+        uint32_t i1 = min_u32(n->nmsgs, i0 + step);
+        for (uint32_t i = i0; i < i1; i++) {
+            const struct qp *q = &n->qps[n->msgs[i].qp];
+            if (P->owner[q->src] == me) put(&r.b, &n->msgs[i], sizeof *n->msgs);
+            if (P->owner[q->dst] == me) put(&r.b, &n->msgs[i].recv_ps, sizeof n->msgs[i].recv_ps);
+        }
+        mround_gather(&r);
+        for (uint32_t i = i0; root && i < i1; i++) {
             const struct qp *q = &n->qps[n->msgs[i].qp];
             int src = P->owner[q->src], dst = P->owner[q->dst];
-            memcpy(&n->msgs[i], take(&at[src], sizeof *n->msgs), sizeof *n->msgs);
-            /* the receive time follows on the receiver's rank (the same
-             * rank: right after the message) */
-            memcpy(&n->msgs[i].recv_ps, take(&at[dst], sizeof n->msgs[i].recv_ps),
+            memcpy(&n->msgs[i], take(&r.at[src], sizeof *n->msgs), sizeof *n->msgs);
+            memcpy(&n->msgs[i].recv_ps, take(&r.at[dst], sizeof n->msgs[i].recv_ps),
                    sizeof n->msgs[i].recv_ps);
         }
-        for (uint32_t f = 0; f < n->nflows; f++)
+        mround_end(&r);
+    }
+    step = per_round(sizeof *n->flows);
+    for (uint32_t f0 = 0; f0 < n->nflows; f0 += step) {
+        uint32_t f1 = min_u32(n->nflows, f0 + step);
+        for (uint32_t f = f0; f < f1; f++)
+            if (P->owner[n->host_node[n->flows[f].src]] == me)
+                put(&r.b, &n->flows[f], sizeof *n->flows);
+        mround_gather(&r);
+        for (uint32_t f = f0; root && f < f1; f++)
             memcpy(&n->flows[f],
-                   take(&at[P->owner[n->host_node[n->flows[f].src]]], sizeof *n->flows),
+                   take(&r.at[P->owner[n->host_node[n->flows[f].src]]], sizeof *n->flows),
                    sizeof *n->flows);
-        for (uint32_t q = 0; q < n->nqps; q++) { /* a QP's retries and stalls: its sender's */
+        mround_end(&r);
+    }
+    /* results.json jobs[]: a QP's retries and stalls, its sender's */
+    step = per_round(sizeof(struct qp_retry));
+    for (uint32_t q0 = 0; q0 < n->nqps; q0 += step) {
+        uint32_t q1 = min_u32(n->nqps, q0 + step);
+        for (uint32_t q = q0; q < q1; q++)
+            if (P->owner[n->qps[q].src] == me) {
+                struct qp_retry qr = {n->qps[q].retries_total, n->qps[q].stall_max_ps,
+                                      n->qps[q].stall_from_ps, n->qps[q].rto_deadline_ps};
+                put(&r.b, &qr, sizeof qr);
+            }
+        mround_gather(&r);
+        for (uint32_t q = q0; root && q < q1; q++) {
             struct qp_retry qr;
-            memcpy(&qr, take(&at[P->owner[n->qps[q].src]], sizeof qr), sizeof qr);
+            memcpy(&qr, take(&r.at[P->owner[n->qps[q].src]], sizeof qr), sizeof qr);
             n->qps[q].retries_total = (uint32_t)qr.retries;
             n->qps[q].stall_max_ps = qr.max_ps;
             n->qps[q].stall_from_ps = qr.from_ps;
             n->qps[q].rto_deadline_ps = qr.rto_ps;
         }
-        /* A flow's end is its acknowledged messages' last byte at the
-         * receiver (nic.c msg_acked), known on the receiving rank. */
-        for (uint32_t i = 0; i < n->nmsgs; i++) {
-            const struct msg *mm = &n->msgs[i];
-            if (mm->flow < 0 || !mm->acked_ps) continue;
-            struct flow_row *f = &n->flows[mm->flow];
-            if (mm->recv_ps > f->end_ps) f->end_ps = mm->recv_ps;
-        }
-        for (uint32_t row = 0; row < sp->n; row++)
-            for (uint32_t q = 0; q < ncc; q++) {
-                size_t k = (size_t)row * SAMPLER_CC_QPS + q;
-                memcpy(&sp->cc_rows[k], take(&at[P->owner[n->qps[q].src]], sizeof *sp->cc_rows),
-                       sizeof *sp->cc_rows);
-            }
-        off = 0;
-        for (int r = 0; r < R; r++) {
-            FS_ASSERT(at[r] == all + off + sizes[r], "rank %d gave %llu bytes of results, read %td",
-                      r, (unsigned long long)sizes[r], at[r] - (all + off));
-            off += sizes[r];
-        }
-        FS_ASSERT(n->c.packets_sent ==
-                      n->c.packets_delivered + n->c.packets_dropped + n->pkts_in_flight,
-                  "merged: sent %llu != delivered %llu + dropped %llu + in flight %llu",
-                  (unsigned long long)n->c.packets_sent, (unsigned long long)n->c.packets_delivered,
-                  (unsigned long long)n->c.packets_dropped, (unsigned long long)n->pkts_in_flight);
-        free(at);
+        mround_end(&r);
     }
-    free(all);
-    free(sizes);
+    /* DCQCN's rate of a QP is its sender's (results.json cc_rates): at most
+     * SAMPLER_CC_QPS x 4 B a sample row. */
+    for (uint32_t row = 0; row < sp->n; row++)
+        for (uint32_t q = 0; q < ncc; q++)
+            if (P->owner[n->qps[q].src] == me)
+                put(&r.b, &sp->cc_rows[(size_t)row * SAMPLER_CC_QPS + q], sizeof *sp->cc_rows);
+    mround_gather(&r);
+    for (uint32_t row = 0; root && row < sp->n; row++)
+        for (uint32_t q = 0; q < ncc; q++) {
+            size_t k = (size_t)row * SAMPLER_CC_QPS + q;
+            memcpy(&sp->cc_rows[k], take(&r.at[P->owner[n->qps[q].src]], sizeof *sp->cc_rows),
+                   sizeof *sp->cc_rows);
+        }
+    mround_end(&r);
+    free(fails);
+    free(r.b.v);
+    free(r.sizes);
+    free(r.at);
+    /* links.csv's rows: on several ranks the writer gathers them as it
+     * writes (par/pwrite.c); --trace reads them on rank 0, which writes. */
+    P->csv_rank = R > 1 && !P->tr ? R - 1 : 0;
+    if (R > 1 && P->tr) merge_rows(n, sp);
+    if (!root) return;
+    /* A flow's end is its acknowledged messages' last byte at the receiver
+     * (nic.c msg_acked), known on the receiving rank. */
+    for (uint32_t i = 0; i < n->nmsgs; i++) {
+        const struct msg *mm = &n->msgs[i];
+        if (mm->flow < 0 || !mm->acked_ps) continue;
+        struct flow_row *f = &n->flows[mm->flow];
+        if (mm->recv_ps > f->end_ps) f->end_ps = mm->recv_ps;
+    }
+    FS_ASSERT(n->c.packets_sent ==
+                  n->c.packets_delivered + n->c.packets_dropped + n->pkts_in_flight,
+              "merged: sent %llu != delivered %llu + dropped %llu + in flight %llu",
+              (unsigned long long)n->c.packets_sent, (unsigned long long)n->c.packets_delivered,
+              (unsigned long long)n->c.packets_dropped, (unsigned long long)n->pkts_in_flight);
 }
 
 int par_run(struct model *m) {
@@ -1062,6 +1150,83 @@ uint32_t par_gather_edges(struct net *n, uint32_t **eu, uint32_t **eq, uint32_t 
     free(rc);
     free(counts);
     return (uint32_t)total;
+}
+
+uint32_t par_allgather_u32(struct net *n, const uint32_t *v, uint32_t len, uint32_t **out) {
+    struct par *P = n->par;
+    int R = P->comm.size;
+    uint64_t *counts = fs_xcalloc((size_t)R, sizeof *counts), mine = len;
+    P->comm.ops->allgather(P->comm.ctx, &mine, sizeof mine, counts);
+    size_t total = 0;
+    size_t *sc = fs_xcalloc((size_t)R, sizeof *sc), *rc = fs_xcalloc((size_t)R, sizeof *rc);
+    for (int r = 0; r < R; r++) {
+        total += counts[r];
+        sc[r] = (size_t)len * sizeof *v;
+        rc[r] = counts[r] * sizeof *v;
+    }
+    /* one block per destination, back to back: R copies of the list */
+    uint32_t *rep = fs_xmalloc((size_t)len * (size_t)R * sizeof *rep + 1);
+    for (int r = 0; r < R; r++)
+        if (len) memcpy(rep + (size_t)r * len, v, len * sizeof *v);
+    *out = fs_xmalloc(total * sizeof **out + 1);
+    P->comm.ops->alltoallv(P->comm.ctx, rep, sc, *out, rc);
+    free(rep);
+    free(sc);
+    free(rc);
+    free(counts);
+    return (uint32_t)total;
+}
+
+/* Every rank held the LFT rows of its own switches (ctrl/sm.c); now every
+ * row, sent by its owner to each other rank in turn (one pair at a time: no
+ * buffer larger than one rank's rows). Rare: a stuck run's diagnosis. */
+void par_lft_full(struct net *n) {
+    struct par *P = n->par;
+    if (!n->lft_row) return; /* the same on every rank: the SM's mode is */
+    int R = P->comm.size, me = P->comm.rank;
+    uint32_t S = n->nswitches, H = n->nhosts;
+    uint32_t *sw = fs_xmalloc(((size_t)S + 1) * sizeof *sw); /* switch index -> node */
+    for (uint32_t v = 0; v < n->nnodes; v++)
+        if (n->nodes[v].kind == NODE_SWITCH) sw[n->nodes[v].index] = v;
+    size_t row = (size_t)H * sizeof *n->lft;
+    uint16_t *full = fs_xmalloc((size_t)S * row + 1);
+    uint32_t *nrows = fs_xcalloc((size_t)R, sizeof *nrows);
+    for (uint32_t x = 0; x < S; x++) {
+        nrows[P->owner[sw[x]]]++;
+        if (n->lft_row[x] != NET_NONE)
+            memcpy(full + (size_t)x * H, n->lft + (size_t)n->lft_row[x] * H, row);
+    }
+    size_t *sc = fs_xcalloc((size_t)R, sizeof *sc), *rc = fs_xcalloc((size_t)R, sizeof *rc);
+    uint16_t *buf = NULL;
+    for (int r = 0; r < R; r++)
+        for (int d = 0; d < R; d++) {
+            if (d == r) continue;
+            memset(sc, 0, (size_t)R * sizeof *sc);
+            memset(rc, 0, (size_t)R * sizeof *rc);
+            size_t bytes = nrows[r] * row;
+            if (me == r) sc[d] = bytes;
+            if (me == d) {
+                rc[r] = bytes;
+                buf = fs_xmalloc(bytes + 1);
+            }
+            char dummy = 0;
+            P->comm.ops->alltoallv(P->comm.ctx, me == r ? (const void *)n->lft : &dummy, sc,
+                                   me == d ? (void *)buf : &dummy, rc);
+            if (me != d) continue;
+            uint32_t k = 0;
+            for (uint32_t x = 0; x < S; x++)
+                if (P->owner[sw[x]] == r) memcpy(full + (size_t)x * H, buf + (size_t)k++ * H, row);
+            free(buf);
+            buf = NULL;
+        }
+    free(sc);
+    free(rc);
+    free(nrows);
+    free(sw);
+    free(n->lft);
+    n->lft = full;
+    free(n->lft_row);
+    n->lft_row = NULL;
 }
 
 /* ---- reporting ---- */

@@ -48,8 +48,9 @@ struct par_times {
 
 struct par {
     struct comm comm;
-    uint16_t *owner; /* rank of every node */
-    uint32_t ncut;   /* directed links between ranks */
+    const uint16_t *owner; /* rank of every node: n->part_owner, or owner_own */
+    uint16_t *owner_own;   /* made by par_setup for a model built for one process */
+    uint32_t ncut;         /* directed links between ranks */
     sim_time_ps lookahead_ps, min_cut_ps;
     bool forced;         /* lookahead given (tests, measurements): windows even with no cut link */
     struct par_box *out; /* per destination rank: packets put on cut links */

@@ -13,6 +13,8 @@
  */
 #include "par/par.h"
 
+#include "par/pmerge.h"
+
 #include "core/diag.h"
 #include "core/file.h"
 #include "core/mem.h"
@@ -34,6 +36,92 @@ static int agree(const struct par *P, int mine) {
         first = all[r];
     free(all);
     return first;
+}
+
+/* links.csv's rows go to its writer in rounds of at most this many bytes
+ * (every rank's part together; whole rows, or pieces of one row when a row
+ * is larger): the writer holds one round's samples, not every port's series
+ * (16 B a link a sample: 50 MB for 64 samples of the k = 32 fat tree's
+ * 49,152 links). A round is two collectives (~50 us here). */
+#define CSV_ROUND_BYTES ((size_t)256 << 10)
+
+/* The first of `k` ascending ports at or after port p. */
+static uint32_t lower_bound(const uint32_t *v, uint32_t k, uint32_t p) {
+    uint32_t lo = 0, hi = k;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Every rank: rounds of samples (rows i0..i1, ports p0..p1), each rank's
+ * own ports' (its sampler's, ascending: sampler_restrict) gathered on the
+ * writer W, which puts them in port order and writes them to `f` (NULL:
+ * discarded, as on every other rank and when W's file could not be
+ * opened). */
+static void csv_stream(const struct model *m, FILE *f) {
+    const struct net *n = &m->net;
+    struct par *P = n->par;
+    const struct sampler *sp = &m->sampler;
+    int R = P->comm.size, me = P->comm.rank, W = par_csv_rank(n);
+    uint32_t np = n->nports, k = sp->nports;
+    FS_ASSERT(sp->port_of, "links.csv in rounds from a sampler of every port");
+    size_t seg = CSV_ROUND_BYTES / sizeof *sp->rows; /* samples a round */
+    uint32_t prows = 1, pports = np;                 /* a round: prows rows of pports ports */
+    if (np <= seg)
+        prows = (uint32_t)(seg / (np ? np : 1));
+    else
+        pports = (uint32_t)seg;
+    struct sampler_csv c;
+    bool out = me == W && f;
+    struct sample *mine = fs_xmalloc(seg * sizeof *mine + sizeof *mine);
+    uint64_t *sizes = fs_xcalloc((size_t)R, sizeof *sizes);
+    const struct sample **at = fs_xcalloc((size_t)R, sizeof *at);
+    if (out) sampler_csv_open(&c, sp, n, f);
+    for (uint32_t i0 = 0; i0 < sp->n; i0 += prows) {
+        uint32_t i1 = i0 + prows < sp->n ? i0 + prows : sp->n;
+        for (uint32_t p0 = 0; p0 < np; p0 += pports) {
+            uint32_t p1 = p0 + pports < np ? p0 + pports : np;
+            /* this rank's samples of ports p0..p1 in rows i0..i1 (the
+             * writer reads its own where they are) */
+            uint32_t lo = lower_bound(sp->port_of, k, p0), hi = lower_bound(sp->port_of, k, p1);
+            size_t len = 0;
+            for (uint32_t i = i0; i < i1 && me != W; i++)
+                for (uint32_t j = lo; j < hi; j++)
+                    mine[len++] = sp->rows[(size_t)i * k + j];
+            char *all = pmerge_gather(P, W, mine, len * sizeof *mine, sizes);
+            if (out) {
+                size_t off = 0;
+                for (int r = 0; r < R; r++) {
+                    at[r] = (const struct sample *)(const void *)(all + off);
+                    off += sizes[r];
+                }
+                for (uint32_t i = i0; i < i1; i++) {
+                    sampler_csv_row(&c, i);
+                    const struct sample *own = &sp->rows[(size_t)i * k + lo];
+                    for (uint32_t p = p0; p < p1; p++) {
+                        int r = P->owner[n->ports[p].node];
+                        sampler_csv_line(&c, p, r == W ? own++ : at[r]++);
+                    }
+                }
+                off = 0;
+                for (int r = 0; r < R; r++) {
+                    off += sizes[r];
+                    FS_ASSERT(r == W || (const char *)at[r] == all + off,
+                              "rank %d gave %llu bytes of rows", r, (unsigned long long)sizes[r]);
+                }
+            }
+            free(all);
+        }
+    }
+    if (out) sampler_csv_close(&c); /* a write error: fs_out_close's */
+    free(mine);
+    free(sizes);
+    free(at);
 }
 
 int par_write_dir(const struct model *m, const char *dir, struct diag *d) {
@@ -59,11 +147,13 @@ int par_write_dir(const struct model *m, const char *dir, struct diag *d) {
         err = errno;
         rc = diag_set(d, path, (struct srcpos){0, 0}, FS_EINTERNAL, "cannot write: %s",
                       strerror(err));
-    } else if (json || csv) {
-        if (json)
-            results_write_json(m, o.f);
-        else
-            sampler_write_csv(&m->sampler, n, o.f);
+    }
+    /* links.csv first, every rank sending its rows as the writer goes;
+     * then rank 0 writes results.json (while the writer formats the last
+     * round). */
+    csv_stream(m, csv && !rc ? o.f : NULL);
+    if ((json || csv) && !rc) {
+        if (json) results_write_json(m, o.f);
         if (fs_out_close(&o)) {
             err = errno;
             rc = diag_set(d, path, (struct srcpos){0, 0}, FS_EINTERNAL, "write failed: %s",

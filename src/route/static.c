@@ -40,7 +40,7 @@ static uint32_t static_select(struct net *n, uint32_t sw, const struct packet *p
 
 /* route_ops.warm / guess: the LFT entry, then the entry itself. */
 static void static_warm(const struct net *n, uint32_t sw, const struct packet *p) {
-    __builtin_prefetch(&n->lft[(size_t)n->nodes[sw].index * n->nhosts + n->nodes[p->dst].index]);
+    __builtin_prefetch(net_lft_entry(n, n->nodes[sw].index, n->nodes[p->dst].index));
 }
 static uint32_t static_guess(const struct net *n, uint32_t sw, const struct packet *p) {
     return net_lft_get(n, n->nodes[sw].index, sw, n->nodes[p->dst].index);

@@ -9,7 +9,8 @@
 # across ranks, and a failure of a cut link rerouted by the subnet manager, by
 # BGP, and by SHIELD then the SM; gray links, flaps, bit errors and a host
 # stall; QPs exhausting their retries and a stuck run's diagnosis on several
-# ranks; ring, tree and SHARP collectives (SHARP's aggregation switches on
+# ranks (on InfiniBand, walking routes through other ranks' switches, whose
+# LFT rows a rank gathers first); ring, tree and SHARP collectives (SHARP's aggregation switches on
 # several ranks), training, nccl_tests, Chakra traces, MoE and inference, collectives under
 # adaptive routing (out-of-order delivery), a ring AllReduce
 # across a rerouted failure (its QPs' retries merged from their senders'
@@ -77,7 +78,7 @@ for s in tests/par/ib-fattree-perm.yaml tests/par/ib-fattree-adaptive.yaml \
     scenarios/labs/lossless/11-deadlock-ring-pfc-minhop.yaml tests/par/ib-failure-sm.yaml \
     tests/par/roce-failure-bgp.yaml tests/par/ib-failure-shield.yaml \
     tests/par/roce-gray-ber-bgp.yaml tests/par/ib-flap-sm.yaml tests/par/roce-stall-pfc.yaml \
-    tests/par/ib-qp-errors.yaml tests/par/roce-stuck.yaml \
+    tests/par/ib-qp-errors.yaml tests/par/roce-stuck.yaml tests/par/ib-stuck-gray.yaml \
     tests/par/ib-allreduce-sharp.yaml tests/par/ib-allreduce-ring.yaml \
     tests/par/roce-allreduce-tree.yaml scenarios/labs/sharp/03-allreduce-sharp-8.yaml \
     tests/par/ib-training-nccl.yaml scenarios/examples/chakra.yaml \

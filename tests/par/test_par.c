@@ -14,7 +14,7 @@
 #include "net/net.h"
 #include "par/comm.h"
 #include "par/par.h"
-#include "par/part.h"
+#include "model/part.h"
 #include "par/pevents.h"
 
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* src/par/part.c
+/* src/model/part.c
  *
  * Splits the topology over ranks along its structure. Units that must stay
  * on one rank are joined first: a host with the switch it hangs from (a
@@ -11,7 +11,7 @@
  * rank and the cut links are the top tier's links. A ring (one tier, switch to
  * switch) is cut between its switches.
  */
-#include "par/part.h"
+#include "model/part.h"
 
 #include "core/mem.h"
 #include "net/net.h"

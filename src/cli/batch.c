@@ -335,6 +335,7 @@ void batch_free(struct batch *js) {
     for (size_t i = 0; i < js->n; i++) {
         struct batch_job *j = &js->v[i];
         free(j->lab), free(j->id), free(j->file), free(j->outdir), free(j->label);
+        free(j->seed_set);
         if (j->own_sets) free((void *)j->sets);
     }
     free(js->v);

@@ -26,6 +26,7 @@ struct batch_job {
     size_t nsets;
     bool own_sets;                  /* sets allocated for this job (the lab's run sets + --set) */
     size_t nlabsets;                /* of which the lab's own (lab.yaml runs: set:) come first */
+    char *seed_set;                 /* labs --set seed=S shifted to this run's seed (cli/labs.c) */
     const struct nccl_log *against; /* sweep --against: a measured nccl-tests log, or NULL */
     pid_t pid;
     double t0;

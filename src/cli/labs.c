@@ -207,6 +207,40 @@ static void free_items(struct lab_item *v, size_t n) {
     free(v);
 }
 
+/* labs --set seed=S: a lab that averages seeds gives its runs their own
+ * seeds (lab.yaml `set: [seed=2]`), which a plain override would replace
+ * by one seed for all, turning a mean over seeds into one sample. So S
+ * shifts each run's seed instead: the run whose own seed is k (its file's
+ * and its lab.yaml sets') runs with S + k - 1. A lab whose runs all keep
+ * seed 1 runs with S, as before; seed=1 changes nothing. Writes the run's
+ * "seed=N" into buf and returns it, or returns `set` when it is not a
+ * plain seed=S or the run's own seed cannot be read (its run reports why). */
+static const char *item_seed_set(const struct lab_item *it, const char *set, char *buf,
+                                 size_t cap) {
+    if (strncmp(set, "seed=", 5) || !set[5]) return set;
+    char *end;
+    errno = 0;
+    unsigned long long s = strtoull(set + 5, &end, 10);
+    if (*end || errno || set[5] == '-' || !s) return set;
+    struct scenario sc;
+    struct diag d = {0};
+    if (scenario_load(&sc, it->file, (const char **)it->sets, it->nsets, &d)) return set;
+    unsigned long long own = sc.seed;
+    scenario_fini(&sc);
+    if (own == 1 || own > UINT64_MAX - s + 1) return set;
+    snprintf(buf, cap, "seed=%llu", s + own - 1);
+    return buf;
+}
+
+/* A job's sets that point at item_seed_set's buffer get their own copy. */
+static void job_keep_seed(struct batch_job *j, const char *buf) {
+    for (size_t q = 0; q < j->nsets; q++)
+        if (j->sets[q] == buf) {
+            if (!j->seed_set) j->seed_set = fs_xstrdup(buf);
+            j->sets[q] = j->seed_set;
+        }
+}
+
 /* 0 when run `it` of a lab loads with the labs --set changes; else its
  * error in `d` (when it is one of those changes: a bad value, an unknown
  * key) and FS_EINVAL, or 1 (another error: the run itself reports it). */
@@ -216,8 +250,9 @@ static int item_takes_sets(const struct lab_item *it, const char **gsets, size_t
     size_t n = 0;
     for (size_t q = 0; q < it->nsets; q++)
         sets[n++] = it->sets[q];
+    char seed[32];
     for (size_t q = 0; q < ngsets; q++)
-        sets[n++] = gsets[q];
+        sets[n++] = item_seed_set(it, gsets[q], seed, sizeof seed);
     struct scenario sc;
     int rc = scenario_load(&sc, it->file, sets, n, d);
     free(sets);
@@ -285,8 +320,9 @@ static void add_readings(struct batch *js, const char *out, const char *lab,
                 sets[n++] = items[k].sets[q];
             for (size_t q = 0; q < rd->nsets; q++)
                 sets[n++] = rd->sets[q];
+            char seed[32];
             for (size_t q = 0; q < ngsets; q++)
-                sets[n++] = gsets[q];
+                sets[n++] = item_seed_set(&items[k], gsets[q], seed, sizeof seed);
             /* A change of the reading this run does not take (a PFC key on
              * an InfiniBand run) is left out of its run, one at a time. */
             size_t taken = rd->nsets;
@@ -323,6 +359,7 @@ static void add_readings(struct batch *js, const char *out, const char *lab,
             j->sets = sets;
             j->nsets = n;
             j->nlabsets = items[k].nsets + taken;
+            job_keep_seed(j, seed);
         }
     }
     free(folders);
@@ -468,8 +505,10 @@ int cli_labs(int argc, char **argv) {
                 for (size_t q = 0; q < items[k].nsets; q++)
                     j->sets[j->nsets++] = items[k].sets[q];
                 j->nlabsets = items[k].nsets;
+                char seed[32];
                 for (size_t q = 0; q < ngsets; q++)
-                    j->sets[j->nsets++] = gsets[q];
+                    j->sets[j->nsets++] = item_seed_set(&items[k], gsets[q], seed, sizeof seed);
+                job_keep_seed(j, seed);
             }
         }
         if (any) {

@@ -205,6 +205,35 @@ then
 else
     fail "labs --set / --only (rc $rc)"
 fi
+# labs --set seed=S on a lab that averages seeds (its runs set their own):
+# S shifts each run's seed (k -> S + k - 1) instead of giving all one seed.
+SL="$OUT/seedlab"
+mkdir -p "$SL/labs/seeds"
+cp tests/report/fixture/lossless/04-incast-roce-lossy.yaml "$SL/labs/seeds/lossy.yaml"
+cat >"$SL/labs/seeds/lab.yaml" <<'EOF2'
+title: "Seeds"
+claim: "A mean over seeds."
+runs:
+  - {id: s1, file: lossy.yaml}
+  - {id: s2, file: lossy.yaml, set: [seed=2]}
+  - {id: s3, file: lossy.yaml, set: [seed=3]}
+metrics:
+  d: {run: s1, value: summary.packets_dropped, unit: drops}
+findings:
+  - {title: "Drops", text: "{d}"}
+verdict:
+  holds: "d >= 0"
+  says: {holds: "{d}.", not: "{d}."}
+EOF2
+"$FAB" labs --labs-dir "$SL/labs" -o "$SL/out" -q --no-readings --set seed=5 >"$LOG" 2>&1
+rc=$?
+seeds=$(for r in 01-s1 02-s2 03-s3; do grep -o '"seed": *[0-9]*' "$SL/out/seeds/$r/results.json" | head -1 | grep -o '[0-9]*$'; done | tr '\n' ' ')
+if [ "$rc" -eq 0 ] && [ "$seeds" = "5 6 7 " ]; then
+    ok "labs --set seed=5 shifts a multi-seed lab's seeds 1, 2, 3 to 5, 6, 7"
+else
+    cat "$LOG"
+    fail "labs --set seed on a multi-seed lab (rc $rc, seeds '$seeds', want '5 6 7 ')"
+fi
 # Readings (lab.yaml `readings:`): the lab again under each; a verdict
 # that changes is said (verdicts.json readings, the labs output); a run
 # that does not take a reading's change (an InfiniBand key on RoCE) is not

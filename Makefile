@@ -165,6 +165,8 @@ lint: | $(TEST_DEPS_STAMP)
 	cppcheck --quiet --enable=warning,performance,portability --error-exitcode=1 \
 	  --suppressions-list=tools/cppcheck.supp -Isrc src
 	$(MAKE) --no-print-directory BUILD=build-lint EXTRA_CFLAGS="-Wconversion" all
+	@# The committed .clang-format on every tracked C file (never the JavaScript).
+	git ls-files '*.c' '*.h' | xargs clang-format --dry-run -Werror
 
 # libFuzzer (clang 14; `make fuzz`, and briefly in `make check`): builds the
 # library with -fsanitize=fuzzer-no-link,address,undefined in build-fuzz/ and

@@ -10,7 +10,7 @@
 #                            installed: Chromium (the report in a browser),
 #                            tshark (pcap dissection), OpenSM and ibsim
 #                            (tests/ib/check_opensm.sh), valgrind (make bench
-#                            COUNT=1), cppcheck (make lint), clang (make fuzz),
+#                            COUNT=1), cppcheck and clang-format (make lint), clang (make fuzz),
 #                            python3-jsonschema + python3-yaml (fabsim schema),
 #                            Open MPI (make mpi: build/fabsim-mpi, and
 #                            tests/par/check_mpi.sh)
@@ -41,6 +41,7 @@ test)
     [ -f /usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so ] || opt="$opt libumad2sim0"
     command -v valgrind >/dev/null 2>&1 || opt="$opt valgrind"
     command -v cppcheck >/dev/null 2>&1 || opt="$opt cppcheck"
+    command -v clang-format >/dev/null 2>&1 || opt="$opt clang-format" # make lint
     command -v mpicc >/dev/null 2>&1 || opt="$opt libopenmpi-dev"
     command -v mpirun >/dev/null 2>&1 || opt="$opt openmpi-bin"
     command -v clang >/dev/null 2>&1 || opt="$opt clang" # make fuzz, and its short run in make check

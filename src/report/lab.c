@@ -339,8 +339,8 @@ static void node_json(struct jw *w, const struct yaml_node *n) {
 
 static int parse_charts(struct lab_def *L, const char *file, const struct yaml_node *n,
                         struct diag *d) {
-    static const char *const keys[] = {"type", "title", "runs", "metrics",
-                                       "dst",  "link",  "tier", "log", NULL};
+    static const char *const keys[] = {"type", "title", "runs", "metrics", "dst",
+                                       "link", "tier",  "log",  NULL};
     if (n->type != YAML_SEQ)
         return err_at(d, file, n, "charts: expected a list, got %s", yaml_describe(n));
     L->charts = fs_xcalloc(n->nitems + 1, sizeof *L->charts);

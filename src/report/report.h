@@ -55,8 +55,8 @@ struct report_lab {
     char *id, *title, *markdown;
     struct report_scn *scn;
     size_t nscn;
-    struct lab_def *def; /* DIR/<lab>/lab.yaml, or NULL (a lab without one) */
-    struct lab_eval *ev; /* its metrics, findings and verdict (with def) */
+    struct lab_def *def;       /* DIR/<lab>/lab.yaml, or NULL (a lab without one) */
+    struct lab_eval *ev;       /* its metrics, findings and verdict (with def) */
     struct report_reading *rd; /* per def->readings */
 };
 

@@ -141,4 +141,3 @@ void tfile_order_ports(struct net *n, const struct topo_file *tf) {
     free(key);
     free(seen);
 }
-

@@ -176,6 +176,20 @@ static int topo_file_check(struct schema_ctx *c, const struct yaml_node *map,
                            "gpus_per_host out with kind: file",
                            t->gpus_per_host, t->file_path, t->file->gpus);
     t->gpus_per_host = t->file->gpus;
+    /* A link's own buffer sizes a lossy queue (tail drop, trimming); PFC's
+     * and credits' thresholds are the fabric's, so they refuse it. */
+    const struct fabric_params *f = &c->sc->fabric;
+    for (uint32_t i = 0; f->flow_control != FLOWCTL_NONE && i < t->file->nlinks; i++) {
+        const struct tfile_link *l = &t->file->links[i];
+        if (!l->buffer_bytes) continue;
+        return diag_set(c->d, t->file_path, (struct srcpos){l->line, l->buffer_col}, FS_EINVAL,
+                        "a link's own buffer needs fabric.flow_control: none (tail drop or "
+                        "trimming); with %s the buffers are the fabric's (fabric.buffer%s)",
+                        f->flow_control == FLOWCTL_PFC    ? "pfc"
+                        : f->flow_control == FLOWCTL_CBFC ? "cbfc"
+                                                          : "credit",
+                        f->flow_control == FLOWCTL_CREDIT ? ", vl_buffer" : "");
+    }
     return 0;
 }
 

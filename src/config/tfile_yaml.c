@@ -130,7 +130,7 @@ int tfile_parse_yaml(struct topo_file *tf, const char *path, struct diag *d) {
     const struct yaml_node *root = doc.root;
     static const char *const top[] = {"nodes", "links", "name", NULL};
     static const char *const nkeys[] = {"name", "kind", "gpus", "ports", "role", NULL};
-    static const char *const lkeys[] = {"a", "b", "rate", "length", NULL};
+    static const char *const lkeys[] = {"a", "b", "rate", "length", "buffer", NULL};
     if (!root || root->type != YAML_MAP)
         rc = diag_set(d, path, root ? root->pos : (struct srcpos){1, 1}, FS_EINVAL,
                       "a topology file is a mapping with 'nodes:' and 'links:' lists");
@@ -230,6 +230,22 @@ int tfile_parse_yaml(struct topo_file *tf, const char *path, struct diag *d) {
             rc = ytext(d, ln, "a length such as 3m", &s);
             if (!rc && units_parse_length(s, &l.length_mm, why, sizeof why))
                 rc = yfail(d, ln, "length '%s': %s", s, why);
+        }
+        /* A link's own egress buffer at both ends (a queue the reference
+         * simulator shrinks with a slowed link, docs/inputs.md): tail drop
+         * and trimming read it; lossless flow control is refused with it
+         * (scenario_topology.c), its thresholds being the fabric's. */
+        const struct yaml_node *bn2 = yaml_map_get(m, "buffer");
+        if (!rc && bn2) {
+            uint64_t v = 0;
+            rc = ytext(d, bn2, "a size such as 104450B or 256KiB", &s);
+            if (!rc && (units_parse_size(s, &v, why, sizeof why) || !v || v > UINT32_MAX))
+                rc = yfail(d, bn2, "buffer '%s': %s", s,
+                           v > UINT32_MAX ? "at most 4 GiB per port"
+                           : v            ? why
+                                          : "must be above 0 (leave it out for fabric.buffer)");
+            l.buffer_bytes = (uint32_t)v;
+            l.buffer_col = bn2->pos.col;
         }
         if (!rc && l.a == l.b)
             rc = yfail(d, bn, "a link from '%s' to itself%s", tf->nodes[l.a].name, "");
@@ -571,12 +587,15 @@ void tfile_write_yaml(const struct net *n, const struct scenario *sc, FILE *f) {
             else
                 snprintf(bs, sizeof bs, "%s", b);
             uint64_t mm = n->ports[p].prop_ps / 5u; /* 5 ns/m */
+            char buf[48] = "";
+            if (n->ports[p].buffer_bytes)
+                snprintf(buf, sizeof buf, ", buffer: %uB", n->ports[p].buffer_bytes);
             if (mm % 1000 == 0)
-                fprintf(f, "  - {a: %s, b: %s, rate: %s, length: %llum}\n", as, bs, r,
-                        (unsigned long long)(mm / 1000));
+                fprintf(f, "  - {a: %s, b: %s, rate: %s, length: %llum%s}\n", as, bs, r,
+                        (unsigned long long)(mm / 1000), buf);
             else
-                fprintf(f, "  - {a: %s, b: %s, rate: %s, length: %llumm}\n", as, bs, r,
-                        (unsigned long long)mm);
+                fprintf(f, "  - {a: %s, b: %s, rate: %s, length: %llumm%s}\n", as, bs, r,
+                        (unsigned long long)mm, buf);
         }
     }
 }

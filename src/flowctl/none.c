@@ -25,7 +25,7 @@ struct none_state {
 static bool none_admit(struct net *n, uint32_t in_port, uint32_t out_port, struct packet *p) {
     if (out_port == NET_NONE) return true;
     struct none_state *st = n->fc_state;
-    if (!st) return n->ports[out_port].q_bytes + p->wire_bytes <= n->buffer_bytes;
+    if (!st) return n->ports[out_port].q_bytes + p->wire_bytes <= net_port_buffer(n, out_port);
     uint32_t s = n->nodes[n->ports[in_port].node].index;
     uint64_t free_b = st->pool[s] > st->used[s] ? st->pool[s] - st->used[s] : 0;
     uint64_t thr = free_b >> n->sc->fabric.pfc.alpha_shift;
@@ -55,8 +55,10 @@ static int none_init(struct net *n, struct diag *d) {
     for (uint32_t v = 0; v < n->nnodes; v++) {
         const struct node *nd = &n->nodes[v];
         if (nd->kind != NODE_SWITCH) continue;
-        st->pool[nd->index] =
-            f->switch_buffer_bytes ? f->switch_buffer_bytes : n->buffer_bytes * nd->nports;
+        uint64_t sum = 0; /* the ports' buffers, a link's own where it has one */
+        for (uint32_t i = 0; i < nd->nports; i++)
+            sum += net_port_buffer(n, nd->first_port + i);
+        st->pool[nd->index] = f->switch_buffer_bytes ? f->switch_buffer_bytes : sum;
     }
     return 0;
 }

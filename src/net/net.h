@@ -149,8 +149,9 @@ struct port {
     uint64_t drops, paused_ps, credit_stall_ps;
     uint16_t parallel; /* index among parallel links between the same nodes (#1, ...) */
     uint8_t pad8[2];
-    uint32_t pad32;
-    sim_time_ps down_ps; /* when the link last went down (NEVER while up): ECMP pruning */
+    uint32_t buffer_bytes; /* the link's own egress buffer (topology file), 0 = fabric.buffer;
+                              read only when n->link_buffers */
+    sim_time_ps down_ps;   /* when the link last went down (NEVER while up): ECMP pruning */
 };
 
 /* Time port `pt` has spent serialising. */
@@ -407,6 +408,9 @@ struct net {
     /* Switches trim a data packet to its header instead of queueing it when
      * its egress class holds more than this (net/trim.c); 0 = never. */
     uint64_t trim_bytes;
+    /* Some port has its own egress buffer (topology file `buffer`, struct
+     * port buffer_bytes): tail drop and trimming then read it. */
+    bool link_buffers;
     /* The receiver acknowledges every data arrival with its PSN, send time
      * and size echoed (per-packet SACK, UET); control packets then travel in
      * the strict-priority class. */
@@ -567,6 +571,18 @@ uint32_t net_link_by_name(const struct net *n, const char *name, bool *directed)
 
 /* Queue pairs and messages */
 uint32_t net_qp_new(struct net *n, uint32_t src_node, uint32_t dst_node, uint8_t prio);
+/* Port `pt`'s egress buffer: its link's own (topology file `buffer`) or
+ * fabric.buffer. Its trim threshold: the fabric's (fabric.uet.trim_threshold, else
+ * the buffer), never above the port's own buffer. */
+static inline uint64_t net_port_buffer(const struct net *n, uint32_t pt) {
+    return n->link_buffers && n->ports[pt].buffer_bytes ? n->ports[pt].buffer_bytes
+                                                        : n->buffer_bytes;
+}
+static inline uint64_t net_trim_bytes(const struct net *n, uint32_t pt) {
+    uint64_t b = n->link_buffers ? n->ports[pt].buffer_bytes : 0;
+    return b && b < n->trim_bytes ? b : n->trim_bytes;
+}
+
 /* The message the QP sends next (cur_msg) and the oldest one not fully
  * acknowledged (una_msg), with the copies of their PSN range the per-packet
  * paths read instead of the message (NET_NONE: none). */

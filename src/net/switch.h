@@ -57,7 +57,7 @@ static inline __attribute__((always_inline)) void switch_rx(struct net *n, uint3
         return;
     }
     if (__builtin_expect(n->sw_hooks, 0) && n->trim_bytes != 0 && p->type == PKT_DATA &&
-        n->ports[out].cls[p->prio % NET_NCLASS].bytes + p->wire_bytes > n->trim_bytes) {
+        n->ports[out].cls[p->prio % NET_NCLASS].bytes + p->wire_bytes > net_trim_bytes(n, out)) {
         trim_packet(n, out, id); /* UET: the header goes on at strict priority */
         return;
     }

@@ -76,7 +76,11 @@ void tfile_build(struct net *n, const struct topo_file *tf, uint64_t link_bps, u
         uint64_t prop = l->length_mm != UINT64_MAX ? l->length_mm * 5u : prop_ps; /* 5 ns/m */
         uint32_t a = first[l->a] + (l->a < H ? l->nic_a : 0);
         uint32_t b = first[l->b] + (l->b < H ? l->nic_b : 0);
-        net_add_link(n, a, b, rate, prop);
+        uint32_t pa = net_add_link(n, a, b, rate, prop);
+        if (l->buffer_bytes) {
+            n->ports[pa].buffer_bytes = n->ports[n->ports[pa].peer].buffer_bytes = l->buffer_bytes;
+            n->link_buffers = true;
+        }
     }
     if (G > 1)
         for (uint32_t v = 0; v < H; v++) { /* NVSwitch per host, as topo.c's generators */

@@ -34,7 +34,9 @@ struct tfile_link {
     uint32_t pa, pb;       /* port numbers (1-based), 0 = not given */
     uint64_t rate_bps;     /* 0 = fabric.link */
     uint64_t length_mm;    /* cable length; UINT64_MAX = not given (fabric.cable) */
+    uint32_t buffer_bytes; /* each end's egress buffer; 0 = fabric.buffer (YAML `buffer`) */
     uint32_t line;
+    uint32_t buffer_col; /* where `buffer` was given, for the flow-control check */
 };
 
 struct topo_file {

@@ -291,6 +291,78 @@ static void test_ib_dual_port(void **state) {
     free(path);
 }
 
+/* A link's own buffer (YAML `buffer`): both ends' egress queues hold at
+ * most that much under tail drop, the others keep fabric.buffer; the file
+ * written back carries it; lossless flow control refuses it. */
+static const char LBUF_FILE[] = "nodes:\n"
+                                "  - {name: h0, kind: host}\n"
+                                "  - {name: h1, kind: host}\n"
+                                "  - {name: h2, kind: host}\n"
+                                "  - {name: sw0, kind: switch, ports: 3}\n"
+                                "links:\n"
+                                "  - {a: h0, b: sw0, buffer: 16KiB}\n"
+                                "  - {a: h1, b: sw0}\n"
+                                "  - {a: h2, b: sw0}\n";
+
+static void test_link_buffer(void **state) {
+    (void)state;
+    char *path = write_tmp(LBUF_FILE, ".yaml");
+    char y[768];
+    /* 2:1 incast of 256 KiB each into h0: the queue to h0 peaks near
+     * 256 KiB, within fabric.buffer (1 MiB), beyond the link's 16 KiB. */
+    const char *fmt = "fabric: {kind: roce, flow_control: none, congestion_control: none, "
+                      "buffer: 1MiB}\n"
+                      "topology: {kind: file, path: %s}\n"
+                      "workload: [{kind: incast, senders: [h1, h2], receiver: h0, size: 256KiB}]\n"
+                      "stop: 20ms\n";
+    snprintf(y, sizeof y, fmt, path);
+    struct trun t;
+    trun_start(&t, y, NULL, 0);
+    assert_int_equal(t.rc, 0);
+    uint32_t down = tlink(&t, "sw0->h0"), up = tlink(&t, "h0->sw0"), other = tlink(&t, "sw0->h1");
+    assert_int_equal(t.m.net.ports[down].buffer_bytes, 16384);
+    assert_int_equal(t.m.net.ports[up].buffer_bytes, 16384);
+    assert_int_equal(t.m.net.ports[other].buffer_bytes, 0);
+    assert_true(t.m.net.ports[down].q_max <= 16384);
+    assert_true(t.m.net.ports[down].drops > 0);
+    /* written back: the same fabric, buffer included */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    tfile_write_yaml(&t.m.net, &t.sc, f);
+    fclose(f);
+    assert_non_null(strstr(buf, "buffer: 16384B"));
+    free(buf);
+    trun_end(&t);
+    /* the same file without the key: no drop, the queue well above 16 KiB */
+    char *path2 = write_tmp("nodes:\n  - {name: h0, kind: host}\n  - {name: h1, kind: host}\n"
+                            "  - {name: h2, kind: host}\n  - {name: sw0, kind: switch, ports: 3}\n"
+                            "links:\n  - {a: h0, b: sw0}\n  - {a: h1, b: sw0}\n"
+                            "  - {a: h2, b: sw0}\n",
+                            ".yaml");
+    snprintf(y, sizeof y, fmt, path2);
+    trun_start(&t, y, NULL, 0);
+    down = tlink(&t, "sw0->h0");
+    assert_int_equal(t.m.net.ports[down].drops, 0);
+    assert_true(t.m.net.ports[down].q_max > 4 * 16384);
+    trun_end(&t);
+    unlink(path2);
+    free(path2);
+    /* PFC: refused at the link's `buffer`, line 7 */
+    snprintf(y, sizeof y, "fabric: {kind: roce}\ntopology: {kind: file, path: %s}\n", path);
+    struct scenario sc;
+    struct diag d = {0};
+    int rc = scenario_load_string(&sc, y, "test.yaml", NULL, 0, &d);
+    char msg[1200];
+    diag_format(&d, msg, sizeof msg);
+    if (rc == 0) scenario_fini(&sc);
+    assert_int_not_equal(rc, 0);
+    assert_non_null(
+        strstr(msg, ":7:29: error: a link's own buffer needs fabric.flow_control: none"));
+    unlink(path);
+    free(path);
+}
+
 static void expect_bad(const char *text, const char *suffix, const char *needle) {
     char *path = write_tmp(text, suffix);
     char y[512];
@@ -332,6 +404,8 @@ static void test_bad_files(void **state) {
     expect_bad(t, ".yaml", ":7: error: host 'h0' has a second link (also line 6)");
     snprintf(t, sizeof t, "%slinks:\n  - {a: h0, b: sw0, rate: fast}\n", nodes);
     expect_bad(t, ".yaml", ":6:27: error: rate 'fast'");
+    snprintf(t, sizeof t, "%slinks:\n  - {a: h0, b: sw0, buffer: 0B}\n", nodes);
+    expect_bad(t, ".yaml", ":6:29: error: buffer '0B': must be above 0");
     expect_bad("nodes:\n  - {name: h0, kind: router}\nlinks: []\n", ".yaml",
                ":2:22: error: unknown node kind 'router'");
     /* ibnetdiscover: a cable to an undescribed node, a port used twice */
@@ -370,6 +444,7 @@ int main(void) {
         cmocka_unit_test(test_roundtrip),     cmocka_unit_test(test_ibsim_roundtrip),
         cmocka_unit_test(test_ibnetdiscover), cmocka_unit_test(test_ib_servers),
         cmocka_unit_test(test_ib_dual_port),  cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_link_buffer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,6 +23,16 @@ static char *write_tmp(const char *text, const char *suffix) {
     return strdup(tmpl);
 }
 
+/* The run's fabric as tfile_write_yaml writes it (caller frees). */
+static char *written_yaml(const struct trun *t) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    tfile_write_yaml(&t->m.net, &t->sc, f);
+    fclose(f);
+    return buf;
+}
+
 static void same_net(const struct net *a, const struct net *b) {
     assert_int_equal(a->nnodes, b->nnodes);
     assert_int_equal(a->nports, b->nports);
@@ -74,11 +84,7 @@ static void test_roundtrip(void **state) {
                  i % 2 ? "roce" : "infiniband", topos[i]);
         struct trun a, b;
         build(&a, y);
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&buf, &len);
-        tfile_write_yaml(&a.m.net, &a.sc, f);
-        fclose(f);
+        char *buf = written_yaml(&a);
         char *path = write_tmp(buf, ".yaml");
         snprintf(y, sizeof y, "fabric: {kind: %s}\ntopology: {kind: file, path: %s}\n",
                  i % 2 ? "roce" : "infiniband", path);
@@ -291,78 +297,6 @@ static void test_ib_dual_port(void **state) {
     free(path);
 }
 
-/* A link's own buffer (YAML `buffer`): both ends' egress queues hold at
- * most that much under tail drop, the others keep fabric.buffer; the file
- * written back carries it; lossless flow control refuses it. */
-static const char LBUF_FILE[] = "nodes:\n"
-                                "  - {name: h0, kind: host}\n"
-                                "  - {name: h1, kind: host}\n"
-                                "  - {name: h2, kind: host}\n"
-                                "  - {name: sw0, kind: switch, ports: 3}\n"
-                                "links:\n"
-                                "  - {a: h0, b: sw0, buffer: 16KiB}\n"
-                                "  - {a: h1, b: sw0}\n"
-                                "  - {a: h2, b: sw0}\n";
-
-static void test_link_buffer(void **state) {
-    (void)state;
-    char *path = write_tmp(LBUF_FILE, ".yaml");
-    char y[768];
-    /* 2:1 incast of 256 KiB each into h0: the queue to h0 peaks near
-     * 256 KiB, within fabric.buffer (1 MiB), beyond the link's 16 KiB. */
-    const char *fmt = "fabric: {kind: roce, flow_control: none, congestion_control: none, "
-                      "buffer: 1MiB}\n"
-                      "topology: {kind: file, path: %s}\n"
-                      "workload: [{kind: incast, senders: [h1, h2], receiver: h0, size: 256KiB}]\n"
-                      "stop: 20ms\n";
-    snprintf(y, sizeof y, fmt, path);
-    struct trun t;
-    trun_start(&t, y, NULL, 0);
-    assert_int_equal(t.rc, 0);
-    uint32_t down = tlink(&t, "sw0->h0"), up = tlink(&t, "h0->sw0"), other = tlink(&t, "sw0->h1");
-    assert_int_equal(t.m.net.ports[down].buffer_bytes, 16384);
-    assert_int_equal(t.m.net.ports[up].buffer_bytes, 16384);
-    assert_int_equal(t.m.net.ports[other].buffer_bytes, 0);
-    assert_true(t.m.net.ports[down].q_max <= 16384);
-    assert_true(t.m.net.ports[down].drops > 0);
-    /* written back: the same fabric, buffer included */
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    tfile_write_yaml(&t.m.net, &t.sc, f);
-    fclose(f);
-    assert_non_null(strstr(buf, "buffer: 16384B"));
-    free(buf);
-    trun_end(&t);
-    /* the same file without the key: no drop, the queue well above 16 KiB */
-    char *path2 = write_tmp("nodes:\n  - {name: h0, kind: host}\n  - {name: h1, kind: host}\n"
-                            "  - {name: h2, kind: host}\n  - {name: sw0, kind: switch, ports: 3}\n"
-                            "links:\n  - {a: h0, b: sw0}\n  - {a: h1, b: sw0}\n"
-                            "  - {a: h2, b: sw0}\n",
-                            ".yaml");
-    snprintf(y, sizeof y, fmt, path2);
-    trun_start(&t, y, NULL, 0);
-    down = tlink(&t, "sw0->h0");
-    assert_int_equal(t.m.net.ports[down].drops, 0);
-    assert_true(t.m.net.ports[down].q_max > 4 * 16384);
-    trun_end(&t);
-    unlink(path2);
-    free(path2);
-    /* PFC: refused at the link's `buffer`, line 7 */
-    snprintf(y, sizeof y, "fabric: {kind: roce}\ntopology: {kind: file, path: %s}\n", path);
-    struct scenario sc;
-    struct diag d = {0};
-    int rc = scenario_load_string(&sc, y, "test.yaml", NULL, 0, &d);
-    char msg[1200];
-    diag_format(&d, msg, sizeof msg);
-    if (rc == 0) scenario_fini(&sc);
-    assert_int_not_equal(rc, 0);
-    assert_non_null(
-        strstr(msg, ":7:29: error: a link's own buffer needs fabric.flow_control: none"));
-    unlink(path);
-    free(path);
-}
-
 static void expect_bad(const char *text, const char *suffix, const char *needle) {
     char *path = write_tmp(text, suffix);
     char y[512];
@@ -377,6 +311,67 @@ static void expect_bad(const char *text, const char *suffix, const char *needle)
         fail_msg("expected an error with '%s' in %s, got rc %d: %s", needle, path, rc, msg);
     unlink(path);
     free(path);
+}
+
+/* A link's own buffer (YAML `buffer`): both ends' egress queues hold at
+ * most that much under tail drop, the others keep fabric.buffer; the file
+ * written back carries it; lossless flow control refuses it. */
+/* One switch, three hosts; link0 is the rest of h0's cable (", buffer: ..."). */
+static void lbuf_file(char *text, size_t cap, const char *link0) {
+    snprintf(text, cap,
+             "nodes:\n  - {name: h0, kind: host}\n  - {name: h1, kind: host}\n"
+             "  - {name: h2, kind: host}\n  - {name: sw0, kind: switch, ports: 3}\n"
+             "links:\n  - {a: h0, b: sw0%s}\n  - {a: h1, b: sw0}\n  - {a: h2, b: sw0}\n",
+             link0);
+}
+
+/* 2:1 incast of 256 KiB each into h0: the queue to h0 peaks near 256 KiB,
+ * within fabric.buffer (1 MiB), beyond a 16 KiB link buffer. */
+static void run_incast(struct trun *t, const char *link0, char **path) {
+    char text[512], y[768];
+    lbuf_file(text, sizeof text, link0);
+    *path = write_tmp(text, ".yaml");
+    snprintf(y, sizeof y,
+             "fabric: {kind: roce, flow_control: none, congestion_control: none, buffer: 1MiB}\n"
+             "topology: {kind: file, path: %s}\n"
+             "workload: [{kind: incast, senders: [h1, h2], receiver: h0, size: 256KiB}]\n"
+             "stop: 20ms\n",
+             *path);
+    trun_start(t, y, NULL, 0);
+    assert_int_equal(t->rc, 0);
+    unlink(*path);
+}
+
+/* A link's own buffer (YAML `buffer`): both ends' egress queues hold at
+ * most that much under tail drop, the others keep fabric.buffer; the file
+ * written back carries it; lossless flow control refuses it. */
+static void test_link_buffer(void **state) {
+    (void)state;
+    struct trun t;
+    char *path;
+    run_incast(&t, ", buffer: 16KiB", &path);
+    uint32_t down = tlink(&t, "sw0->h0"), up = tlink(&t, "h0->sw0"), other = tlink(&t, "sw0->h1");
+    assert_int_equal(t.m.net.ports[down].buffer_bytes, 16384);
+    assert_int_equal(t.m.net.ports[up].buffer_bytes, 16384);
+    assert_int_equal(t.m.net.ports[other].buffer_bytes, 0);
+    assert_true(t.m.net.ports[down].q_max <= 16384);
+    assert_true(t.m.net.ports[down].drops > 0);
+    char *buf = written_yaml(&t); /* written back: buffer included */
+    assert_non_null(strstr(buf, "buffer: 16384B"));
+    free(buf);
+    trun_end(&t);
+    free(path);
+    /* the same file without the key: no drop, the queue well above 16 KiB */
+    run_incast(&t, "", &path);
+    down = tlink(&t, "sw0->h0");
+    assert_int_equal(t.m.net.ports[down].drops, 0);
+    assert_true(t.m.net.ports[down].q_max > 4 * 16384);
+    trun_end(&t);
+    free(path);
+    /* credits (the default fabric) refuse it, at the link's `buffer`, line 7 */
+    char text[512];
+    lbuf_file(text, sizeof text, ", buffer: 16KiB");
+    expect_bad(text, ".yaml", ":7:29: error: a link's own buffer needs fabric.flow_control: none");
 }
 
 static void test_bad_files(void **state) {

@@ -39,6 +39,7 @@
  */
 #include "coll/coll.h"
 #include "coll/coll_int.h"
+#include "core/diag.h"
 #include "core/mem.h"
 #include "net/net.h"
 
@@ -113,6 +114,26 @@ uint64_t coll_step_ps(const struct job *j, int proto, bool nvlink) {
     if (!j->nccl_costs) return coll_proto_overhead_ps(proto, j->overhead_ps);
     return (uint64_t)NCCL_HWLAT_NS[j->algo == ALGO_TREE][nvlink ? 0 : 1][proto_index(proto)] *
            1000u;
+}
+
+/* A PXN send (the node-aware ring leaving a host, coll.c) is one network
+ * step in NCCL's model (tuning.cc counts it among the inter-node steps):
+ * the sending GPU's kernel copies the slice into the relaying GPU's buffer
+ * over NVLink, where a direct send copies it into its own (an SM-bound copy
+ * either way, which the network step's cost covers), and the relaying
+ * GPU's proxy posts it. So the network hop is posted one network step after
+ * the send began (its NVLink hop was posted one NVLink step after that), or
+ * one post overhead (step_overhead scaled by protocol: the least a
+ * transition waits, par/pcoll.c) after the NVLink hop arrived if that is
+ * later; the NVLink hop's bytes load the NVLink ports. With a flat
+ * step_overhead both hops are posts and pay it. first_post_ps: when the
+ * NVLink hop was posted. */
+uint64_t coll_relay_ps(const struct job *j, int proto, sim_time_ps now_ps,
+                       sim_time_ps first_post_ps) {
+    uint64_t net = coll_step_ps(j, proto, false), nvl = coll_step_ps(j, proto, true),
+             post = coll_proto_overhead_ps(proto, j->overhead_ps);
+    sim_time_ps at = net > nvl ? first_post_ps + (net - nvl) : 0;
+    return at > now_ps + post ? at - now_ps : post;
 }
 
 /* NVLS and CollNet have no baseLat; their latency is one hwLat per call:
@@ -190,9 +211,11 @@ uint8_t algo_proto(const struct net *n, const struct job *j, int opkind, enum co
 }
 
 /* `nsteps` ring steps among members mem[0..m) (rank indices) on channel ch,
- * `seg` bytes per member and step. */
-static void ring_steps(struct ctx *c, const uint32_t *mem, uint32_t m, uint32_t ch, uint32_t nsteps,
-                       uint32_t nreduce, uint64_t seg, const uint32_t *pre, uint32_t *post) {
+ * `seg` bytes per member and step. via: NULL, or [m] the rank member i's
+ * sends are relayed through (PXN; NET_NONE: sent directly). */
+static void ring_steps(struct ctx *c, const uint32_t *mem, const uint32_t *via, uint32_t m,
+                       uint32_t ch, uint32_t nsteps, uint32_t nreduce, uint64_t seg,
+                       const uint32_t *pre, uint32_t *post) {
     struct op *o = c->o;
     if (m < 2 || nsteps == 0) {
         for (uint32_t i = 0; i < m; i++)
@@ -201,9 +224,14 @@ static void ring_steps(struct ctx *c, const uint32_t *mem, uint32_t m, uint32_t 
     }
     uint32_t ns = seg > c->slice ? (uint32_t)cdiv(seg, c->slice) : 1;
     uint32_t *qp = fs_xmalloc(m * sizeof *qp);
-    for (uint32_t i = 0; i < m; i++)
-        qp[i] = job_qp(c->n, c->j, ch, mem[i], mem[(i + 1) % m]);
+    uint32_t *relay = via ? fs_xmalloc(m * sizeof *relay) : NULL;
+    for (uint32_t i = 0; i < m; i++) {
+        bool pxn = via && via[i] != NET_NONE;
+        qp[i] = job_qp(c->n, c->j, ch, mem[i], pxn ? via[i] : mem[(i + 1) % m]);
+        if (via) relay[i] = pxn ? job_qp(c->n, c->j, ch, via[i], mem[(i + 1) % m]) : NET_NONE;
+    }
     const struct coll_state *cs = c->n->coll_state;
+    FS_ASSERT(!relay || !cs->stored_rings, "PXN relays in a stored ring (tests only)");
     if (!cs->stored_rings) { /* generated as they run (coll.c) */
         /* NCCL's loop (coll_int.h RING_CHUNK_STEPS): Simple moves a chunk
          * of 4 slots per rank and step in a loop; a message is one slot,
@@ -229,6 +257,8 @@ static void ring_steps(struct ctx *c, const uint32_t *mem, uint32_t m, uint32_t 
             win = NCCL_STEPS / RING_SLICE_STEPS;
         }
         op_ring(o, m, ns, nsteps, nreduce, seg, qp, pre, post);
+        if (relay) op_ring_relay(o, relay);
+        free(relay);
         struct ring_seg *r = &o->segs[o->nsegs - 1];
         r->chunk = chunk;
         r->win = win;
@@ -274,40 +304,61 @@ static void ring_steps(struct ctx *c, const uint32_t *mem, uint32_t m, uint32_t 
 }
 
 /* ---- NCCL's ring on multi-GPU hosts ----
- * NCCL builds its rings from the node's topology: on a host with one NIC
- * per GPU each channel's ring enters the host at one GPU from the network,
- * visits every GPU of the host over NVLink, and leaves for the next host
- * through a NIC on the rail it entered on (the last GPU's data reaches that
- * NIC over NVLink: PXN, NCCL >= 2.12), with two channels per NIC (the
- * channel listings of nccl issue 320 on DGX A100; COLL_CHANNELS_DEFAULT).
- * So every network hop stays on one rail and the channels spread evenly
- * over the NICs. fabsim keeps that without PXN's relay: a channel's ring
- * enters host h at GPU r(h) and leaves from GPU r(h+1), whose own NIC is on
- * the rail of the next host's entry GPU; r alternates between two rails
- * (b, b+1 for channel base b; b+2 closes a ring of an odd number of hosts).
- * Each NIC carries what it carries under NCCL (2 channels in, 2 out per
- * host); what is left out is the PXN hop over NVLink (1 in 2G of a GPU's
- * NVLink traffic). docs/model.md "Algorithms", docs/validation.md G4, G6. */
+ * NCCL builds its rings from the node's topology (graph/search.cc): on a
+ * host with one NIC per GPU each channel's ring enters the host from NIC n
+ * at its GPU, visits every GPU of the host over NVLink, and leaves through
+ * the same NIC n ("NET n -> GPU a -> .. -> GPU x -> NET n", search.cc's
+ * pattern list): the search first asks for the same rail in and out
+ * (crossNic 0, ncclTopoSearchCheckNet) and raises the GPU-to-NIC path type
+ * up to PXN before it would allow another NIC (ncclTopoCompute), so the
+ * last GPU x reaches NIC n over NVLink through GPU a, whose proxy sends it
+ * (PXN, NCCL >= 2.12). The channels found, one per NIC, are duplicated
+ * (ncclTopoDupChannels): two channels per NIC (nccl issue 320's listings on
+ * DGX A100; COLL_CHANNELS_DEFAULT). Every network hop stays on one rail.
+ * fabsim: channel ch enters every host at GPU r = ch mod G, visits r + 1,
+ * .., r + G - 1 and the last one's send is relayed through GPU r (coll.c
+ * op_ring_relay: an NVLink hop, then GPU r's NIC). With the workload's
+ * `pxn: false` (NCCL_PXN_DISABLE=1) no GPU reaches another's NIC and NCCL
+ * crosses rails (crossNic 2: channels in pairs); fabsim's ring then enters
+ * host h at GPU r(h) and leaves from GPU r(h+1), whose own NIC is on the
+ * next host's entry rail, r alternating between rails b and b + 1 (b + 2
+ * closes an odd number of hosts). docs/model.md "Algorithms",
+ * docs/validation.md G4, G6. */
 bool algo_node_aware(const struct job *j) {
     return j->gpus > 1 && j->nnodes > 1 && j->nranks == j->gpus * j->nnodes;
 }
 
-/* The GPU (rail) channel base b enters host h at. */
+/* Without PXN: the GPU (rail) channel base b enters host h at. */
 static uint32_t node_ring_rail(uint32_t b, uint32_t G, uint32_t H, uint32_t h) {
     h %= H;
     if (H % 2 && G > 2 && h == H - 1) return (b + 2) % G;
     return (b + h % 2) % G; /* G = 2, H odd: the ring's last hop changes rail */
 }
 
-/* Channel ch's ring as rank indices (rank h * G + g is GPU g of host h). */
-static void node_ring_order(const struct job *j, uint32_t ch, uint32_t *mem) {
+/* Channel ch's ring as rank indices (rank h * G + g is GPU g of host h);
+ * via[k]: the rank member k's send is relayed through (PXN), or NET_NONE. */
+static void node_ring_order(const struct job *j, uint32_t ch, uint32_t *mem, uint32_t *via) {
     uint32_t G = j->gpus, H = j->nnodes, b = ch % G, k = 0;
     for (uint32_t h = 0; h < H; h++) {
+        if (j->w->pxn) { /* in and out on rail b */
+            for (uint32_t t = 0; t < G; t++) {
+                via[k] = t + 1 == G ? h * G + b : NET_NONE;
+                mem[k++] = h * G + (b + t) % G;
+            }
+            continue;
+        }
         uint32_t in = node_ring_rail(b, G, H, h), out = node_ring_rail(b, G, H, h + 1);
+        via[k] = NET_NONE;
         mem[k++] = h * G + in;
         for (uint32_t g = 0; g < G; g++)
-            if (g != in && g != out) mem[k++] = h * G + g;
-        if (out != in) mem[k++] = h * G + out;
+            if (g != in && g != out) {
+                via[k] = NET_NONE;
+                mem[k++] = h * G + g;
+            }
+        if (out != in) {
+            via[k] = NET_NONE;
+            mem[k++] = h * G + out;
+        }
     }
 }
 
@@ -573,7 +624,7 @@ static void hier_chan(struct ctx *c, uint32_t ch, uint64_t bytes, const uint32_t
             mem[g] = h * G + g;
             pa[g] = pre ? pre[h * G + g] : NET_NONE;
         }
-        ring_steps(c, mem, G, ch, G - 1, G - 1, shard, pa, pb);
+        ring_steps(c, mem, NULL, G, ch, G - 1, G - 1, shard, pa, pb);
         for (uint32_t g = 0; g < G; g++)
             a[h * G + g] = pb[g];
     }
@@ -591,7 +642,7 @@ static void hier_chan(struct ctx *c, uint32_t ch, uint64_t bytes, const uint32_t
             mem[h] = h * G + g;
             pa[h] = a[h * G + g];
         }
-        ring_steps(c, mem, H, ch, 2 * (H - 1), H - 1, cdiv(shard, H), pa, pb);
+        ring_steps(c, mem, NULL, H, ch, 2 * (H - 1), H - 1, cdiv(shard, H), pa, pb);
         for (uint32_t h = 0; h < H; h++)
             b[h * G + g] = pb[h];
     }
@@ -601,7 +652,7 @@ static void hier_chan(struct ctx *c, uint32_t ch, uint64_t bytes, const uint32_t
             mem[g] = h * G + g;
             pa[g] = b[h * G + g];
         }
-        ring_steps(c, mem, G, ch, G - 1, 0, shard, pa, pb);
+        ring_steps(c, mem, NULL, G, ch, G - 1, 0, shard, pa, pb);
         for (uint32_t g = 0; g < G; g++)
             post[h * G + g] = pb[g];
     }
@@ -655,7 +706,8 @@ void algo_build(struct net *n, struct job *j, struct op *o, int opkind, enum col
         }
         return;
     }
-    uint32_t *mem = fs_xmalloc(m * sizeof *mem), *pc = fs_xmalloc(m * sizeof *pc);
+    uint32_t *mem = fs_xmalloc(m * sizeof *mem), *pc = fs_xmalloc(m * sizeof *pc),
+             *via = fs_xmalloc(m * sizeof *via);
     for (uint32_t i = 0; i < m; i++) {
         mem[i] = i;
         post[i] = vnode(&c);
@@ -681,8 +733,10 @@ void algo_build(struct net *n, struct job *j, struct op *o, int opkind, enum col
                 chain_chan(&c, m, ch, sc, pre, pc);
                 break;
             }
-            if (algo_node_aware(j)) node_ring_order(j, ch, mem);
-            ring_steps(&c, mem, m, ch, opkind == WL_ALLREDUCE ? 2 * (m - 1) : m - 1,
+            bool node = algo_node_aware(j);
+            if (node) node_ring_order(j, ch, mem, via);
+            ring_steps(&c, mem, node && j->w->pxn ? via : NULL, m, ch,
+                       opkind == WL_ALLREDUCE ? 2 * (m - 1) : m - 1,
                        opkind == WL_ALLGATHER ? 0 : m - 1, cdiv(sc, m), pre, pc);
             break;
         }
@@ -695,6 +749,7 @@ void algo_build(struct net *n, struct job *j, struct op *o, int opkind, enum col
         o->segs[i].proto = proto;
     free(mem);
     free(pc);
+    free(via);
 }
 
 /* ---- NCCL's alpha-beta model (tuning.cc, Simple protocol; docs/sources.md B) ---- */

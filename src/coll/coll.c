@@ -142,6 +142,14 @@ void op_ring(struct op *o, uint32_t m, uint32_t ns, uint32_t nsteps, uint32_t nr
     }
 }
 
+void op_ring_relay(struct op *o, const uint32_t *relay) {
+    struct ring_seg *r = &o->segs[o->nsegs - 1];
+    uint64_t total = (uint64_t)r->nsteps * r->ns * r->m;
+    r->relay = fs_xmalloc(r->m * sizeof *r->relay);
+    memcpy(r->relay, relay, r->m * sizeof *r->relay);
+    r->hop = fs_xcalloc((size_t)((total + 63) / 64), sizeof *r->hop);
+}
+
 void op_free(struct op *o) {
     free(o->x);
     free(o->out);
@@ -154,6 +162,8 @@ void op_free(struct op *o) {
         free(o->segs[i].used);
         free(o->segs[i].went);
         free(o->segs[i].done);
+        free(o->segs[i].relay);
+        free(o->segs[i].hop);
     }
     free(o->segs);
     free(o->pe);
@@ -257,10 +267,23 @@ static const struct xfer *xfer_at(const struct op *o, uint32_t xi, struct xfer *
     memset(tmp, 0, sizeof *tmp);
     tmp->kind = XF_MSG;
     tmp->qp = r->qp[i];
+    if (r->relay && r->relay[i] != NET_NONE && (r->hop[l / 64] >> (l % 64) & 1))
+        tmp->qp = r->relay[i]; /* PXN: the network hop from the relaying GPU */
     tmp->bytes = part64(r->seg, s, r->ns);
     tmp->reduce = k < r->nreduce;
     tmp->proto = r->proto;
     return tmp;
+}
+
+/* Ring transfer xi's state under PXN: 0 not relayed, 1 relayed and on its
+ * NVLink hop (or not launched), 2 relayed and on its network hop. */
+static int relay_state(const struct op *o, uint32_t xi) {
+    if (!(xi & XF_RING_BIT)) return 0;
+    uint32_t v = xi & ~XF_RING_BIT;
+    const struct ring_seg *r = seg_of(o, v);
+    uint32_t l = v - r->vbase;
+    if (!r->relay || r->relay[l % r->m] == NET_NONE) return 0;
+    return 1 + (int)(r->hop[l / 64] >> (l % 64) & 1);
 }
 
 /* The wire bytes op o will post: its stored messages and its ring
@@ -274,7 +297,10 @@ static uint64_t op_wire_bytes(const struct op *o) {
         uint64_t step = 0;
         for (uint32_t k = 0; k < r->ns; k++)
             step += coll_proto_wire_bytes(r->proto, part64(r->seg, k, r->ns));
-        b += step * r->m * r->nsteps;
+        uint32_t hops = r->m;
+        for (uint32_t i = 0; r->relay && i < r->m; i++)
+            hops += r->relay[i] != NET_NONE; /* PXN: NVLink, then the network */
+        b += step * hops * r->nsteps;
     }
     return b;
 }
@@ -543,7 +569,9 @@ static void launch(struct net *n, uint32_t opi, uint32_t xi) {
         /* the protocol's flag bytes ride on the wire; its post cost, by
          * protocol and by hop: NVLink inside a host, or the network */
         const struct qp *q = &n->qps[x->qp];
-        uint64_t ovh = coll_step_ps(j, x->proto, host_of(n, q->src) == host_of(n, q->dst));
+        uint64_t ovh = relay_state(o, xi) == 2
+                           ? coll_relay_ps(j, x->proto, now, cs->relay_from_ps)
+                           : coll_step_ps(j, x->proto, host_of(n, q->src) == host_of(n, q->dst));
         uint32_t mid =
             net_msg_new(n, qp, coll_proto_wire_bytes(x->proto, x->bytes), SIM_TIME_NEVER, -1, opi);
         n->bytes_planned_posted += n->msgs[mid].size_bytes;
@@ -837,6 +865,21 @@ void coll_recv_apply(struct net *n, uint32_t mid) {
     cs->msg_x[mid] = NET_NONE;
     uint32_t opi = n->msgs[mid].owner;
     const struct job *j = &cs->jobs[cs->ops[opi].job];
+    if (relay_state(&cs->ops[opi], xi) == 1) {
+        /* PXN: the send's NVLink hop reached the relaying GPU, whose NIC
+         * sends it on (nothing is reduced or consumed there) */
+        if (j->aborted_ps != SIM_TIME_NEVER) return;
+        struct op *o = &cs->ops[opi];
+        uint32_t v = xi & ~XF_RING_BIT;
+        struct ring_seg *r = seg_of(o, v);
+        uint32_t l = v - r->vbase;
+        r->hop[l / 64] |= 1ull << (l % 64);
+        cs->cause = mid;
+        cs->relay_from_ps = n->msgs[mid].post_ps;
+        launch(n, opi, xi);
+        cs->cause = NET_NONE;
+        return;
+    }
     sim_time_ps dt = 0;
     if (j->host_rate_bps) { /* (a ring transfer is rebuilt: only when needed) */
         struct xfer tmp;

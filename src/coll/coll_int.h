@@ -91,6 +91,13 @@ struct ring_seg {
     uint32_t chunk; /* slices per step in one loop */
     uint32_t win;   /* slices of a connection in flight: NCCL_STEPS / slots a slice takes */
     uint8_t consume;
+    /* PXN (op_ring_relay): NULL, or [m] the network QP member i's sends
+     * are relayed on (NET_NONE: sent directly on qp[i]). A relayed send
+     * crosses NVLink on qp[i] to the GPU whose NIC is on the receiver's
+     * rail, then leaves on relay[i]; hop[] has one bit per transfer: its
+     * NVLink hop has arrived, the network hop is on its way. */
+    uint32_t *relay;
+    uint64_t *hop;
 };
 
 struct op { /* one collective call (or one training iteration) */
@@ -186,7 +193,8 @@ struct coll_state {
     uint32_t timer_free; /* 1 + first free timer slot (linked by .op), 0 if none */
     uint32_t *stack;
     size_t stack_cap;
-    uint64_t *rstack; /* coll.c ring_try: (seq << 32 | member) to try */
+    uint64_t *rstack;          /* coll.c ring_try: (seq << 32 | member) to try */
+    sim_time_ps relay_from_ps; /* coll.c: the relayed NVLink hop's post, for launch */
     size_t rstack_cap;
     struct train_row *train;
     uint32_t ntrain, captrain;
@@ -229,6 +237,14 @@ void op_dep(struct op *o, uint32_t before, uint32_t after);
  * pre may be NULL or hold NET_NONE. Fills post. */
 void op_ring(struct op *o, uint32_t m, uint32_t ns, uint32_t nsteps, uint32_t nreduce, uint64_t seg,
              const uint32_t *qp, const uint32_t *pre, uint32_t *post);
+/* The last ring segment's sends of member i go through PXN's relay: over
+ * NVLink on the segment's qp[i], then on relay[i] (NET_NONE: direct);
+ * relay is [m], copied. */
+void op_ring_relay(struct op *o, const uint32_t *relay);
+/* The post delay, from now, of a relayed send's network hop whose NVLink
+ * hop was posted at first_post_ps and has arrived (coll.c launch). */
+uint64_t coll_relay_ps(const struct job *j, int proto, sim_time_ps now_ps,
+                       sim_time_ps first_post_ps);
 void op_free(struct op *o);
 /* Progress lines: op `o` of job j starts; `later` calls like it follow (in
  * units of this call: later sizes over this size, iterations to come). */

@@ -79,7 +79,7 @@ for s in tests/par/ib-fattree-perm.yaml tests/par/ib-fattree-adaptive.yaml \
     tests/par/roce-failure-bgp.yaml tests/par/ib-failure-shield.yaml \
     tests/par/roce-gray-ber-bgp.yaml tests/par/ib-flap-sm.yaml tests/par/roce-stall-pfc.yaml \
     tests/par/ib-qp-errors.yaml tests/par/roce-stuck.yaml tests/par/ib-stuck-gray.yaml \
-    tests/par/ib-allreduce-sharp.yaml tests/par/ib-allreduce-ring.yaml \
+    tests/par/ib-allreduce-sharp.yaml tests/par/ib-allreduce-ring.yaml tests/par/ib-allreduce-pxn.yaml \
     tests/par/roce-allreduce-tree.yaml scenarios/labs/sharp/03-allreduce-sharp-8.yaml \
     tests/par/ib-training-nccl.yaml scenarios/examples/chakra.yaml \
     tests/par/ib-failure-allreduce.yaml tests/par/ib-allreduce-adaptive.yaml \

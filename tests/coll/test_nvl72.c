@@ -119,6 +119,64 @@ static void two_racks(void **state) {
     assert_true(r.busbw_gbs < 7200.0 * 0.83 / 8);
 }
 
+/* Two racks, alltoall in NCCL's p2p schedule (coll/a2a.c a2a_order, NCCL
+ * 2.28's ncclP2pSchedule): groups of 8 GPUs, group deltas 0, 1, 3, 6, ..
+ * (quadratic mod 32, 18 groups). GPU 0's first 16 peers at once (32 p2p
+ * channels, 2 per peer) are its own group's 7, group 1's 8 and group 3's
+ * first: h0.g1-h0.g15 and h0.g24, where rank + d for d = 1 .. 16 would be
+ * h0.g1-h0.g16. Node by node, each round's cross-rack sends spread over the
+ * rack's NICs by PXN: 57.6 GB/s busbw at 16 MiB where rank + d gave 22.8
+ * (2026-12-08), and no byte climbs to a spine. */
+static void two_racks_alltoall(void **state) {
+    (void)state;
+    struct trun t;
+    trun_build(&t,
+               "fabric: {kind: infiniband, link: 400Gbps, routing: adaptive}\n"
+               "topology: {kind: nvl72, racks: 2, spines: 4}\n"
+               "workload:\n"
+               "  - {kind: nccl_tests, op: alltoall, min: 16MiB, max: 16MiB, iters: 1,\n"
+               "     warmup: 0, ranks: gpus}\n",
+               NULL, 0);
+    assert_int_equal(t.rc, 0);
+    t.m.net.msg_keep = true;
+    model_run(&t.m, NULL, NULL);
+    assert_true(t.m.completed);
+    const struct net *n = &t.m.net;
+    const struct coll_row *r = &n->coll_rows[0];
+    double busbw = (double)r->size_bytes / ((double)(r->end_ps - r->start_ps) / 1e3) * 143 / 144;
+    uint32_t g0 = net_node_by_name(n, "h0.g0");
+    sim_time_ps first = SIM_TIME_NEVER;
+    for (uint32_t i = 0; i < n->nmsgs; i++)
+        if (n->qps[n->msgs[i].qp].src == g0 && n->msgs[i].post_ps < first)
+            first = n->msgs[i].post_ps;
+    bool peer[144] = {false};
+    uint32_t nfirst = 0;
+    for (uint32_t i = 0; i < n->nmsgs; i++) {
+        const struct qp *q = &n->qps[n->msgs[i].qp];
+        if (q->src != g0 || n->msgs[i].post_ps != first) continue;
+        nfirst++;
+        for (uint32_t k = 0; k < 144; k++) {
+            char name[32];
+            snprintf(name, sizeof name, "h%u.g%u", k / 72, k % 72);
+            if (net_node_by_name(n, name) == q->dst) peer[k] = true;
+        }
+    }
+    uint64_t spine = 0;
+    for (uint32_t p = 0; p < n->nports; p++) {
+        const struct node *v = &n->nodes[n->ports[p].node];
+        if (v->kind == NODE_SWITCH && v->role == ROLE_SPINE) spine += n->ports[p].tx_bytes;
+    }
+    print_message("NVL72 x 2 racks, alltoall 16 MiB: %.1f GB/s busbw; GPU 0's first %u "
+                  "messages; spines %llu B\n",
+                  busbw, nfirst, (unsigned long long)spine);
+    assert_int_equal(nfirst, 2 * 16); /* 16 peers x 2 channels, one chunk each */
+    for (uint32_t k = 1; k < 144; k++)
+        assert_true(peer[k] == (k < 16 || k == 24));
+    assert_int_equal(spine, 0);
+    assert_true(busbw > 50 && busbw < 2 * 400.0 / 8); /* 22.8 with rank + d */
+    trun_end(&t);
+}
+
 /* kind nvl72 is 72 GPUs: another gpus_per_host is an error at its line. */
 static void nvl72_gpus_fixed(void **state) {
     (void)state;
@@ -135,9 +193,8 @@ static void nvl72_gpus_fixed(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(rack_shape),
-        cmocka_unit_test(rack_nvlink_bound),
-        cmocka_unit_test(two_racks),
+        cmocka_unit_test(rack_shape),       cmocka_unit_test(rack_nvlink_bound),
+        cmocka_unit_test(two_racks),        cmocka_unit_test(two_racks_alltoall),
         cmocka_unit_test(nvl72_gpus_fixed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

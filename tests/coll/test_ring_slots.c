@@ -18,8 +18,14 @@
  *   message goes out before the receiver consumed the one 8 slots before it
  *   on the same connection; freeing slots on arrival let 144 sends go ahead
  *   of consumption. In a symmetric ring the wait that binds is the rank's
- *   own program (the data it forwards), not the window: the slots bind on
- *   an asymmetric ring (a slow hop), which this test does not build.
+ *   own program (the data it forwards), not the window.
+ * - the window alone: the same ring with one slow hop (the link into rank
+ *   2 at 50 G where the others run at 400 G) and no reduction cost. Rank 1
+ *   forwards as fast as its 8 slots towards rank 2 come back, and the
+ *   ranks before it send the moment their receiver consumed the slot 8
+ *   sends back: 47 of the 168 sends that have one wait for nothing else
+ *   (2026-12-08), none goes early. Without the slow hop none waits on a
+ *   slot.
  * - NCCL's 2-slot slices (tests-only hook): a 2-rank ring of 4 MiB on one
  *   channel moves a 2 MiB chunk per step in 2 messages of 1 MiB (8 in all),
  *   where a message per slot sends 16 of 512 KiB.
@@ -161,6 +167,47 @@ static void slots_wait_for_consumption(void **state) {
     model_fini(&b);
 }
 
+/* Builds sc, slows the link into rank 2 to rate_bps (0: as built), runs. */
+static void run_slow_hop(struct model *m, const struct scenario *sc, uint64_t rate_bps) {
+    struct diag d;
+    memset(&d, 0, sizeof d);
+    assert_int_equal(model_build(m, sc, &d), 0);
+    m->net.msg_keep = true;
+    if (rate_bps) {
+        bool directed;
+        uint32_t p = net_link_by_name(&m->net, "leaf0->h2", &directed);
+        assert_true(p != NET_NONE);
+        m->net.ports[p].rate_bps = rate_bps;
+        m->net.ports[p].ps_per_byte = (uint32_t)(8000000000000ull / rate_bps);
+    }
+    model_run(m, NULL, NULL);
+    assert_true(m->completed);
+}
+
+static void window_binds_on_slow_hop(void **state) {
+    (void)state;
+    struct scenario sc;
+    struct wl_entry w;
+    small_ring(&sc, &w, three, 3);
+    w.size_bytes = 3 * (256u << 10); /* 256 KiB per rank and step */
+    w.slice_bytes = 16u << 10;       /* 16 slots per step */
+    struct model a, b;
+    run_slow_hop(&a, &sc, GBPS(50));
+    run_slow_hop(&b, &sc, 0);
+    uint32_t ahead, ahead_sym, bind = slot_waits(&a, 16, 4, &ahead),
+                               bind_sym = slot_waits(&b, 16, 4, &ahead_sym);
+    print_message("3 ranks, one 50 G hop: %u of %u sends posted the moment their slot was "
+                  "consumed, %u before it (%.1f us); all at 400 G: %u, %u (%.1f us)\n",
+                  bind, 3 * (4 * 16 - NCCL_STEPS), ahead, row_time_us(&a, 0), bind_sym, ahead_sym,
+                  row_time_us(&b, 0));
+    assert_int_equal(ahead, 0);
+    assert_int_equal(ahead_sym, 0);
+    assert_true(bind >= (4 * 16 - NCCL_STEPS) / 2); /* half a rank's sends, at least */
+    assert_int_equal(bind_sym, 0);
+    model_fini(&a);
+    model_fini(&b);
+}
+
 static void nccl_slices(void **state) {
     (void)state;
     struct scenario sc;
@@ -205,6 +252,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(loop_timing),
         cmocka_unit_test(slots_wait_for_consumption),
+        cmocka_unit_test(window_binds_on_slow_hop),
         cmocka_unit_test(nccl_slices),
         cmocka_unit_test(no_deadlock),
     };

@@ -455,13 +455,12 @@ static __attribute__((noinline)) const struct event *take_far(struct calq *q) {
     return &q->now[0];
 }
 
-/* Sorts a bucket's 1 < m <= CALQ_SLOT_EVENTS events in its slot (insertion
- * sort unrolled by m: straight-line code, few registers); returns the first. */
-static __attribute__((noinline)) const struct event *sort_slot(struct calq *q, struct event *ev,
-                                                               uint32_t m) {
+/* Sorts a bucket's 2 < m <= CALQ_SLOT_EVENTS events in its slot (insertion
+ * sort unrolled by m: straight-line code, few registers). */
+__attribute__((noinline)) void calq_sort_slot(struct calq *q, struct event *ev, uint32_t m) {
     _Static_assert(CALQ_SLOT_EVENTS == 10, "unrolled for ten");
     int moved = insert_at(ev, 1);
-    if (m > 2) moved |= insert_at(ev, 2);
+    moved |= insert_at(ev, 2);
     if (m > 3) moved |= insert_at(ev, 3);
     if (m > 4) moved |= insert_at(ev, 4);
     if (m > 5) moved |= insert_at(ev, 5);
@@ -470,44 +469,21 @@ static __attribute__((noinline)) const struct event *sort_slot(struct calq *q, s
     if (m > 8) moved |= insert_at(ev, 8);
     if (m > 9) moved |= insert_at(ev, 9);
     q->sorted_buckets += (uint64_t)moved;
-    return &ev[0];
 }
 
-void calq_sort_slot(struct calq *q, struct event *ev, uint32_t m) {
-    sort_slot(q, ev, m);
-}
-
-/* now[] and hot are exhausted and c is the next non-empty bucket in the
- * ring: makes it the one being popped and takes its first event. The common
- * case (it holds at most a slot of events and no far event joins the
- * window) stays in this function; the rest is out of line. */
-static inline __attribute__((always_inline)) const struct event *take_bucket(struct calq *q,
-                                                                             uint64_t c) {
-    uint32_t i = (uint32_t)c & CALQ_MASK;
-    if (has_chunks(q, i) || q->far_bucket - c <= CALQ_MASK) {
-        move_to(q, c);
-        q->pos = 1;
-        return &q->now[0];
-    }
-    struct calq_meta *mt = &q->meta[i];
-    uint32_t s0 = slot_ev0(i), m = (mt->wr - s0) / EV;
-    struct event *ev = slot_at(q, i)->ev;
-    mt->wr = s0;
-    q->cur = c;
-    q->full[i] = false;
-    q->queued -= m;
-    q->now = ev;
+/* calq_take_bucket's bucket that overflowed its slot or that far events
+ * join: gathered, sorted, its first event taken. */
+__attribute__((noinline)) const struct event *calq_take_bucket_slow(struct calq *q, uint64_t c) {
+    move_to(q, c);
     q->pos = 1;
-    q->len = q->lim = m;
-    if (m > 1) return sort_slot(q, ev, m); /* a tail call: this path saves no registers */
-    return &ev[0];
+    return &q->now[0];
 }
 
 /* now[] is exhausted, or hot holds events. */
 const struct event *calq_take_slow(struct calq *q) {
     if (q->hot.len || q->pos < q->len) return take_hot(q);
     if (!q->queued) return take_far(q);
-    return take_bucket(q, next_bucket(q));
+    return calq_take_bucket(q, next_bucket(q));
 }
 
 /* The earliest of now[] and hot, or NULL when both are empty. */
@@ -536,7 +512,7 @@ const struct event *calq_take_before_slow(struct calq *q, uint64_t limit_ps) {
          * every event still to be pushed belongs. */
         uint64_t c = next_bucket(q);
         if (c > limit_ps >> CALQ_WIDTH_LOG2) return NULL;
-        e = take_bucket(q, c); /* the bucket found once, not again by calq_take_slow */
+        e = calq_take_bucket(q, c); /* the bucket found once, not again by calq_take_slow */
         FS_DASSERT(e == &q->now[0] && q->pos == 1, "calq: first event of a bucket");
         if (e->time_ps < limit_ps) return e;
         q->pos = 0;

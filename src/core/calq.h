@@ -152,45 +152,57 @@ static inline uint64_t calq_next_bucket(const struct calq *q) {
     return q->cur + 1 + ((s - i) & CALQ_MASK);
 }
 
-/* calq_take once the bucket being popped is exhausted (pos == lim): the
- * common case inline, the next bucket a slot bucket (no overflow chunk, no
- * far event joining the window) with nothing in hot, sorted in place (two
- * events compared here, more in calq_sort_slot); everything else in
- * calq_take_slow. The event loop's (core/sim_loop.h): a bucket of a
- * fabric's run holds two or three events, so this runs once per two or
- * three events. */
+/* Makes bucket c (absolute, in the window, non-empty; now[] and hot
+ * exhausted) the one being popped and takes its first event: the one
+ * implementation, inline in the event loop (calq_take_next) and in calq.c's
+ * slow paths. The common case, a slot bucket (no overflow chunk) that no
+ * far event joins, is sorted in place here (two events compared here, more
+ * in calq_sort_slot); a bucket that overflowed or that far events join
+ * goes to calq_take_bucket_slow (gathered and sorted out of line). */
+const struct event *calq_take_bucket_slow(struct calq *q, uint64_t c);
+static inline __attribute__((always_inline)) const struct event *calq_take_bucket(struct calq *q,
+                                                                                  uint64_t c) {
+    uint32_t i = (uint32_t)c & CALQ_MASK;
+    struct calq_meta *mt = &q->meta[i];
+    uint32_t s0 = calq_slot_ev0(i), off = mt->wr - s0; /* a chunk lies past every slot */
+    if (__builtin_expect(off <= CALQ_SLOT_EVENTS * (uint32_t)sizeof(struct event) &&
+                             q->far_bucket - c > CALQ_MASK,
+                         1)) {
+        uint32_t m = off / (uint32_t)sizeof(struct event);
+        struct event *ev = (struct event *)(void *)(q->arena + s0);
+        mt->wr = s0;
+        q->cur = c;
+        q->full[i] = false;
+        q->queued -= m;
+        q->now = ev;
+        q->pos = 1;
+        q->len = q->lim = m;
+        if (m == 2) {
+            if (calq_before(&ev[1], &ev[0])) {
+                struct event t = ev[0];
+                ev[0] = ev[1];
+                ev[1] = t;
+                q->sorted_buckets++;
+            }
+        } else if (m > 2) {
+            calq_sort_slot(q, ev, m);
+        }
+        return ev;
+    }
+    return calq_take_bucket_slow(q, c);
+}
+
+/* calq_take once the bucket being popped is exhausted (pos == lim), the
+ * event loop's (core/sim_loop.h): with nothing in hot and a next bucket in
+ * the ring, that bucket taken inline (calq_take_bucket); everything else in
+ * calq_take_slow. A bucket of a fabric's run holds two or three events, so
+ * this runs once per two or three events. */
 static inline __attribute__((always_inline)) const struct event *calq_take_next(struct calq *q) {
     if (__builtin_expect(!q->hot.len && q->pos >= q->len && q->queued, 1)) {
         /* the next bucket, most often the one after cur (a fabric's run
          * keeps about two in three buckets busy): one flag, not the scan */
         uint64_t c = q->full[(uint32_t)(q->cur + 1) & CALQ_MASK] ? q->cur + 1 : calq_next_bucket(q);
-        uint32_t i = (uint32_t)c & CALQ_MASK;
-        struct calq_meta *mt = &q->meta[i];
-        uint32_t s0 = calq_slot_ev0(i), off = mt->wr - s0; /* a chunk lies past every slot */
-        if (__builtin_expect(off <= CALQ_SLOT_EVENTS * (uint32_t)sizeof(struct event) &&
-                                 q->far_bucket - c > CALQ_MASK,
-                             1)) {
-            uint32_t m = off / (uint32_t)sizeof(struct event);
-            struct event *ev = (struct event *)(void *)(q->arena + s0);
-            mt->wr = s0;
-            q->cur = c;
-            q->full[i] = false;
-            q->queued -= m;
-            q->now = ev;
-            q->pos = 1;
-            q->len = q->lim = m;
-            if (m == 2) {
-                if (calq_before(&ev[1], &ev[0])) {
-                    struct event t = ev[0];
-                    ev[0] = ev[1];
-                    ev[1] = t;
-                    q->sorted_buckets++;
-                }
-            } else if (m > 2) {
-                calq_sort_slot(q, ev, m);
-            }
-            return ev;
-        }
+        return calq_take_bucket(q, c);
     }
     return calq_take_slow(q);
 }

@@ -104,7 +104,7 @@ void calq_init(struct calq *q) {
     q->buf = fs_xmalloc(q->buf_cap * sizeof *q->buf);
     q->aux = fs_xmalloc(q->buf_cap * sizeof *q->aux);
     q->runs = fs_xmalloc((q->buf_cap + 1) * sizeof *q->runs);
-    q->now = q->buf;
+    q->now = q->next = q->lim = q->end = q->buf;
     evq_init(&q->hot, 16);
     evq_init(&q->far, 64);
     q->far_bucket = UINT64_MAX;
@@ -173,7 +173,7 @@ void calq_push_slow(struct calq *q, const struct event *e) {
         put(q, e, (uint32_t)b & CALQ_MASK);
     } else if (d == 0) { /* into the bucket being popped: merged at pop time */
         evq_push(&q->hot, *e);
-        q->lim = 0;
+        q->lim = q->next; /* the next take goes to the slow path */
     } else {
         evq_push(&q->far, *e);
         if (b < q->far_bucket) q->far_bucket = b;
@@ -417,8 +417,8 @@ static void move_to(struct calq *q, uint64_t c) {
     q->full[i] = false;
     meta_reset(q, i);
     q->queued -= m;
-    q->pos = 0;
-    q->len = q->lim = m;
+    q->next = q->now;
+    q->end = q->lim = q->now + m;
 }
 
 /* The first non-empty bucket after cur (absolute); queued must be > 0. */
@@ -434,16 +434,16 @@ static uint64_t upcoming(const struct calq *q) {
     return top ? top->time_ps >> CALQ_WIDTH_LOG2 : UINT64_MAX;
 }
 
-/* hot holds events: the earlier of its top and now[pos]; or lim was cleared
+/* hot holds events: the earlier of its top and *next; or lim was cleared
  * (sim_stop) with events left in now[]. */
 static __attribute__((noinline)) const struct event *take_hot(struct calq *q) {
     if (!q->hot.len) { /* only sim_stop() cleared lim */
-        q->lim = q->len;
-        return &q->now[q->pos++];
+        q->lim = q->end;
+        return q->next++;
     }
-    if (q->pos < q->len && before(&q->now[q->pos], evq_top(&q->hot))) return &q->now[q->pos++];
+    if (q->next < q->end && before(q->next, evq_top(&q->hot))) return q->next++;
     evq_pop(&q->hot, &q->popped);
-    if (!q->hot.len) q->lim = q->len;
+    if (!q->hot.len) q->lim = q->end;
     return &q->popped;
 }
 
@@ -451,8 +451,7 @@ static __attribute__((noinline)) const struct event *take_far(struct calq *q) {
     uint64_t c = upcoming(q);
     if (c == UINT64_MAX) return NULL;
     move_to(q, c); /* far events pulled into bucket c are sorted with it: never in hot */
-    q->pos = 1;
-    return &q->now[0];
+    return q->next++;
 }
 
 /* Sorts a bucket's 2 < m <= CALQ_SLOT_EVENTS events in its slot (insertion
@@ -475,20 +474,19 @@ __attribute__((noinline)) void calq_sort_slot(struct calq *q, struct event *ev, 
  * join: gathered, sorted, its first event taken. */
 __attribute__((noinline)) const struct event *calq_take_bucket_slow(struct calq *q, uint64_t c) {
     move_to(q, c);
-    q->pos = 1;
-    return &q->now[0];
+    return q->next++;
 }
 
 /* now[] is exhausted, or hot holds events. */
 const struct event *calq_take_slow(struct calq *q) {
-    if (q->hot.len || q->pos < q->len) return take_hot(q);
+    if (q->hot.len || q->next < q->end) return take_hot(q);
     if (!q->queued) return take_far(q);
     return calq_take_bucket(q, next_bucket(q));
 }
 
 /* The earliest of now[] and hot, or NULL when both are empty. */
 static const struct event *head(const struct calq *q) {
-    const struct event *n = q->pos < q->len ? &q->now[q->pos] : NULL, *h = evq_top(&q->hot);
+    const struct event *n = q->next < q->end ? q->next : NULL, *h = evq_top(&q->hot);
     return h && (!n || before(h, n)) ? h : n;
 }
 
@@ -504,7 +502,7 @@ uint64_t calq_next_time(struct calq *q) {
 
 const struct event *calq_take_before_slow(struct calq *q, uint64_t limit_ps) {
     const struct event *e;
-    if (!q->hot.len && q->pos >= q->len && q->queued) {
+    if (!q->hot.len && q->next >= q->end && q->queued) {
         /* The bucket is exhausted and the next one is in the ring: reach it
          * as calq_take does (a slot bucket sorted in place, no gathering).
          * Its first event past the limit is put back (it is now[0]); the
@@ -513,9 +511,9 @@ const struct event *calq_take_before_slow(struct calq *q, uint64_t limit_ps) {
         uint64_t c = next_bucket(q);
         if (c > limit_ps >> CALQ_WIDTH_LOG2) return NULL;
         e = calq_take_bucket(q, c); /* the bucket found once, not again by calq_take_slow */
-        FS_DASSERT(e == &q->now[0] && q->pos == 1, "calq: first event of a bucket");
+        FS_DASSERT(e == q->now && q->next == q->now + 1, "calq: first event of a bucket");
         if (e->time_ps < limit_ps) return e;
-        q->pos = 0;
+        q->next = q->now;
         return NULL;
     }
     while (!(e = head(q))) {

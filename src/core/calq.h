@@ -82,12 +82,13 @@ struct calq_meta {
 #define CALQ_MASK (CALQ_NB - 1)
 
 struct calq {
-    /* The bucket being popped (absolute index cur), sorted: now[pos..len),
-     * in its own slot or in buf; lim is len, or 0 while hot holds events or
-     * after sim_stop()
-     * (pops then take the slow path, which merges them). */
-    const struct event *now;
-    uint32_t pos, lim, len;
+    /* The bucket being popped (absolute index cur), sorted: now..end, in
+     * its own slot or in buf, next the event to take; lim is end, or next
+     * as it was when hot was pushed or sim_stop() was called (pops then
+     * take the slow path, which merges hot's events). Pointers, not
+     * indexes: a take is a compare of two loads and an increment (no base
+     * loaded, no index scaled). */
+    const struct event *now, *next, *lim, *end;
     uint64_t cur;
     /* The slots of the ring (bucket i's at i x 128), then the chunks: one
      * reserved address range, made usable as chunks are needed and never
@@ -168,37 +169,37 @@ static inline __attribute__((always_inline)) const struct event *calq_take_bucke
     if (__builtin_expect(off <= CALQ_SLOT_EVENTS * (uint32_t)sizeof(struct event) &&
                              q->far_bucket - c > CALQ_MASK,
                          1)) {
-        uint32_t m = off / (uint32_t)sizeof(struct event);
         struct event *ev = (struct event *)(void *)(q->arena + s0);
         mt->wr = s0;
         q->cur = c;
         q->full[i] = false;
-        q->queued -= m;
+        q->queued -= off / (uint32_t)sizeof(struct event);
         q->now = ev;
-        q->pos = 1;
-        q->len = q->lim = m;
-        if (m == 2) {
+        q->next = ev + 1;
+        /* the end from the write position: no count scaled back */
+        q->end = q->lim = (const struct event *)(const void *)((const char *)ev + off);
+        if (off == 2 * sizeof(struct event)) {
             if (calq_before(&ev[1], &ev[0])) {
                 struct event t = ev[0];
                 ev[0] = ev[1];
                 ev[1] = t;
                 q->sorted_buckets++;
             }
-        } else if (m > 2) {
-            calq_sort_slot(q, ev, m);
+        } else if (off > 2 * sizeof(struct event)) {
+            calq_sort_slot(q, ev, off / (uint32_t)sizeof(struct event));
         }
         return ev;
     }
     return calq_take_bucket_slow(q, c);
 }
 
-/* calq_take once the bucket being popped is exhausted (pos == lim), the
+/* calq_take once the bucket being popped is exhausted (next == lim), the
  * event loop's (core/sim_loop.h): with nothing in hot and a next bucket in
  * the ring, that bucket taken inline (calq_take_bucket); everything else in
  * calq_take_slow. A bucket of a fabric's run holds two or three events, so
  * this runs once per two or three events. */
 static inline __attribute__((always_inline)) const struct event *calq_take_next(struct calq *q) {
-    if (__builtin_expect(!q->hot.len && q->pos >= q->len && q->queued, 1)) {
+    if (__builtin_expect(!q->hot.len && q->next >= q->end && q->queued, 1)) {
         /* the next bucket, most often the one after cur (a fabric's run
          * keeps about two in three buckets busy): one flag, not the scan */
         uint64_t c = q->full[(uint32_t)(q->cur + 1) & CALQ_MASK] ? q->cur + 1 : calq_next_bucket(q);
@@ -256,7 +257,7 @@ static inline void calq_push_fields(struct calq *q, uint64_t time_ps, uint64_t o
 /* The next event, removed from the queue, or NULL when empty. The pointer
  * stays valid until the next take or pop (pushes do not move it). */
 static inline const struct event *calq_take(struct calq *q) {
-    if (__builtin_expect(q->pos < q->lim, 1)) return &q->now[q->pos++];
+    if (__builtin_expect(q->next < q->lim, 1)) return q->next++;
     return calq_take_slow(q);
 }
 
@@ -280,10 +281,10 @@ int calq_pop_before(struct calq *q, uint64_t limit_ps, struct event *out);
  * event of the bucket being popped, is inline. */
 const struct event *calq_take_before_slow(struct calq *q, uint64_t limit_ps);
 static inline const struct event *calq_take_before(struct calq *q, uint64_t limit_ps) {
-    if (__builtin_expect(q->pos < q->lim, 1)) {
-        const struct event *e = &q->now[q->pos];
+    if (__builtin_expect(q->next < q->lim, 1)) {
+        const struct event *e = q->next;
         if (e->time_ps >= limit_ps) return NULL;
-        q->pos++;
+        q->next++;
         return e;
     }
     return calq_take_before_slow(q, limit_ps);
@@ -291,7 +292,7 @@ static inline const struct event *calq_take_before(struct calq *q, uint64_t limi
 /* Time of the next event, UINT64_MAX when empty; moves nothing. */
 uint64_t calq_peek_time(const struct calq *q);
 static inline size_t calq_len(const struct calq *q) {
-    return (q->len - q->pos) + q->hot.len + q->queued + q->far.len;
+    return (size_t)(q->end - q->next) + q->hot.len + q->queued + q->far.len;
 }
 
 #endif /* FABSIM_CORE_CALQ_H */

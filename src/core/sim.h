@@ -53,7 +53,7 @@ uint64_t sim_run(struct sim *s, void (*tick)(struct sim *, void *), void *tick_a
                  uint64_t tick_every);
 static inline void sim_stop(struct sim *s) {
     s->stopped = true;
-    s->q.lim = 0; /* the next take goes to the slow path, where sim_run looks */
+    s->q.lim = s->q.next; /* the next take goes to the slow path, where sim_run looks */
 }
 
 #endif /* FABSIM_CORE_SIM_H */

@@ -36,7 +36,7 @@ typedef void (*sim_warm_fn)(const void *model, const struct event *next, uint32_
 
 /* The checks every event used to pay (stopped, the stop time, the
  * after-event hook) are made once per bucket of the calendar queue
- * (core/calq.h): sim_stop() empties the queue's fast path (lim = 0), so
+ * (core/calq.h): sim_stop() empties the queue's fast path (lim = next), so
  * the next take goes through the slow path, which looks at `stopped`; a
  * bucket is run without comparing each event with stop_ps when all of it
  * lies at or before stop_ps; the bucket that reaches past it, and every
@@ -54,16 +54,17 @@ sim_run_warm(struct sim *s, void (*tick)(struct sim *, void *), void *tick_arg, 
     const struct event *e = NULL;
     if (s->stopped || s->after_event) goto careful;
     for (;;) {
-        if (__builtin_expect(q->pos < q->lim, 1)) {
-            e = &q->now[q->pos++];
-            if (warm) warm(s->model, &q->now[q->pos], q->lim - q->pos, false);
+        if (__builtin_expect(q->next < q->lim, 1)) {
+            e = q->next++;
+            if (warm) warm(s->model, q->next, (uint32_t)(q->lim - q->next), false);
         } else {
             if (s->stopped) goto done;
             e = calq_take_next(q);
             if (!e) goto done;
             /* the bucket just reached (q->cur) holds every event until the next slow take */
             if (s->after_event || q->cur >= upto) goto taken;
-            if (warm && q->pos < q->lim) warm(s->model, &q->now[q->pos], q->lim - q->pos, true);
+            if (warm && q->next < q->lim)
+                warm(s->model, q->next, (uint32_t)(q->lim - q->next), true);
         }
         FS_DASSERT(e->time_ps >= s->now_ps, "time went back: %llu < %llu",
                    (unsigned long long)e->time_ps, (unsigned long long)s->now_ps);

@@ -161,7 +161,6 @@ static void put(struct calq *q, const struct event *e, uint32_t i) {
     memcpy(q->arena + m->wr, e, sizeof *e);
     m->wr += EV;
     q->full[i] = true;
-    q->queued++;
 }
 
 /* calq_push found the bucket's block full, or the event outside the buckets
@@ -195,7 +194,6 @@ void calq_push_fields_slow(struct calq *q, uint64_t time_ps, uint64_t order, uin
         d->kind = kind;
         d->aux = aux;
         m->wr += EV;
-        q->queued++;
         return;
     }
     struct event e = {time_ps, order, arg, kind, aux};
@@ -416,12 +414,11 @@ static void move_to(struct calq *q, uint64_t c) {
     }
     q->full[i] = false;
     meta_reset(q, i);
-    q->queued -= m;
     q->next = q->now;
     q->end = q->lim = q->now + m;
 }
 
-/* The first non-empty bucket after cur (absolute); queued must be > 0. */
+/* The first non-empty bucket after cur (absolute), UINT64_MAX if none. */
 static inline uint64_t next_bucket(const struct calq *q) {
     return calq_next_bucket(q);
 }
@@ -429,7 +426,8 @@ static inline uint64_t next_bucket(const struct calq *q) {
 /* The bucket the next event is in once now[] and hot are exhausted, or
  * UINT64_MAX when the queue is empty. */
 static uint64_t upcoming(const struct calq *q) {
-    if (q->queued) return next_bucket(q);
+    uint64_t c = next_bucket(q);
+    if (c != UINT64_MAX) return c;
     const struct event *top = evq_top(&q->far);
     return top ? top->time_ps >> CALQ_WIDTH_LOG2 : UINT64_MAX;
 }
@@ -480,8 +478,9 @@ __attribute__((noinline)) const struct event *calq_take_bucket_slow(struct calq 
 /* now[] is exhausted, or hot holds events. */
 const struct event *calq_take_slow(struct calq *q) {
     if (q->hot.len || q->next < q->end) return take_hot(q);
-    if (!q->queued) return take_far(q);
-    return calq_take_bucket(q, next_bucket(q));
+    uint64_t c = next_bucket(q);
+    if (c == UINT64_MAX) return take_far(q);
+    return calq_take_bucket(q, c);
 }
 
 /* The earliest of now[] and hot, or NULL when both are empty. */
@@ -502,13 +501,13 @@ uint64_t calq_next_time(struct calq *q) {
 
 const struct event *calq_take_before_slow(struct calq *q, uint64_t limit_ps) {
     const struct event *e;
-    if (!q->hot.len && q->next >= q->end && q->queued) {
+    uint64_t c;
+    if (!q->hot.len && q->next >= q->end && (c = next_bucket(q)) != UINT64_MAX) {
         /* The bucket is exhausted and the next one is in the ring: reach it
          * as calq_take does (a slot bucket sorted in place, no gathering).
          * Its first event past the limit is put back (it is now[0]); the
          * window then stands at a bucket no later than the limit's, where
          * every event still to be pushed belongs. */
-        uint64_t c = next_bucket(q);
         if (c > limit_ps >> CALQ_WIDTH_LOG2) return NULL;
         e = calq_take_bucket(q, c); /* the bucket found once, not again by calq_take_slow */
         FS_DASSERT(e == q->now && q->next == q->now + 1, "calq: first event of a bucket");
@@ -517,7 +516,7 @@ const struct event *calq_take_before_slow(struct calq *q, uint64_t limit_ps) {
         return NULL;
     }
     while (!(e = head(q))) {
-        uint64_t c = upcoming(q);
+        c = upcoming(q);
         if (c == UINT64_MAX || c > limit_ps >> CALQ_WIDTH_LOG2) return NULL;
         move_to(q, c);
     }
@@ -545,11 +544,12 @@ static uint64_t min_time(const struct event *ev, uint32_t n, uint64_t t) {
 uint64_t calq_peek_time(const struct calq *q) {
     const struct event *e = head(q);
     if (e) return e->time_ps;
-    if (!q->queued) {
+    uint64_t b = next_bucket(q);
+    if (b == UINT64_MAX) {
         const struct event *top = evq_top(&q->far);
         return top ? top->time_ps : UINT64_MAX;
     }
-    uint32_t i = (uint32_t)next_bucket(q) & CALQ_MASK, m = bucket_count(q, i);
+    uint32_t i = (uint32_t)b & CALQ_MASK, m = bucket_count(q, i);
     const struct calq_slot *s = slot_at(q, i);
     uint64_t t = min_time(s->ev, m < CALQ_SLOT_EVENTS ? m : CALQ_SLOT_EVENTS, UINT64_MAX);
     uint32_t k = CALQ_SLOT_EVENTS;
@@ -559,4 +559,11 @@ uint64_t calq_peek_time(const struct calq *q) {
         k += c;
     }
     return t;
+}
+
+size_t calq_len(const struct calq *q) {
+    size_t n = (size_t)(q->end - q->next) + q->hot.len + q->far.len;
+    for (uint32_t i = 0; i < CALQ_NB; i++)
+        if (q->full[i]) n += bucket_count(q, i);
+    return n;
 }

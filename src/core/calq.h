@@ -95,7 +95,6 @@ struct calq {
      * moved (a handler's event in a slot stays put while it pushes). */
     char *arena;
     uint32_t chunk_len, chunk_cap, chunk_max, free_chunk; /* chunk 0 unused */
-    size_t queued;                                        /* events in the buckets after cur */
     struct evq hot;          /* pushed into bucket cur after it was sorted */
     struct evq far;          /* events past the window: bucket > cur + CALQ_MASK */
     uint64_t far_bucket;     /* bucket of far's earliest event, UINT64_MAX if none */
@@ -138,14 +137,19 @@ static inline int calq_before(const struct event *a, const struct event *b) {
     return ka < kb;
 }
 
-/* The first non-empty bucket after cur (absolute); queued must be > 0. The
- * flags are read 8 at a time, little-endian: the lowest set byte first. */
+/* The first non-empty bucket after cur (absolute), or UINT64_MAX when the
+ * ring is empty (no count of the events in it is kept: one increment per
+ * push and a subtraction per bucket saved, the scan bounded instead). The
+ * flags are read 8 at a time, little-endian: the lowest set byte first; the
+ * last word read is the first again, whole (the buckets before cur + 1 in
+ * it are the window's last). */
 static inline uint64_t calq_next_bucket(const struct calq *q) {
     uint32_t i = (uint32_t)(q->cur + 1) & CALQ_MASK, w = i >> 3;
     uint64_t m;
     __builtin_memcpy(&m, q->full + 8 * w, 8);
     m &= ~0ull << (8 * (i & 7));
-    while (!m) {
+    for (uint32_t k = 0; !m; k++) {
+        if (k == CALQ_NB / 8) return UINT64_MAX;
         w = (w + 1) & (CALQ_NB / 8 - 1);
         __builtin_memcpy(&m, q->full + 8 * w, 8);
     }
@@ -173,7 +177,6 @@ static inline __attribute__((always_inline)) const struct event *calq_take_bucke
         mt->wr = s0;
         q->cur = c;
         q->full[i] = false;
-        q->queued -= off / (uint32_t)sizeof(struct event);
         q->now = ev;
         q->next = ev + 1;
         /* the end from the write position: no count scaled back */
@@ -199,10 +202,14 @@ static inline __attribute__((always_inline)) const struct event *calq_take_bucke
  * calq_take_slow. A bucket of a fabric's run holds two or three events, so
  * this runs once per two or three events. */
 static inline __attribute__((always_inline)) const struct event *calq_take_next(struct calq *q) {
-    if (__builtin_expect(!q->hot.len && q->next >= q->end && q->queued, 1)) {
+    if (__builtin_expect(!q->hot.len && q->next >= q->end, 1)) {
         /* the next bucket, most often the one after cur (a fabric's run
          * keeps about two in three buckets busy): one flag, not the scan */
-        uint64_t c = q->full[(uint32_t)(q->cur + 1) & CALQ_MASK] ? q->cur + 1 : calq_next_bucket(q);
+        uint64_t c = q->cur + 1;
+        if (!q->full[(uint32_t)c & CALQ_MASK]) {
+            c = calq_next_bucket(q);
+            if (c == UINT64_MAX) return calq_take_slow(q); /* far events, or none */
+        }
         return calq_take_bucket(q, c);
     }
     return calq_take_slow(q);
@@ -222,7 +229,6 @@ static inline void calq_push(struct calq *q, struct event e) {
             *(struct event *)(void *)(q->arena + w) = e;
             m->wr = w + (uint32_t)sizeof e;
             q->full[i] = true;
-            q->queued++;
             return;
         }
     }
@@ -247,7 +253,6 @@ static inline void calq_push_fields(struct calq *q, uint64_t time_ps, uint64_t o
             d->aux = aux;
             m->wr = w + (uint32_t)sizeof *d;
             q->full[i] = true;
-            q->queued++;
             return;
         }
     }
@@ -291,8 +296,7 @@ static inline const struct event *calq_take_before(struct calq *q, uint64_t limi
 }
 /* Time of the next event, UINT64_MAX when empty; moves nothing. */
 uint64_t calq_peek_time(const struct calq *q);
-static inline size_t calq_len(const struct calq *q) {
-    return (size_t)(q->end - q->next) + q->hot.len + q->queued + q->far.len;
-}
+/* The events queued (tests: a count of the ring's buckets, not kept). */
+size_t calq_len(const struct calq *q);
 
 #endif /* FABSIM_CORE_CALQ_H */

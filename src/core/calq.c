@@ -81,7 +81,7 @@ static void arena_commit(struct calq *q, size_t from, size_t bytes) {
 
 void calq_init(struct calq *q) {
     memset(q, 0, sizeof *q);
-    q->cur = UINT64_MAX; /* before bucket 0: the window starts at 0 */
+    q->after = 0; /* cur before bucket 0: the window starts at 0 */
     size_t bytes = CALQ_ARENA_MAX;
     for (; bytes >= CALQ_ARENA_MIN; bytes /= 2) {
         void *b = mmap(NULL, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -166,8 +166,8 @@ static void put(struct calq *q, const struct event *e, uint32_t i) {
 /* calq_push found the bucket's block full, or the event outside the buckets
  * ahead. */
 void calq_push_slow(struct calq *q, const struct event *e) {
-    uint64_t b = e->time_ps >> CALQ_WIDTH_LOG2, d = b - q->cur;
-    FS_DASSERT(q->cur == UINT64_MAX || b >= q->cur, "event in the past of the calendar window");
+    uint64_t b = e->time_ps >> CALQ_WIDTH_LOG2, d = b - (q->after - 1);
+    FS_DASSERT(q->after == 0 || b + 1 >= q->after, "event in the past of the calendar window");
     if (__builtin_expect(d - 1 < CALQ_MASK, 1)) {
         put(q, e, (uint32_t)b & CALQ_MASK);
     } else if (d == 0) { /* into the bucket being popped: merged at pop time */
@@ -182,7 +182,7 @@ void calq_push_slow(struct calq *q, const struct event *e) {
 void calq_push_fields_slow(struct calq *q, uint64_t time_ps, uint64_t order, uint32_t arg,
                            uint16_t kind, uint16_t aux) {
     uint64_t b = time_ps >> CALQ_WIDTH_LOG2;
-    if (__builtin_expect(b - q->cur - 1 < CALQ_MASK, 1)) {
+    if (__builtin_expect(b - q->after < CALQ_MASK, 1)) {
         /* a full block: a new chunk (one push in 42 into a crowded bucket) */
         uint32_t i = (uint32_t)b & CALQ_MASK;
         new_chunk(q, i);
@@ -204,7 +204,8 @@ void calq_push_fields_slow(struct calq *q, uint64_t time_ps, uint64_t order, uin
  * cur's included: called before it is sorted). */
 static void pull_far(struct calq *q) {
     const struct event *top;
-    while ((top = evq_top(&q->far)) && (top->time_ps >> CALQ_WIDTH_LOG2) - q->cur <= CALQ_MASK) {
+    while ((top = evq_top(&q->far)) &&
+           (top->time_ps >> CALQ_WIDTH_LOG2) - (q->after - 1) <= CALQ_MASK) {
         struct event e;
         evq_pop(&q->far, &e);
         put(q, &e, (uint32_t)(e.time_ps >> CALQ_WIDTH_LOG2) & CALQ_MASK);
@@ -400,7 +401,7 @@ static uint32_t gather(struct calq *q, uint32_t i) {
  * which cannot be pushed before the window moves on: its events stay in
  * place until then. */
 static void move_to(struct calq *q, uint64_t c) {
-    q->cur = c;
+    q->after = c + 1;
     if (q->far_bucket - c <= CALQ_MASK) pull_far(q);
     uint32_t i = (uint32_t)c & CALQ_MASK, m;
     if (has_chunks(q, i)) {

@@ -89,7 +89,9 @@ struct calq {
      * indexes: a take is a compare of two loads and an increment (no base
      * loaded, no index scaled). */
     const struct event *now, *next, *lim, *end;
-    uint64_t cur;
+    /* cur + 1, the first bucket a push appends to (cur itself is not kept:
+     * the push tests b - after < CALQ_MASK, one subtraction fewer) */
+    uint64_t after;
     /* The slots of the ring (bucket i's at i x 128), then the chunks: one
      * reserved address range, made usable as chunks are needed and never
      * moved (a handler's event in a slot stays put while it pushes). */
@@ -144,7 +146,7 @@ static inline int calq_before(const struct event *a, const struct event *b) {
  * last word read is the first again, whole (the buckets before cur + 1 in
  * it are the window's last). */
 static inline uint64_t calq_next_bucket(const struct calq *q) {
-    uint32_t i = (uint32_t)(q->cur + 1) & CALQ_MASK, w = i >> 3;
+    uint32_t i = (uint32_t)q->after & CALQ_MASK, w = i >> 3;
     uint64_t m;
     __builtin_memcpy(&m, q->full + 8 * w, 8);
     m &= ~0ull << (8 * (i & 7));
@@ -154,7 +156,7 @@ static inline uint64_t calq_next_bucket(const struct calq *q) {
         __builtin_memcpy(&m, q->full + 8 * w, 8);
     }
     uint32_t s = 8 * w + (uint32_t)__builtin_ctzll(m) / 8;
-    return q->cur + 1 + ((s - i) & CALQ_MASK);
+    return q->after + ((s - i) & CALQ_MASK);
 }
 
 /* Makes bucket c (absolute, in the window, non-empty; now[] and hot
@@ -175,7 +177,7 @@ static inline __attribute__((always_inline)) const struct event *calq_take_bucke
                          1)) {
         struct event *ev = (struct event *)(void *)(q->arena + s0);
         mt->wr = s0;
-        q->cur = c;
+        q->after = c + 1;
         q->full[i] = false;
         q->now = ev;
         q->next = ev + 1;
@@ -205,7 +207,7 @@ static inline __attribute__((always_inline)) const struct event *calq_take_next(
     if (__builtin_expect(!q->hot.len && q->next >= q->end, 1)) {
         /* the next bucket, most often the one after cur (a fabric's run
          * keeps about two in three buckets busy): one flag, not the scan */
-        uint64_t c = q->cur + 1;
+        uint64_t c = q->after;
         if (!q->full[(uint32_t)c & CALQ_MASK]) {
             c = calq_next_bucket(q);
             if (c == UINT64_MAX) return calq_take_slow(q); /* far events, or none */
@@ -221,7 +223,7 @@ static inline __attribute__((always_inline)) const struct event *calq_take_next(
  * of a flag and an increment. */
 static inline void calq_push(struct calq *q, struct event e) {
     uint64_t b = e.time_ps >> CALQ_WIDTH_LOG2;
-    if (b - q->cur - 1 < CALQ_MASK) { /* 1 .. CALQ_MASK buckets ahead */
+    if (b - q->after < CALQ_MASK) { /* 1 .. CALQ_MASK buckets ahead */
         uint32_t i = (uint32_t)b & CALQ_MASK;
         struct calq_meta *m = &q->meta[i];
         uint32_t w = m->wr;
@@ -240,7 +242,7 @@ static inline void calq_push(struct calq *q, struct event e) {
 static inline void calq_push_fields(struct calq *q, uint64_t time_ps, uint64_t order, uint32_t arg,
                                     uint16_t kind, uint16_t aux) {
     uint64_t b = time_ps >> CALQ_WIDTH_LOG2;
-    if (b - q->cur - 1 < CALQ_MASK) { /* 1 .. CALQ_MASK buckets ahead */
+    if (b - q->after < CALQ_MASK) { /* 1 .. CALQ_MASK buckets ahead */
         uint32_t i = (uint32_t)b & CALQ_MASK;
         struct calq_meta *m = &q->meta[i];
         uint32_t w = m->wr;

@@ -61,8 +61,8 @@ sim_run_warm(struct sim *s, void (*tick)(struct sim *, void *), void *tick_arg, 
             if (s->stopped) goto done;
             e = calq_take_next(q);
             if (!e) goto done;
-            /* the bucket just reached (q->cur) holds every event until the next slow take */
-            if (s->after_event || q->cur >= upto) goto taken;
+            /* the bucket just reached (q->after - 1) holds every event until the next slow take */
+            if (s->after_event || q->after > upto) goto taken;
             if (warm && q->next < q->lim)
                 warm(s->model, q->next, (uint32_t)(q->lim - q->next), true);
         }

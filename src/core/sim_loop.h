@@ -46,8 +46,10 @@ static inline __attribute__((always_inline)) uint64_t
 sim_run_warm(struct sim *s, void (*tick)(struct sim *, void *), void *tick_arg, uint64_t tick_every,
              sim_warm_fn warm) {
     struct calq *q = &s->q;
-    uint64_t n = 0, total = 0;
-    uint64_t next_tick = tick_every && tick ? tick_every : UINT64_MAX;
+    /* events left before the next tick, counted down (a decrement and a
+     * branch per event, not an increment and a compare): the events run
+     * since the last tick are period - left */
+    uint64_t total = 0, period = tick_every && tick ? tick_every : UINT64_MAX, left = period;
     /* A bucket c lies wholly at or before stop_ps, and runs without a
      * comparison per event, when c < upto: ((c + 1) << W) - 1 <= stop_ps. */
     uint64_t upto = s->stop_ps == UINT64_MAX ? UINT64_MAX : (s->stop_ps + 1) >> CALQ_WIDTH_LOG2;
@@ -70,10 +72,10 @@ sim_run_warm(struct sim *s, void (*tick)(struct sim *, void *), void *tick_arg, 
                    (unsigned long long)e->time_ps, (unsigned long long)s->now_ps);
         s->now_ps = e->time_ps;
         s->handlers[e->kind](s, e);
-        if (__builtin_expect(++n == next_tick, 0)) {
-            s->events_run += n;
-            total += n;
-            n = 0;
+        if (__builtin_expect(--left == 0, 0)) {
+            s->events_run += period;
+            total += period;
+            left = period;
             tick(s, tick_arg);
         }
     }
@@ -92,16 +94,16 @@ careful:
         s->now_ps = e->time_ps;
         s->handlers[e->kind](s, e);
         if (s->after_event) s->after_event(s, s->after_event_arg);
-        if (++n == next_tick) {
-            s->events_run += n;
-            total += n;
-            n = 0;
+        if (--left == 0) {
+            s->events_run += period;
+            total += period;
+            left = period;
             tick(s, tick_arg);
         }
     }
 done:
-    s->events_run += n;
-    return total + n;
+    s->events_run += period - left;
+    return total + (period - left);
 }
 
 #endif /* FABSIM_CORE_SIM_LOOP_H */

@@ -107,7 +107,7 @@ void calq_init(struct calq *q) {
     q->now = q->next = q->lim = q->end = q->buf;
     evq_init(&q->hot, 16);
     evq_init(&q->far, 64);
-    q->far_bucket = UINT64_MAX;
+    q->far_from = UINT64_MAX;
 }
 
 void calq_fini(struct calq *q) {
@@ -175,7 +175,7 @@ void calq_push_slow(struct calq *q, const struct event *e) {
         q->lim = q->next; /* the next take goes to the slow path */
     } else {
         evq_push(&q->far, *e);
-        if (b < q->far_bucket) q->far_bucket = b;
+        if (b - CALQ_MASK < q->far_from) q->far_from = b - CALQ_MASK; /* b > cur + CALQ_MASK */
     }
 }
 
@@ -210,7 +210,7 @@ static void pull_far(struct calq *q) {
         evq_pop(&q->far, &e);
         put(q, &e, (uint32_t)(e.time_ps >> CALQ_WIDTH_LOG2) & CALQ_MASK);
     }
-    q->far_bucket = top ? top->time_ps >> CALQ_WIDTH_LOG2 : UINT64_MAX;
+    q->far_from = top ? (top->time_ps >> CALQ_WIDTH_LOG2) - CALQ_MASK : UINT64_MAX;
 }
 
 /* Inserts a[i] into the sorted a[0..i); 1 if it moved. */
@@ -402,7 +402,7 @@ static uint32_t gather(struct calq *q, uint32_t i) {
  * place until then. */
 static void move_to(struct calq *q, uint64_t c) {
     q->after = c + 1;
-    if (q->far_bucket - c <= CALQ_MASK) pull_far(q);
+    if (c >= q->far_from) pull_far(q);
     uint32_t i = (uint32_t)c & CALQ_MASK, m;
     if (has_chunks(q, i)) {
         m = gather(q, i);

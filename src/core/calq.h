@@ -97,9 +97,13 @@ struct calq {
      * moved (a handler's event in a slot stays put while it pushes). */
     char *arena;
     uint32_t chunk_len, chunk_cap, chunk_max, free_chunk; /* chunk 0 unused */
-    struct evq hot;          /* pushed into bucket cur after it was sorted */
-    struct evq far;          /* events past the window: bucket > cur + CALQ_MASK */
-    uint64_t far_bucket;     /* bucket of far's earliest event, UINT64_MAX if none */
+    struct evq hot; /* pushed into bucket cur after it was sorted */
+    struct evq far; /* events past the window: bucket > cur + CALQ_MASK */
+    /* the first bucket whose window reaches far's earliest event (its bucket
+     * - CALQ_MASK), UINT64_MAX if none: a bucket taken is tested with one
+     * comparison (the window never passes it: each bucket taken is within
+     * CALQ_MASK of the last) */
+    uint64_t far_from;
     struct event *buf, *aux; /* an overflowed bucket gathered, and the merge buffer */
     uint32_t *runs;          /* run starts while sorting, buf_cap + 1 */
     uint32_t buf_cap;
@@ -172,9 +176,8 @@ static inline __attribute__((always_inline)) const struct event *calq_take_bucke
     uint32_t i = (uint32_t)c & CALQ_MASK;
     struct calq_meta *mt = &q->meta[i];
     uint32_t s0 = calq_slot_ev0(i), off = mt->wr - s0; /* a chunk lies past every slot */
-    if (__builtin_expect(off <= CALQ_SLOT_EVENTS * (uint32_t)sizeof(struct event) &&
-                             q->far_bucket - c > CALQ_MASK,
-                         1)) {
+    if (__builtin_expect(
+            off <= CALQ_SLOT_EVENTS * (uint32_t)sizeof(struct event) && c < q->far_from, 1)) {
         struct event *ev = (struct event *)(void *)(q->arena + s0);
         mt->wr = s0;
         q->after = c + 1;

@@ -43,8 +43,7 @@ void route_fib_free(struct route_fib *f) {
     free(f->host_group);
     free(f->node_group);
     free(f->grp);
-    free(f->set_off);
-    free(f->set_ports);
+    free(f->sets);
     free(f->direct_off);
     free(f->direct);
     free(f->direct_sw);
@@ -231,6 +230,27 @@ void route_fib_build(struct net *n) {
         }
     }
     intern_fini(&in);
+    /* Each set packed as its count then its ports (sets[e], sets + e + 1),
+     * grp naming its position: a lookup reads the count beside the ports
+     * instead of two offsets first, one dependent load fewer per switch hop
+     * (docs/performance.md "Per-hop cost at scale"). The empty set, id 0,
+     * lands at position 0: FIB_SET_EMPTY stays what it was. */
+    uint32_t *pos = fs_xmalloc(((size_t)f->nsets + 1) * sizeof *pos);
+    f->sets = fs_xmalloc(((size_t)f->nsets + f->set_off[f->nsets] + 1) * sizeof *f->sets);
+    uint32_t k = 0;
+    for (uint32_t id = 0; id < f->nsets; id++) {
+        uint32_t a = f->set_off[id], c = f->set_off[id + 1] - a;
+        pos[id] = k;
+        f->sets[k++] = c;
+        if (c) memcpy(f->sets + k, f->set_ports + a, c * sizeof *f->sets);
+        k += c;
+    }
+    for (size_t i = 0; i < (size_t)S * G; i++)
+        if (f->grp[i] != ROUTE_FIB_DIRECT) f->grp[i] = pos[f->grp[i]];
+    free(pos);
+    free(f->set_off);
+    free(f->set_ports);
+    f->set_off = f->set_ports = NULL;
     free(aoff);
     free(aport);
     free(anbr);

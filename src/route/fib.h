@@ -16,14 +16,15 @@
 
 /* Minimal output ports per (switch, destination host) over live links, stored
  * by destination group (route/fib.c): the set for switch index s and host h
- * is set_ports[set_off[e] .. set_off[e + 1]) with e = grp[s * ngroups +
+ * is sets[e + 1 .. e + 1 + sets[e]) with e = grp[s * ngroups +
  * host_group[h]], or the host's own links at s when e is ROUTE_FIB_DIRECT. */
 #define ROUTE_FIB_DIRECT UINT32_MAX
 struct route_fib {
     uint32_t nswitches, ngroups, nsets;
     uint32_t *host_group;          /* host index -> group */
-    uint32_t *grp;                 /* [switch index * ngroups + group] -> set id */
-    uint32_t *set_off, *set_ports; /* interned candidate sets (ECMP groups) */
+    uint32_t *grp;                 /* [switch index * ngroups + group] -> set position */
+    uint32_t *set_off, *set_ports; /* interned candidate sets while building (then freed) */
+    uint32_t *sets;                /* the sets packed: count, then its ports (ECMP groups) */
     uint32_t *direct_off, *direct; /* per host: its live links' switch-side ports, ascending */
     uint32_t *direct_sw;           /* [i]: ports[direct[i]].node (no port read per lookup) */
     uint32_t *node_group;          /* node id -> host_group of a host node (0 for a switch):
@@ -55,8 +56,8 @@ static inline uint32_t route_fib_lookup(const struct route_fib *f, const struct 
                                         uint32_t host, const uint32_t **ports) {
     uint32_t e = f->grp[(size_t)n->nodes[sw].index * f->ngroups + f->host_group[host]];
     if (e == ROUTE_FIB_DIRECT) return route_fib_direct(f, n, sw, host, ports);
-    *ports = f->set_ports + f->set_off[e];
-    return f->set_off[e + 1] - f->set_off[e];
+    *ports = f->sets + e + 1;
+    return f->sets[e];
 }
 
 /* route_fib_lookup for switch node `sw` of switch index `s` and destination
@@ -66,9 +67,8 @@ static inline uint32_t route_fib_lookup_node(const struct route_fib *f, const st
                                              const uint32_t **ports) {
     uint32_t e = f->grp[(size_t)s * f->ngroups + f->node_group[dst]];
     if (e == ROUTE_FIB_DIRECT) return route_fib_direct(f, n, sw, n->nodes[dst].index, ports);
-    uint32_t a = f->set_off[e];
-    *ports = f->set_ports + a;
-    return f->set_off[e + 1] - a;
+    *ports = f->sets + e + 1;
+    return f->sets[e];
 }
 
 #endif /* FABSIM_ROUTE_FIB_H */

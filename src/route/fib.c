@@ -42,6 +42,7 @@ void route_fib_free(struct route_fib *f) {
     if (!f) return;
     free(f->host_group);
     free(f->node_group);
+    free(f->node_row);
     free(f->grp);
     free(f->sets);
     free(f->direct_off);
@@ -158,6 +159,12 @@ void route_fib_build(struct net *n) {
     f->node_group = fs_xcalloc((size_t)V + 1, sizeof *f->node_group);
     for (uint32_t h = 0; h < H; h++)
         f->node_group[n->host_node[h]] = f->host_group[h];
+    /* a switch node's grp row by node id: a hop reads it where it read the
+     * node's switch index and multiplied */
+    f->node_row = fs_xcalloc((size_t)V + 1, sizeof *f->node_row);
+    for (uint32_t v = 0; v < V; v++)
+        if (n->nodes[v].kind == NODE_SWITCH)
+            f->node_row[v] = (size_t)n->nodes[v].index * f->ngroups;
     f->direct_sw = fs_xmalloc(((size_t)f->direct_off[H] + 1) * sizeof *f->direct_sw);
     for (uint32_t i = 0; i < f->direct_off[H]; i++)
         f->direct_sw[i] = n->ports[f->direct[i]].node;

@@ -29,6 +29,7 @@ struct route_fib {
     uint32_t *direct_sw;           /* [i]: ports[direct[i]].node (no port read per lookup) */
     uint32_t *node_group;          /* node id -> host_group of a host node (0 for a switch):
                                       a packet's dst picks its group in one load */
+    size_t *node_row;              /* node id -> a switch's grp row (index * ngroups) */
 };
 
 /* Does every switch-switch link join two tiers (so that valley-free,
@@ -60,12 +61,13 @@ static inline uint32_t route_fib_lookup(const struct route_fib *f, const struct 
     return f->sets[e];
 }
 
-/* route_fib_lookup for switch node `sw` of switch index `s` and destination
- * host node `dst` (a packet's dst): the forwarding path's form. */
-static inline uint32_t route_fib_lookup_node(const struct route_fib *f, const struct net *n,
-                                             uint32_t sw, uint32_t s, uint32_t dst,
-                                             const uint32_t **ports) {
-    uint32_t e = f->grp[(size_t)s * f->ngroups + f->node_group[dst]];
+/* route_fib_lookup for switch node `sw` and destination host node `dst` (a
+ * packet's dst): the forwarding path's form, the row by node id (no switch
+ * index read and multiplied). */
+static inline __attribute__((always_inline)) uint32_t
+route_fib_lookup_node(const struct route_fib *f, const struct net *n, uint32_t sw, uint32_t dst,
+                      const uint32_t **ports) {
+    uint32_t e = f->grp[f->node_row[sw] + f->node_group[dst]];
     if (e == ROUTE_FIB_DIRECT) return route_fib_direct(f, n, sw, n->nodes[dst].index, ports);
     *ports = f->sets + e + 1;
     return f->sets[e];

@@ -18,7 +18,7 @@
 
 struct ecmp_state {
     struct route_live live; /* first: ctrl/bgp.c reaches it via route_state */
-    uint32_t *seed;         /* per switch (by index): its hash seed */
+    uint32_t *seed;         /* per switch node (by node id): its hash seed */
 };
 
 /* 32-bit finaliser of MurmurHash3 (Appleby, public domain). */
@@ -39,10 +39,8 @@ ecmp_select_inline(const struct net *n, uint32_t sw, const struct packet *p) {
     uint32_t c = route_live_get_node(n, sw, p->dst, &ports);
     if (c == 0) return NET_NONE;
     if (c == 1) return ports[0];
-    /* Bucket from the hash's high bits (multiply-shift, no modulo bias); the
-     * switch index read only here, for its seed. */
-    uint32_t s = n->nodes[sw].index;
-    return ports[(uint32_t)(((uint64_t)ecmp_mix(p->flow_hash ^ st->seed[s]) * c) >> 32)];
+    /* Bucket from the hash's high bits (multiply-shift, no modulo bias). */
+    return ports[(uint32_t)(((uint64_t)ecmp_mix(p->flow_hash ^ st->seed[sw]) * c) >> 32)];
 }
 
 /* route_ops.warm: the FIB line ecmp_select will read (none while the
@@ -62,8 +60,7 @@ static inline uint32_t ecmp_guess_inline(const struct net *n, uint32_t sw, const
     if (st->live.old && route_live_stale(&st->live, n->nodes[sw].index)) return NET_NONE;
     uint32_t c = route_fib_lookup_node(n->fib, n, sw, p->dst, &ports);
     if (c <= 1) return c ? ports[0] : NET_NONE;
-    uint32_t s = n->nodes[sw].index;
-    return ports[(uint32_t)(((uint64_t)ecmp_mix(p->flow_hash ^ st->seed[s]) * c) >> 32)];
+    return ports[(uint32_t)(((uint64_t)ecmp_mix(p->flow_hash ^ st->seed[sw]) * c) >> 32)];
 }
 
 #endif /* FABSIM_ROUTE_ECMP_INL_H */

@@ -43,6 +43,8 @@ void route_fib_free(struct route_fib *f) {
     free(f->host_group);
     free(f->node_group);
     free(f->node_row);
+    free(f->node_direct);
+    free(f->direct_pack);
     free(f->grp);
     free(f->sets);
     free(f->direct_off);
@@ -168,6 +170,26 @@ void route_fib_build(struct net *n) {
     f->direct_sw = fs_xmalloc(((size_t)f->direct_off[H] + 1) * sizeof *f->direct_sw);
     for (uint32_t i = 0; i < f->direct_off[H]; i++)
         f->direct_sw[i] = n->ports[f->direct[i]].node;
+    /* A host whose live links all reach one switch (every host of a fat
+     * tree): its direct set packed as count then ports, by node id, so that
+     * the last switch hop reads it with no search of the host's links. At a
+     * ROUTE_FIB_DIRECT entry the switch is one of the group's attachment
+     * switches, which for such a host is that one switch: the same ports,
+     * in the same order, as route_fib_direct. */
+    f->node_direct = fs_xmalloc(((size_t)V + 1) * sizeof *f->node_direct);
+    for (uint32_t v = 0; v <= V; v++)
+        f->node_direct[v] = UINT32_MAX;
+    f->direct_pack = fs_xmalloc(((size_t)H + f->direct_off[H] + 1) * sizeof *f->direct_pack);
+    for (uint32_t h = 0, k = 0; h < H; h++) {
+        uint32_t a = f->direct_off[h], b = f->direct_off[h + 1], i = a;
+        while (i < b && f->direct_sw[i] == f->direct_sw[a])
+            i++;
+        if (a == b || i < b) continue; /* no live link, or several switches: searched */
+        f->node_direct[n->host_node[h]] = k;
+        f->direct_pack[k++] = b - a;
+        memcpy(f->direct_pack + k, f->direct + a, (b - a) * sizeof *f->direct_pack);
+        k += b - a;
+    }
 
     /* One BFS per group, from its first host. */
     uint32_t G = f->ngroups;

@@ -30,6 +30,9 @@ struct route_fib {
     uint32_t *node_group;          /* node id -> host_group of a host node (0 for a switch):
                                       a packet's dst picks its group in one load */
     size_t *node_row;              /* node id -> a switch's grp row (index * ngroups) */
+    uint32_t *node_direct;         /* node id -> a single-switch host's set in direct_pack,
+                                      UINT32_MAX otherwise (searched: route_fib_direct) */
+    uint32_t *direct_pack;         /* those sets: count, then the switch-side ports */
 };
 
 /* Does every switch-switch link join two tiers (so that valley-free,
@@ -68,7 +71,14 @@ static inline __attribute__((always_inline)) uint32_t
 route_fib_lookup_node(const struct route_fib *f, const struct net *n, uint32_t sw, uint32_t dst,
                       const uint32_t **ports) {
     uint32_t e = f->grp[f->node_row[sw] + f->node_group[dst]];
-    if (e == ROUTE_FIB_DIRECT) return route_fib_direct(f, n, sw, n->nodes[dst].index, ports);
+    if (e == ROUTE_FIB_DIRECT) {
+        uint32_t d = f->node_direct[dst];
+        if (__builtin_expect(d != UINT32_MAX, 1)) {
+            *ports = f->direct_pack + d + 1;
+            return f->direct_pack[d];
+        }
+        return route_fib_direct(f, n, sw, n->nodes[dst].index, ports);
+    }
     *ports = f->sets + e + 1;
     return f->sets[e];
 }

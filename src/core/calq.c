@@ -14,17 +14,6 @@ _Static_assert(sizeof(struct calq_slot) == 256, "a slot is four cache lines");
 _Static_assert(sizeof(struct calq_chunk) == 1024, "a chunk is 16 cache lines");
 _Static_assert(CALQ_NB % 8 == 0 && sizeof(bool) == 1, "the full flags are scanned 8 at a time");
 #define CALQ_INSERTION_MAX 16 /* buckets up to this many events: insertion sort */
-/* Far events (past the window) within CALQ_FAR_NB coarse buckets of
- * 2^CALQ_FAR_LOG2 buckets each (~262 ns; a horizon of ~1.07 ms, past a
- * PFC pause's longest, 65,535 quanta of 512 bit times at 100 Gb/s =
- * 335 us: docs/sources.md A4) are appended to their coarse bucket, not
- * pushed on the heap: a fabric's pause timers are thousands at once, and a
- * heap pop of them cost ~290 instructions (docs/performance.md "Per-hop
- * cost at scale"). A coarse bucket is scanned when its smallest bucket
- * comes within the window: what the window then covers goes to the ring,
- * the rest stays. The heap keeps what lies past the horizon. */
-#define CALQ_FAR_LOG2 8
-#define CALQ_FAR_NB 4096u
 
 /* The arena: the ring's slots, then chunk ids 0.. at 1 KiB each, all within
  * 32-bit offsets; chunks made usable CALQ_CHUNK_STEP at a time. The range
@@ -119,8 +108,6 @@ void calq_init(struct calq *q) {
     evq_init(&q->hot, 16);
     evq_init(&q->far, 64);
     q->far_from = UINT64_MAX;
-    q->coarse = fs_xcalloc(CALQ_FAR_NB, sizeof *q->coarse);
-    q->coarse_k0 = UINT64_MAX;
 }
 
 void calq_fini(struct calq *q) {
@@ -131,10 +118,6 @@ void calq_fini(struct calq *q) {
         munmap(q->arena, CALQ_SLOTS_BYTES + (size_t)q->chunk_max * sizeof(struct calq_chunk));
     evq_fini(&q->hot);
     evq_fini(&q->far);
-    if (q->coarse)
-        for (uint32_t k = 0; k < CALQ_FAR_NB; k++)
-            free(q->coarse[k].ev);
-    free(q->coarse);
     memset(q, 0, sizeof *q);
 }
 
@@ -180,29 +163,6 @@ static void put(struct calq *q, const struct event *e, uint32_t i) {
     q->full[i] = true;
 }
 
-/* A far event (bucket b past the window) into its coarse bucket, or onto
- * the heap past their horizon (or if its ring slot still holds another
- * coarse bucket's events, which cannot happen while every far event is
- * pulled before the window passes it: a safeguard). */
-static void push_far(struct calq *q, const struct event *e, uint64_t b) {
-    uint64_t k = b >> CALQ_FAR_LOG2;
-    if (k - (q->after >> CALQ_FAR_LOG2) < CALQ_FAR_NB - 1) {
-        struct calq_far *f = &q->coarse[k & (CALQ_FAR_NB - 1)];
-        if (!f->len || f->min_bucket >> CALQ_FAR_LOG2 == k) {
-            if (f->len == f->cap) {
-                f->cap = f->cap ? 2 * f->cap : 8;
-                f->ev = fs_xrealloc(f->ev, (size_t)f->cap * sizeof *f->ev);
-            }
-            f->ev[f->len++] = *e;
-            if (f->len == 1 || b < f->min_bucket) f->min_bucket = b;
-            if (k < q->coarse_k0) q->coarse_k0 = k;
-            q->coarse_len++;
-            return;
-        }
-    }
-    evq_push(&q->far, *e);
-}
-
 /* calq_push found the bucket's block full, or the event outside the buckets
  * ahead. */
 void calq_push_slow(struct calq *q, const struct event *e) {
@@ -214,7 +174,7 @@ void calq_push_slow(struct calq *q, const struct event *e) {
         evq_push(&q->hot, *e);
         q->lim = q->next; /* the next take goes to the slow path */
     } else {
-        push_far(q, e, b);
+        evq_push(&q->far, *e);
         if (b - CALQ_MASK < q->far_from) q->far_from = b - CALQ_MASK; /* b > cur + CALQ_MASK */
     }
 }
@@ -240,58 +200,17 @@ void calq_push_fields_slow(struct calq *q, uint64_t time_ps, uint64_t order, uin
     calq_push_slow(q, &e);
 }
 
-/* The smallest bucket among the far events (coarse and heap), UINT64_MAX
- * if none: the coarse buckets are in order, so the first one's smallest. */
-static uint64_t far_min_bucket(const struct calq *q) {
-    uint64_t b = UINT64_MAX;
-    if (q->coarse_k0 != UINT64_MAX) b = q->coarse[q->coarse_k0 & (CALQ_FAR_NB - 1)].min_bucket;
-    const struct event *top = evq_top(&q->far);
-    if (top && top->time_ps >> CALQ_WIDTH_LOG2 < b) b = top->time_ps >> CALQ_WIDTH_LOG2;
-    return b;
-}
-
 /* Moves far events that the window now covers into their buckets (bucket
- * cur's included: called before it is sorted). The ring's buckets are
- * sorted when reached, so the order they are appended in changes nothing. */
+ * cur's included: called before it is sorted). */
 static void pull_far(struct calq *q) {
-    uint64_t last = q->after - 1 + CALQ_MASK; /* the window's last bucket */
     const struct event *top;
-    while ((top = evq_top(&q->far)) && top->time_ps >> CALQ_WIDTH_LOG2 <= last) {
+    while ((top = evq_top(&q->far)) &&
+           (top->time_ps >> CALQ_WIDTH_LOG2) - (q->after - 1) <= CALQ_MASK) {
         struct event e;
         evq_pop(&q->far, &e);
         put(q, &e, (uint32_t)(e.time_ps >> CALQ_WIDTH_LOG2) & CALQ_MASK);
     }
-    while (q->coarse_k0 != UINT64_MAX) {
-        struct calq_far *f = &q->coarse[q->coarse_k0 & (CALQ_FAR_NB - 1)];
-        if (f->min_bucket > last) break;
-        uint32_t keep = 0;
-        uint64_t mb = UINT64_MAX;
-        for (uint32_t i = 0; i < f->len; i++) {
-            uint64_t b = f->ev[i].time_ps >> CALQ_WIDTH_LOG2;
-            if (b <= last) {
-                put(q, &f->ev[i], (uint32_t)b & CALQ_MASK);
-            } else {
-                f->ev[keep++] = f->ev[i];
-                if (b < mb) mb = b;
-            }
-        }
-        q->coarse_len -= f->len - keep;
-        f->len = keep;
-        f->min_bucket = mb;
-        if (keep) break; /* the rest lie past the window */
-        /* the next non-empty coarse bucket */
-        uint64_t k = q->coarse_k0;
-        if (!q->coarse_len) {
-            k = UINT64_MAX;
-        } else {
-            do
-                k++;
-            while (!q->coarse[k & (CALQ_FAR_NB - 1)].len);
-        }
-        q->coarse_k0 = k;
-    }
-    uint64_t b = far_min_bucket(q);
-    q->far_from = b == UINT64_MAX ? UINT64_MAX : b - CALQ_MASK;
+    q->far_from = top ? (top->time_ps >> CALQ_WIDTH_LOG2) - CALQ_MASK : UINT64_MAX;
 }
 
 /* Inserts a[i] into the sorted a[0..i); 1 if it moved. */
@@ -510,7 +429,8 @@ static inline uint64_t next_bucket(const struct calq *q) {
 static uint64_t upcoming(const struct calq *q) {
     uint64_t c = next_bucket(q);
     if (c != UINT64_MAX) return c;
-    return far_min_bucket(q);
+    const struct event *top = evq_top(&q->far);
+    return top ? top->time_ps >> CALQ_WIDTH_LOG2 : UINT64_MAX;
 }
 
 /* hot holds events: the earlier of its top and *next; or lim was cleared
@@ -628,12 +548,7 @@ uint64_t calq_peek_time(const struct calq *q) {
     uint64_t b = next_bucket(q);
     if (b == UINT64_MAX) {
         const struct event *top = evq_top(&q->far);
-        uint64_t t = top ? top->time_ps : UINT64_MAX;
-        if (q->coarse_k0 != UINT64_MAX) {
-            const struct calq_far *f = &q->coarse[q->coarse_k0 & (CALQ_FAR_NB - 1)];
-            t = min_time(f->ev, f->len, t);
-        }
-        return t;
+        return top ? top->time_ps : UINT64_MAX;
     }
     uint32_t i = (uint32_t)b & CALQ_MASK, m = bucket_count(q, i);
     const struct calq_slot *s = slot_at(q, i);
@@ -648,7 +563,7 @@ uint64_t calq_peek_time(const struct calq *q) {
 }
 
 size_t calq_len(const struct calq *q) {
-    size_t n = (size_t)(q->end - q->next) + q->hot.len + q->far.len + q->coarse_len;
+    size_t n = (size_t)(q->end - q->next) + q->hot.len + q->far.len;
     for (uint32_t i = 0; i < CALQ_NB; i++)
         if (q->full[i]) n += bucket_count(q, i);
     return n;

@@ -73,14 +73,6 @@ struct calq_meta {
     uint32_t end; /* the end of that block's events */
 };
 
-/* A coarse bucket of far events (core/calq.c): 2^CALQ_FAR_LOG2 buckets
- * (~262 ns), its events unsorted, and the smallest bucket among them. */
-struct calq_far {
-    struct event *ev;
-    uint32_t len, cap;
-    uint64_t min_bucket;
-};
-
 /* The window: 2^10 ps (~1 ns) buckets, 2^12 of them (~4.2 us; 1 MiB of
  * slots): packet events fall inside it, timers mostly past it. Fixed at
  * compile time: the push below is inlined wherever an event is scheduled. */
@@ -106,13 +98,7 @@ struct calq {
     char *arena;
     uint32_t chunk_len, chunk_cap, chunk_max, free_chunk; /* chunk 0 unused */
     struct evq hot; /* pushed into bucket cur after it was sorted */
-    /* Events past the window (bucket > cur + CALQ_MASK): within
-     * CALQ_FAR_NB coarse buckets of the window, unsorted in their coarse
-     * bucket (core/calq.c), the rest in far. */
-    struct calq_far *coarse; /* CALQ_FAR_NB, a ring by coarse index */
-    uint64_t coarse_k0;      /* the first non-empty coarse bucket, UINT64_MAX if none */
-    size_t coarse_len;       /* events in them */
-    struct evq far;          /* events past the coarse buckets' horizon */
+    struct evq far; /* events past the window: bucket > cur + CALQ_MASK */
     /* the first bucket whose window reaches far's earliest event (its bucket
      * - CALQ_MASK), UINT64_MAX if none: a bucket taken is tested with one
      * comparison (the window never passes it: each bucket taken is within

@@ -81,7 +81,7 @@ static void arena_commit(struct calq *q, size_t from, size_t bytes) {
 
 void calq_init(struct calq *q) {
     memset(q, 0, sizeof *q);
-    q->cur = UINT64_MAX; /* before bucket 0: the window starts at 0 */
+    q->after = 0; /* cur before bucket 0: the window starts at 0 */
     size_t bytes = CALQ_ARENA_MAX;
     for (; bytes >= CALQ_ARENA_MIN; bytes /= 2) {
         void *b = mmap(NULL, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -104,10 +104,10 @@ void calq_init(struct calq *q) {
     q->buf = fs_xmalloc(q->buf_cap * sizeof *q->buf);
     q->aux = fs_xmalloc(q->buf_cap * sizeof *q->aux);
     q->runs = fs_xmalloc((q->buf_cap + 1) * sizeof *q->runs);
-    q->now = q->buf;
+    q->now = q->next = q->lim = q->end = q->buf;
     evq_init(&q->hot, 16);
     evq_init(&q->far, 64);
-    q->far_bucket = UINT64_MAX;
+    q->far_from = UINT64_MAX;
 }
 
 void calq_fini(struct calq *q) {
@@ -161,29 +161,28 @@ static void put(struct calq *q, const struct event *e, uint32_t i) {
     memcpy(q->arena + m->wr, e, sizeof *e);
     m->wr += EV;
     q->full[i] = true;
-    q->queued++;
 }
 
 /* calq_push found the bucket's block full, or the event outside the buckets
  * ahead. */
 void calq_push_slow(struct calq *q, const struct event *e) {
-    uint64_t b = e->time_ps >> CALQ_WIDTH_LOG2, d = b - q->cur;
-    FS_DASSERT(q->cur == UINT64_MAX || b >= q->cur, "event in the past of the calendar window");
+    uint64_t b = e->time_ps >> CALQ_WIDTH_LOG2, d = b - (q->after - 1);
+    FS_DASSERT(q->after == 0 || b + 1 >= q->after, "event in the past of the calendar window");
     if (__builtin_expect(d - 1 < CALQ_MASK, 1)) {
         put(q, e, (uint32_t)b & CALQ_MASK);
     } else if (d == 0) { /* into the bucket being popped: merged at pop time */
         evq_push(&q->hot, *e);
-        q->lim = 0;
+        q->lim = q->next; /* the next take goes to the slow path */
     } else {
         evq_push(&q->far, *e);
-        if (b < q->far_bucket) q->far_bucket = b;
+        if (b - CALQ_MASK < q->far_from) q->far_from = b - CALQ_MASK; /* b > cur + CALQ_MASK */
     }
 }
 
 void calq_push_fields_slow(struct calq *q, uint64_t time_ps, uint64_t order, uint32_t arg,
                            uint16_t kind, uint16_t aux) {
     uint64_t b = time_ps >> CALQ_WIDTH_LOG2;
-    if (__builtin_expect(b - q->cur - 1 < CALQ_MASK, 1)) {
+    if (__builtin_expect(b - q->after < CALQ_MASK, 1)) {
         /* a full block: a new chunk (one push in 42 into a crowded bucket) */
         uint32_t i = (uint32_t)b & CALQ_MASK;
         new_chunk(q, i);
@@ -195,7 +194,6 @@ void calq_push_fields_slow(struct calq *q, uint64_t time_ps, uint64_t order, uin
         d->kind = kind;
         d->aux = aux;
         m->wr += EV;
-        q->queued++;
         return;
     }
     struct event e = {time_ps, order, arg, kind, aux};
@@ -206,12 +204,13 @@ void calq_push_fields_slow(struct calq *q, uint64_t time_ps, uint64_t order, uin
  * cur's included: called before it is sorted). */
 static void pull_far(struct calq *q) {
     const struct event *top;
-    while ((top = evq_top(&q->far)) && (top->time_ps >> CALQ_WIDTH_LOG2) - q->cur <= CALQ_MASK) {
+    while ((top = evq_top(&q->far)) &&
+           (top->time_ps >> CALQ_WIDTH_LOG2) - (q->after - 1) <= CALQ_MASK) {
         struct event e;
         evq_pop(&q->far, &e);
         put(q, &e, (uint32_t)(e.time_ps >> CALQ_WIDTH_LOG2) & CALQ_MASK);
     }
-    q->far_bucket = top ? top->time_ps >> CALQ_WIDTH_LOG2 : UINT64_MAX;
+    q->far_from = top ? (top->time_ps >> CALQ_WIDTH_LOG2) - CALQ_MASK : UINT64_MAX;
 }
 
 /* Inserts a[i] into the sorted a[0..i); 1 if it moved. */
@@ -402,8 +401,8 @@ static uint32_t gather(struct calq *q, uint32_t i) {
  * which cannot be pushed before the window moves on: its events stay in
  * place until then. */
 static void move_to(struct calq *q, uint64_t c) {
-    q->cur = c;
-    if (q->far_bucket - c <= CALQ_MASK) pull_far(q);
+    q->after = c + 1;
+    if (c >= q->far_from) pull_far(q);
     uint32_t i = (uint32_t)c & CALQ_MASK, m;
     if (has_chunks(q, i)) {
         m = gather(q, i);
@@ -416,12 +415,11 @@ static void move_to(struct calq *q, uint64_t c) {
     }
     q->full[i] = false;
     meta_reset(q, i);
-    q->queued -= m;
-    q->pos = 0;
-    q->len = q->lim = m;
+    q->next = q->now;
+    q->end = q->lim = q->now + m;
 }
 
-/* The first non-empty bucket after cur (absolute); queued must be > 0. */
+/* The first non-empty bucket after cur (absolute), UINT64_MAX if none. */
 static inline uint64_t next_bucket(const struct calq *q) {
     return calq_next_bucket(q);
 }
@@ -429,21 +427,22 @@ static inline uint64_t next_bucket(const struct calq *q) {
 /* The bucket the next event is in once now[] and hot are exhausted, or
  * UINT64_MAX when the queue is empty. */
 static uint64_t upcoming(const struct calq *q) {
-    if (q->queued) return next_bucket(q);
+    uint64_t c = next_bucket(q);
+    if (c != UINT64_MAX) return c;
     const struct event *top = evq_top(&q->far);
     return top ? top->time_ps >> CALQ_WIDTH_LOG2 : UINT64_MAX;
 }
 
-/* hot holds events: the earlier of its top and now[pos]; or lim was cleared
+/* hot holds events: the earlier of its top and *next; or lim was cleared
  * (sim_stop) with events left in now[]. */
 static __attribute__((noinline)) const struct event *take_hot(struct calq *q) {
     if (!q->hot.len) { /* only sim_stop() cleared lim */
-        q->lim = q->len;
-        return &q->now[q->pos++];
+        q->lim = q->end;
+        return q->next++;
     }
-    if (q->pos < q->len && before(&q->now[q->pos], evq_top(&q->hot))) return &q->now[q->pos++];
+    if (q->next < q->end && before(q->next, evq_top(&q->hot))) return q->next++;
     evq_pop(&q->hot, &q->popped);
-    if (!q->hot.len) q->lim = q->len;
+    if (!q->hot.len) q->lim = q->end;
     return &q->popped;
 }
 
@@ -451,17 +450,15 @@ static __attribute__((noinline)) const struct event *take_far(struct calq *q) {
     uint64_t c = upcoming(q);
     if (c == UINT64_MAX) return NULL;
     move_to(q, c); /* far events pulled into bucket c are sorted with it: never in hot */
-    q->pos = 1;
-    return &q->now[0];
+    return q->next++;
 }
 
-/* Sorts a bucket's 1 < m <= CALQ_SLOT_EVENTS events in its slot (insertion
- * sort unrolled by m: straight-line code, few registers); returns the first. */
-static __attribute__((noinline)) const struct event *sort_slot(struct calq *q, struct event *ev,
-                                                               uint32_t m) {
+/* Sorts a bucket's 2 < m <= CALQ_SLOT_EVENTS events in its slot (insertion
+ * sort unrolled by m: straight-line code, few registers). */
+__attribute__((noinline)) void calq_sort_slot(struct calq *q, struct event *ev, uint32_t m) {
     _Static_assert(CALQ_SLOT_EVENTS == 10, "unrolled for ten");
     int moved = insert_at(ev, 1);
-    if (m > 2) moved |= insert_at(ev, 2);
+    moved |= insert_at(ev, 2);
     if (m > 3) moved |= insert_at(ev, 3);
     if (m > 4) moved |= insert_at(ev, 4);
     if (m > 5) moved |= insert_at(ev, 5);
@@ -470,49 +467,26 @@ static __attribute__((noinline)) const struct event *sort_slot(struct calq *q, s
     if (m > 8) moved |= insert_at(ev, 8);
     if (m > 9) moved |= insert_at(ev, 9);
     q->sorted_buckets += (uint64_t)moved;
-    return &ev[0];
 }
 
-void calq_sort_slot(struct calq *q, struct event *ev, uint32_t m) {
-    sort_slot(q, ev, m);
-}
-
-/* now[] and hot are exhausted and c is the next non-empty bucket in the
- * ring: makes it the one being popped and takes its first event. The common
- * case (it holds at most a slot of events and no far event joins the
- * window) stays in this function; the rest is out of line. */
-static inline __attribute__((always_inline)) const struct event *take_bucket(struct calq *q,
-                                                                             uint64_t c) {
-    uint32_t i = (uint32_t)c & CALQ_MASK;
-    if (has_chunks(q, i) || q->far_bucket - c <= CALQ_MASK) {
-        move_to(q, c);
-        q->pos = 1;
-        return &q->now[0];
-    }
-    struct calq_meta *mt = &q->meta[i];
-    uint32_t s0 = slot_ev0(i), m = (mt->wr - s0) / EV;
-    struct event *ev = slot_at(q, i)->ev;
-    mt->wr = s0;
-    q->cur = c;
-    q->full[i] = false;
-    q->queued -= m;
-    q->now = ev;
-    q->pos = 1;
-    q->len = q->lim = m;
-    if (m > 1) return sort_slot(q, ev, m); /* a tail call: this path saves no registers */
-    return &ev[0];
+/* calq_take_bucket's bucket that overflowed its slot or that far events
+ * join: gathered, sorted, its first event taken. */
+__attribute__((noinline)) const struct event *calq_take_bucket_slow(struct calq *q, uint64_t c) {
+    move_to(q, c);
+    return q->next++;
 }
 
 /* now[] is exhausted, or hot holds events. */
 const struct event *calq_take_slow(struct calq *q) {
-    if (q->hot.len || q->pos < q->len) return take_hot(q);
-    if (!q->queued) return take_far(q);
-    return take_bucket(q, next_bucket(q));
+    if (q->hot.len || q->next < q->end) return take_hot(q);
+    uint64_t c = next_bucket(q);
+    if (c == UINT64_MAX) return take_far(q);
+    return calq_take_bucket(q, c);
 }
 
 /* The earliest of now[] and hot, or NULL when both are empty. */
 static const struct event *head(const struct calq *q) {
-    const struct event *n = q->pos < q->len ? &q->now[q->pos] : NULL, *h = evq_top(&q->hot);
+    const struct event *n = q->next < q->end ? q->next : NULL, *h = evq_top(&q->hot);
     return h && (!n || before(h, n)) ? h : n;
 }
 
@@ -528,22 +502,22 @@ uint64_t calq_next_time(struct calq *q) {
 
 const struct event *calq_take_before_slow(struct calq *q, uint64_t limit_ps) {
     const struct event *e;
-    if (!q->hot.len && q->pos >= q->len && q->queued) {
+    uint64_t c;
+    if (!q->hot.len && q->next >= q->end && (c = next_bucket(q)) != UINT64_MAX) {
         /* The bucket is exhausted and the next one is in the ring: reach it
          * as calq_take does (a slot bucket sorted in place, no gathering).
          * Its first event past the limit is put back (it is now[0]); the
          * window then stands at a bucket no later than the limit's, where
          * every event still to be pushed belongs. */
-        uint64_t c = next_bucket(q);
         if (c > limit_ps >> CALQ_WIDTH_LOG2) return NULL;
-        e = take_bucket(q, c); /* the bucket found once, not again by calq_take_slow */
-        FS_DASSERT(e == &q->now[0] && q->pos == 1, "calq: first event of a bucket");
+        e = calq_take_bucket(q, c); /* the bucket found once, not again by calq_take_slow */
+        FS_DASSERT(e == q->now && q->next == q->now + 1, "calq: first event of a bucket");
         if (e->time_ps < limit_ps) return e;
-        q->pos = 0;
+        q->next = q->now;
         return NULL;
     }
     while (!(e = head(q))) {
-        uint64_t c = upcoming(q);
+        c = upcoming(q);
         if (c == UINT64_MAX || c > limit_ps >> CALQ_WIDTH_LOG2) return NULL;
         move_to(q, c);
     }
@@ -571,11 +545,12 @@ static uint64_t min_time(const struct event *ev, uint32_t n, uint64_t t) {
 uint64_t calq_peek_time(const struct calq *q) {
     const struct event *e = head(q);
     if (e) return e->time_ps;
-    if (!q->queued) {
+    uint64_t b = next_bucket(q);
+    if (b == UINT64_MAX) {
         const struct event *top = evq_top(&q->far);
         return top ? top->time_ps : UINT64_MAX;
     }
-    uint32_t i = (uint32_t)next_bucket(q) & CALQ_MASK, m = bucket_count(q, i);
+    uint32_t i = (uint32_t)b & CALQ_MASK, m = bucket_count(q, i);
     const struct calq_slot *s = slot_at(q, i);
     uint64_t t = min_time(s->ev, m < CALQ_SLOT_EVENTS ? m : CALQ_SLOT_EVENTS, UINT64_MAX);
     uint32_t k = CALQ_SLOT_EVENTS;
@@ -585,4 +560,11 @@ uint64_t calq_peek_time(const struct calq *q) {
         k += c;
     }
     return t;
+}
+
+size_t calq_len(const struct calq *q) {
+    size_t n = (size_t)(q->end - q->next) + q->hot.len + q->far.len;
+    for (uint32_t i = 0; i < CALQ_NB; i++)
+        if (q->full[i]) n += bucket_count(q, i);
+    return n;
 }

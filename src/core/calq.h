@@ -82,22 +82,28 @@ struct calq_meta {
 #define CALQ_MASK (CALQ_NB - 1)
 
 struct calq {
-    /* The bucket being popped (absolute index cur), sorted: now[pos..len),
-     * in its own slot or in buf; lim is len, or 0 while hot holds events or
-     * after sim_stop()
-     * (pops then take the slow path, which merges them). */
-    const struct event *now;
-    uint32_t pos, lim, len;
-    uint64_t cur;
+    /* The bucket being popped (absolute index cur), sorted: now..end, in
+     * its own slot or in buf, next the event to take; lim is end, or next
+     * as it was when hot was pushed or sim_stop() was called (pops then
+     * take the slow path, which merges hot's events). Pointers, not
+     * indexes: a take is a compare of two loads and an increment (no base
+     * loaded, no index scaled). */
+    const struct event *now, *next, *lim, *end;
+    /* cur + 1, the first bucket a push appends to (cur itself is not kept:
+     * the push tests b - after < CALQ_MASK, one subtraction fewer) */
+    uint64_t after;
     /* The slots of the ring (bucket i's at i x 128), then the chunks: one
      * reserved address range, made usable as chunks are needed and never
      * moved (a handler's event in a slot stays put while it pushes). */
     char *arena;
     uint32_t chunk_len, chunk_cap, chunk_max, free_chunk; /* chunk 0 unused */
-    size_t queued;                                        /* events in the buckets after cur */
-    struct evq hot;          /* pushed into bucket cur after it was sorted */
-    struct evq far;          /* events past the window: bucket > cur + CALQ_MASK */
-    uint64_t far_bucket;     /* bucket of far's earliest event, UINT64_MAX if none */
+    struct evq hot; /* pushed into bucket cur after it was sorted */
+    struct evq far; /* events past the window: bucket > cur + CALQ_MASK */
+    /* the first bucket whose window reaches far's earliest event (its bucket
+     * - CALQ_MASK), UINT64_MAX if none: a bucket taken is tested with one
+     * comparison (the window never passes it: each bucket taken is within
+     * CALQ_MASK of the last) */
+    uint64_t far_from;
     struct event *buf, *aux; /* an overflowed bucket gathered, and the merge buffer */
     uint32_t *runs;          /* run starts while sorting, buf_cap + 1 */
     uint32_t buf_cap;
@@ -137,60 +143,79 @@ static inline int calq_before(const struct event *a, const struct event *b) {
     return ka < kb;
 }
 
-/* The first non-empty bucket after cur (absolute); queued must be > 0. The
- * flags are read 8 at a time, little-endian: the lowest set byte first. */
+/* The first non-empty bucket after cur (absolute), or UINT64_MAX when the
+ * ring is empty (no count of the events in it is kept: one increment per
+ * push and a subtraction per bucket saved, the scan bounded instead). The
+ * flags are read 8 at a time, little-endian: the lowest set byte first; the
+ * last word read is the first again, whole (the buckets before cur + 1 in
+ * it are the window's last). */
 static inline uint64_t calq_next_bucket(const struct calq *q) {
-    uint32_t i = (uint32_t)(q->cur + 1) & CALQ_MASK, w = i >> 3;
+    uint32_t i = (uint32_t)q->after & CALQ_MASK, w = i >> 3;
     uint64_t m;
     __builtin_memcpy(&m, q->full + 8 * w, 8);
     m &= ~0ull << (8 * (i & 7));
-    while (!m) {
+    for (uint32_t k = 0; !m; k++) {
+        if (k == CALQ_NB / 8) return UINT64_MAX;
         w = (w + 1) & (CALQ_NB / 8 - 1);
         __builtin_memcpy(&m, q->full + 8 * w, 8);
     }
     uint32_t s = 8 * w + (uint32_t)__builtin_ctzll(m) / 8;
-    return q->cur + 1 + ((s - i) & CALQ_MASK);
+    return q->after + ((s - i) & CALQ_MASK);
 }
 
-/* calq_take once the bucket being popped is exhausted (pos == lim): the
- * common case inline, the next bucket a slot bucket (no overflow chunk, no
- * far event joining the window) with nothing in hot, sorted in place (two
- * events compared here, more in calq_sort_slot); everything else in
- * calq_take_slow. The event loop's (core/sim_loop.h): a bucket of a
- * fabric's run holds two or three events, so this runs once per two or
- * three events. */
+/* Makes bucket c (absolute, in the window, non-empty; now[] and hot
+ * exhausted) the one being popped and takes its first event: the one
+ * implementation, inline in the event loop (calq_take_next) and in calq.c's
+ * slow paths. The common case, a slot bucket (no overflow chunk) that no
+ * far event joins, is sorted in place here (two events compared here, more
+ * in calq_sort_slot); a bucket that overflowed or that far events join
+ * goes to calq_take_bucket_slow (gathered and sorted out of line). */
+const struct event *calq_take_bucket_slow(struct calq *q, uint64_t c);
+static inline __attribute__((always_inline)) const struct event *calq_take_bucket(struct calq *q,
+                                                                                  uint64_t c) {
+    uint32_t i = (uint32_t)c & CALQ_MASK;
+    struct calq_meta *mt = &q->meta[i];
+    uint32_t s0 = calq_slot_ev0(i), off = mt->wr - s0; /* a chunk lies past every slot */
+    if (__builtin_expect(
+            off <= CALQ_SLOT_EVENTS * (uint32_t)sizeof(struct event) && c < q->far_from, 1)) {
+        struct event *ev = (struct event *)(void *)(q->arena + s0);
+        mt->wr = s0;
+        q->after = c + 1;
+        q->full[i] = false;
+        q->now = ev;
+        q->next = ev + 1;
+        /* the end from the write position: no count scaled back */
+        q->end = q->lim = (const struct event *)(const void *)((const char *)ev + off);
+        if (off == 2 * sizeof(struct event)) {
+            if (calq_before(&ev[1], &ev[0])) {
+                struct event t = ev[0];
+                ev[0] = ev[1];
+                ev[1] = t;
+                q->sorted_buckets++;
+            }
+        } else if (off > 2 * sizeof(struct event)) {
+            calq_sort_slot(q, ev, off / (uint32_t)sizeof(struct event));
+        }
+        return ev;
+    }
+    return calq_take_bucket_slow(q, c);
+}
+
+/* calq_take once the bucket being popped is exhausted (next == lim), the
+ * event loop's (core/sim_loop.h): with nothing in hot and a next bucket in
+ * the ring, that bucket taken inline (calq_take_bucket); everything else in
+ * calq_take_slow. A bucket of a fabric's run holds two or three events, so
+ * this runs once per two or three events. */
 static inline __attribute__((always_inline)) const struct event *calq_take_next(struct calq *q) {
-    if (__builtin_expect(!q->hot.len && q->pos >= q->len && q->queued, 1)) {
+    if (__builtin_expect(!q->hot.len && q->next >= q->end, 1)) {
         /* the next bucket, most often the one after cur (a fabric's run
          * keeps about two in three buckets busy): one flag, not the scan */
-        uint64_t c = q->full[(uint32_t)(q->cur + 1) & CALQ_MASK] ? q->cur + 1 : calq_next_bucket(q);
-        uint32_t i = (uint32_t)c & CALQ_MASK;
-        struct calq_meta *mt = &q->meta[i];
-        uint32_t s0 = calq_slot_ev0(i), off = mt->wr - s0; /* a chunk lies past every slot */
-        if (__builtin_expect(off <= CALQ_SLOT_EVENTS * (uint32_t)sizeof(struct event) &&
-                                 q->far_bucket - c > CALQ_MASK,
-                             1)) {
-            uint32_t m = off / (uint32_t)sizeof(struct event);
-            struct event *ev = (struct event *)(void *)(q->arena + s0);
-            mt->wr = s0;
-            q->cur = c;
-            q->full[i] = false;
-            q->queued -= m;
-            q->now = ev;
-            q->pos = 1;
-            q->len = q->lim = m;
-            if (m == 2) {
-                if (calq_before(&ev[1], &ev[0])) {
-                    struct event t = ev[0];
-                    ev[0] = ev[1];
-                    ev[1] = t;
-                    q->sorted_buckets++;
-                }
-            } else if (m > 2) {
-                calq_sort_slot(q, ev, m);
-            }
-            return ev;
+        uint64_t c = q->after;
+        if (!q->full[(uint32_t)c & CALQ_MASK]) {
+            c = calq_next_bucket(q);
+            if (c == UINT64_MAX) return calq_take_slow(q); /* far events, or none */
         }
+        return calq_take_bucket(q, c);
     }
     return calq_take_slow(q);
 }
@@ -201,7 +226,7 @@ static inline __attribute__((always_inline)) const struct event *calq_take_next(
  * of a flag and an increment. */
 static inline void calq_push(struct calq *q, struct event e) {
     uint64_t b = e.time_ps >> CALQ_WIDTH_LOG2;
-    if (b - q->cur - 1 < CALQ_MASK) { /* 1 .. CALQ_MASK buckets ahead */
+    if (b - q->after < CALQ_MASK) { /* 1 .. CALQ_MASK buckets ahead */
         uint32_t i = (uint32_t)b & CALQ_MASK;
         struct calq_meta *m = &q->meta[i];
         uint32_t w = m->wr;
@@ -209,7 +234,6 @@ static inline void calq_push(struct calq *q, struct event e) {
             *(struct event *)(void *)(q->arena + w) = e;
             m->wr = w + (uint32_t)sizeof e;
             q->full[i] = true;
-            q->queued++;
             return;
         }
     }
@@ -221,7 +245,7 @@ static inline void calq_push(struct calq *q, struct event e) {
 static inline void calq_push_fields(struct calq *q, uint64_t time_ps, uint64_t order, uint32_t arg,
                                     uint16_t kind, uint16_t aux) {
     uint64_t b = time_ps >> CALQ_WIDTH_LOG2;
-    if (b - q->cur - 1 < CALQ_MASK) { /* 1 .. CALQ_MASK buckets ahead */
+    if (b - q->after < CALQ_MASK) { /* 1 .. CALQ_MASK buckets ahead */
         uint32_t i = (uint32_t)b & CALQ_MASK;
         struct calq_meta *m = &q->meta[i];
         uint32_t w = m->wr;
@@ -234,7 +258,6 @@ static inline void calq_push_fields(struct calq *q, uint64_t time_ps, uint64_t o
             d->aux = aux;
             m->wr = w + (uint32_t)sizeof *d;
             q->full[i] = true;
-            q->queued++;
             return;
         }
     }
@@ -244,7 +267,7 @@ static inline void calq_push_fields(struct calq *q, uint64_t time_ps, uint64_t o
 /* The next event, removed from the queue, or NULL when empty. The pointer
  * stays valid until the next take or pop (pushes do not move it). */
 static inline const struct event *calq_take(struct calq *q) {
-    if (__builtin_expect(q->pos < q->lim, 1)) return &q->now[q->pos++];
+    if (__builtin_expect(q->next < q->lim, 1)) return q->next++;
     return calq_take_slow(q);
 }
 
@@ -268,18 +291,17 @@ int calq_pop_before(struct calq *q, uint64_t limit_ps, struct event *out);
  * event of the bucket being popped, is inline. */
 const struct event *calq_take_before_slow(struct calq *q, uint64_t limit_ps);
 static inline const struct event *calq_take_before(struct calq *q, uint64_t limit_ps) {
-    if (__builtin_expect(q->pos < q->lim, 1)) {
-        const struct event *e = &q->now[q->pos];
+    if (__builtin_expect(q->next < q->lim, 1)) {
+        const struct event *e = q->next;
         if (e->time_ps >= limit_ps) return NULL;
-        q->pos++;
+        q->next++;
         return e;
     }
     return calq_take_before_slow(q, limit_ps);
 }
 /* Time of the next event, UINT64_MAX when empty; moves nothing. */
 uint64_t calq_peek_time(const struct calq *q);
-static inline size_t calq_len(const struct calq *q) {
-    return (q->len - q->pos) + q->hot.len + q->queued + q->far.len;
-}
+/* The events queued (tests: a count of the ring's buckets, not kept). */
+size_t calq_len(const struct calq *q);
 
 #endif /* FABSIM_CORE_CALQ_H */

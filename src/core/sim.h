@@ -30,7 +30,9 @@ struct sim {
     sim_handler_fn handlers[SIM_MAX_KINDS];
     void *model; /* the network model (struct net) */
     /* Called after every event when set (tests: invariants checked at every
-     * event); NULL in normal runs, costing one branch per event. */
+     * event); NULL in normal runs, costing nothing. Installed before sim_run
+     * (a handler that installs it takes effect at the next run: the loop
+     * tests it once, at its start). */
     void (*after_event)(struct sim *s, void *arg);
     void *after_event_arg;
 };
@@ -53,7 +55,7 @@ uint64_t sim_run(struct sim *s, void (*tick)(struct sim *, void *), void *tick_a
                  uint64_t tick_every);
 static inline void sim_stop(struct sim *s) {
     s->stopped = true;
-    s->q.lim = 0; /* the next take goes to the slow path, where sim_run looks */
+    s->q.lim = s->q.next; /* the next take goes to the slow path, where sim_run looks */
 }
 
 #endif /* FABSIM_CORE_SIM_H */

@@ -34,45 +34,48 @@
 typedef void (*sim_warm_fn)(const void *model, const struct event *next, uint32_t ahead,
                             bool start);
 
-/* The checks every event used to pay (stopped, the stop time, the
- * after-event hook) are made once per bucket of the calendar queue
- * (core/calq.h): sim_stop() empties the queue's fast path (lim = 0), so
- * the next take goes through the slow path, which looks at `stopped`; a
- * bucket is run without comparing each event with stop_ps when all of it
- * lies at or before stop_ps; the bucket that reaches past it, and every
- * event when a hook is installed, go through the careful loop below (which
- * warms nothing). */
+/* The checks every event used to pay (stopped, the stop time) are made once
+ * per bucket of the calendar queue (core/calq.h): sim_stop() empties the
+ * queue's fast path (lim = next), so the next take goes through the slow
+ * path, which looks at `stopped`; a bucket is run without comparing each
+ * event with stop_ps when all of it lies at or before stop_ps; the bucket
+ * that reaches past it goes through the careful loop below (which warms
+ * nothing), and so does every event of a run started with an after-event
+ * hook (tested once, here). */
 static inline __attribute__((always_inline)) uint64_t
 sim_run_warm(struct sim *s, void (*tick)(struct sim *, void *), void *tick_arg, uint64_t tick_every,
              sim_warm_fn warm) {
     struct calq *q = &s->q;
-    uint64_t n = 0, total = 0;
-    uint64_t next_tick = tick_every && tick ? tick_every : UINT64_MAX;
+    /* events left before the next tick, counted down (a decrement and a
+     * branch per event, not an increment and a compare): the events run
+     * since the last tick are period - left */
+    uint64_t total = 0, period = tick_every && tick ? tick_every : UINT64_MAX, left = period;
     /* A bucket c lies wholly at or before stop_ps, and runs without a
      * comparison per event, when c < upto: ((c + 1) << W) - 1 <= stop_ps. */
     uint64_t upto = s->stop_ps == UINT64_MAX ? UINT64_MAX : (s->stop_ps + 1) >> CALQ_WIDTH_LOG2;
     const struct event *e = NULL;
     if (s->stopped || s->after_event) goto careful;
     for (;;) {
-        if (__builtin_expect(q->pos < q->lim, 1)) {
-            e = &q->now[q->pos++];
-            if (warm) warm(s->model, &q->now[q->pos], q->lim - q->pos, false);
+        if (__builtin_expect(q->next < q->lim, 1)) {
+            e = q->next++;
+            if (warm) warm(s->model, q->next, (uint32_t)(q->lim - q->next), false);
         } else {
             if (s->stopped) goto done;
             e = calq_take_next(q);
             if (!e) goto done;
-            /* the bucket just reached (q->cur) holds every event until the next slow take */
-            if (s->after_event || q->cur >= upto) goto taken;
-            if (warm && q->pos < q->lim) warm(s->model, &q->now[q->pos], q->lim - q->pos, true);
+            /* the bucket just reached (q->after - 1) holds every event until the next slow take */
+            if (q->after > upto) goto taken;
+            if (warm && q->next < q->lim)
+                warm(s->model, q->next, (uint32_t)(q->lim - q->next), true);
         }
         FS_DASSERT(e->time_ps >= s->now_ps, "time went back: %llu < %llu",
                    (unsigned long long)e->time_ps, (unsigned long long)s->now_ps);
         s->now_ps = e->time_ps;
         s->handlers[e->kind](s, e);
-        if (__builtin_expect(++n == next_tick, 0)) {
-            s->events_run += n;
-            total += n;
-            n = 0;
+        if (__builtin_expect(--left == 0, 0)) {
+            s->events_run += period;
+            total += period;
+            left = period;
             tick(s, tick_arg);
         }
     }
@@ -91,16 +94,16 @@ careful:
         s->now_ps = e->time_ps;
         s->handlers[e->kind](s, e);
         if (s->after_event) s->after_event(s, s->after_event_arg);
-        if (++n == next_tick) {
-            s->events_run += n;
-            total += n;
-            n = 0;
+        if (--left == 0) {
+            s->events_run += period;
+            total += period;
+            left = period;
             tick(s, tick_arg);
         }
     }
 done:
-    s->events_run += n;
-    return total + n;
+    s->events_run += period - left;
+    return total + (period - left);
 }
 
 #endif /* FABSIM_CORE_SIM_LOOP_H */

@@ -432,17 +432,17 @@ static inline __attribute__((always_inline)) int run_window_(struct sim *s, stru
      * the next event of the current bucket inline, and the events after it
      * in the bucket warmed, as sim_run_warm does (core/sim_loop.h). */
     for (;;) {
-        if (__builtin_expect(q->pos < q->lim, 1)) {
-            e = &q->now[q->pos];
+        if (__builtin_expect(q->next < q->lim, 1)) {
+            e = q->next;
             if (e->time_ps >= wend) break;
-            q->pos++;
-            if (warm) warm(n, &q->now[q->pos], q->lim - q->pos, false);
+            q->next++;
+            if (warm) warm(n, q->next, (uint32_t)(q->lim - q->next), false);
         } else {
             e = calq_take_before_slow(q, wend);
             if (!e) break;
             /* a bucket just reached: nothing of it warmed yet */
-            if (warm && e == q->now && q->pos < q->lim)
-                warm(n, &q->now[q->pos], q->lim - q->pos, true);
+            if (warm && e == q->now && q->next < q->lim)
+                warm(n, q->next, (uint32_t)(q->lim - q->next), true);
         }
         sim_time_ps t = e->time_ps;
         uint64_t o = e->order;

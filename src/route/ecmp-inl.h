@@ -18,7 +18,7 @@
 
 struct ecmp_state {
     struct route_live live; /* first: ctrl/bgp.c reaches it via route_state */
-    uint32_t *seed;         /* per switch (by index): its hash seed */
+    uint32_t *seed;         /* per switch node (by node id): its hash seed */
 };
 
 /* 32-bit finaliser of MurmurHash3 (Appleby, public domain). */
@@ -36,12 +36,11 @@ static inline __attribute__((always_inline)) uint32_t
 ecmp_select_inline(const struct net *n, uint32_t sw, const struct packet *p) {
     const struct ecmp_state *st = n->route_state;
     const uint32_t *ports;
-    uint32_t s = n->nodes[sw].index;
-    uint32_t c = route_live_get_node(n, sw, s, p->dst, &ports);
+    uint32_t c = route_live_get_node(n, sw, p->dst, &ports);
     if (c == 0) return NET_NONE;
     if (c == 1) return ports[0];
     /* Bucket from the hash's high bits (multiply-shift, no modulo bias). */
-    return ports[(uint32_t)(((uint64_t)ecmp_mix(p->flow_hash ^ st->seed[s]) * c) >> 32)];
+    return ports[(uint32_t)(((uint64_t)ecmp_mix(p->flow_hash ^ st->seed[sw]) * c) >> 32)];
 }
 
 /* route_ops.warm: the FIB line ecmp_select will read (none while the
@@ -49,9 +48,8 @@ ecmp_select_inline(const struct net *n, uint32_t sw, const struct packet *p) {
 static inline void ecmp_warm_inline(const struct net *n, uint32_t sw, const struct packet *p) {
     const struct route_live *lv = n->route_state;
     const struct route_fib *f = n->fib;
-    uint32_t s = n->nodes[sw].index;
-    if (route_live_stale(lv, s)) return;
-    __builtin_prefetch(&f->grp[(size_t)s * f->ngroups + f->node_group[p->dst]]);
+    if (lv->old && route_live_stale(lv, n->nodes[sw].index)) return;
+    __builtin_prefetch(&f->grp[f->node_row[sw] + f->node_group[p->dst]]);
 }
 
 /* route_ops.guess: ecmp_select without the stale view's pruning (which
@@ -59,11 +57,10 @@ static inline void ecmp_warm_inline(const struct net *n, uint32_t sw, const stru
 static inline uint32_t ecmp_guess_inline(const struct net *n, uint32_t sw, const struct packet *p) {
     const struct ecmp_state *st = n->route_state;
     const uint32_t *ports;
-    uint32_t s = n->nodes[sw].index;
-    if (route_live_stale(&st->live, s)) return NET_NONE;
-    uint32_t c = route_fib_lookup_node(n->fib, n, sw, s, p->dst, &ports);
+    if (st->live.old && route_live_stale(&st->live, n->nodes[sw].index)) return NET_NONE;
+    uint32_t c = route_fib_lookup_node(n->fib, n, sw, p->dst, &ports);
     if (c <= 1) return c ? ports[0] : NET_NONE;
-    return ports[(uint32_t)(((uint64_t)ecmp_mix(p->flow_hash ^ st->seed[s]) * c) >> 32)];
+    return ports[(uint32_t)(((uint64_t)ecmp_mix(p->flow_hash ^ st->seed[sw]) * c) >> 32)];
 }
 
 #endif /* FABSIM_ROUTE_ECMP_INL_H */

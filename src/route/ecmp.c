@@ -39,12 +39,15 @@ static int ecmp_init(struct net *n, struct diag *d) {
     struct ecmp_state *st = fs_xcalloc(1, sizeof *st);
     n->route_state = st;
     route_live_init(&st->live, n);
-    st->seed = fs_xmalloc(((size_t)n->nswitches + 1) * sizeof *st->seed);
-    for (uint32_t s = 0; s < n->nswitches; s++) {
+    /* by node id (a hop has the switch's node, not its index: one load fewer) */
+    st->seed = fs_xcalloc((size_t)n->nnodes + 1, sizeof *st->seed);
+    for (uint32_t v = 0; v < n->nnodes; v++) {
+        if (n->nodes[v].kind != NODE_SWITCH) continue;
+        uint32_t s = n->nodes[v].index;
         struct rng r;
         /* Per-switch seed; with ecmp_same_seed every switch draws switch 0's. */
         rng_seed(&r, n->sc->seed, n->sc->fabric.ecmp_same_seed ? 0 : s + 1, ECMP_RNG_STREAM);
-        st->seed[s] = (uint32_t)rng_next(&r);
+        st->seed[v] = (uint32_t)rng_next(&r);
     }
     return 0;
 }
@@ -62,7 +65,7 @@ static void ecmp_fini(struct net *n) {
  * finaliser of MurmurHash3 (Appleby, public domain). */
 uint32_t ecmp_hash(const struct net *n, uint32_t sw, const struct packet *p) {
     const struct ecmp_state *st = n->route_state;
-    return ecmp_mix(p->flow_hash ^ st->seed[n->nodes[sw].index]);
+    return ecmp_mix(p->flow_hash ^ st->seed[sw]);
 }
 
 /* The choice itself is inline in route/ecmp-inl.h (the forwarding path calls it

@@ -42,9 +42,11 @@ void route_fib_free(struct route_fib *f) {
     if (!f) return;
     free(f->host_group);
     free(f->node_group);
+    free(f->node_row);
+    free(f->node_direct);
+    free(f->direct_pack);
     free(f->grp);
-    free(f->set_off);
-    free(f->set_ports);
+    free(f->sets);
     free(f->direct_off);
     free(f->direct);
     free(f->direct_sw);
@@ -159,9 +161,35 @@ void route_fib_build(struct net *n) {
     f->node_group = fs_xcalloc((size_t)V + 1, sizeof *f->node_group);
     for (uint32_t h = 0; h < H; h++)
         f->node_group[n->host_node[h]] = f->host_group[h];
+    /* a switch node's grp row by node id: a hop reads it where it read the
+     * node's switch index and multiplied */
+    f->node_row = fs_xcalloc((size_t)V + 1, sizeof *f->node_row);
+    for (uint32_t v = 0; v < V; v++)
+        if (n->nodes[v].kind == NODE_SWITCH)
+            f->node_row[v] = (size_t)n->nodes[v].index * f->ngroups;
     f->direct_sw = fs_xmalloc(((size_t)f->direct_off[H] + 1) * sizeof *f->direct_sw);
     for (uint32_t i = 0; i < f->direct_off[H]; i++)
         f->direct_sw[i] = n->ports[f->direct[i]].node;
+    /* A host whose live links all reach one switch (every host of a fat
+     * tree): its direct set packed as count then ports, by node id, so that
+     * the last switch hop reads it with no search of the host's links. At a
+     * ROUTE_FIB_DIRECT entry the switch is one of the group's attachment
+     * switches, which for such a host is that one switch: the same ports,
+     * in the same order, as route_fib_direct. */
+    f->node_direct = fs_xmalloc(((size_t)V + 1) * sizeof *f->node_direct);
+    for (uint32_t v = 0; v <= V; v++)
+        f->node_direct[v] = UINT32_MAX;
+    f->direct_pack = fs_xmalloc(((size_t)H + f->direct_off[H] + 1) * sizeof *f->direct_pack);
+    for (uint32_t h = 0, k = 0; h < H; h++) {
+        uint32_t a = f->direct_off[h], b = f->direct_off[h + 1], i = a;
+        while (i < b && f->direct_sw[i] == f->direct_sw[a])
+            i++;
+        if (a == b || i < b) continue; /* no live link, or several switches: searched */
+        f->node_direct[n->host_node[h]] = k;
+        f->direct_pack[k++] = b - a;
+        memcpy(f->direct_pack + k, f->direct + a, (b - a) * sizeof *f->direct_pack);
+        k += b - a;
+    }
 
     /* One BFS per group, from its first host. */
     uint32_t G = f->ngroups;
@@ -231,6 +259,27 @@ void route_fib_build(struct net *n) {
         }
     }
     intern_fini(&in);
+    /* Each set packed as its count then its ports (sets[e], sets + e + 1),
+     * grp naming its position: a lookup reads the count beside the ports
+     * instead of two offsets first, one dependent load fewer per switch hop
+     * (docs/performance.md "Per-hop cost at scale"). The empty set, id 0,
+     * lands at position 0: FIB_SET_EMPTY stays what it was. */
+    uint32_t *pos = fs_xmalloc(((size_t)f->nsets + 1) * sizeof *pos);
+    f->sets = fs_xmalloc(((size_t)f->nsets + f->set_off[f->nsets] + 1) * sizeof *f->sets);
+    uint32_t k = 0;
+    for (uint32_t id = 0; id < f->nsets; id++) {
+        uint32_t a = f->set_off[id], c = f->set_off[id + 1] - a;
+        pos[id] = k;
+        f->sets[k++] = c;
+        if (c) memcpy(f->sets + k, f->set_ports + a, c * sizeof *f->sets);
+        k += c;
+    }
+    for (size_t i = 0; i < (size_t)S * G; i++)
+        if (f->grp[i] != ROUTE_FIB_DIRECT) f->grp[i] = pos[f->grp[i]];
+    free(pos);
+    free(f->set_off);
+    free(f->set_ports);
+    f->set_off = f->set_ports = NULL;
     free(aoff);
     free(aport);
     free(anbr);

@@ -37,14 +37,15 @@ void route_live_fini(struct route_live *lv);
 void route_live_snapshot(struct net *n);
 /* Candidate ports at switch `sw` for `host` as that switch currently sees them. */
 uint32_t route_live_get(const struct net *n, uint32_t sw, uint32_t host, const uint32_t **ports);
-/* route_live_get for switch node `sw` of switch index `s` and destination
- * host node `dst`, inline for the forwarding path. */
-static inline uint32_t route_live_get_node(const struct net *n, uint32_t sw, uint32_t s,
-                                           uint32_t dst, const uint32_t **ports) {
+/* route_live_get for switch node `sw` and destination host node `dst`,
+ * inline for the forwarding path (the switch index read only once a
+ * control-plane change made some switch stale). */
+static inline __attribute__((always_inline)) uint32_t
+route_live_get_node(const struct net *n, uint32_t sw, uint32_t dst, const uint32_t **ports) {
     const struct route_live *lv = n->route_state;
-    if (__builtin_expect(route_live_stale(lv, s), 0))
+    if (__builtin_expect(lv->old != NULL, 0) && route_live_stale(lv, n->nodes[sw].index))
         return route_live_get(n, sw, n->nodes[dst].index, ports);
-    return route_fib_lookup_node(n->fib, n, sw, s, dst, ports);
+    return route_fib_lookup_node(n->fib, n, sw, dst, ports);
 }
 /* Does switch `sw`'s old view differ from the new FIB? */
 bool route_live_differs(const struct net *n, uint32_t sw);

@@ -39,10 +39,13 @@
  * input holds the same number of packets in the output's FIFO and is served
  * in turn (k-to-1 incast shares C/k: docs/sources.md C, "k-to-1 incast").
  *
- * Links cut and restored (link_down/up): credits in flight are stale; the
- * transmitter re-synchronises with the receiver's state (IB link
- * re-initialisation resets the flow-control counters). Credit packets carry
- * the data link's generation (port.fly_gen) in `psn`; stale ones are ignored.
+ * Links cut and restored (link_down/up): credits in flight are stale. IB:
+ * link re-initialisation resets the flow-control counters at both ends, each
+ * from its own state (credit_on_link_up: the transmitter to zero, the
+ * receiver to its free space, advertised in FCPs by the receiver's rank), so
+ * no rank reads another's port. CBFC: the transmitter re-synchronises with
+ * the receiver's state. Credit packets carry the data link's generation
+ * (port.fly_gen) in `psn`; stale ones are ignored.
  */
 #include "flowctl/credit.h"
 #include "flowctl/credit_core.h"
@@ -103,6 +106,7 @@ struct credit_state {
     uint8_t *refresh_armed;     /* [port] */
     uint8_t *active;            /* [port]: a change-driven FCP since the last refresh */
     uint8_t *lose_next;         /* [port] transmitter, tests: bit v = lose VL v's next FCP */
+    uint16_t *rgen;             /* [port] receiver: the data link's fly_gen at its last init */
     uint64_t fcp_change, fcp_refresh;
 };
 
@@ -132,19 +136,19 @@ static int64_t credits_returning(struct net *n, uint32_t port, uint32_t vl) {
     return sum;
 }
 
-/* After the link was cut, start over from what the receiver really has. */
+/* After the link was cut, start over. IBA (credit_on_link_up): link
+ * re-initialisation resets the transmitter's count to zero and it waits for
+ * the receiver's FCPs, which the receiver's own rank sends from its own
+ * buffer; nothing here reads the other end, which on a link cut across MPI
+ * ranks is another rank's and stale. CBFC: from what the receiver holds. */
 static __attribute__((noinline, cold)) void resync(struct net *n, uint32_t port) {
     struct credit_state *st = cs(n);
     const struct port *pt = &n->ports[port];
     st->gen[port] = pt->fly_gen;
     uint32_t rx = pt->peer;
     if (st->iba) {
-        /* Link re-initialisation: the receiver's FCPs give the transmitter
-         * its free space afresh; stale FCPs carry the old generation. */
-        for (uint32_t v = 0; v < NV; v++) {
-            st->adv[rx][v] = st->known[port][v] = st->fccl[rx][v];
-            st->credits[port][v] = v < st->vls ? (int64_t)st->cap[rx] - st->occ[rx][v] : 0;
-        }
+        for (uint32_t v = 0; v < NV; v++)
+            st->known[port][v] = 0, st->credits[port][v] = 0;
         return;
     }
     for (uint32_t v = 0; v < NV; v++)
@@ -202,7 +206,7 @@ static void arm_refresh(struct net *n, struct credit_state *st, uint32_t port, s
 
 /* IBA: the receiver at `in_port` sends VL `v`'s FCCL back over its own
  * transmitter (the reverse link). Nothing goes over a cut link: the link's
- * re-initialisation resynchronises (sync). */
+ * re-initialisation advertises afresh (credit_on_link_up). */
 static void send_fcp(struct net *n, struct credit_state *st, uint32_t in_port, uint32_t v,
                      bool refresh) {
     struct port *rev = &n->ports[in_port];
@@ -275,6 +279,41 @@ static void on_flush(struct sim *s, const struct event *e) {
         uint32_t v = e->aux - 1u;
         st->flush_armed[e->arg] &= (uint8_t) ~(1u << v);
         if (st->fccl[e->arg][v] != st->adv[e->arg][v]) send_fcp(n, st, e->arg, v, false);
+    }
+}
+
+/* IBA link (re-)initialisation, when `port` comes up (port_set_up, on
+ * every rank at the same instant): for each direction of the link whose two
+ * ends are up and whose data link was cut since its last init, the
+ * transmitter starts from zero credits (resync) and the receiver from its
+ * free space now: FCCL = buffer - blocks it still holds, so each block it
+ * frees later adds one; the receiver's own rank (only it knows the buffer)
+ * advertises every VL at once, as link init exchanges FCPs before data. A
+ * direction not cut (only its FCPs' link was) keeps its counts: the absolute
+ * FCCL repairs the FCPs lost meanwhile, sent now. */
+static void credit_on_link_up(struct net *n, uint32_t port) {
+    struct credit_state *st = cs(n);
+    if (!st->iba) return; /* CBFC: the transmitter's lazy resync */
+    for (int dir = 0; dir < 2; dir++) {
+        uint32_t tx = dir ? n->ports[port].peer : port, rx = n->ports[tx].peer;
+        if (!n->ports[tx].up || !n->ports[rx].up) continue;
+        bool init = st->rgen[rx] != n->ports[tx].fly_gen;
+        if (init) {
+            sync(n, tx);
+            st->rgen[rx] = n->ports[tx].fly_gen;
+            for (uint32_t v = 0; v < NV; v++) {
+                st->fccl[rx][v] = v < st->vls ? st->cap[rx] - (uint32_t)st->occ[rx][v] : 0;
+                st->adv[rx][v] = 0;
+            }
+        }
+        bool mine = !n->part_owner || n->part_owner[n->ports[rx].node] == n->part_rank;
+        if (!mine) continue;
+        for (uint32_t v = 0; v < st->vls; v++) {
+            if (init)
+                send_fcp(n, st, rx, v, false);
+            else if (st->fccl[rx][v] != st->adv[rx][v])
+                fcp_on_change(n, st, rx, v);
+        }
     }
 }
 
@@ -494,6 +533,9 @@ int credit_setup(struct net *n, struct diag *d, const struct credit_profile *pr)
         st->active = fs_xcalloc(P + 1, 1);
         st->lose_next = fs_xcalloc(P + 1, 1);
         st->ivl_ps = fs_xcalloc(P + 1, sizeof *st->ivl_ps);
+        st->rgen = fs_xcalloc(P + 1, sizeof *st->rgen);
+        for (uint32_t p = 0; p < P; p++)
+            st->rgen[n->ports[p].peer] = n->ports[p].fly_gen;
         for (uint32_t p = 0; p < P; p++)
             for (uint32_t v = 0; v < NV; v++) {
                 st->fccl[p][v] = st->adv[p][v] = st->cap[p];
@@ -590,6 +632,7 @@ void credit_fini(struct net *n) {
     free(st->active);
     free(st->lose_next);
     free(st->ivl_ps);
+    free(st->rgen);
     free(st);
     n->fc_state = NULL;
 }
@@ -610,6 +653,7 @@ const struct flowctl_ops flowctl_credit_ops = {
     .on_release = credit_on_release,
     .on_ctrl = credit_on_ctrl,
     .on_discard = credit_on_discard,
+    .on_link_up = credit_on_link_up,
     .arbitrate = credit_arbitrate,
     .ongoing_ps = credit_ongoing_ps,
     .lossless = true,

@@ -55,8 +55,8 @@ int main(int argc, char **argv) {
          * 34 counts cost per data-or-ACK hop, the rest */
         uint64_t fc = m.net.c.credit_frames;
         if (fc)
-            printf("%-28s credit packets %llu, data-or-ACK hops %llu\n", "",
-                   (unsigned long long)fc, (unsigned long long)(hops - fc));
+            printf("%-28s credit packets %llu, data-or-ACK hops %llu\n", "", (unsigned long long)fc,
+                   (unsigned long long)(hops - fc));
         /* one line for bench/run.sh's table of targets */
         printf("BENCH %s hosts=%u hops=%llu cpu_s=%.3f build_s=%.3f rss_kb=%ld\n", sc.name,
                m.net.nhosts, (unsigned long long)hops, cpu, build_s, rss);

@@ -326,6 +326,27 @@ static void test_fcp_refresh_repairs(void **state) {
  * then hold their whole buffer again and the run completes with the
  * conservation law intact. No end reads the other's counts, which is what
  * MPI ranks need (tests/par/check_mpi.sh: ib-flap-sm, ib-failure-shield). */
+struct reinit_watch {
+    uint32_t tx, rx;
+    int phase;             /* 0 before the cut, 1 cut, 2 back (recorded) */
+    int64_t held_at_up[4]; /* the transmitter's credits after the link-up event */
+    uint64_t fcps_before, fcps_at_up;
+};
+
+static void watch_reinit(struct sim *s, void *arg) {
+    struct reinit_watch *w = arg;
+    struct net *n = s->model;
+    if (w->phase == 0 && !n->ports[w->tx].up) {
+        w->phase = 1;
+        w->fcps_before = credit_fcp_count(n, w->rx, 1);
+    } else if (w->phase == 1 && n->ports[w->tx].up && n->ports[w->rx].up) {
+        w->phase = 2;
+        for (uint32_t v = 0; v < 4; v++)
+            w->held_at_up[v] = credit_held(n, w->tx, v);
+        w->fcps_at_up = credit_fcp_count(n, w->rx, 1);
+    }
+}
+
 static void test_link_reinit(void **state) {
     (void)state;
     struct model m;
@@ -333,43 +354,43 @@ static void test_link_reinit(void **state) {
     ib_scenario(&sc);
     ib_single_switch(&sc, 2);
     sc.fabric.transport.timeout_ps = 50 * PS_PER_US; /* what the cut loses, resent */
+    struct sc_event ev[2] = {
+        {.at_ps = 5 * PS_PER_US, .kind = EV_LINK_DOWN, .target = "h1-sw0"}, /* mid-flow */
+        {.at_ps = 6 * PS_PER_US, .kind = EV_LINK_UP, .target = "h1-sw0"},
+    };
+    sc.events = ev;
+    sc.nevents = 2;
     struct diag d = {0};
     assert_int_equal(model_build(&m, &sc, &d), 0);
     struct net *n = &m.net;
     uint32_t q = net_qp_new(n, n->host_node[0], n->host_node[1], 0);
     net_msg_new(n, q, 1 << 20, 0, -1, NET_NONE);
-    m.sim.stop_ps = 5 * PS_PER_US; /* mid-flow: the switch -> h1 link busy */
-    sim_run(&m.sim, NULL, NULL, 1u << 20);
-    uint32_t tx = link_port(n, n->nhosts, n->host_node[1]), rx = n->ports[tx].peer;
-    uint32_t cap = credit_capacity(n, rx, NULL);
-    assert_true(credit_held(n, tx, 0) < (int64_t)cap); /* data in flight */
-    port_set_up(n, tx, false);
-    port_set_up(n, rx, false);
-    uint64_t fcps = credit_fcp_count(n, rx, 1);
-    port_set_up(n, tx, true);
-    port_set_up(n, rx, true);
-    for (uint32_t v = 0; v < 4; v++)
-        assert_int_equal(credit_held(n, tx, v), 0);         /* FCTBS reset: wait for the FCPs */
-    assert_int_equal(credit_fcp_count(n, rx, 1), fcps + 1); /* one per VL at link-up */
-    m.sim.stop_ps = n->sim->now_ps + PS_PER_US;             /* the FCPs' flight and more */
-    sim_run(&m.sim, NULL, NULL, 1u << 20);
-    char why[256] = "";
-    for (uint32_t v = 1; v < 4; v++) /* idle VLs: the whole buffer, from the FCP alone */
-        assert_int_equal(credit_held(n, tx, v), cap);
-    assert_int_equal(credit_check_invariant(n, why, sizeof why), 0);
-    m.sim.stop_ps = SCENARIO_STOP_CAP_PS;
+    struct reinit_watch w = {.tx = link_port(n, n->nhosts, n->host_node[1])};
+    w.rx = n->ports[w.tx].peer;
+    uint32_t cap = credit_capacity(n, w.rx, NULL);
+    m.sim.after_event = watch_reinit;
+    m.sim.after_event_arg = &w;
     model_run(&m, NULL, NULL);
-    printf("link re-init: done %.1f us, %llu dropped at the cut; held %lld %lld %lld %lld of %u\n",
-           n->done_ps / 1e6, (unsigned long long)n->c.packets_dropped,
-           (long long)credit_held(n, tx, 0), (long long)credit_held(n, tx, 1),
-           (long long)credit_held(n, tx, 2), (long long)credit_held(n, tx, 3), cap);
+    char why[256] = "";
+    printf("link re-init: held at link-up %lld %lld %lld %lld, FCPs on VL1 %llu -> %llu; done "
+           "%.1f us, %llu dropped at the cut; held at the end %lld %lld of %u\n",
+           (long long)w.held_at_up[0], (long long)w.held_at_up[1], (long long)w.held_at_up[2],
+           (long long)w.held_at_up[3], (unsigned long long)w.fcps_before,
+           (unsigned long long)w.fcps_at_up, n->done_ps / 1e6,
+           (unsigned long long)n->c.packets_dropped, (long long)credit_held(n, w.tx, 0),
+           (long long)credit_held(n, w.tx, 1), cap);
+    assert_int_equal(w.phase, 2);
+    for (uint32_t v = 0; v < 4; v++)
+        assert_int_equal(w.held_at_up[v], 0);          /* FCTBS reset: wait for the FCPs */
+    assert_int_equal(w.fcps_at_up, w.fcps_before + 1); /* one per VL at link-up */
     assert_true(m.completed);
+    assert_true(n->c.packets_dropped > 0); /* the cut did cut a busy link */
     /* VL0's last FCP may still be on the wire when the run ends (credits
      * do not keep a run alive): the invariant counts it as returning */
     assert_int_equal(credit_check_invariant(n, why, sizeof why), 0);
-    assert_true(credit_held(n, tx, 0) >= (int64_t)cap - 65);
-    for (uint32_t v = 1; v < 4; v++)
-        assert_int_equal(credit_held(n, tx, v), cap);
+    assert_true(credit_held(n, w.tx, 0) >= (int64_t)cap - 65);
+    for (uint32_t v = 1; v < 4; v++) /* idle VLs: the whole buffer, from the FCP alone */
+        assert_int_equal(credit_held(n, w.tx, v), cap);
     model_fini(&m);
 }
 

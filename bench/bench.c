@@ -51,6 +51,12 @@ int main(int argc, char **argv) {
                (double)m.sim.now_ps / 1e9);
         printf("%-28s model build %.3f cpu-s, peak RSS after build %ld KB, %.0f ns/link-hop\n", "",
                build_s, rss_built, cpu * 1e9 / (double)(hops ? hops : 1));
+        /* of the link-hops, credit packets (IB FCPs, CBFC updates): issue
+         * 34 counts cost per data-or-ACK hop, the rest */
+        uint64_t fc = m.net.c.credit_frames;
+        if (fc)
+            printf("%-28s credit packets %llu, data-or-ACK hops %llu\n", "", (unsigned long long)fc,
+                   (unsigned long long)(hops - fc));
         /* one line for bench/run.sh's table of targets */
         printf("BENCH %s hosts=%u hops=%llu cpu_s=%.3f build_s=%.3f rss_kb=%ld\n", sc.name,
                m.net.nhosts, (unsigned long long)hops, cpu, build_s, rss);

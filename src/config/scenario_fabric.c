@@ -384,6 +384,28 @@ static const struct schema_table VLARB_ITEM = {TABLE("VLArb entry", VLARB_ITEM_K
 /* `vlarb_high` / `vlarb_low`: up to 16 entries {vl, weight} (IBA VLArb;
  * weight in 64 B units, 0 = entry skipped). [] = the model's default: no
  * high-priority table; a low table of every VL in use with weight 255. */
+/* fabric.credit_refresh: `auto` (0: 65,536 symbol times at each link's
+ * rate, flowctl/credit.c) or a time. */
+static int credit_refresh_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
+    uint64_t *out = &((struct fabric_params *)obj)->ib.credit_refresh_ps;
+    if (n && n->type == YAML_SCALAR && !strcmp(n->text, "auto")) {
+        *out = 0;
+        return 0;
+    }
+    return schema_number(c, SCHEMA_TIME, n, 1, 0, out);
+}
+static void credit_refresh_print(FILE *f, const void *obj, const struct scenario *sc) {
+    (void)sc;
+    uint64_t v = ((const struct fabric_params *)obj)->ib.credit_refresh_ps;
+    char buf[48];
+    if (!v) {
+        fputs("auto", f);
+        return;
+    }
+    schema_fmt(SCHEMA_TIME, v, buf, sizeof buf);
+    fputs(buf, f);
+}
+
 static int vlarb_parse(struct schema_ctx *c, const struct yaml_node *n, struct ib_params *ib,
                        struct ib_vlarb_entry *t, uint8_t *count) {
     uint32_t vls = ib->vls ? ib->vls : NET_NCLASS;
@@ -766,12 +788,14 @@ static const struct schema_key FABRIC_KEYS[] = {
      .only = M(FABRIC_INFINIBAND), .parse = vl_buffer_parse, .print = vl_buffer_print},
     {KEY("nic_buffer", SCHEMA_CUSTOM, 0, "auto", NULL, "auto = vl_buffer"),
      .only = M(FABRIC_INFINIBAND), .parse = nic_buffer_parse, .print = nic_buffer_print},
-    {KEY("credit_batch", SCHEMA_U32, FAB(ib.credit_batch_blocks), "1", NULL,
-         "docs/scenario.md: a credit update per packet"),
-     .min = 1, .max = 1u << 16, .only = M(FABRIC_INFINIBAND)},
-    {KEY("credit_flush", SCHEMA_TIME, FAB(ib.credit_flush_ps), "1us", NULL,
-         "docs/scenario.md (C); used when credit_batch > 1"),
-     .min = 1, .only = M(FABRIC_INFINIBAND)},
+    {KEY("credit_interval", SCHEMA_TIME, FAB(ib.credit_interval_ps), "256ns", NULL,
+         "docs/sources.md A2 (C): Mellanox IB OMNeT++ model credMinTime 0.256 us (4x); "
+         "the IBA sets no minimum"),
+     .min = 1, .max = PS_PER_S, .only = M(FABRIC_INFINIBAND)},
+    {KEY("credit_refresh", SCHEMA_CUSTOM, 0, "auto", NULL,
+         "docs/sources.md A2: IBA vol. 1 7.9.4, at least every 65,536 symbol times per VL; "
+         "auto = that at each link's rate (5.24 us at 400 Gb/s)"),
+     .only = M(FABRIC_INFINIBAND), .parse = credit_refresh_parse, .print = credit_refresh_print},
     {KEY("sl2vl", SCHEMA_CUSTOM, 0, "auto", NULL, "auto = SL mod vls (OpenSM without QoS)"),
      .only = M(FABRIC_INFINIBAND), .parse = sl2vl_parse, .print = sl2vl_print},
     {KEY("vlarb_high", SCHEMA_CUSTOM, 0, NULL, NULL, "docs/sources.md A2: [] = no high table"),

@@ -455,8 +455,25 @@ static int read_default(struct schema_ctx *c, const struct schema_key *k, void *
     return rc;
 }
 
+/* Keys a later model replaced: their own message, not "unknown key". */
+static const struct {
+    const char *table, *key, *why;
+} RETIRED[] = {
+    {"fabric", "credit_batch",
+     "fabric.credit_batch was retired: InfiniBand flow-control packets are now sent per VL when "
+     "credits change, no more often than fabric.credit_interval, and refreshed every "
+     "fabric.credit_refresh, as IBA sends them (docs/scenario.md); use credit_interval"},
+    {"fabric", "credit_flush",
+     "fabric.credit_flush was retired: InfiniBand flow-control packets are now sent per VL when "
+     "credits change, no more often than fabric.credit_interval, and refreshed every "
+     "fabric.credit_refresh, as IBA sends them (docs/scenario.md); use credit_interval"},
+};
+
 static int unknown_key(struct schema_ctx *c, const struct schema_table *t, int mode,
                        const struct yaml_node *key) {
+    for (size_t i = 0; i < sizeof RETIRED / sizeof RETIRED[0]; i++)
+        if (t->what && !strcmp(t->what, RETIRED[i].table) && !strcmp(key->text, RETIRED[i].key))
+            return schema_fail(c, key, FS_EINVAL, "%s", RETIRED[i].why);
     const char *cands[MAX_KEYS];
     size_t n = 0;
     for (size_t i = 0; i < t->nkeys; i++)

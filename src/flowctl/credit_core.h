@@ -24,8 +24,15 @@ struct credit_profile {
     uint64_t nic_buffer_bytes;    /* ...of a NIC port */
     uint32_t batch_blocks;        /* return credits once this many are free (1 = per packet) */
     uint64_t flush_ps;            /* ...or this long after the first, when batch_blocks > 1 */
-    const char *class_word;       /* "VL" or "class", for messages */
-    const char *raise_hint;       /* the keys that grow the buffer, for messages */
+    /* IBA flow-control packets (IB, credit.c): when refresh_ps != 0 the
+     * receiver sends per class its absolute limit (FCCL) when it changes, no
+     * sooner than interval_ps after the last, and every refresh_ps at least;
+     * batch_blocks and flush_ps are then unused. refresh_ps == UINT64_MAX:
+     * 65,536 symbol times at each link's rate. */
+    uint64_t interval_ps;
+    uint64_t refresh_ps;
+    const char *class_word; /* "VL" or "class", for messages */
+    const char *raise_hint; /* the keys that grow the buffer, for messages */
 };
 
 /* Allocates n->fc_state and gives every transmitter the receiver's buffer

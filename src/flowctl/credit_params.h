@@ -19,11 +19,11 @@ struct ib_vlarb_entry {
 };
 
 struct ib_params {
-    uint32_t vls;                 /* data VLs in use, 1..4 */
-    uint64_t vl_buffer_bytes;     /* input buffer per VL per switch port */
-    uint64_t nic_buffer_bytes;    /* NIC receive buffer per VL */
-    uint32_t credit_batch_blocks; /* return credits once this many 64 B blocks are free */
-    uint64_t credit_flush_ps;     /* ...or at the latest this long after the first */
+    uint32_t vls;                /* data VLs in use, 1..4 */
+    uint64_t vl_buffer_bytes;    /* input buffer per VL per switch port */
+    uint64_t nic_buffer_bytes;   /* NIC receive buffer per VL */
+    uint64_t credit_interval_ps; /* an FCP per VL no sooner than this after the last */
+    uint64_t credit_refresh_ps;  /* ...and at least this often; 0 = 65,536 symbol times */
     uint8_t sl2vl[16];
     bool sl2vl_set; /* false: SL mod vls */
     struct ib_vlarb_entry vlarb_high[16], vlarb_low[16];

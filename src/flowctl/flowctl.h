@@ -64,6 +64,10 @@ struct flowctl_ops {
     /* Optional: `p` arrived through in_port and was discarded before admit
      * (no route, dead output): its input-buffer space is free again. */
     void (*on_discard)(struct net *n, uint32_t in_port, const struct packet *p);
+    /* Optional: `port` came up again (port_set_up), before it is kicked: a
+     * link re-initialisation, done by every rank on its replica at the same
+     * instant; state kept across the link only from each end's own rank. */
+    void (*on_link_up)(struct net *n, uint32_t port);
     /* Optional: the class `port` should try first (VL arbitration). */
     uint32_t (*arbitrate)(struct net *n, uint32_t port);
     /* Optional, read-only: blocked time of `port` (pauses summed over its

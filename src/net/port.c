@@ -360,6 +360,7 @@ void port_set_up(struct net *n, uint32_t port, bool up) {
     pt->up = up;
     pt->down_ps = up ? SIM_TIME_NEVER : n->sim->now_ps;
     if (up) {
+        if (n->fc->on_link_up) n->fc->on_link_up(n, port);
         port_kick(n, port);
         return;
     }

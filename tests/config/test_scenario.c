@@ -457,8 +457,8 @@ static void test_module_defaults(void **state) {
     assert_int_equal(f->ib.vls, 4);
     assert_int_equal(f->ib.vl_buffer_bytes, 0); /* auto: buffer / vls */
     assert_int_equal(f->ib.nic_buffer_bytes, 0);
-    assert_int_equal(f->ib.credit_batch_blocks, 1);
-    assert_int_equal(f->ib.credit_flush_ps, 1 * PS_US);
+    assert_int_equal(f->ib.credit_interval_ps, 256 * PS_NS);
+    assert_int_equal(f->ib.credit_refresh_ps, 0); /* auto */
     assert_false(f->ib.sl2vl_set);
     assert_int_equal(f->ib.nvlarb_high, 0);
     assert_int_equal(f->ib.nvlarb_low, 0);
@@ -512,8 +512,8 @@ static void test_module_keys(void **state) {
             "  vls: 2\n"
             "  vl_buffer: 128KiB\n"
             "  nic_buffer: 64KiB\n"
-            "  credit_batch: 16\n"
-            "  credit_flush: 2us\n"
+            "  credit_interval: 1us\n"
+            "  credit_refresh: 20us\n"
             "  sl2vl: [1, 0, 1]\n"
             "  vlarb_high: [{vl: 1, weight: 32}]\n"
             "  vlarb_low: [{vl: 0, weight: 64}, {vl: 1, weight: 0}]\n"
@@ -538,8 +538,8 @@ static void test_module_keys(void **state) {
     assert_int_equal(f->ib.vls, 2);
     assert_int_equal(f->ib.vl_buffer_bytes, 128 * KIB);
     assert_int_equal(f->ib.nic_buffer_bytes, 64 * KIB);
-    assert_int_equal(f->ib.credit_batch_blocks, 16);
-    assert_int_equal(f->ib.credit_flush_ps, 2 * PS_US);
+    assert_int_equal(f->ib.credit_interval_ps, 1 * PS_US);
+    assert_int_equal(f->ib.credit_refresh_ps, 20 * PS_US);
     assert_true(f->ib.sl2vl_set);
     static const uint8_t SL2VL[16] = {1, 0, 1, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1};
     assert_memory_equal(f->ib.sl2vl, SL2VL, 16);
@@ -830,7 +830,10 @@ static const struct bad BAD[] = {
     {"buffer split below a packet", "fabric: {buffer: 8KiB}\n", NULL, FS_EINVAL, NULL, 1, 18,
      "a credit buffer of 2KiB per VL"},
     {"vl_buffer word", "fabric: {vl_buffer: lots}\n", NULL, FS_EINVAL, NULL, 1, 21, "size"},
-    {"credit_batch 0", "fabric: {credit_batch: 0}\n", NULL, FS_ERANGE, NULL, 1, 24, "at least 1"},
+    {"credit_interval 0", "fabric: {credit_interval: 0}\n", NULL, FS_ERANGE, NULL, 1, 27,
+     "at least"},
+    {"credit_refresh 0", "fabric: {credit_refresh: 0s}\n", NULL, FS_ERANGE, NULL, 1, 26,
+     "at least"},
     {"deadlock_timeout 0", "fabric: {deadlock_timeout: 0}\n", NULL, FS_ERANGE, NULL, 1, 28,
      "at least"},
     {"reorder_window text", "fabric: {reorder_window: big}\n", NULL, FS_EINVAL, NULL, 1, 26,
@@ -1022,7 +1025,7 @@ static void test_explain_roundtrip(void **state) {
               "events: [{at: 0, host_stall: h2, for: 1s}]\n"
               "output: {sample: 2500ns}\n");
     roundtrip("fabric: {vls: 2, vl_buffer: 100000B, sl2vl: [1], vlarb_high: [{vl: 1, weight: 7}],\n"
-              "  vlarb_low: [{vl: 0, weight: 1}, {vl: 1, weight: 2}], credit_batch: 8,\n"
+              "  vlarb_low: [{vl: 0, weight: 1}, {vl: 1, weight: 2}], credit_interval: 1us,\n"
               "  sharp: true, control_plane: {shield: true}, pfc: {dynamic: true}}\n"
               "workload:\n"
               "  - {kind: training, size: 3MB, forward: 1ms, priority: 2}\n"

@@ -15,6 +15,7 @@
 
 #include "core/rng.h"
 #include "flowctl/credit.h"
+#include "flowctl/credit_core.h"
 #include "net/port.h"
 #include "workload/workload.h"
 
@@ -93,7 +94,7 @@ static void test_invariant_random(void **state) {
     struct scenario sc;
     ib_scenario(&sc);
     ib_leaf_spine(&sc, 4, 2, 4);
-    sc.fabric.ib.credit_batch_blocks = 200; /* batched updates, flushed after 1 us */
+    sc.fabric.ib.credit_interval_ps = PS_PER_US; /* FCPs at most one per VL per 1 us */
     struct wl_entry w[2];
     memset(w, 0, sizeof w);
     w[0].kind = WL_PERMUTATION;
@@ -140,16 +141,17 @@ static void check_after_event(struct sim *s, void *arg) {
 }
 
 /* Random traffic: 48 messages between random host pairs on random VLs,
- * random sizes (1 B .. 160 KB) and start times (0 .. 20 us), batched credit
+ * random sizes (1 B .. 160 KB) and start times (0 .. 20 us), rate-limited credit
  * updates, a link cut and restored mid-run (the resync path). The invariant
  * is checked after each of the run's events. */
-static void run_every_event(uint32_t batch, bool flap, uint64_t seed) {
+static void run_every_event(uint64_t interval_ps, bool flap, uint64_t seed) {
     struct scenario sc;
     ib_scenario(&sc);
     ib_leaf_spine(&sc, 4, 2, 4);
-    sc.fabric.ib.credit_batch_blocks = batch;
-    sc.fabric.ib.vl_buffer_bytes = 16 * 1024;  /* small: back-pressure everywhere */
-    sc.fabric.transport.timeout_ps = 50000000; /* 50 us: losses at the cut recover */
+    sc.fabric.ib.credit_interval_ps = interval_ps;
+    sc.fabric.ib.credit_refresh_ps = 2 * PS_PER_US; /* refreshes within the run */
+    sc.fabric.ib.vl_buffer_bytes = 16 * 1024;       /* small: back-pressure everywhere */
+    sc.fabric.transport.timeout_ps = 50000000;      /* 50 us: losses at the cut recover */
     struct sc_event ev[2] = {
         {.at_ps = 6000000, .kind = EV_LINK_DOWN, .target = "leaf0-spine0"},
         {.at_ps = 9000000, .kind = EV_LINK_UP, .target = "leaf0-spine0"},
@@ -174,11 +176,12 @@ static void run_every_event(uint32_t batch, bool flap, uint64_t seed) {
     m.sim.after_event = check_after_event;
     m.sim.after_event_arg = &chk;
     model_run(&m, NULL, NULL);
-    printf("every event (batch %u%s): %llu events, %llu checks, %llu bad%s%s, done %.1f us, "
-           "%llu dropped at the cut\n",
-           batch, flap ? ", link flap" : "", (unsigned long long)m.sim.events_run,
-           (unsigned long long)chk.checks, (unsigned long long)chk.bad, chk.bad ? ": " : "",
-           chk.why, n->done_ps / 1e6, (unsigned long long)n->c.packets_dropped);
+    printf(
+        "every event (interval %.3f us%s): %llu events, %llu checks, %llu bad%s%s, done %.1f us, "
+        "%llu dropped at the cut\n",
+        interval_ps / 1e6, flap ? ", link flap" : "", (unsigned long long)m.sim.events_run,
+        (unsigned long long)chk.checks, (unsigned long long)chk.bad, chk.bad ? ": " : "", chk.why,
+        n->done_ps / 1e6, (unsigned long long)n->c.packets_dropped);
     assert_true(m.completed);
     assert_int_equal(chk.bad, 0);
     assert_true(chk.checks >= m.sim.events_run);
@@ -189,9 +192,9 @@ static void run_every_event(uint32_t batch, bool flap, uint64_t seed) {
 
 static void test_invariant_every_event(void **state) {
     (void)state;
-    run_every_event(1, false, 11);
-    run_every_event(40, false, 12);
-    run_every_event(40, true, 13);
+    run_every_event(1, false, 11);         /* an FCP per change */
+    run_every_event(PS_PER_US, false, 12); /* coalesced over 1 us */
+    run_every_event(PS_PER_US, true, 13);
 }
 
 /* The per-event check is not vacuous: a credit lost on the way (one block
@@ -227,6 +230,191 @@ static void test_invariant_detects_loss(void **state) {
            (unsigned long long)chk.bad, (unsigned long long)chk.checks, chk.why);
     assert_true(chk.bad > 0);
     model_fini(&m);
+}
+
+/* One host sends to another through a switch: `size` bytes on SL0 from 0
+ * and, when `small`, one packet on SL1 at 1 us; built, not run. */
+static void two_hosts(struct model *m, struct scenario *sc, uint64_t interval_ps, uint64_t size,
+                      bool small) {
+    ib_scenario(sc);
+    ib_single_switch(sc, 2);
+    sc->fabric.ib.credit_interval_ps = interval_ps;
+    struct diag d = {0};
+    assert_int_equal(model_build(m, sc, &d), 0);
+    struct net *n = &m->net;
+    uint32_t q = net_qp_new(n, n->host_node[0], n->host_node[1], 0);
+    net_msg_new(n, q, size, 0, -1, NET_NONE);
+    if (small) {
+        q = net_qp_new(n, n->host_node[0], n->host_node[1], 1);
+        net_msg_new(n, q, 4096, PS_PER_US, -1, NET_NONE);
+    }
+}
+
+/* IBA flow-control packets on a busy link (docs/sources.md A2): about one
+ * per credit_interval on the VL that carries data, not one per packet. */
+static void test_fcp_busy_link(void **state) {
+    (void)state;
+    uint64_t fcp[2];
+    const uint64_t iv[2] = {1, 256 * PS_PER_NS}; /* per change; the default */
+    for (int i = 0; i < 2; i++) {
+        struct model m;
+        struct scenario sc;
+        two_hosts(&m, &sc, iv[i], 4 << 20, false);
+        model_run(&m, NULL, NULL);
+        struct net *n = &m.net;
+        assert_true(m.completed);
+        uint32_t sw = n->nhosts, rx = link_port(n, sw, n->host_node[0]);
+        fcp[i] = credit_fcp_count(n, rx, 0);
+        double per_interval = (double)n->done_ps / (double)iv[1];
+        printf("busy link, interval %.3f us: %llu FCPs on VL0 for 1024 packets (%.0f intervals)\n",
+               iv[i] / 1e6, (unsigned long long)fcp[i], per_interval);
+        if (i == 0) assert_true(fcp[i] >= 1024);
+        if (i == 1) {
+            assert_true(fcp[i] < 1024 / 2);
+            assert_true((double)fcp[i] >= 0.8 * per_interval);
+            assert_true((double)fcp[i] <= 1.1 * per_interval);
+        }
+        char why[256];
+        assert_int_equal(credit_check_invariant(n, why, sizeof why), 0);
+        model_fini(&m);
+    }
+}
+
+/* Idle VLs are refreshed once per refresh period (IBA: 65,536 symbol times,
+ * 5.24 us at 400 Gb/s) while the port's credits move; a lost FCP is repaired:
+ * on a busy VL by the next change, on an idle one by the refresh. */
+static void test_fcp_refresh_repairs(void **state) {
+    (void)state;
+    struct model m;
+    struct scenario sc;
+    two_hosts(&m, &sc, 256 * PS_PER_NS, 4 << 20, true);
+    struct net *n = &m.net;
+    uint32_t tx = n->nodes[n->host_node[0]].first_port, rx = n->ports[tx].peer;
+    uint32_t cap = credit_capacity(n, rx, NULL);
+    credit_debug_lose_next(n, tx, 1); /* the small message's FCP */
+    credit_debug_lose_next(n, tx, 0); /* the bulk flow's first */
+    m.sim.stop_ps = 4 * PS_PER_US;    /* after the small message, before a refresh */
+    sim_run(&m.sim, NULL, NULL, 1u << 20);
+    printf("refresh: at 4 us VL1 holds %lld of %u credits\n", (long long)credit_held(n, tx, 1),
+           cap);
+    assert_true(credit_held(n, tx, 1) < (int64_t)cap);
+    char why[256];
+    assert_int_equal(credit_check_invariant(n, why, sizeof why), 0);
+    m.sim.stop_ps = SCENARIO_STOP_CAP_PS;
+    model_run(&m, NULL, NULL);
+    assert_true(m.completed);
+    double R = 65536.0 * 8 * 4 / 400e9 * 1e12;
+    for (uint32_t v = 0; v < 4; v++)
+        printf("refresh: VL%u %llu FCPs in %.1f us (%.1f periods)\n", v,
+               (unsigned long long)credit_fcp_count(n, rx, v), n->done_ps / 1e6, n->done_ps / R);
+    for (uint32_t v = 2; v < 4; v++) { /* never used: refreshes only */
+        double c = (double)credit_fcp_count(n, rx, v), want = (double)n->done_ps / R;
+        assert_true(c >= want - 2 && c <= want + 2);
+    }
+    for (uint32_t v = 0; v < 4; v++)
+        assert_int_equal(credit_held(n, tx, v), cap); /* everything back, losses repaired */
+    assert_int_equal(credit_check_invariant(n, why, sizeof why), 0);
+    uint64_t change, refresh;
+    credit_fcp_totals(n, &change, &refresh);
+    assert_true(change > 0 && refresh > 0);
+    model_fini(&m);
+}
+
+/* IBA link re-initialisation (credit_on_link_up): when a cut link is back,
+ * its transmitter holds no credits until the receiver's FCPs, one per VL sent
+ * at once from the receiver's own state, give it the free space; idle VLs
+ * then hold their whole buffer again and the run completes with the
+ * conservation law intact. No end reads the other's counts, which is what
+ * MPI ranks need (tests/par/check_mpi.sh: ib-flap-sm, ib-failure-shield). */
+struct reinit_watch {
+    uint32_t tx, rx;
+    int phase;             /* 0 before the cut, 1 cut, 2 back (recorded) */
+    int64_t held_at_up[4]; /* the transmitter's credits after the link-up event */
+    uint64_t fcps_before, fcps_at_up;
+};
+
+static void watch_reinit(struct sim *s, void *arg) {
+    struct reinit_watch *w = arg;
+    struct net *n = s->model;
+    if (w->phase == 0 && !n->ports[w->tx].up) {
+        w->phase = 1;
+        w->fcps_before = credit_fcp_count(n, w->rx, 1);
+    } else if (w->phase == 1 && n->ports[w->tx].up && n->ports[w->rx].up) {
+        w->phase = 2;
+        for (uint32_t v = 0; v < 4; v++)
+            w->held_at_up[v] = credit_held(n, w->tx, v);
+        w->fcps_at_up = credit_fcp_count(n, w->rx, 1);
+    }
+}
+
+static void test_link_reinit(void **state) {
+    (void)state;
+    struct model m;
+    struct scenario sc;
+    ib_scenario(&sc);
+    ib_single_switch(&sc, 2);
+    sc.fabric.transport.timeout_ps = 50 * PS_PER_US; /* what the cut loses, resent */
+    struct sc_event ev[2] = {
+        {.at_ps = 5 * PS_PER_US, .kind = EV_LINK_DOWN, .target = "h1-sw0"}, /* mid-flow */
+        {.at_ps = 6 * PS_PER_US, .kind = EV_LINK_UP, .target = "h1-sw0"},
+    };
+    sc.events = ev;
+    sc.nevents = 2;
+    struct diag d = {0};
+    assert_int_equal(model_build(&m, &sc, &d), 0);
+    struct net *n = &m.net;
+    uint32_t q = net_qp_new(n, n->host_node[0], n->host_node[1], 0);
+    net_msg_new(n, q, 1 << 20, 0, -1, NET_NONE);
+    struct reinit_watch w = {.tx = link_port(n, n->nhosts, n->host_node[1])};
+    w.rx = n->ports[w.tx].peer;
+    uint32_t cap = credit_capacity(n, w.rx, NULL);
+    m.sim.after_event = watch_reinit;
+    m.sim.after_event_arg = &w;
+    model_run(&m, NULL, NULL);
+    char why[256] = "";
+    printf("link re-init: held at link-up %lld %lld %lld %lld, FCPs on VL1 %llu -> %llu; done "
+           "%.1f us, %llu dropped at the cut; held at the end %lld %lld of %u\n",
+           (long long)w.held_at_up[0], (long long)w.held_at_up[1], (long long)w.held_at_up[2],
+           (long long)w.held_at_up[3], (unsigned long long)w.fcps_before,
+           (unsigned long long)w.fcps_at_up, n->done_ps / 1e6,
+           (unsigned long long)n->c.packets_dropped, (long long)credit_held(n, w.tx, 0),
+           (long long)credit_held(n, w.tx, 1), cap);
+    assert_int_equal(w.phase, 2);
+    for (uint32_t v = 0; v < 4; v++)
+        assert_int_equal(w.held_at_up[v], 0);          /* FCTBS reset: wait for the FCPs */
+    assert_int_equal(w.fcps_at_up, w.fcps_before + 1); /* one per VL at link-up */
+    assert_true(m.completed);
+    assert_true(n->c.packets_dropped > 0); /* the cut did cut a busy link */
+    /* VL0's last FCP may still be on the wire when the run ends (credits
+     * do not keep a run alive): the invariant counts it as returning */
+    assert_int_equal(credit_check_invariant(n, why, sizeof why), 0);
+    assert_true(credit_held(n, w.tx, 0) >= (int64_t)cap - 65);
+    for (uint32_t v = 1; v < 4; v++) /* idle VLs: the whole buffer, from the FCP alone */
+        assert_int_equal(credit_held(n, w.tx, v), cap);
+    model_fini(&m);
+}
+
+/* Line rate is unchanged by the interval: one 4 MiB flow takes the same time
+ * (within 1 %) with an FCP per change and with the default 256 ns. */
+static void test_fcp_line_rate(void **state) {
+    (void)state;
+    const uint64_t iv[3] = {1, 256 * PS_PER_NS, 512 * PS_PER_NS};
+    uint64_t done[3];
+    for (int i = 0; i < 3; i++) {
+        struct model m;
+        struct scenario sc;
+        two_hosts(&m, &sc, iv[i], 4 << 20, false);
+        model_run(&m, NULL, NULL);
+        assert_true(m.completed);
+        done[i] = m.net.done_ps;
+        printf("line rate, interval %.3f us: done %.3f us\n", iv[i] / 1e6, done[i] / 1e6);
+        model_fini(&m);
+    }
+    double ideal_ps = (4 << 20) / 4096.0 * 4122 * 8 / 400e9 * 1e12;
+    for (int i = 0; i < 3; i++) {
+        assert_true((double)done[i] <= (double)done[0] * 1.01);
+        assert_true((double)done[i] < ideal_ps * 1.03);
+    }
 }
 
 /* One MTU packet of credits per VL: slow (a credit round trip per packet)
@@ -322,7 +510,9 @@ int main(void) {
         cmocka_unit_test(test_incast_16_to_1),        cmocka_unit_test(test_invariant_random),
         cmocka_unit_test(test_invariant_every_event), cmocka_unit_test(test_invariant_detects_loss),
         cmocka_unit_test(test_one_mtu_buffers),       cmocka_unit_test(test_host_stall),
-        cmocka_unit_test(test_vlarb_weights),
+        cmocka_unit_test(test_vlarb_weights),         cmocka_unit_test(test_fcp_busy_link),
+        cmocka_unit_test(test_fcp_refresh_repairs),   cmocka_unit_test(test_fcp_line_rate),
+        cmocka_unit_test(test_link_reinit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -344,6 +344,11 @@ static void test_bad_input(void **state) {
                  "topology: {kind: leaf_spine, leaves: 1, spines: 1, hosts_per_leaf: 2}\n"
                  "workload:\n  - {kind: incast, senders: 1, receiver: h0, size: 1MiB}\n",
                  "allows credit or none", 4);
+    /* a retired key names its replacement */
+    expect_error("name: x\nfabric:\n  kind: infiniband\n  credit_batch: 4\n"
+                 "topology: {kind: leaf_spine, leaves: 1, spines: 1, hosts_per_leaf: 2}\n"
+                 "workload:\n  - {kind: incast, senders: 1, receiver: h0, size: 1MiB}\n",
+                 "use credit_interval", 4);
     expect_error("name: x\nfabric:\n  kind: infiniband\n  link_retry: llr\n"
                  "topology: {kind: leaf_spine, leaves: 1, spines: 1, hosts_per_leaf: 2}\n"
                  "workload:\n  - {kind: incast, senders: 1, receiver: h0, size: 1MiB}\n",

@@ -58,8 +58,9 @@ int main(int argc, char **argv) {
             printf("%-28s credit packets %llu, data-or-ACK hops %llu\n", "", (unsigned long long)fc,
                    (unsigned long long)(hops - fc));
         /* one line for bench/run.sh's table of targets */
-        printf("BENCH %s hosts=%u hops=%llu cpu_s=%.3f build_s=%.3f rss_kb=%ld\n", sc.name,
-               m.net.nhosts, (unsigned long long)hops, cpu, build_s, rss);
+        printf("BENCH %s hosts=%u hops=%llu data_hops=%llu cpu_s=%.3f build_s=%.3f rss_kb=%ld\n",
+               sc.name, m.net.nhosts, (unsigned long long)hops, (unsigned long long)(hops - fc),
+               cpu, build_s, rss);
         fflush(stdout);
         model_fini(&m);
         scenario_fini(&sc);

@@ -135,9 +135,13 @@ struct port {
     /* line 1 */
     struct pq cls[NET_NCLASS]; /* egress queues per class */
     /* line 2 */
-    struct pq ctrl;           /* link-level frames (credits, pause), served first */
-    unsigned __int128 q_area; /* integral of q_bytes over time, byte·ps (exact) */
-    sim_time_ps q_last_ps;
+    struct pq ctrl; /* link-level frames (credits, pause), served first */
+    /* The integral of q_bytes over time (byte·ps, exact) is port_q_area():
+     * q_bytes·now − q_area_sub, mod 2^128, where q_area_sub sums each change
+     * of q_bytes times when it happened. A change costs one multiply-add and
+     * no clock of the last change (issue 34 item 5). */
+    unsigned __int128 q_area_sub;
+    uint64_t pad2;
     uint64_t q_max;
     uint64_t tx_bytes, tx_packets;
     /* line 3 */
@@ -153,6 +157,11 @@ struct port {
                               read only when n->link_buffers */
     sim_time_ps down_ps;   /* when the link last went down (NEVER while up): ECMP pruning */
 };
+
+/* The integral of `pt`'s waiting bytes over [0, now], byte·ps (exact). */
+static inline unsigned __int128 port_q_area(const struct port *pt, sim_time_ps now_ps) {
+    return (unsigned __int128)pt->q_bytes * now_ps - pt->q_area_sub;
+}
 
 /* Time port `pt` has spent serialising. */
 static inline uint64_t port_busy_ps(const struct port *pt) {

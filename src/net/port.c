@@ -17,9 +17,16 @@
 
 #include <math.h>
 
-static inline void q_account(struct port *pt, sim_time_ps now) {
-    pt->q_area += (unsigned __int128)pt->q_bytes * (now - pt->q_last_ps);
-    pt->q_last_ps = now;
+/* `bytes` join (q_add) or leave (q_sub) the waiting bytes at `now`: the
+ * queue integral's running sum (port_q_area). */
+static inline void q_add(struct port *pt, sim_time_ps now, uint32_t bytes) {
+    pt->q_bytes += bytes;
+    pt->q_area_sub += (unsigned __int128)bytes * now;
+}
+
+static inline void q_sub(struct port *pt, sim_time_ps now, uint32_t bytes) {
+    pt->q_bytes -= bytes;
+    pt->q_area_sub -= (unsigned __int128)bytes * now;
 }
 
 static inline void pq_push(struct pkt_pool *pp, struct pq *q, uint32_t id, uint32_t bytes) {
@@ -173,11 +180,10 @@ static inline __attribute__((always_inline)) void kick(struct net *n, uint32_t p
     if (c < NET_NCLASS) {
         struct pq *q = &pt->cls[c];
         pt->rr = (uint8_t)((c + 1) % NET_NCLASS);
-        q_account(pt, now);
         id = pq_pop(&n->pool, q);
         if (q->head == PKT_NONE) pt->cls_mask = (uint8_t)(mask & ~(1u << c));
         struct packet *p = pkt(&n->pool, id);
-        pt->q_bytes -= p->wire_bytes;
+        q_sub(pt, now, p->wire_bytes);
         release_in(n, pt, p);
     }
     if (id == PKT_NONE && pt->is_host) id = nic_pull(n, pt->node, port);
@@ -198,22 +204,21 @@ static inline __attribute__((always_inline)) void enqueue(struct net *n, uint32_
         !(pt->fc_hold >> cls & 1u) && !n->lr) {
         /* Nothing waits and the transmitter is free: the packet would be
          * queued and taken at once (port_kick). Do what that does to the
-         * port without the queue: the integral (q_bytes is 0: adds nothing),
-         * the maximum with this packet counted, the round robin. */
+         * port without the queue: the integral (joins and leaves at once:
+         * adds nothing), the maximum with this packet counted, the round
+         * robin. */
         FS_DASSERT(pt->q_bytes == 0, "port %u: empty classes hold %llu bytes", port,
                    (unsigned long long)pt->q_bytes);
-        pt->q_last_ps = now;
         if (p->wire_bytes > pt->q_max) pt->q_max = p->wire_bytes;
         pt->rr = (uint8_t)((cls + 1) % NET_NCLASS);
         release_in(n, pt, p);
         send(n, port, id);
         return;
     }
-    q_account(pt, now);
     struct pq *q = &pt->cls[cls];
     pq_push(&n->pool, q, id, p->wire_bytes);
     pt->cls_mask |= (uint8_t)(1u << cls);
-    pt->q_bytes += p->wire_bytes;
+    q_add(pt, now, p->wire_bytes);
     if (pt->q_bytes > pt->q_max) pt->q_max = pt->q_bytes;
     if (pt->busy_until_ps > now && pt->up) { /* port_kick's first step, without the call */
         schedule_wake(n, port, pt->busy_until_ps);
@@ -343,11 +348,10 @@ void port_drop(struct net *n, uint32_t port, uint32_t id) {
 void port_flush_class(struct net *n, uint32_t port, uint32_t cls) {
     struct port *pt = &n->ports[port];
     bool sw = n->nodes[pt->node].kind == NODE_SWITCH;
-    q_account(pt, n->sim->now_ps);
     while (pt->cls[cls].head != PKT_NONE) {
         uint32_t id = pq_pop(&n->pool, &pt->cls[cls]);
         struct packet *p = pkt(&n->pool, id);
-        pt->q_bytes -= p->wire_bytes;
+        q_sub(pt, n->sim->now_ps, p->wire_bytes);
         if (sw && n->fc->on_release) n->fc->on_release(n, p->in_port, p);
         port_drop(n, port, id);
     }
@@ -373,13 +377,12 @@ void port_set_up(struct net *n, uint32_t port, bool up) {
     pt->fly_head = pt->fly_tail = PKT_NONE;
     pt->fly_gen++;
     /* ...and so is what waits for this link. */
-    q_account(pt, n->sim->now_ps);
     bool sw = n->nodes[pt->node].kind == NODE_SWITCH;
     for (int c = 0; c < NET_NCLASS; c++) {
         while (pt->cls[c].head != PKT_NONE) {
             uint32_t id = pq_pop(&n->pool, &pt->cls[c]);
             struct packet *p = pkt(&n->pool, id);
-            pt->q_bytes -= p->wire_bytes;
+            q_sub(pt, n->sim->now_ps, p->wire_bytes);
             if (sw && n->fc->on_release) n->fc->on_release(n, p->in_port, p);
             port_drop(n, port, id);
         }

@@ -428,6 +428,10 @@ struct net {
     /* Some policy watches each transmission (fc->on_send, cc->on_tx, lr):
      * one test per hop instead of three (set when the policies are chosen). */
     bool tx_hooks;
+    /* Some link loses frames (loss) or retries them (lr): the link arrival
+     * tests one byte instead of two pointers (set with lr, and when the loss
+     * state is first allocated, model/model.c). */
+    bool rx_hooks;
     /* The policies' inline paths (flowctl_ops.fast, route_ops.fast: PFC's
      * admission and release, ECMP's choice), copied when they are chosen so
      * that a hop tests one byte of the net, not an ops table's address. */

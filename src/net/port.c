@@ -324,8 +324,8 @@ void port_on_arrive(struct sim *s, const struct event *e) {
                    (unsigned long long)t);
         net_arrive_at(n, port, t);
     }
-    if (__builtin_expect(n->loss != NULL || n->lr != NULL, 0)) { /* bit errors, gray, LLR */
-        arrive_lossy(n, port, id); /* a tail call: the common path keeps no frame */
+    if (__builtin_expect(n->rx_hooks, 0)) { /* bit errors, gray, LLR */
+        arrive_lossy(n, port, id);          /* a tail call: the common path keeps no frame */
         return;
     }
     if (pt->peer_is_switch)

@@ -82,10 +82,13 @@ static inline __attribute__((always_inline)) void start_tx(struct net *n, uint32
     }
     trace_tx(n, port, p, now);
     sim_time_ps prev_end = pt->busy_until_ps; /* when the wire's tail finished serialising */
-    pt->busy_until_ps = now + ser;
+    sim_time_ps end = now + ser;
+    pt->busy_until_ps = end;
     pt->tx_bytes += p->wire_bytes;
     pt->tx_packets++;
-    p->t_ps = now + (pt->cut_through ? 0 : ser) + pt->deliver_ps;
+    /* store and forward from the last bit; a cut-through port (rare) from
+     * the first: a branch, not a select on every hop */
+    p->t_ps = (__builtin_expect(pt->cut_through, 0) ? now : end) + pt->deliver_ps;
     p->next = PKT_NONE;
     if (pt->remote) { /* a cut link of a parallel run: the packet leaves this rank */
         port_out_remote(n, port, id);
@@ -104,7 +107,7 @@ static inline __attribute__((always_inline)) void start_tx(struct net *n, uint32
         FS_DASSERT(pt->cut_through || prev_end + pt->deliver_ps == t->t_ps,
                    "port %u: wire tail arrives at %llu, not %llu", port,
                    (unsigned long long)t->t_ps, (unsigned long long)(prev_end + pt->deliver_ps));
-        uint64_t dt = pt->cut_through ? p->t_ps - t->t_ps : now + ser - prev_end;
+        uint64_t dt = __builtin_expect(pt->cut_through, 0) ? p->t_ps - t->t_ps : end - prev_end;
         t->next_dt_ps = dt < PKT_DT_FAR ? (uint32_t)dt : PKT_DT_FAR;
     }
     pt->fly_tail = id;

@@ -310,9 +310,12 @@ void port_on_arrive(struct sim *s, const struct event *e) {
     struct net *n = s->model;
     uint32_t port = e->arg;
     struct port *pt = &n->ports[port];
-    if (e->aux != pt->fly_gen || pt->fly_head == PKT_NONE)
-        return; /* the link was cut after this was scheduled */
+    /* A cut (port_set_up) empties the wire and bumps fly_gen: an event of
+     * the current generation always finds its packet at the head. */
+    if (e->aux != pt->fly_gen) return; /* the link was cut after this was scheduled */
     uint32_t id = pt->fly_head;
+    FS_DASSERT(id != PKT_NONE, "port %u: an arrival of generation %u on an empty wire", port,
+               (unsigned)pt->fly_gen);
     struct packet *p = pkt(&n->pool, id);
     FS_DASSERT(p->t_ps == s->now_ps, "link head arrives at %llu, now %llu",
                (unsigned long long)p->t_ps, (unsigned long long)s->now_ps);

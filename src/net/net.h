@@ -688,11 +688,19 @@ static inline void net_ctrl_hold(struct net *n) {
 }
 void net_ctrl_release(struct net *n);
 
-/* Wire size of a data packet with `payload` bytes (first: carries RETH). */
 /* Adds a line to the run's warnings (e.g. "routes can deadlock"). */
 void net_warn(struct net *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-uint32_t net_data_wire_bytes(const struct net *n, uint32_t payload, bool first);
+/* Wire size of a data packet with `payload` bytes (first: carries RETH);
+ * inline, as the ACK's below: each is on the NIC's path once a packet. */
+static inline uint32_t net_data_wire_bytes(const struct net *n, uint32_t payload, bool first) {
+    /* RETH (16 B) rides on the first packet of an RDMA WRITE (docs/sources.md A1). */
+    return payload + n->overhead_bytes + (first ? 16u : 0u);
+}
+/* An ACK or NAK: BTH + AETH (4 B, docs/sources.md A1). */
+static inline uint32_t net_ack_wire_bytes(const struct net *n) {
+    return n->overhead_bytes + 4;
+}
 uint32_t net_ctrl_wire_bytes(const struct net *n, enum pkt_type t);
 /* One RNG per switch (by switch index), seeded from the run's seed, the
  * switch's node id and `stream`: the per-entity streams a switch-side

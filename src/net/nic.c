@@ -333,18 +333,22 @@ uint32_t nic_pull(struct net *n, uint32_t node, uint32_t port) {
 static uint32_t ctrl_new(struct net *n, uint32_t node, uint32_t qp, uint8_t type, uint32_t aux) {
     const struct qp *q = &n->qps[qp];
     uint32_t id = pkt_alloc(&n->pool);
-    struct packet *p = pkt(&n->pool, id);
-    memset(p, 0, sizeof *p);
-    p->type = type;
-    p->qp = qp;
-    p->src = node;
-    p->dst = node == q->dst ? q->src : q->dst;
-    p->aux = aux;
-    p->flow_hash = q->flow_hash[node == q->dst ? 1 : 0];
-    p->prio = n->sl2vl[q->prio & 15];
-    p->wire_bytes = net_ctrl_wire_bytes(n, (enum pkt_type)type);
-    p->sent_ps = n->sim->now_ps;
-    p->in_port = NET_NONE;
+    bool back = node == q->dst; /* the receiver answers its sender */
+    /* one store per field, the rest zero (what a memset and the field
+     * stores did); an ACK's size inline, the others' from net.c */
+    *pkt(&n->pool, id) = (struct packet){
+        .qp = qp,
+        .src = node,
+        .dst = back ? q->src : q->dst,
+        .wire_bytes =
+            type == PKT_ACK ? net_ack_wire_bytes(n) : net_ctrl_wire_bytes(n, (enum pkt_type)type),
+        .in_port = NET_NONE,
+        .sent_ps = n->sim->now_ps,
+        .aux = aux,
+        .flow_hash = q->flow_hash[back ? 1 : 0],
+        .type = type,
+        .prio = n->sl2vl[q->prio & 15],
+    };
     return id;
 }
 

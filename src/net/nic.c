@@ -276,25 +276,26 @@ uint32_t nic_pull(struct net *n, uint32_t node, uint32_t port) {
         }
         uint32_t id = pkt_alloc(&n->pool);
         struct packet *p = pkt(&n->pool, id);
-        memset(p, 0, sizeof *p);
-        p->next = PKT_NONE;
-        p->type = PKT_DATA;
-        p->qp = qp;
-        p->src = q->src;
-        p->dst = q->dst;
-        p->psn = psn;
-        p->payload_bytes = payload;
-        p->wire_bytes = wire;
-        p->aux = msg;
-        p->flow_hash = q->flow_hash[0];
-        p->prio = n->sl2vl[q->prio & 15];
-        p->sent_ps = now;
-        p->in_port = NET_NONE;
-        p->flags = (uint16_t)((first ? PKT_F_FIRST : 0) | (last ? PKT_F_LAST : 0) | PKT_F_ECT);
-        if (psn < q->max_sent_psn) {
-            p->flags |= PKT_F_RETX;
-            n->c.retransmitted_packets++;
-        }
+        bool retx = psn < q->max_sent_psn;
+        /* one store per field, the rest zero (as ctrl_new) */
+        *p = (struct packet){
+            .next = PKT_NONE,
+            .qp = qp,
+            .src = q->src,
+            .dst = q->dst,
+            .psn = psn,
+            .payload_bytes = payload,
+            .wire_bytes = wire,
+            .in_port = NET_NONE,
+            .sent_ps = now,
+            .aux = msg,
+            .flow_hash = q->flow_hash[0],
+            .type = PKT_DATA,
+            .prio = (uint8_t)vl,
+            .flags = (uint16_t)((first ? PKT_F_FIRST : 0) | (last ? PKT_F_LAST : 0) | PKT_F_ECT |
+                                (retx ? PKT_F_RETX : 0)),
+        };
+        if (retx) n->c.retransmitted_packets++;
         if (hole != NET_NONE) {
             if (!(n->xp && n->xp->next_resend)) { /* the transport's set: on_tx_data */
                 struct sr_qp *sr = sr_of(n, qp);

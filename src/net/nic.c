@@ -375,7 +375,9 @@ static void ctrl_send(struct net *n, uint32_t node, uint32_t id) {
         port_enqueue_ctrl(n, nic_port_to(n, node, p->dst), id);
         return;
     }
-    port_enqueue(n, nic_port_to(n, node, p->dst), p->prio, id);
+    /* one port (the common NIC): no call to choose it */
+    const struct node *a = &n->nodes[node];
+    port_enqueue(n, a->nports < 2 ? a->first_port : nic_port_to(n, node, p->dst), p->prio, id);
 }
 
 void nic_send_ctrl(struct net *n, uint32_t node, uint32_t qp, uint8_t type, uint32_t aux) {

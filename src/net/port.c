@@ -113,14 +113,19 @@ static inline __attribute__((always_inline)) void start_tx(struct net *n, uint32
     pt->fly_tail = id;
 }
 
-/* `p` leaves the node's buffer: the flow-control policy frees its space at
+/* `p` leaves a switch's buffer: the flow-control policy frees its space at
  * the ingress port it came through. */
-static inline void release_in(struct net *n, const struct port *pt, const struct packet *p) {
-    if (pt->is_host || p->in_port == NET_NONE) return; /* innet makes some */
+static inline void release_sw(struct net *n, const struct packet *p) {
     if (n->fc_fast & FLOWCTL_FAST_PFC)
         pfc_release_fast(n, p->in_port, p);
     else if (n->fc->on_release)
         n->fc->on_release(n, p->in_port, p);
+}
+
+/* ...from any port: a NIC's packets, and those a switch makes (innet), hold none. */
+static inline void release_in(struct net *n, const struct port *pt, const struct packet *p) {
+    if (pt->is_host || p->in_port == NET_NONE) return; /* innet makes some */
+    release_sw(n, p);
 }
 
 /* Starts `id` on the wire; wakes at its end only if something will want the wire. */
@@ -198,8 +203,10 @@ void port_kick(struct net *n, uint32_t port) {
     kick(n, port);
 }
 
+/* sw: the switch's receive path (switch.h), which routed `id` in through a
+ * port (in_port set) to a switch port: the release needs no test of either. */
 static inline __attribute__((always_inline)) void enqueue(struct net *n, uint32_t port,
-                                                          uint32_t cls, uint32_t id) {
+                                                          uint32_t cls, uint32_t id, bool sw) {
     struct port *pt = &n->ports[port];
     struct packet *p = pkt(&n->pool, id);
     sim_time_ps now = n->sim->now_ps;
@@ -214,7 +221,12 @@ static inline __attribute__((always_inline)) void enqueue(struct net *n, uint32_
                    (unsigned long long)pt->q_bytes);
         if (p->wire_bytes > pt->q_max) pt->q_max = p->wire_bytes;
         pt->rr = (uint8_t)((cls + 1) % NET_NCLASS);
-        release_in(n, pt, p);
+        FS_DASSERT(!sw || (!pt->is_host && p->in_port != NET_NONE), "port %u: switch release",
+                   port);
+        if (sw)
+            release_sw(n, p);
+        else
+            release_in(n, pt, p);
         send(n, port, id);
         return;
     }
@@ -231,12 +243,12 @@ static inline __attribute__((always_inline)) void enqueue(struct net *n, uint32_
 }
 
 void port_enqueue(struct net *n, uint32_t port, uint32_t cls, uint32_t id) {
-    enqueue(n, port, cls, id);
+    enqueue(n, port, cls, id, false);
 }
 
 /* The switch's receive path (inline below, in the link arrival) queues with
  * the enqueue above inlined too: no second frame per switch hop. */
-#define SWITCH_ENQUEUE enqueue
+#define SWITCH_ENQUEUE(n, port, cls, id) enqueue(n, port, cls, id, true)
 #include "net/switch.h"
 
 void port_on_wake(struct sim *s, const struct event *e) {

@@ -128,16 +128,23 @@ static inline void release_in(struct net *n, const struct port *pt, const struct
     release_sw(n, p);
 }
 
-/* Starts `id` on the wire; wakes at its end only if something will want the wire. */
-static inline __attribute__((always_inline)) void send(struct net *n, uint32_t port, uint32_t id) {
+/* Starts `id` on the wire; wakes at its end only if something will want the
+ * wire. empty: the caller saw no waiting bytes and no control frame (only a
+ * hook could queue one; the ingress release before it queues at most one
+ * frame, which port_kick starts at once on the free transmitter); sw: `port`
+ * is a switch's (no NIC behind it). */
+static inline __attribute__((always_inline)) void send(struct net *n, uint32_t port, uint32_t id,
+                                                       bool empty, bool sw) {
     struct port *pt = &n->ports[port];
-    if (__builtin_expect(n->tx_hooks, 0)) {
+    bool hooks = __builtin_expect(n->tx_hooks, 0);
+    if (hooks) {
         if (n->fc->on_send) n->fc->on_send(n, port, pkt(&n->pool, id));
         if (n->cc->on_tx) n->cc->on_tx(n, port, pkt(&n->pool, id)); /* per-hop telemetry (HPCC) */
         if (n->lr) n->lr->on_send(n, port, pkt(&n->pool, id));
     }
     start_tx(n, port, id);
-    if (pt->q_bytes || pt->ctrl.head != PKT_NONE || (pt->is_host && nic_has_work(n, pt->node)))
+    bool more = (!empty || hooks) && (pt->q_bytes || pt->ctrl.head != PKT_NONE);
+    if (more || (!sw && pt->is_host && nic_has_work(n, pt->node)))
         schedule_wake(n, port, pt->busy_until_ps);
 }
 
@@ -196,7 +203,7 @@ static inline __attribute__((always_inline)) void kick(struct net *n, uint32_t p
     }
     if (id == PKT_NONE && pt->is_host) id = nic_pull(n, pt->node, port);
     if (id == PKT_NONE) return;
-    send(n, port, id);
+    send(n, port, id, false, false);
 }
 
 void port_kick(struct net *n, uint32_t port) {
@@ -227,7 +234,7 @@ static inline __attribute__((always_inline)) void enqueue(struct net *n, uint32_
             release_sw(n, p);
         else
             release_in(n, pt, p);
-        send(n, port, id);
+        send(n, port, id, true, sw);
         return;
     }
     struct pq *q = &pt->cls[cls];

@@ -217,8 +217,9 @@ static inline __attribute__((always_inline)) void enqueue(struct net *n, uint32_
     struct port *pt = &n->ports[port];
     struct packet *p = pkt(&n->pool, id);
     sim_time_ps now = n->sim->now_ps;
-    if (pt->cls_mask == 0 && pt->busy_until_ps <= now && pt->up && pt->ctrl.head == PKT_NONE &&
-        !(pt->fc_hold >> cls & 1u) && !n->lr) {
+    /* sw: switch_rx dropped what was routed into a dead link, so `up` is known */
+    if (pt->cls_mask == 0 && pt->busy_until_ps <= now && (sw || pt->up) &&
+        pt->ctrl.head == PKT_NONE && !(pt->fc_hold >> cls & 1u) && !n->lr) {
         /* Nothing waits and the transmitter is free: the packet would be
          * queued and taken at once (port_kick). Do what that does to the
          * port without the queue: the integral (joins and leaves at once:
@@ -242,7 +243,7 @@ static inline __attribute__((always_inline)) void enqueue(struct net *n, uint32_
     pt->cls_mask |= (uint8_t)(1u << cls);
     q_add(pt, now, p->wire_bytes);
     if (pt->q_bytes > pt->q_max) pt->q_max = pt->q_bytes;
-    if (pt->busy_until_ps > now && pt->up) { /* port_kick's first step, without the call */
+    if (pt->busy_until_ps > now && (sw || pt->up)) { /* port_kick's first step, without the call */
         schedule_wake(n, port, pt->busy_until_ps);
         return;
     }

@@ -91,7 +91,7 @@ void hoq_on_event(struct sim *s, const struct event *e) {
     st->next_ps = SIM_TIME_NEVER;
     for (uint32_t p = 0; p < n->nports; p++) {
         struct port *pt = &n->ports[p];
-        if (n->nodes[pt->node].kind != NODE_SWITCH || !pt->cls_mask) continue;
+        if (n->nodes[pt->node].kind != NODE_SWITCH || !(pt->cls_mask & PORT_MASK_CLS)) continue;
         sim_time_ps life = life_of(n, st, p);
         if (life == SIM_TIME_NEVER) continue;
         for (uint32_t c = 0; c < NET_NCLASS; c++) {

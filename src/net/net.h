@@ -40,6 +40,10 @@ struct net_type_ops {
 
 #define NET_NONE UINT32_MAX
 #define NET_NCLASS 4 /* egress classes per port: IB VLs / Ethernet priorities modelled */
+/* port.cls_mask: the bits of the classes, and the control queue's bit */
+#define PORT_MASK_CLS ((1u << NET_NCLASS) - 1)
+#define PORT_MASK_CTRL (1u << 7)
+_Static_assert(NET_NCLASS < 8, "the classes' bits below the control queue's");
 /* NIC out-of-order window when fabric.reorder_window is not given: ConnectX
  * does not publish its out-of-order tracking depth (docs/sources.md A10, C); 1024
  * PSNs = 4 MiB at MTU 4096, far deeper than the queue differences between
@@ -115,7 +119,9 @@ struct port {
     uint32_t ps_per_byte;        /* serialisation per byte when a whole number of ps, else 0 */
     uint16_t fly_gen;            /* bumped when the link is cut: stale arrival events are ignored */
     uint8_t rr;                  /* round-robin pointer over classes */
-    uint8_t cls_mask;            /* bit c set when cls[c] is not empty */
+    /* bit c set when cls[c] is not empty, PORT_MASK_CTRL when ctrl is: zero
+     * when nothing waits, one test for an enqueue's fast path */
+    uint8_t cls_mask;
     /* bit c set: ask flowctl_ops.can_send before class c sends; clear: it
      * would say yes (flow control `none`: never set; credits: always; PFC:
      * while a pause of that class is in force, flowctl/pfc.c) */

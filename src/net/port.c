@@ -58,6 +58,7 @@ static inline void schedule_wake(struct net *n, uint32_t port, sim_time_ps at) {
 void port_enqueue_ctrl(struct net *n, uint32_t port, uint32_t id) {
     struct port *pt = &n->ports[port];
     pq_push(&n->pool, &pt->ctrl, id, pkt(&n->pool, id)->wire_bytes);
+    pt->cls_mask |= PORT_MASK_CTRL;
     port_kick(n, port);
 }
 
@@ -143,7 +144,7 @@ static inline __attribute__((always_inline)) void send(struct net *n, uint32_t p
         if (n->lr) n->lr->on_send(n, port, pkt(&n->pool, id));
     }
     start_tx(n, port, id);
-    bool more = (!empty || hooks) && (pt->q_bytes || pt->ctrl.head != PKT_NONE);
+    bool more = (!empty || hooks) && pt->cls_mask; /* waiting bytes or a control frame */
     if (more || (!sw && pt->is_host && nic_has_work(n, pt->node)))
         schedule_wake(n, port, pt->busy_until_ps);
 }
@@ -157,8 +158,9 @@ static inline __attribute__((always_inline)) void kick(struct net *n, uint32_t p
         return;
     }
     uint32_t id = PKT_NONE;
-    if (pt->ctrl.head != PKT_NONE) {
+    if (pt->cls_mask & PORT_MASK_CTRL) {
         id = pq_pop(&n->pool, &pt->ctrl);
+        if (pt->ctrl.head == PKT_NONE) pt->cls_mask &= (uint8_t)~PORT_MASK_CTRL;
         start_tx(n, port, id);
         schedule_wake(n, port, pt->busy_until_ps);
         return;
@@ -174,7 +176,8 @@ static inline __attribute__((always_inline)) void kick(struct net *n, uint32_t p
     const struct flowctl_ops *fc = n->fc;
     /* One class waiting (the common case) needs no round robin; with VL
      * arbitration (credit.c) the flow-control policy says where to start. */
-    uint32_t mask = pt->cls_mask, c = NET_NCLASS;
+    uint32_t mask = pt->cls_mask, c = NET_NCLASS; /* the control queue is empty here */
+    FS_DASSERT(!(mask & PORT_MASK_CTRL), "port %u: a control frame waits", port);
     if (mask & (mask - 1)) {
         uint32_t first = fc->arbitrate ? fc->arbitrate(n, port) : pt->rr;
         for (uint32_t k = 0; k < NET_NCLASS; k++) {
@@ -219,7 +222,7 @@ static inline __attribute__((always_inline)) void enqueue(struct net *n, uint32_
     sim_time_ps now = n->sim->now_ps;
     /* sw: switch_rx dropped what was routed into a dead link, so `up` is known */
     if (pt->cls_mask == 0 && pt->busy_until_ps <= now && (sw || pt->up) &&
-        pt->ctrl.head == PKT_NONE && !(pt->fc_hold >> cls & 1u) && !n->lr) {
+        !(pt->fc_hold >> cls & 1u) && !n->lr) {
         /* Nothing waits and the transmitter is free: the packet would be
          * queued and taken at once (port_kick). Do what that does to the
          * port without the queue: the integral (joins and leaves at once:
@@ -413,7 +416,7 @@ void port_set_up(struct net *n, uint32_t port, bool up) {
             port_drop(n, port, id);
         }
     }
-    pt->cls_mask = 0;
     while (pt->ctrl.head != PKT_NONE)
         port_drop(n, port, pq_pop(&n->pool, &pt->ctrl));
+    pt->cls_mask = 0;
 }

@@ -29,8 +29,9 @@ static inline void q_sub(struct port *pt, sim_time_ps now, uint32_t bytes) {
     pt->q_area_sub -= (unsigned __int128)bytes * now;
 }
 
-static inline void pq_push(struct pkt_pool *pp, struct pq *q, uint32_t id, uint32_t bytes) {
-    pkt(pp, id)->next = PKT_NONE;
+static inline void pq_push(struct pkt_pool *pp, struct pq *q, uint32_t id, struct packet *p,
+                           uint32_t bytes) {
+    p->next = PKT_NONE;
     if (q->tail == PKT_NONE)
         q->head = id;
     else
@@ -57,7 +58,8 @@ static inline void schedule_wake(struct net *n, uint32_t port, sim_time_ps at) {
 
 void port_enqueue_ctrl(struct net *n, uint32_t port, uint32_t id) {
     struct port *pt = &n->ports[port];
-    pq_push(&n->pool, &pt->ctrl, id, pkt(&n->pool, id)->wire_bytes);
+    struct packet *p = pkt(&n->pool, id);
+    pq_push(&n->pool, &pt->ctrl, id, p, p->wire_bytes);
     pt->cls_mask |= PORT_MASK_CTRL;
     port_kick(n, port);
 }
@@ -69,10 +71,10 @@ static __attribute__((noinline, cold)) void port_out_remote(struct net *n, uint3
     n->dist->out(n, port, id);
 }
 
+/* p = pkt(id), computed once by the caller (the hop's path passes it down). */
 static inline __attribute__((always_inline)) void start_tx(struct net *n, uint32_t port,
-                                                           uint32_t id) {
+                                                           uint32_t id, struct packet *p) {
     struct port *pt = &n->ports[port];
-    struct packet *p = pkt(&n->pool, id);
     sim_time_ps now = n->sim->now_ps;
     sim_time_ps ser;
     if (pt->ps_per_byte) { /* port_busy_ps() derives the busy time from tx_bytes */
@@ -135,15 +137,15 @@ static inline void release_in(struct net *n, const struct port *pt, const struct
  * frame, which port_kick starts at once on the free transmitter); sw: `port`
  * is a switch's (no NIC behind it). */
 static inline __attribute__((always_inline)) void send(struct net *n, uint32_t port, uint32_t id,
-                                                       bool empty, bool sw) {
+                                                       struct packet *p, bool empty, bool sw) {
     struct port *pt = &n->ports[port];
     bool hooks = __builtin_expect(n->tx_hooks, 0);
     if (hooks) {
-        if (n->fc->on_send) n->fc->on_send(n, port, pkt(&n->pool, id));
-        if (n->cc->on_tx) n->cc->on_tx(n, port, pkt(&n->pool, id)); /* per-hop telemetry (HPCC) */
-        if (n->lr) n->lr->on_send(n, port, pkt(&n->pool, id));
+        if (n->fc->on_send) n->fc->on_send(n, port, p);
+        if (n->cc->on_tx) n->cc->on_tx(n, port, p); /* per-hop telemetry (HPCC) */
+        if (n->lr) n->lr->on_send(n, port, p);
     }
-    start_tx(n, port, id);
+    start_tx(n, port, id, p);
     bool more = (!empty || hooks) && pt->cls_mask; /* waiting bytes or a control frame */
     if (more || (!sw && pt->is_host && nic_has_work(n, pt->node)))
         schedule_wake(n, port, pt->busy_until_ps);
@@ -161,14 +163,14 @@ static inline __attribute__((always_inline)) void kick(struct net *n, uint32_t p
     if (pt->cls_mask & PORT_MASK_CTRL) {
         id = pq_pop(&n->pool, &pt->ctrl);
         if (pt->ctrl.head == PKT_NONE) pt->cls_mask &= (uint8_t)~PORT_MASK_CTRL;
-        start_tx(n, port, id);
+        start_tx(n, port, id, pkt(&n->pool, id));
         schedule_wake(n, port, pt->busy_until_ps);
         return;
     }
     if (n->lr) { /* link-level retry: a replay goes before anything new */
         id = n->lr->pull(n, port);
         if (id != PKT_NONE) {
-            start_tx(n, port, id);
+            start_tx(n, port, id, pkt(&n->pool, id));
             schedule_wake(n, port, pt->busy_until_ps);
             return;
         }
@@ -195,18 +197,20 @@ static inline __attribute__((always_inline)) void kick(struct net *n, uint32_t p
             fc->can_send(n, port, cc, pkt(&n->pool, pt->cls[cc].head)->wire_bytes))
             c = cc;
     }
+    struct packet *p;
     if (c < NET_NCLASS) {
         struct pq *q = &pt->cls[c];
         pt->rr = (uint8_t)((c + 1) % NET_NCLASS);
         id = pq_pop(&n->pool, q);
         if (q->head == PKT_NONE) pt->cls_mask = (uint8_t)(mask & ~(1u << c));
-        struct packet *p = pkt(&n->pool, id);
+        p = pkt(&n->pool, id);
         q_sub(pt, now, p->wire_bytes);
         release_in(n, pt, p);
+    } else {
+        if (!pt->is_host || (id = nic_pull(n, pt->node, port)) == PKT_NONE) return;
+        p = pkt(&n->pool, id);
     }
-    if (id == PKT_NONE && pt->is_host) id = nic_pull(n, pt->node, port);
-    if (id == PKT_NONE) return;
-    send(n, port, id, false, false);
+    send(n, port, id, p, false, false);
 }
 
 void port_kick(struct net *n, uint32_t port) {
@@ -215,10 +219,9 @@ void port_kick(struct net *n, uint32_t port) {
 
 /* sw: the switch's receive path (switch.h), which routed `id` in through a
  * port (in_port set) to a switch port: the release needs no test of either. */
-static inline __attribute__((always_inline)) void enqueue(struct net *n, uint32_t port,
-                                                          uint32_t cls, uint32_t id, bool sw) {
+static inline __attribute__((always_inline)) void
+enqueue(struct net *n, uint32_t port, uint32_t cls, uint32_t id, struct packet *p, bool sw) {
     struct port *pt = &n->ports[port];
-    struct packet *p = pkt(&n->pool, id);
     sim_time_ps now = n->sim->now_ps;
     /* sw: switch_rx dropped what was routed into a dead link, so `up` is known */
     if (pt->cls_mask == 0 && pt->busy_until_ps <= now && (sw || pt->up) &&
@@ -238,11 +241,11 @@ static inline __attribute__((always_inline)) void enqueue(struct net *n, uint32_
             release_sw(n, p);
         else
             release_in(n, pt, p);
-        send(n, port, id, true, sw);
+        send(n, port, id, p, true, sw);
         return;
     }
     struct pq *q = &pt->cls[cls];
-    pq_push(&n->pool, q, id, p->wire_bytes);
+    pq_push(&n->pool, q, id, p, p->wire_bytes);
     pt->cls_mask |= (uint8_t)(1u << cls);
     q_add(pt, now, p->wire_bytes);
     if (pt->q_bytes > pt->q_max) pt->q_max = pt->q_bytes;
@@ -254,12 +257,12 @@ static inline __attribute__((always_inline)) void enqueue(struct net *n, uint32_
 }
 
 void port_enqueue(struct net *n, uint32_t port, uint32_t cls, uint32_t id) {
-    enqueue(n, port, cls, id, false);
+    enqueue(n, port, cls, id, pkt(&n->pool, id), false);
 }
 
 /* The switch's receive path (inline below, in the link arrival) queues with
  * the enqueue above inlined too: no second frame per switch hop. */
-#define SWITCH_ENQUEUE(n, port, cls, id) enqueue(n, port, cls, id, true)
+#define SWITCH_ENQUEUE(n, port, cls, id, p) enqueue(n, port, cls, id, p, true)
 #include "net/switch.h"
 
 void port_on_wake(struct sim *s, const struct event *e) {
@@ -324,7 +327,7 @@ __attribute__((noinline)) static void arrive_lossy(struct net *n, uint32_t port,
         return;
     }
     if (pt->peer_is_switch)
-        switch_rx(n, pt->peer_node, pt->peer, id);
+        switch_rx(n, pt->peer_node, pt->peer, id, p);
     else
         nic_rx(n, pt->peer_node, pt->peer, id);
 }
@@ -358,7 +361,7 @@ void port_on_arrive(struct sim *s, const struct event *e) {
         return;
     }
     if (pt->peer_is_switch)
-        switch_rx(n, pt->peer_node, pt->peer, id);
+        switch_rx(n, pt->peer_node, pt->peer, id, p);
     else
         nic_rx(n, pt->peer_node, pt->peer, id);
 }

@@ -49,8 +49,8 @@ static inline uint32_t pq_pop(struct pkt_pool *pp, struct pq *q) {
     return id;
 }
 
-static inline void schedule_wake(struct net *n, uint32_t port, sim_time_ps at) {
-    struct port *pt = &n->ports[port];
+/* pt = &n->ports[port] in these inline steps: the caller's, passed down */
+static inline void schedule_wake(struct net *n, uint32_t port, struct port *pt, sim_time_ps at) {
     if (pt->wake_at_ps <= at) return; /* one already pending, no later than needed */
     pt->wake_at_ps = at;
     sim_at(n->sim, at, pt->node + 1, NET_EV_PORT_WAKE, port, 0);
@@ -72,9 +72,8 @@ static __attribute__((noinline, cold)) void port_out_remote(struct net *n, uint3
 }
 
 /* p = pkt(id), computed once by the caller (the hop's path passes it down). */
-static inline __attribute__((always_inline)) void start_tx(struct net *n, uint32_t port,
-                                                           uint32_t id, struct packet *p) {
-    struct port *pt = &n->ports[port];
+static inline __attribute__((always_inline)) void
+start_tx(struct net *n, uint32_t port, struct port *pt, uint32_t id, struct packet *p) {
     sim_time_ps now = n->sim->now_ps;
     sim_time_ps ser;
     if (pt->ps_per_byte) { /* port_busy_ps() derives the busy time from tx_bytes */
@@ -136,42 +135,42 @@ static inline void release_in(struct net *n, const struct port *pt, const struct
  * hook could queue one; the ingress release before it queues at most one
  * frame, which port_kick starts at once on the free transmitter); sw: `port`
  * is a switch's (no NIC behind it). */
-static inline __attribute__((always_inline)) void send(struct net *n, uint32_t port, uint32_t id,
+static inline __attribute__((always_inline)) void send(struct net *n, uint32_t port,
+                                                       struct port *pt, uint32_t id,
                                                        struct packet *p, bool empty, bool sw) {
-    struct port *pt = &n->ports[port];
     bool hooks = __builtin_expect(n->tx_hooks, 0);
     if (hooks) {
         if (n->fc->on_send) n->fc->on_send(n, port, p);
         if (n->cc->on_tx) n->cc->on_tx(n, port, p); /* per-hop telemetry (HPCC) */
         if (n->lr) n->lr->on_send(n, port, p);
     }
-    start_tx(n, port, id, p);
+    start_tx(n, port, pt, id, p);
     bool more = (!empty || hooks) && pt->cls_mask; /* waiting bytes or a control frame */
     if (more || (!sw && pt->is_host && nic_has_work(n, pt->node)))
-        schedule_wake(n, port, pt->busy_until_ps);
+        schedule_wake(n, port, pt, pt->busy_until_ps);
 }
 
-static inline __attribute__((always_inline)) void kick(struct net *n, uint32_t port) {
-    struct port *pt = &n->ports[port];
+static inline __attribute__((always_inline)) void kick(struct net *n, uint32_t port,
+                                                       struct port *pt) {
     sim_time_ps now = n->sim->now_ps;
     if (!pt->up) return;
     if (pt->busy_until_ps > now) {
-        schedule_wake(n, port, pt->busy_until_ps);
+        schedule_wake(n, port, pt, pt->busy_until_ps);
         return;
     }
     uint32_t id = PKT_NONE;
     if (pt->cls_mask & PORT_MASK_CTRL) {
         id = pq_pop(&n->pool, &pt->ctrl);
         if (pt->ctrl.head == PKT_NONE) pt->cls_mask &= (uint8_t)~PORT_MASK_CTRL;
-        start_tx(n, port, id, pkt(&n->pool, id));
-        schedule_wake(n, port, pt->busy_until_ps);
+        start_tx(n, port, pt, id, pkt(&n->pool, id));
+        schedule_wake(n, port, pt, pt->busy_until_ps);
         return;
     }
     if (n->lr) { /* link-level retry: a replay goes before anything new */
         id = n->lr->pull(n, port);
         if (id != PKT_NONE) {
-            start_tx(n, port, id, pkt(&n->pool, id));
-            schedule_wake(n, port, pt->busy_until_ps);
+            start_tx(n, port, pt, id, pkt(&n->pool, id));
+            schedule_wake(n, port, pt, pt->busy_until_ps);
             return;
         }
     }
@@ -210,18 +209,18 @@ static inline __attribute__((always_inline)) void kick(struct net *n, uint32_t p
         if (!pt->is_host || (id = nic_pull(n, pt->node, port)) == PKT_NONE) return;
         p = pkt(&n->pool, id);
     }
-    send(n, port, id, p, false, false);
+    send(n, port, pt, id, p, false, false);
 }
 
 void port_kick(struct net *n, uint32_t port) {
-    kick(n, port);
+    kick(n, port, &n->ports[port]);
 }
 
 /* sw: the switch's receive path (switch.h), which routed `id` in through a
  * port (in_port set) to a switch port: the release needs no test of either. */
-static inline __attribute__((always_inline)) void
-enqueue(struct net *n, uint32_t port, uint32_t cls, uint32_t id, struct packet *p, bool sw) {
-    struct port *pt = &n->ports[port];
+static inline __attribute__((always_inline)) void enqueue(struct net *n, uint32_t port,
+                                                          struct port *pt, uint32_t cls,
+                                                          uint32_t id, struct packet *p, bool sw) {
     sim_time_ps now = n->sim->now_ps;
     /* sw: switch_rx dropped what was routed into a dead link, so `up` is known */
     if (pt->cls_mask == 0 && pt->busy_until_ps <= now && (sw || pt->up) &&
@@ -241,7 +240,7 @@ enqueue(struct net *n, uint32_t port, uint32_t cls, uint32_t id, struct packet *
             release_sw(n, p);
         else
             release_in(n, pt, p);
-        send(n, port, id, p, true, sw);
+        send(n, port, pt, id, p, true, sw);
         return;
     }
     struct pq *q = &pt->cls[cls];
@@ -250,26 +249,26 @@ enqueue(struct net *n, uint32_t port, uint32_t cls, uint32_t id, struct packet *
     q_add(pt, now, p->wire_bytes);
     if (pt->q_bytes > pt->q_max) pt->q_max = pt->q_bytes;
     if (pt->busy_until_ps > now && (sw || pt->up)) { /* port_kick's first step, without the call */
-        schedule_wake(n, port, pt->busy_until_ps);
+        schedule_wake(n, port, pt, pt->busy_until_ps);
         return;
     }
     port_kick(n, port);
 }
 
 void port_enqueue(struct net *n, uint32_t port, uint32_t cls, uint32_t id) {
-    enqueue(n, port, cls, id, pkt(&n->pool, id), false);
+    enqueue(n, port, &n->ports[port], cls, id, pkt(&n->pool, id), false);
 }
 
 /* The switch's receive path (inline below, in the link arrival) queues with
  * the enqueue above inlined too: no second frame per switch hop. */
-#define SWITCH_ENQUEUE(n, port, cls, id, p) enqueue(n, port, cls, id, p, true)
+#define SWITCH_ENQUEUE(n, port, pt, cls, id, p) enqueue(n, port, pt, cls, id, p, true)
 #include "net/switch.h"
 
 void port_on_wake(struct sim *s, const struct event *e) {
     struct net *n = s->model;
     struct port *pt = &n->ports[e->arg];
     if (pt->wake_at_ps == e->time_ps) pt->wake_at_ps = SIM_TIME_NEVER;
-    kick(n, e->arg);
+    kick(n, e->arg, pt);
 }
 
 /* Does link `port` lose packet `p` (docs/model.md "Failures")? A bit error

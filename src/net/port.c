@@ -71,10 +71,11 @@ static __attribute__((noinline, cold)) void port_out_remote(struct net *n, uint3
     n->dist->out(n, port, id);
 }
 
-/* p = pkt(id), computed once by the caller (the hop's path passes it down). */
-static inline __attribute__((always_inline)) void
-start_tx(struct net *n, uint32_t port, struct port *pt, uint32_t id, struct packet *p) {
-    sim_time_ps now = n->sim->now_ps;
+/* p = pkt(id) and now = the clock, from the caller (the hop's path passes
+ * them down). */
+static inline __attribute__((always_inline)) void start_tx(struct net *n, uint32_t port,
+                                                           struct port *pt, uint32_t id,
+                                                           struct packet *p, sim_time_ps now) {
     sim_time_ps ser;
     if (pt->ps_per_byte) { /* port_busy_ps() derives the busy time from tx_bytes */
         ser = (sim_time_ps)p->wire_bytes * pt->ps_per_byte;
@@ -137,14 +138,15 @@ static inline void release_in(struct net *n, const struct port *pt, const struct
  * is a switch's (no NIC behind it). */
 static inline __attribute__((always_inline)) void send(struct net *n, uint32_t port,
                                                        struct port *pt, uint32_t id,
-                                                       struct packet *p, bool empty, bool sw) {
+                                                       struct packet *p, sim_time_ps now,
+                                                       bool empty, bool sw) {
     bool hooks = __builtin_expect(n->tx_hooks, 0);
     if (hooks) {
         if (n->fc->on_send) n->fc->on_send(n, port, p);
         if (n->cc->on_tx) n->cc->on_tx(n, port, p); /* per-hop telemetry (HPCC) */
         if (n->lr) n->lr->on_send(n, port, p);
     }
-    start_tx(n, port, pt, id, p);
+    start_tx(n, port, pt, id, p, now);
     bool more = (!empty || hooks) && pt->cls_mask; /* waiting bytes or a control frame */
     if (more || (!sw && pt->is_host && nic_has_work(n, pt->node)))
         schedule_wake(n, port, pt, pt->busy_until_ps);
@@ -162,14 +164,14 @@ static inline __attribute__((always_inline)) void kick(struct net *n, uint32_t p
     if (pt->cls_mask & PORT_MASK_CTRL) {
         id = pq_pop(&n->pool, &pt->ctrl);
         if (pt->ctrl.head == PKT_NONE) pt->cls_mask &= (uint8_t)~PORT_MASK_CTRL;
-        start_tx(n, port, pt, id, pkt(&n->pool, id));
+        start_tx(n, port, pt, id, pkt(&n->pool, id), now);
         schedule_wake(n, port, pt, pt->busy_until_ps);
         return;
     }
     if (n->lr) { /* link-level retry: a replay goes before anything new */
         id = n->lr->pull(n, port);
         if (id != PKT_NONE) {
-            start_tx(n, port, pt, id, pkt(&n->pool, id));
+            start_tx(n, port, pt, id, pkt(&n->pool, id), now);
             schedule_wake(n, port, pt, pt->busy_until_ps);
             return;
         }
@@ -209,7 +211,7 @@ static inline __attribute__((always_inline)) void kick(struct net *n, uint32_t p
         if (!pt->is_host || (id = nic_pull(n, pt->node, port)) == PKT_NONE) return;
         p = pkt(&n->pool, id);
     }
-    send(n, port, pt, id, p, false, false);
+    send(n, port, pt, id, p, now, false, false);
 }
 
 void port_kick(struct net *n, uint32_t port) {
@@ -240,7 +242,7 @@ static inline __attribute__((always_inline)) void enqueue(struct net *n, uint32_
             release_sw(n, p);
         else
             release_in(n, pt, p);
-        send(n, port, pt, id, p, true, sw);
+        send(n, port, pt, id, p, now, true, sw);
         return;
     }
     struct pq *q = &pt->cls[cls];

@@ -153,8 +153,7 @@ static inline __attribute__((always_inline)) void send(struct net *n, uint32_t p
 }
 
 static inline __attribute__((always_inline)) void kick(struct net *n, uint32_t port,
-                                                       struct port *pt) {
-    sim_time_ps now = n->sim->now_ps;
+                                                       struct port *pt, sim_time_ps now) {
     if (!pt->up) return;
     if (pt->busy_until_ps > now) {
         schedule_wake(n, port, pt, pt->busy_until_ps);
@@ -215,7 +214,7 @@ static inline __attribute__((always_inline)) void kick(struct net *n, uint32_t p
 }
 
 void port_kick(struct net *n, uint32_t port) {
-    kick(n, port, &n->ports[port]);
+    kick(n, port, &n->ports[port], n->sim->now_ps);
 }
 
 /* sw: the switch's receive path (switch.h), which routed `id` in through a
@@ -270,7 +269,7 @@ void port_on_wake(struct sim *s, const struct event *e) {
     struct net *n = s->model;
     struct port *pt = &n->ports[e->arg];
     if (pt->wake_at_ps == e->time_ps) pt->wake_at_ps = SIM_TIME_NEVER;
-    kick(n, e->arg, pt);
+    kick(n, e->arg, pt, s->now_ps);
 }
 
 /* Does link `port` lose packet `p` (docs/model.md "Failures")? A bit error

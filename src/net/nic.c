@@ -331,7 +331,8 @@ uint32_t nic_pull(struct net *n, uint32_t node, uint32_t port) {
     return PKT_NONE;
 }
 
-static uint32_t ctrl_new(struct net *n, uint32_t node, uint32_t qp, uint8_t type, uint32_t aux) {
+static inline __attribute__((always_inline)) uint32_t
+ctrl_new(struct net *n, uint32_t node, uint32_t qp, uint8_t type, uint32_t aux) {
     const struct qp *q = &n->qps[qp];
     uint32_t id = pkt_alloc(&n->pool);
     bool back = node == q->dst; /* the receiver answers its sender */
@@ -353,7 +354,8 @@ static uint32_t ctrl_new(struct net *n, uint32_t node, uint32_t qp, uint8_t type
     return id;
 }
 
-static void ctrl_send(struct net *n, uint32_t node, uint32_t id) {
+static inline __attribute__((always_inline)) void ctrl_send(struct net *n, uint32_t node,
+                                                            uint32_t id) {
     struct packet *p = pkt(&n->pool, id);
     uint8_t type = p->type;
     n->c.packets_sent++;

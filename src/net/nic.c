@@ -732,7 +732,8 @@ static void rx_data(struct net *n, uint32_t node, struct packet *p) {
     }
 }
 
-static void nic_consume(struct net *n, uint32_t node, uint32_t port, uint32_t id);
+static inline __attribute__((always_inline)) void nic_consume(struct net *n, uint32_t node,
+                                                              uint32_t port, uint32_t id);
 
 void nic_rx(struct net *n, uint32_t node, uint32_t port, uint32_t id) {
     struct packet *p = pkt(&n->pool, id);
@@ -789,7 +790,8 @@ void nic_unstall(struct net *n, uint32_t node) {
     port_kick(n, nic_port(n, node));
 }
 
-static void nic_consume(struct net *n, uint32_t node, uint32_t port, uint32_t id) {
+static inline __attribute__((always_inline)) void nic_consume(struct net *n, uint32_t node,
+                                                              uint32_t port, uint32_t id) {
     struct packet *p = pkt(&n->pool, id);
     n->c.packets_delivered++;
     n->pkts_in_flight--;

@@ -683,8 +683,9 @@ static void rx_data_ooo(struct net *n, uint32_t node, struct packet *p) {
 
 /* In-order delivery of one data packet's payload (also called by the
  * reorder buffer, net/reorder.c, when held packets become in order). */
-void nic_deliver(struct net *n, uint32_t node, uint32_t qp, uint32_t payload_bytes, uint16_t flags,
-                 uint32_t msg) {
+static inline __attribute__((always_inline)) void deliver(struct net *n, uint32_t node, uint32_t qp,
+                                                          uint32_t payload_bytes, uint16_t flags,
+                                                          uint32_t msg) {
     struct qp *q = &n->qps[qp];
     q->expect_psn++;
     q->nak_sent = 0;
@@ -703,6 +704,12 @@ void nic_deliver(struct net *n, uint32_t node, uint32_t qp, uint32_t payload_byt
     }
 }
 
+/* deliver's body for the reorder buffer; rx_data has it inline */
+void nic_deliver(struct net *n, uint32_t node, uint32_t qp, uint32_t payload_bytes, uint16_t flags,
+                 uint32_t msg) {
+    deliver(n, node, qp, payload_bytes, flags, msg);
+}
+
 static void rx_data(struct net *n, uint32_t node, struct packet *p) {
     struct qp *q = &n->qps[p->qp];
     if (n->cc->on_rx_data) n->cc->on_rx_data(n, p->qp, p);
@@ -715,7 +722,7 @@ static void rx_data(struct net *n, uint32_t node, struct packet *p) {
         return;
     }
     if (p->psn == q->expect_psn) {
-        nic_deliver(n, node, p->qp, p->payload_bytes, p->flags, p->aux);
+        deliver(n, node, p->qp, p->payload_bytes, p->flags, p->aux); /* nic_deliver inline */
         if (n->reorder_state) nic_reorder_release(n, node, p->qp); /* early packets now in order */
         if (n->sack) ack_data(n, node, p, q->expect_psn);
     } else if (p->psn > q->expect_psn) {

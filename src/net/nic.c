@@ -700,7 +700,8 @@ static inline __attribute__((always_inline)) void deliver(struct net *n, uint32_
     }
     if ((q->since_ack >= n->ack_every || last) && !n->sack) { /* sack: rx_data ACKs */
         q->since_ack = 0;
-        nic_send_ctrl(n, node, qp, PKT_ACK, q->expect_psn);
+        ctrl_send(n, node,
+                  ctrl_new(n, node, qp, PKT_ACK, q->expect_psn)); /* nic_send_ctrl inline */
     }
 }
 

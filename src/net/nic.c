@@ -409,7 +409,7 @@ static void msg_acked(struct net *n, uint32_t mid) {
 }
 
 /* Cumulative acknowledgement of every PSN below `a`. */
-static void ack_upto(struct net *n, uint32_t qp, uint32_t a) {
+static inline __attribute__((always_inline)) void ack_upto(struct net *n, uint32_t qp, uint32_t a) {
     struct qp *q = &n->qps[qp];
     if (a <= q->una) return;
     q->una = a;

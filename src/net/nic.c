@@ -743,8 +743,7 @@ static void rx_data(struct net *n, uint32_t node, struct packet *p) {
 static inline __attribute__((always_inline)) void nic_consume(struct net *n, uint32_t node,
                                                               uint32_t port, uint32_t id);
 
-void nic_rx(struct net *n, uint32_t node, uint32_t port, uint32_t id) {
-    struct packet *p = pkt(&n->pool, id);
+void nic_rx(struct net *n, uint32_t node, uint32_t port, uint32_t id, struct packet *p) {
     if (p->type == PKT_CREDIT || p->type == PKT_PAUSE) {
         if (n->fc->on_ctrl) n->fc->on_ctrl(n, port, p);
         pkt_free(&n->pool, id);

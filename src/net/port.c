@@ -329,7 +329,7 @@ __attribute__((noinline)) static void arrive_lossy(struct net *n, uint32_t port,
     if (pt->peer_is_switch)
         switch_rx(n, pt->peer_node, pt->peer, id, p);
     else
-        nic_rx(n, pt->peer_node, pt->peer, id);
+        nic_rx(n, pt->peer_node, pt->peer, id, p);
 }
 
 void port_on_arrive(struct sim *s, const struct event *e) {
@@ -363,7 +363,7 @@ void port_on_arrive(struct sim *s, const struct event *e) {
     if (pt->peer_is_switch)
         switch_rx(n, pt->peer_node, pt->peer, id, p);
     else
-        nic_rx(n, pt->peer_node, pt->peer, id);
+        nic_rx(n, pt->peer_node, pt->peer, id, p);
 }
 
 void port_drop(struct net *n, uint32_t port, uint32_t id) {

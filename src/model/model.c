@@ -64,6 +64,7 @@ static uint64_t link_drops(const struct net *n, const struct sc_ev_state *st);
 static struct link_loss *link_loss_of(struct net *n, uint32_t port) {
     if (!n->loss) {
         n->loss = fs_xcalloc(n->nports + 1, sizeof *n->loss);
+        n->rx_hooks = true;
         for (uint32_t p = 0; p < n->nports; p++) /* one stream per link direction */
             rng_seed(&n->loss[p].rng, n->sc->seed, p, 0x4c4f5353u /* "LOSS" */);
     }
@@ -405,6 +406,7 @@ int model_build_part(struct model *m, const struct model_params *params, uint32_
     if (n->cc->init && (rc = n->cc->init(n, d))) return rc;
     if (n->xp && n->xp->init && (rc = n->xp->init(n, d))) return rc;
     n->tx_hooks = n->fc->on_send || n->cc->on_tx || n->lr;
+    n->rx_hooks = n->loss != NULL || n->lr != NULL;
     n->fc_fast = n->fc->fast;
     n->route_fast = n->route->fast;
     n->sw_hooks = n->trim_bytes != 0 || n->cc->on_enqueue;

@@ -65,10 +65,9 @@ static void discard_head(struct net *n, uint32_t port, uint32_t c) {
         pt->cls_mask &= (uint8_t) ~(1u << c);
     }
     q->bytes -= p->wire_bytes;
-    /* the queue integral: account up to now before the bytes leave */
-    pt->q_area += (unsigned __int128)pt->q_bytes * (n->sim->now_ps - pt->q_last_ps);
-    pt->q_last_ps = n->sim->now_ps;
+    /* the queue integral's running sum (port_q_area) with the bytes that leave */
     pt->q_bytes -= p->wire_bytes;
+    pt->q_area_sub -= (unsigned __int128)p->wire_bytes * n->sim->now_ps;
     if (n->fc->on_release && p->in_port != NET_NONE) n->fc->on_release(n, p->in_port, p);
     n->port_fail[port].hoq_discards++;
     n->c.hoq_discards++;
@@ -92,7 +91,7 @@ void hoq_on_event(struct sim *s, const struct event *e) {
     st->next_ps = SIM_TIME_NEVER;
     for (uint32_t p = 0; p < n->nports; p++) {
         struct port *pt = &n->ports[p];
-        if (n->nodes[pt->node].kind != NODE_SWITCH || !pt->cls_mask) continue;
+        if (n->nodes[pt->node].kind != NODE_SWITCH || !(pt->cls_mask & PORT_MASK_CLS)) continue;
         sim_time_ps life = life_of(n, st, p);
         if (life == SIM_TIME_NEVER) continue;
         for (uint32_t c = 0; c < NET_NCLASS; c++) {

@@ -307,11 +307,6 @@ uint32_t net_flow_new(struct net *n, uint32_t src_host, uint32_t dst_host) {
     return id;
 }
 
-uint32_t net_data_wire_bytes(const struct net *n, uint32_t payload, bool first) {
-    /* RETH (16 B) rides on the first packet of an RDMA WRITE (docs/sources.md A1). */
-    return payload + n->overhead_bytes + (first ? 16u : 0u);
-}
-
 struct rng *net_switch_rngs(const struct net *n, uint64_t stream) {
     struct rng *r = fs_xcalloc(n->nswitches + 1, sizeof *r);
     for (uint32_t v = 0; v < n->nnodes; v++)
@@ -325,7 +320,7 @@ uint32_t net_ctrl_wire_bytes(const struct net *n, enum pkt_type t) {
     switch (t) {
     case PKT_ACK:
     case PKT_NAK:
-        return n->overhead_bytes + 4; /* AETH (docs/sources.md A1) */
+        return net_ack_wire_bytes(n);
     case PKT_CNP:
         return n->overhead_bytes + 16; /* BTH + 16 reserved bytes (RoCEv2 Annex A17) */
     case PKT_PAUSE:

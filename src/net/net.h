@@ -40,6 +40,10 @@ struct net_type_ops {
 
 #define NET_NONE UINT32_MAX
 #define NET_NCLASS 4 /* egress classes per port: IB VLs / Ethernet priorities modelled */
+/* port.cls_mask: the bits of the classes, and the control queue's bit */
+#define PORT_MASK_CLS ((1u << NET_NCLASS) - 1)
+#define PORT_MASK_CTRL (1u << 7)
+_Static_assert(NET_NCLASS < 8, "the classes' bits below the control queue's");
 /* NIC out-of-order window when fabric.reorder_window is not given: ConnectX
  * does not publish its out-of-order tracking depth (docs/sources.md A10, C); 1024
  * PSNs = 4 MiB at MTU 4096, far deeper than the queue differences between
@@ -115,7 +119,9 @@ struct port {
     uint32_t ps_per_byte;        /* serialisation per byte when a whole number of ps, else 0 */
     uint16_t fly_gen;            /* bumped when the link is cut: stale arrival events are ignored */
     uint8_t rr;                  /* round-robin pointer over classes */
-    uint8_t cls_mask;            /* bit c set when cls[c] is not empty */
+    /* bit c set when cls[c] is not empty, PORT_MASK_CTRL when ctrl is: zero
+     * when nothing waits, one test for an enqueue's fast path */
+    uint8_t cls_mask;
     /* bit c set: ask flowctl_ops.can_send before class c sends; clear: it
      * would say yes (flow control `none`: never set; credits: always; PFC:
      * while a pause of that class is in force, flowctl/pfc.c) */
@@ -135,9 +141,13 @@ struct port {
     /* line 1 */
     struct pq cls[NET_NCLASS]; /* egress queues per class */
     /* line 2 */
-    struct pq ctrl;           /* link-level frames (credits, pause), served first */
-    unsigned __int128 q_area; /* integral of q_bytes over time, byte·ps (exact) */
-    sim_time_ps q_last_ps;
+    struct pq ctrl; /* link-level frames (credits, pause), served first */
+    /* The integral of q_bytes over time (byte·ps, exact) is port_q_area():
+     * q_bytes·now − q_area_sub, mod 2^128, where q_area_sub sums each change
+     * of q_bytes times when it happened. A change costs one multiply-add and
+     * no clock of the last change (issue 34 item 5). */
+    unsigned __int128 q_area_sub;
+    uint64_t pad2;
     uint64_t q_max;
     uint64_t tx_bytes, tx_packets;
     /* line 3 */
@@ -153,6 +163,11 @@ struct port {
                               read only when n->link_buffers */
     sim_time_ps down_ps;   /* when the link last went down (NEVER while up): ECMP pruning */
 };
+
+/* The integral of `pt`'s waiting bytes over [0, now], byte·ps (exact). */
+static inline unsigned __int128 port_q_area(const struct port *pt, sim_time_ps now_ps) {
+    return (unsigned __int128)pt->q_bytes * now_ps - pt->q_area_sub;
+}
 
 /* Time port `pt` has spent serialising. */
 static inline uint64_t port_busy_ps(const struct port *pt) {
@@ -419,6 +434,10 @@ struct net {
     /* Some policy watches each transmission (fc->on_send, cc->on_tx, lr):
      * one test per hop instead of three (set when the policies are chosen). */
     bool tx_hooks;
+    /* Some link loses frames (loss) or retries them (lr): the link arrival
+     * tests one byte instead of two pointers (set with lr, and when the loss
+     * state is first allocated, model/model.c). */
+    bool rx_hooks;
     /* The policies' inline paths (flowctl_ops.fast, route_ops.fast: PFC's
      * admission and release, ECMP's choice), copied when they are chosen so
      * that a hop tests one byte of the net, not an ops table's address. */
@@ -675,11 +694,19 @@ static inline void net_ctrl_hold(struct net *n) {
 }
 void net_ctrl_release(struct net *n);
 
-/* Wire size of a data packet with `payload` bytes (first: carries RETH). */
 /* Adds a line to the run's warnings (e.g. "routes can deadlock"). */
 void net_warn(struct net *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-uint32_t net_data_wire_bytes(const struct net *n, uint32_t payload, bool first);
+/* Wire size of a data packet with `payload` bytes (first: carries RETH);
+ * inline, as the ACK's below: each is on the NIC's path once a packet. */
+static inline uint32_t net_data_wire_bytes(const struct net *n, uint32_t payload, bool first) {
+    /* RETH (16 B) rides on the first packet of an RDMA WRITE (docs/sources.md A1). */
+    return payload + n->overhead_bytes + (first ? 16u : 0u);
+}
+/* An ACK or NAK: BTH + AETH (4 B, docs/sources.md A1). */
+static inline uint32_t net_ack_wire_bytes(const struct net *n) {
+    return n->overhead_bytes + 4;
+}
 uint32_t net_ctrl_wire_bytes(const struct net *n, enum pkt_type t);
 /* One RNG per switch (by switch index), seeded from the run's seed, the
  * switch's node id and `stream`: the per-entity streams a switch-side

@@ -276,25 +276,26 @@ uint32_t nic_pull(struct net *n, uint32_t node, uint32_t port) {
         }
         uint32_t id = pkt_alloc(&n->pool);
         struct packet *p = pkt(&n->pool, id);
-        memset(p, 0, sizeof *p);
-        p->next = PKT_NONE;
-        p->type = PKT_DATA;
-        p->qp = qp;
-        p->src = q->src;
-        p->dst = q->dst;
-        p->psn = psn;
-        p->payload_bytes = payload;
-        p->wire_bytes = wire;
-        p->aux = msg;
-        p->flow_hash = q->flow_hash[0];
-        p->prio = n->sl2vl[q->prio & 15];
-        p->sent_ps = now;
-        p->in_port = NET_NONE;
-        p->flags = (uint16_t)((first ? PKT_F_FIRST : 0) | (last ? PKT_F_LAST : 0) | PKT_F_ECT);
-        if (psn < q->max_sent_psn) {
-            p->flags |= PKT_F_RETX;
-            n->c.retransmitted_packets++;
-        }
+        bool retx = psn < q->max_sent_psn;
+        /* one store per field, the rest zero (as ctrl_new) */
+        *p = (struct packet){
+            .next = PKT_NONE,
+            .qp = qp,
+            .src = q->src,
+            .dst = q->dst,
+            .psn = psn,
+            .payload_bytes = payload,
+            .wire_bytes = wire,
+            .in_port = NET_NONE,
+            .sent_ps = now,
+            .aux = msg,
+            .flow_hash = q->flow_hash[0],
+            .type = PKT_DATA,
+            .prio = (uint8_t)vl,
+            .flags = (uint16_t)((first ? PKT_F_FIRST : 0) | (last ? PKT_F_LAST : 0) | PKT_F_ECT |
+                                (retx ? PKT_F_RETX : 0)),
+        };
+        if (retx) n->c.retransmitted_packets++;
         if (hole != NET_NONE) {
             if (!(n->xp && n->xp->next_resend)) { /* the transport's set: on_tx_data */
                 struct sr_qp *sr = sr_of(n, qp);
@@ -330,25 +331,31 @@ uint32_t nic_pull(struct net *n, uint32_t node, uint32_t port) {
     return PKT_NONE;
 }
 
-static uint32_t ctrl_new(struct net *n, uint32_t node, uint32_t qp, uint8_t type, uint32_t aux) {
+static inline __attribute__((always_inline)) uint32_t
+ctrl_new(struct net *n, uint32_t node, uint32_t qp, uint8_t type, uint32_t aux) {
     const struct qp *q = &n->qps[qp];
     uint32_t id = pkt_alloc(&n->pool);
-    struct packet *p = pkt(&n->pool, id);
-    memset(p, 0, sizeof *p);
-    p->type = type;
-    p->qp = qp;
-    p->src = node;
-    p->dst = node == q->dst ? q->src : q->dst;
-    p->aux = aux;
-    p->flow_hash = q->flow_hash[node == q->dst ? 1 : 0];
-    p->prio = n->sl2vl[q->prio & 15];
-    p->wire_bytes = net_ctrl_wire_bytes(n, (enum pkt_type)type);
-    p->sent_ps = n->sim->now_ps;
-    p->in_port = NET_NONE;
+    bool back = node == q->dst; /* the receiver answers its sender */
+    /* one store per field, the rest zero (what a memset and the field
+     * stores did); an ACK's size inline, the others' from net.c */
+    *pkt(&n->pool, id) = (struct packet){
+        .qp = qp,
+        .src = node,
+        .dst = back ? q->src : q->dst,
+        .wire_bytes =
+            type == PKT_ACK ? net_ack_wire_bytes(n) : net_ctrl_wire_bytes(n, (enum pkt_type)type),
+        .in_port = NET_NONE,
+        .sent_ps = n->sim->now_ps,
+        .aux = aux,
+        .flow_hash = q->flow_hash[back ? 1 : 0],
+        .type = type,
+        .prio = n->sl2vl[q->prio & 15],
+    };
     return id;
 }
 
-static void ctrl_send(struct net *n, uint32_t node, uint32_t id) {
+static inline __attribute__((always_inline)) void ctrl_send(struct net *n, uint32_t node,
+                                                            uint32_t id) {
     struct packet *p = pkt(&n->pool, id);
     uint8_t type = p->type;
     n->c.packets_sent++;
@@ -370,7 +377,9 @@ static void ctrl_send(struct net *n, uint32_t node, uint32_t id) {
         port_enqueue_ctrl(n, nic_port_to(n, node, p->dst), id);
         return;
     }
-    port_enqueue(n, nic_port_to(n, node, p->dst), p->prio, id);
+    /* one port (the common NIC): no call to choose it */
+    const struct node *a = &n->nodes[node];
+    port_enqueue(n, a->nports < 2 ? a->first_port : nic_port_to(n, node, p->dst), p->prio, id);
 }
 
 void nic_send_ctrl(struct net *n, uint32_t node, uint32_t qp, uint8_t type, uint32_t aux) {
@@ -400,7 +409,7 @@ static void msg_acked(struct net *n, uint32_t mid) {
 }
 
 /* Cumulative acknowledgement of every PSN below `a`. */
-static void ack_upto(struct net *n, uint32_t qp, uint32_t a) {
+static inline __attribute__((always_inline)) void ack_upto(struct net *n, uint32_t qp, uint32_t a) {
     struct qp *q = &n->qps[qp];
     if (a <= q->una) return;
     q->una = a;
@@ -674,8 +683,9 @@ static void rx_data_ooo(struct net *n, uint32_t node, struct packet *p) {
 
 /* In-order delivery of one data packet's payload (also called by the
  * reorder buffer, net/reorder.c, when held packets become in order). */
-void nic_deliver(struct net *n, uint32_t node, uint32_t qp, uint32_t payload_bytes, uint16_t flags,
-                 uint32_t msg) {
+static inline __attribute__((always_inline)) void deliver(struct net *n, uint32_t node, uint32_t qp,
+                                                          uint32_t payload_bytes, uint16_t flags,
+                                                          uint32_t msg) {
     struct qp *q = &n->qps[qp];
     q->expect_psn++;
     q->nak_sent = 0;
@@ -690,8 +700,15 @@ void nic_deliver(struct net *n, uint32_t node, uint32_t qp, uint32_t payload_byt
     }
     if ((q->since_ack >= n->ack_every || last) && !n->sack) { /* sack: rx_data ACKs */
         q->since_ack = 0;
-        nic_send_ctrl(n, node, qp, PKT_ACK, q->expect_psn);
+        ctrl_send(n, node,
+                  ctrl_new(n, node, qp, PKT_ACK, q->expect_psn)); /* nic_send_ctrl inline */
     }
+}
+
+/* deliver's body for the reorder buffer; rx_data has it inline */
+void nic_deliver(struct net *n, uint32_t node, uint32_t qp, uint32_t payload_bytes, uint16_t flags,
+                 uint32_t msg) {
+    deliver(n, node, qp, payload_bytes, flags, msg);
 }
 
 static void rx_data(struct net *n, uint32_t node, struct packet *p) {
@@ -706,7 +723,7 @@ static void rx_data(struct net *n, uint32_t node, struct packet *p) {
         return;
     }
     if (p->psn == q->expect_psn) {
-        nic_deliver(n, node, p->qp, p->payload_bytes, p->flags, p->aux);
+        deliver(n, node, p->qp, p->payload_bytes, p->flags, p->aux); /* nic_deliver inline */
         if (n->reorder_state) nic_reorder_release(n, node, p->qp); /* early packets now in order */
         if (n->sack) ack_data(n, node, p, q->expect_psn);
     } else if (p->psn > q->expect_psn) {
@@ -723,10 +740,10 @@ static void rx_data(struct net *n, uint32_t node, struct packet *p) {
     }
 }
 
-static void nic_consume(struct net *n, uint32_t node, uint32_t port, uint32_t id);
+static inline __attribute__((always_inline)) void nic_consume(struct net *n, uint32_t node,
+                                                              uint32_t port, uint32_t id);
 
-void nic_rx(struct net *n, uint32_t node, uint32_t port, uint32_t id) {
-    struct packet *p = pkt(&n->pool, id);
+void nic_rx(struct net *n, uint32_t node, uint32_t port, uint32_t id, struct packet *p) {
     if (p->type == PKT_CREDIT || p->type == PKT_PAUSE) {
         if (n->fc->on_ctrl) n->fc->on_ctrl(n, port, p);
         pkt_free(&n->pool, id);
@@ -780,7 +797,8 @@ void nic_unstall(struct net *n, uint32_t node) {
     port_kick(n, nic_port(n, node));
 }
 
-static void nic_consume(struct net *n, uint32_t node, uint32_t port, uint32_t id) {
+static inline __attribute__((always_inline)) void nic_consume(struct net *n, uint32_t node,
+                                                              uint32_t port, uint32_t id) {
     struct packet *p = pkt(&n->pool, id);
     n->c.packets_delivered++;
     n->pkts_in_flight--;

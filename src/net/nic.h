@@ -22,8 +22,9 @@ struct event;
 void nic_init(struct net *n); /* after the topology: one struct nic per host */
 /* The NIC's port is free: the next data packet to send, or PKT_NONE. */
 uint32_t nic_pull(struct net *n, uint32_t node, uint32_t port);
-/* A packet arrived at NIC `node` through `port`. */
-void nic_rx(struct net *n, uint32_t node, uint32_t port, uint32_t id);
+/* A packet arrived at NIC `node` through `port`; p = pkt(id), which the
+ * link arrival has. */
+void nic_rx(struct net *n, uint32_t node, uint32_t port, uint32_t id, struct packet *p);
 /* Makes QP `qp` eligible to send and kicks its port. */
 void nic_activate(struct net *n, uint32_t qp);
 /* Sends a transport control packet (ACK/NAK/CNP) for `qp` from `node`. */

@@ -17,13 +17,21 @@
 
 #include <math.h>
 
-static inline void q_account(struct port *pt, sim_time_ps now) {
-    pt->q_area += (unsigned __int128)pt->q_bytes * (now - pt->q_last_ps);
-    pt->q_last_ps = now;
+/* `bytes` join (q_add) or leave (q_sub) the waiting bytes at `now`: the
+ * queue integral's running sum (port_q_area). */
+static inline void q_add(struct port *pt, sim_time_ps now, uint32_t bytes) {
+    pt->q_bytes += bytes;
+    pt->q_area_sub += (unsigned __int128)bytes * now;
 }
 
-static inline void pq_push(struct pkt_pool *pp, struct pq *q, uint32_t id, uint32_t bytes) {
-    pkt(pp, id)->next = PKT_NONE;
+static inline void q_sub(struct port *pt, sim_time_ps now, uint32_t bytes) {
+    pt->q_bytes -= bytes;
+    pt->q_area_sub -= (unsigned __int128)bytes * now;
+}
+
+static inline void pq_push(struct pkt_pool *pp, struct pq *q, uint32_t id, struct packet *p,
+                           uint32_t bytes) {
+    p->next = PKT_NONE;
     if (q->tail == PKT_NONE)
         q->head = id;
     else
@@ -41,8 +49,8 @@ static inline uint32_t pq_pop(struct pkt_pool *pp, struct pq *q) {
     return id;
 }
 
-static inline void schedule_wake(struct net *n, uint32_t port, sim_time_ps at) {
-    struct port *pt = &n->ports[port];
+/* pt = &n->ports[port] in these inline steps: the caller's, passed down */
+static inline void schedule_wake(struct net *n, uint32_t port, struct port *pt, sim_time_ps at) {
     if (pt->wake_at_ps <= at) return; /* one already pending, no later than needed */
     pt->wake_at_ps = at;
     sim_at(n->sim, at, pt->node + 1, NET_EV_PORT_WAKE, port, 0);
@@ -50,7 +58,9 @@ static inline void schedule_wake(struct net *n, uint32_t port, sim_time_ps at) {
 
 void port_enqueue_ctrl(struct net *n, uint32_t port, uint32_t id) {
     struct port *pt = &n->ports[port];
-    pq_push(&n->pool, &pt->ctrl, id, pkt(&n->pool, id)->wire_bytes);
+    struct packet *p = pkt(&n->pool, id);
+    pq_push(&n->pool, &pt->ctrl, id, p, p->wire_bytes);
+    pt->cls_mask |= PORT_MASK_CTRL;
     port_kick(n, port);
 }
 
@@ -61,11 +71,11 @@ static __attribute__((noinline, cold)) void port_out_remote(struct net *n, uint3
     n->dist->out(n, port, id);
 }
 
+/* p = pkt(id) and now = the clock, from the caller (the hop's path passes
+ * them down). */
 static inline __attribute__((always_inline)) void start_tx(struct net *n, uint32_t port,
-                                                           uint32_t id) {
-    struct port *pt = &n->ports[port];
-    struct packet *p = pkt(&n->pool, id);
-    sim_time_ps now = n->sim->now_ps;
+                                                           struct port *pt, uint32_t id,
+                                                           struct packet *p, sim_time_ps now) {
     sim_time_ps ser;
     if (pt->ps_per_byte) { /* port_busy_ps() derives the busy time from tx_bytes */
         ser = (sim_time_ps)p->wire_bytes * pt->ps_per_byte;
@@ -75,10 +85,13 @@ static inline __attribute__((always_inline)) void start_tx(struct net *n, uint32
     }
     trace_tx(n, port, p, now);
     sim_time_ps prev_end = pt->busy_until_ps; /* when the wire's tail finished serialising */
-    pt->busy_until_ps = now + ser;
+    sim_time_ps end = now + ser;
+    pt->busy_until_ps = end;
     pt->tx_bytes += p->wire_bytes;
     pt->tx_packets++;
-    p->t_ps = now + (pt->cut_through ? 0 : ser) + pt->deliver_ps;
+    /* store and forward from the last bit; a cut-through port (rare) from
+     * the first: a branch, not a select on every hop */
+    p->t_ps = (__builtin_expect(pt->cut_through, 0) ? now : end) + pt->deliver_ps;
     p->next = PKT_NONE;
     if (pt->remote) { /* a cut link of a parallel run: the packet leaves this rank */
         port_out_remote(n, port, id);
@@ -97,62 +110,76 @@ static inline __attribute__((always_inline)) void start_tx(struct net *n, uint32
         FS_DASSERT(pt->cut_through || prev_end + pt->deliver_ps == t->t_ps,
                    "port %u: wire tail arrives at %llu, not %llu", port,
                    (unsigned long long)t->t_ps, (unsigned long long)(prev_end + pt->deliver_ps));
-        uint64_t dt = pt->cut_through ? p->t_ps - t->t_ps : now + ser - prev_end;
+        uint64_t dt = __builtin_expect(pt->cut_through, 0) ? p->t_ps - t->t_ps : end - prev_end;
         t->next_dt_ps = dt < PKT_DT_FAR ? (uint32_t)dt : PKT_DT_FAR;
     }
     pt->fly_tail = id;
 }
 
-/* `p` leaves the node's buffer: the flow-control policy frees its space at
+/* `p` leaves a switch's buffer: the flow-control policy frees its space at
  * the ingress port it came through. */
-static inline void release_in(struct net *n, const struct port *pt, const struct packet *p) {
-    if (pt->is_host || p->in_port == NET_NONE) return; /* innet makes some */
+static inline void release_sw(struct net *n, const struct packet *p) {
     if (n->fc_fast & FLOWCTL_FAST_PFC)
         pfc_release_fast(n, p->in_port, p);
     else if (n->fc->on_release)
         n->fc->on_release(n, p->in_port, p);
 }
 
-/* Starts `id` on the wire; wakes at its end only if something will want the wire. */
-static inline __attribute__((always_inline)) void send(struct net *n, uint32_t port, uint32_t id) {
-    struct port *pt = &n->ports[port];
-    if (__builtin_expect(n->tx_hooks, 0)) {
-        if (n->fc->on_send) n->fc->on_send(n, port, pkt(&n->pool, id));
-        if (n->cc->on_tx) n->cc->on_tx(n, port, pkt(&n->pool, id)); /* per-hop telemetry (HPCC) */
-        if (n->lr) n->lr->on_send(n, port, pkt(&n->pool, id));
-    }
-    start_tx(n, port, id);
-    if (pt->q_bytes || pt->ctrl.head != PKT_NONE || (pt->is_host && nic_has_work(n, pt->node)))
-        schedule_wake(n, port, pt->busy_until_ps);
+/* ...from any port: a NIC's packets, and those a switch makes (innet), hold none. */
+static inline void release_in(struct net *n, const struct port *pt, const struct packet *p) {
+    if (pt->is_host || p->in_port == NET_NONE) return; /* innet makes some */
+    release_sw(n, p);
 }
 
-static inline __attribute__((always_inline)) void kick(struct net *n, uint32_t port) {
-    struct port *pt = &n->ports[port];
-    sim_time_ps now = n->sim->now_ps;
+/* Starts `id` on the wire; wakes at its end only if something will want the
+ * wire. empty: the caller saw no waiting bytes and no control frame (only a
+ * hook could queue one; the ingress release before it queues at most one
+ * frame, which port_kick starts at once on the free transmitter); sw: `port`
+ * is a switch's (no NIC behind it). */
+static inline __attribute__((always_inline)) void send(struct net *n, uint32_t port,
+                                                       struct port *pt, uint32_t id,
+                                                       struct packet *p, sim_time_ps now,
+                                                       bool empty, bool sw) {
+    bool hooks = __builtin_expect(n->tx_hooks, 0);
+    if (hooks) {
+        if (n->fc->on_send) n->fc->on_send(n, port, p);
+        if (n->cc->on_tx) n->cc->on_tx(n, port, p); /* per-hop telemetry (HPCC) */
+        if (n->lr) n->lr->on_send(n, port, p);
+    }
+    start_tx(n, port, pt, id, p, now);
+    bool more = (!empty || hooks) && pt->cls_mask; /* waiting bytes or a control frame */
+    if (more || (!sw && pt->is_host && nic_has_work(n, pt->node)))
+        schedule_wake(n, port, pt, pt->busy_until_ps);
+}
+
+static inline __attribute__((always_inline)) void kick(struct net *n, uint32_t port,
+                                                       struct port *pt, sim_time_ps now) {
     if (!pt->up) return;
     if (pt->busy_until_ps > now) {
-        schedule_wake(n, port, pt->busy_until_ps);
+        schedule_wake(n, port, pt, pt->busy_until_ps);
         return;
     }
     uint32_t id = PKT_NONE;
-    if (pt->ctrl.head != PKT_NONE) {
+    if (pt->cls_mask & PORT_MASK_CTRL) {
         id = pq_pop(&n->pool, &pt->ctrl);
-        start_tx(n, port, id);
-        schedule_wake(n, port, pt->busy_until_ps);
+        if (pt->ctrl.head == PKT_NONE) pt->cls_mask &= (uint8_t)~PORT_MASK_CTRL;
+        start_tx(n, port, pt, id, pkt(&n->pool, id), now);
+        schedule_wake(n, port, pt, pt->busy_until_ps);
         return;
     }
     if (n->lr) { /* link-level retry: a replay goes before anything new */
         id = n->lr->pull(n, port);
         if (id != PKT_NONE) {
-            start_tx(n, port, id);
-            schedule_wake(n, port, pt->busy_until_ps);
+            start_tx(n, port, pt, id, pkt(&n->pool, id), now);
+            schedule_wake(n, port, pt, pt->busy_until_ps);
             return;
         }
     }
     const struct flowctl_ops *fc = n->fc;
     /* One class waiting (the common case) needs no round robin; with VL
      * arbitration (credit.c) the flow-control policy says where to start. */
-    uint32_t mask = pt->cls_mask, c = NET_NCLASS;
+    uint32_t mask = pt->cls_mask, c = NET_NCLASS; /* the control queue is empty here */
+    FS_DASSERT(!(mask & PORT_MASK_CTRL), "port %u: a control frame waits", port);
     if (mask & (mask - 1)) {
         uint32_t first = fc->arbitrate ? fc->arbitrate(n, port) : pt->rr;
         for (uint32_t k = 0; k < NET_NCLASS; k++) {
@@ -170,72 +197,79 @@ static inline __attribute__((always_inline)) void kick(struct net *n, uint32_t p
             fc->can_send(n, port, cc, pkt(&n->pool, pt->cls[cc].head)->wire_bytes))
             c = cc;
     }
+    struct packet *p;
     if (c < NET_NCLASS) {
         struct pq *q = &pt->cls[c];
         pt->rr = (uint8_t)((c + 1) % NET_NCLASS);
-        q_account(pt, now);
         id = pq_pop(&n->pool, q);
         if (q->head == PKT_NONE) pt->cls_mask = (uint8_t)(mask & ~(1u << c));
-        struct packet *p = pkt(&n->pool, id);
-        pt->q_bytes -= p->wire_bytes;
+        p = pkt(&n->pool, id);
+        q_sub(pt, now, p->wire_bytes);
         release_in(n, pt, p);
+    } else {
+        if (!pt->is_host || (id = nic_pull(n, pt->node, port)) == PKT_NONE) return;
+        p = pkt(&n->pool, id);
     }
-    if (id == PKT_NONE && pt->is_host) id = nic_pull(n, pt->node, port);
-    if (id == PKT_NONE) return;
-    send(n, port, id);
+    send(n, port, pt, id, p, now, false, false);
 }
 
 void port_kick(struct net *n, uint32_t port) {
-    kick(n, port);
+    kick(n, port, &n->ports[port], n->sim->now_ps);
 }
 
+/* sw: the switch's receive path (switch.h), which routed `id` in through a
+ * port (in_port set) to a switch port: the release needs no test of either. */
 static inline __attribute__((always_inline)) void enqueue(struct net *n, uint32_t port,
-                                                          uint32_t cls, uint32_t id) {
-    struct port *pt = &n->ports[port];
-    struct packet *p = pkt(&n->pool, id);
+                                                          struct port *pt, uint32_t cls,
+                                                          uint32_t id, struct packet *p, bool sw) {
     sim_time_ps now = n->sim->now_ps;
-    if (pt->cls_mask == 0 && pt->busy_until_ps <= now && pt->up && pt->ctrl.head == PKT_NONE &&
+    /* sw: switch_rx dropped what was routed into a dead link, so `up` is known */
+    if (pt->cls_mask == 0 && pt->busy_until_ps <= now && (sw || pt->up) &&
         !(pt->fc_hold >> cls & 1u) && !n->lr) {
         /* Nothing waits and the transmitter is free: the packet would be
          * queued and taken at once (port_kick). Do what that does to the
-         * port without the queue: the integral (q_bytes is 0: adds nothing),
-         * the maximum with this packet counted, the round robin. */
+         * port without the queue: the integral (joins and leaves at once:
+         * adds nothing), the maximum with this packet counted, the round
+         * robin. */
         FS_DASSERT(pt->q_bytes == 0, "port %u: empty classes hold %llu bytes", port,
                    (unsigned long long)pt->q_bytes);
-        pt->q_last_ps = now;
         if (p->wire_bytes > pt->q_max) pt->q_max = p->wire_bytes;
         pt->rr = (uint8_t)((cls + 1) % NET_NCLASS);
-        release_in(n, pt, p);
-        send(n, port, id);
+        FS_DASSERT(!sw || (!pt->is_host && p->in_port != NET_NONE), "port %u: switch release",
+                   port);
+        if (sw)
+            release_sw(n, p);
+        else
+            release_in(n, pt, p);
+        send(n, port, pt, id, p, now, true, sw);
         return;
     }
-    q_account(pt, now);
     struct pq *q = &pt->cls[cls];
-    pq_push(&n->pool, q, id, p->wire_bytes);
+    pq_push(&n->pool, q, id, p, p->wire_bytes);
     pt->cls_mask |= (uint8_t)(1u << cls);
-    pt->q_bytes += p->wire_bytes;
+    q_add(pt, now, p->wire_bytes);
     if (pt->q_bytes > pt->q_max) pt->q_max = pt->q_bytes;
-    if (pt->busy_until_ps > now && pt->up) { /* port_kick's first step, without the call */
-        schedule_wake(n, port, pt->busy_until_ps);
+    if (pt->busy_until_ps > now && (sw || pt->up)) { /* port_kick's first step, without the call */
+        schedule_wake(n, port, pt, pt->busy_until_ps);
         return;
     }
     port_kick(n, port);
 }
 
 void port_enqueue(struct net *n, uint32_t port, uint32_t cls, uint32_t id) {
-    enqueue(n, port, cls, id);
+    enqueue(n, port, &n->ports[port], cls, id, pkt(&n->pool, id), false);
 }
 
 /* The switch's receive path (inline below, in the link arrival) queues with
  * the enqueue above inlined too: no second frame per switch hop. */
-#define SWITCH_ENQUEUE enqueue
+#define SWITCH_ENQUEUE(n, port, pt, cls, id, p) enqueue(n, port, pt, cls, id, p, true)
 #include "net/switch.h"
 
 void port_on_wake(struct sim *s, const struct event *e) {
     struct net *n = s->model;
     struct port *pt = &n->ports[e->arg];
     if (pt->wake_at_ps == e->time_ps) pt->wake_at_ps = SIM_TIME_NEVER;
-    kick(n, e->arg);
+    kick(n, e->arg, pt, s->now_ps);
 }
 
 /* Does link `port` lose packet `p` (docs/model.md "Failures")? A bit error
@@ -293,18 +327,21 @@ __attribute__((noinline)) static void arrive_lossy(struct net *n, uint32_t port,
         return;
     }
     if (pt->peer_is_switch)
-        switch_rx(n, pt->peer_node, pt->peer, id);
+        switch_rx(n, pt->peer_node, pt->peer, id, p);
     else
-        nic_rx(n, pt->peer_node, pt->peer, id);
+        nic_rx(n, pt->peer_node, pt->peer, id, p);
 }
 
 void port_on_arrive(struct sim *s, const struct event *e) {
     struct net *n = s->model;
     uint32_t port = e->arg;
     struct port *pt = &n->ports[port];
-    if (e->aux != pt->fly_gen || pt->fly_head == PKT_NONE)
-        return; /* the link was cut after this was scheduled */
+    /* A cut (port_set_up) empties the wire and bumps fly_gen: an event of
+     * the current generation always finds its packet at the head. */
+    if (e->aux != pt->fly_gen) return; /* the link was cut after this was scheduled */
     uint32_t id = pt->fly_head;
+    FS_DASSERT(id != PKT_NONE, "port %u: an arrival of generation %u on an empty wire", port,
+               (unsigned)pt->fly_gen);
     struct packet *p = pkt(&n->pool, id);
     FS_DASSERT(p->t_ps == s->now_ps, "link head arrives at %llu, now %llu",
                (unsigned long long)p->t_ps, (unsigned long long)s->now_ps);
@@ -319,14 +356,14 @@ void port_on_arrive(struct sim *s, const struct event *e) {
                    (unsigned long long)t);
         net_arrive_at(n, port, t);
     }
-    if (__builtin_expect(n->loss != NULL || n->lr != NULL, 0)) { /* bit errors, gray, LLR */
-        arrive_lossy(n, port, id); /* a tail call: the common path keeps no frame */
+    if (__builtin_expect(n->rx_hooks, 0)) { /* bit errors, gray, LLR */
+        arrive_lossy(n, port, id);          /* a tail call: the common path keeps no frame */
         return;
     }
     if (pt->peer_is_switch)
-        switch_rx(n, pt->peer_node, pt->peer, id);
+        switch_rx(n, pt->peer_node, pt->peer, id, p);
     else
-        nic_rx(n, pt->peer_node, pt->peer, id);
+        nic_rx(n, pt->peer_node, pt->peer, id, p);
 }
 
 void port_drop(struct net *n, uint32_t port, uint32_t id) {
@@ -343,11 +380,10 @@ void port_drop(struct net *n, uint32_t port, uint32_t id) {
 void port_flush_class(struct net *n, uint32_t port, uint32_t cls) {
     struct port *pt = &n->ports[port];
     bool sw = n->nodes[pt->node].kind == NODE_SWITCH;
-    q_account(pt, n->sim->now_ps);
     while (pt->cls[cls].head != PKT_NONE) {
         uint32_t id = pq_pop(&n->pool, &pt->cls[cls]);
         struct packet *p = pkt(&n->pool, id);
-        pt->q_bytes -= p->wire_bytes;
+        q_sub(pt, n->sim->now_ps, p->wire_bytes);
         if (sw && n->fc->on_release) n->fc->on_release(n, p->in_port, p);
         port_drop(n, port, id);
     }
@@ -374,18 +410,17 @@ void port_set_up(struct net *n, uint32_t port, bool up) {
     pt->fly_head = pt->fly_tail = PKT_NONE;
     pt->fly_gen++;
     /* ...and so is what waits for this link. */
-    q_account(pt, n->sim->now_ps);
     bool sw = n->nodes[pt->node].kind == NODE_SWITCH;
     for (int c = 0; c < NET_NCLASS; c++) {
         while (pt->cls[c].head != PKT_NONE) {
             uint32_t id = pq_pop(&n->pool, &pt->cls[c]);
             struct packet *p = pkt(&n->pool, id);
-            pt->q_bytes -= p->wire_bytes;
+            q_sub(pt, n->sim->now_ps, p->wire_bytes);
             if (sw && n->fc->on_release) n->fc->on_release(n, p->in_port, p);
             port_drop(n, port, id);
         }
     }
-    pt->cls_mask = 0;
     while (pt->ctrl.head != PKT_NONE)
         port_drop(n, port, pq_pop(&n->pool, &pt->ctrl));
+    pt->cls_mask = 0;
 }

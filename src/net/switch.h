@@ -22,12 +22,12 @@
 
 /* port.c, the only includer, defines it as its inline enqueue. */
 #ifndef SWITCH_ENQUEUE
-#define SWITCH_ENQUEUE port_enqueue
+#define SWITCH_ENQUEUE(n, port, pt, cls, id, p) port_enqueue(n, port, cls, id)
 #endif
 
-static inline __attribute__((always_inline)) void switch_rx(struct net *n, uint32_t sw,
-                                                            uint32_t in_port, uint32_t id) {
-    struct packet *p = pkt(&n->pool, id);
+/* p = pkt(id), from the link arrival that has it. */
+static inline __attribute__((always_inline)) void
+switch_rx(struct net *n, uint32_t sw, uint32_t in_port, uint32_t id, struct packet *p) {
     _Static_assert(PKT_PAUSE == PKT_CREDIT + 1 && PKT_INNET == PKT_CREDIT + 2,
                    "the types a switch does not route, one range test");
     if (__builtin_expect((unsigned)p->type - PKT_CREDIT <= PKT_INNET - PKT_CREDIT, 0)) {
@@ -48,6 +48,7 @@ static inline __attribute__((always_inline)) void switch_rx(struct net *n, uint3
         port_drop(n, out == NET_NONE ? in_port : out, id);
         return;
     }
+    struct port *opt = &n->ports[out];
     p->in_port = in_port;
     if (p->flags & PKT_F_STRICT) {
         /* Strict priority, not PFC-enabled (docs/sources.md A12): served before
@@ -57,7 +58,7 @@ static inline __attribute__((always_inline)) void switch_rx(struct net *n, uint3
         return;
     }
     if (__builtin_expect(n->sw_hooks, 0) && n->trim_bytes != 0 && p->type == PKT_DATA &&
-        n->ports[out].cls[p->prio % NET_NCLASS].bytes + p->wire_bytes > net_trim_bytes(n, out)) {
+        opt->cls[p->prio % NET_NCLASS].bytes + p->wire_bytes > net_trim_bytes(n, out)) {
         trim_packet(n, out, id); /* UET: the header goes on at strict priority */
         return;
     }
@@ -68,7 +69,7 @@ static inline __attribute__((always_inline)) void switch_rx(struct net *n, uint3
     }
     if (__builtin_expect(n->sw_hooks, 0) && n->cc->on_enqueue)
         n->cc->on_enqueue(n, sw, out, p); /* ECN marking at the egress queue */
-    SWITCH_ENQUEUE(n, out, p->prio, id);
+    SWITCH_ENQUEUE(n, out, opt, p->prio, id, p);
 }
 
 #endif /* FABSIM_NET_SWITCH_H */

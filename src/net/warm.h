@@ -65,7 +65,7 @@ NET_WARM_INLINE void net_warm_packet(const struct net *n, const struct event *e)
         return;
     }
     if (pt->ctrl.head != PKT_NONE) __builtin_prefetch(&base[pt->ctrl.head]);
-    for (unsigned m = pt->cls_mask; m; m &= m - 1)
+    for (unsigned m = pt->cls_mask & PORT_MASK_CLS; m; m &= m - 1)
         __builtin_prefetch(&base[pt->cls[__builtin_ctz(m)].head]);
     if (pt->fly_tail != PKT_NONE) __builtin_prefetch(&base[pt->fly_tail]);
     if (pt->is_host) __builtin_prefetch(&n->nics[n->nodes[pt->node].index]); /* it pulls */
@@ -133,8 +133,10 @@ NET_WARM_INLINE void net_warm_tables(const struct net *n, const struct event *e)
         return;
     }
     const struct port *pt = net_warm_port_of(n, e);
-    if (!pfc || !pt || e->kind != NET_EV_PORT_WAKE || pt->is_host || !pt->cls_mask) return;
-    p = &n->pool.base[pt->cls[__builtin_ctz(pt->cls_mask)].head];
+    if (!pfc || !pt || e->kind != NET_EV_PORT_WAKE || pt->is_host ||
+        !(pt->cls_mask & PORT_MASK_CLS))
+        return;
+    p = &n->pool.base[pt->cls[__builtin_ctz(pt->cls_mask & PORT_MASK_CLS)].head];
     if (p->in_port != NET_NONE) __builtin_prefetch(pfc_pg(n->fc_state, p->in_port, p->prio));
 }
 

@@ -175,8 +175,7 @@ static void write_links(const struct model *m, struct jw *w) {
         const struct port *pt = &n->ports[p];
         net_port_name(n, p, name, sizeof name);
         net_port_tier(n, p, tier, sizeof tier);
-        double qarea =
-            (double)(pt->q_area + (unsigned __int128)pt->q_bytes * (m->sim.now_ps - pt->q_last_ps));
+        double qarea = (double)port_q_area(pt, m->sim.now_ps);
         jw_obj_compact(w);
         jw_kstr(w, "name", name);
         jw_kstr(w, "from", n->names[pt->node]);

@@ -54,10 +54,10 @@ static struct dres run(enum cc_kind cc) {
     m.sim.stop_ps = t0;
     sim_run(&m.sim, NULL, NULL, 1u << 30);
     uint64_t b0 = pb->tx_bytes, s0 = p1->tx_bytes;
-    unsigned __int128 a0 = pb->q_area + (unsigned __int128)pb->q_bytes * (t0 - pb->q_last_ps);
+    unsigned __int128 a0 = port_q_area(pb, t0);
     m.sim.stop_ps = t1;
     sim_run(&m.sim, NULL, NULL, 1u << 30);
-    unsigned __int128 a1 = pb->q_area + (unsigned __int128)pb->q_bytes * (t1 - pb->q_last_ps);
+    unsigned __int128 a1 = port_q_area(pb, t1);
     struct dres r;
     r.util = (double)(pb->tx_bytes - b0) * 8.0 / ((double)(t1 - t0) / 1e12) / (double)pb->rate_bps;
     r.q_mean_bytes = (double)(a1 - a0) / (double)(t1 - t0);

@@ -65,10 +65,10 @@ static struct hres run(enum cc_kind cc, uint32_t nflows, sim_time_ps t0, sim_tim
     sim_run(&m.sim, NULL, NULL, 1u << 30);
     struct port *pb = &n->ports[bott];
     uint64_t b0 = pb->tx_bytes, u0[2] = {n->ports[up[0]].tx_bytes, n->ports[up[1]].tx_bytes};
-    unsigned __int128 a0 = pb->q_area + (unsigned __int128)pb->q_bytes * (t0 - pb->q_last_ps);
+    unsigned __int128 a0 = port_q_area(pb, t0);
     m.sim.stop_ps = t1;
     sim_run(&m.sim, NULL, NULL, 1u << 30);
-    unsigned __int128 a1 = pb->q_area + (unsigned __int128)pb->q_bytes * (t1 - pb->q_last_ps);
+    unsigned __int128 a1 = port_q_area(pb, t1);
     struct hres r;
     memset(&r, 0, sizeof r);
     double span_s = (double)(t1 - t0) / 1e12;

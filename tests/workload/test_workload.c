@@ -20,7 +20,8 @@ static double md1_ratio(double load, int senders, uint64_t seed) {
     const struct port *p = &t.m.net.ports[tlink(&t, "sw0->h0")];
     double T = (double)t.m.sim.now_ps;
     double rho = (double)port_busy_ps(p) / T;
-    double lq = (double)p->q_area / T / 4122.0; /* waiting packets: 4096 + 26 B on the wire */
+    double lq = (double)port_q_area(p, t.m.sim.now_ps) / T /
+                4122.0; /* waiting packets: 4096 + 26 B on the wire */
     double md1 = load * load / (2 * (1 - load));
     /* the offered load is what we asked for */
     assert_true(rho > load * 0.97 && rho < load * 1.03);

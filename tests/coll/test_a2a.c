@@ -9,10 +9,10 @@
  * network bytes. NCCL's p2p schedule (a2a.c a2a_order) sends a round to
  * one GPU on each of the other host's rails, a permutation, so no NIC
  * receives from two senders at once: with adaptive routing the spines
- * carry it at almost no cost (88.1 against 88.4 GB/s, 2026-12-08), with
+ * carry it at almost no cost (88.5 against 88.7 GB/s, 2026-12-08), with
  * static routing the cross-rail flows collide on the spines' links and the
- * call is 0.55 x as fast (48.4; rank + d, which mixed hosts in a round, gave
- * 77.4 and 41.1).
+ * call is 0.52 x as fast (46.3; rank + d, which mixed hosts in a round, gave
+ * 77.4 and 41.1 before the IB flow-control packets).
  */
 #include <setjmp.h>
 #include <stdarg.h>

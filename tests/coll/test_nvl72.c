@@ -129,7 +129,7 @@ static void two_racks(void **state) {
  * channels, 2 per peer) are its own group's 7, group 1's 8 and group 3's
  * first: h0.g1-h0.g15 and h0.g24, where rank + d for d = 1 .. 16 would be
  * h0.g1-h0.g16. Node by node, each round's cross-rack sends spread over the
- * rack's NICs by PXN: 57.6 GB/s busbw at 16 MiB where rank + d gave 22.8
+ * rack's NICs by PXN: 58.6 GB/s busbw at 16 MiB where rank + d gave 22.8
  * (2026-12-08), and no byte climbs to a spine. */
 static void two_racks_alltoall(void **state) {
     (void)state;

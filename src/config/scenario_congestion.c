@@ -195,8 +195,7 @@ const struct schema_table SCHEMA_DCQCN = {
     .mode_what = "dcqcn preset", .mode_names = PRESET_NAMES, .alt_modes = M(DCQCN_PRESET_PAPER),
 };
 
-/* `auto` (0: the model derives it from the fabric) or a time. */
-static int auto_time(struct schema_ctx *c, const struct yaml_node *n, uint64_t *out) {
+int scenario_auto_time(struct schema_ctx *c, const struct yaml_node *n, uint64_t *out) {
     if (n && n->type == YAML_SCALAR && !strcmp(n->text, "auto")) {
         *out = 0;
         return 0;
@@ -204,7 +203,7 @@ static int auto_time(struct schema_ctx *c, const struct yaml_node *n, uint64_t *
     return schema_number(c, SCHEMA_TIME, n, 1, 0, out);
 }
 
-static void auto_time_print(FILE *f, uint64_t v) {
+void scenario_auto_time_print(FILE *f, uint64_t v) {
     char buf[48];
     if (!v) {
         fputs("auto", f);
@@ -215,18 +214,18 @@ static void auto_time_print(FILE *f, uint64_t v) {
 }
 
 static int ccti_timer_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
-    return auto_time(c, n, &((struct ibcc_params *)obj)->ccti_timer_ps);
+    return scenario_auto_time(c, n, &((struct ibcc_params *)obj)->ccti_timer_ps);
 }
 static void ccti_timer_print(FILE *f, const void *obj, const struct scenario *sc) {
     (void)sc;
-    auto_time_print(f, ((const struct ibcc_params *)obj)->ccti_timer_ps);
+    scenario_auto_time_print(f, ((const struct ibcc_params *)obj)->ccti_timer_ps);
 }
 static int cct_step_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
-    return auto_time(c, n, &((struct ibcc_params *)obj)->cct_step_ps);
+    return scenario_auto_time(c, n, &((struct ibcc_params *)obj)->cct_step_ps);
 }
 static void cct_step_print(FILE *f, const void *obj, const struct scenario *sc) {
     (void)sc;
-    auto_time_print(f, ((const struct ibcc_params *)obj)->cct_step_ps);
+    scenario_auto_time_print(f, ((const struct ibcc_params *)obj)->cct_step_ps);
 }
 
 /* fabric.ibcc: Mellanox's CC manager defaults where published (MLNX_OFED

@@ -381,31 +381,19 @@ static const struct schema_key VLARB_ITEM_KEYS[] = {
 };
 static const struct schema_table VLARB_ITEM = {TABLE("VLArb entry", VLARB_ITEM_KEYS), .flow = true};
 
-/* `vlarb_high` / `vlarb_low`: up to 16 entries {vl, weight} (IBA VLArb;
- * weight in 64 B units, 0 = entry skipped). [] = the model's default: no
- * high-priority table; a low table of every VL in use with weight 255. */
 /* fabric.credit_refresh: `auto` (0: 65,536 symbol times at each link's
  * rate, flowctl/credit.c) or a time. */
 static int credit_refresh_parse(struct schema_ctx *c, const struct yaml_node *n, void *obj) {
-    uint64_t *out = &((struct fabric_params *)obj)->ib.credit_refresh_ps;
-    if (n && n->type == YAML_SCALAR && !strcmp(n->text, "auto")) {
-        *out = 0;
-        return 0;
-    }
-    return schema_number(c, SCHEMA_TIME, n, 1, 0, out);
+    return scenario_auto_time(c, n, &((struct fabric_params *)obj)->ib.credit_refresh_ps);
 }
 static void credit_refresh_print(FILE *f, const void *obj, const struct scenario *sc) {
     (void)sc;
-    uint64_t v = ((const struct fabric_params *)obj)->ib.credit_refresh_ps;
-    char buf[48];
-    if (!v) {
-        fputs("auto", f);
-        return;
-    }
-    schema_fmt(SCHEMA_TIME, v, buf, sizeof buf);
-    fputs(buf, f);
+    scenario_auto_time_print(f, ((const struct fabric_params *)obj)->ib.credit_refresh_ps);
 }
 
+/* `vlarb_high` / `vlarb_low`: up to 16 entries {vl, weight} (IBA VLArb;
+ * weight in 64 B units, 0 = entry skipped). [] = the model's default: no
+ * high-priority table; a low table of every VL in use with weight 255. */
 static int vlarb_parse(struct schema_ctx *c, const struct yaml_node *n, struct ib_params *ib,
                        struct ib_vlarb_entry *t, uint8_t *count) {
     uint32_t vls = ib->vls ? ib->vls : NET_NCLASS;

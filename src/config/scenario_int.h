@@ -39,6 +39,10 @@ extern const struct schema_table SCHEMA_CBFC, SCHEMA_LLR; /* scenario_link.c */
 /* A size, or `auto` (0); printed back the same way (scenario_fabric.c). */
 int scenario_auto_size(struct schema_ctx *c, const struct yaml_node *n, uint64_t *out);
 void scenario_auto_size_print(FILE *f, uint64_t v);
+/* A time, or `auto` (0: the model derives it); printed back the same way
+ * (scenario_congestion.c). */
+int scenario_auto_time(struct schema_ctx *c, const struct yaml_node *n, uint64_t *out);
+void scenario_auto_time_print(FILE *f, uint64_t v);
 
 /* A path in the scenario is relative to the scenario file's folder; kept
  * absolute when it exists, so that `validate --explain` prints a path that

@@ -55,16 +55,29 @@ static void small_ring(struct scenario *sc, struct wl_entry *w, uint32_t *ranks,
     w->protocol = PROTO_SIMPLE;
 }
 
-/* Runs sc with the old schedule (arrival) or NCCL's; keeps every message. */
-static void run_mode(struct model *m, const struct scenario *sc, bool arrival, bool slices) {
+/* Runs sc with the old schedule (arrival) or NCCL's, the link into rank 2
+ * slowed to slow_bps (0: as built); keeps every message. */
+static void run_with(struct model *m, const struct scenario *sc, bool arrival, bool slices,
+                     uint64_t slow_bps) {
     struct diag d;
     memset(&d, 0, sizeof d);
     assert_int_equal(model_build(m, sc, &d), 0);
     coll_test_ring_on_arrival(&m->net, arrival);
     coll_test_ring_nccl_slices(&m->net, slices);
     m->net.msg_keep = true;
+    if (slow_bps) {
+        bool directed;
+        uint32_t p = net_link_by_name(&m->net, "leaf0->h2", &directed);
+        assert_true(p != NET_NONE);
+        m->net.ports[p].rate_bps = slow_bps;
+        m->net.ports[p].ps_per_byte = (uint32_t)(8000000000000ull / slow_bps);
+    }
     model_run(m, NULL, NULL);
     assert_true(m->completed);
+}
+
+static void run_mode(struct model *m, const struct scenario *sc, bool arrival, bool slices) {
+    run_with(m, sc, arrival, slices, 0);
 }
 
 static void loop_timing(void **state) {
@@ -167,23 +180,6 @@ static void slots_wait_for_consumption(void **state) {
     model_fini(&b);
 }
 
-/* Builds sc, slows the link into rank 2 to rate_bps (0: as built), runs. */
-static void run_slow_hop(struct model *m, const struct scenario *sc, uint64_t rate_bps) {
-    struct diag d;
-    memset(&d, 0, sizeof d);
-    assert_int_equal(model_build(m, sc, &d), 0);
-    m->net.msg_keep = true;
-    if (rate_bps) {
-        bool directed;
-        uint32_t p = net_link_by_name(&m->net, "leaf0->h2", &directed);
-        assert_true(p != NET_NONE);
-        m->net.ports[p].rate_bps = rate_bps;
-        m->net.ports[p].ps_per_byte = (uint32_t)(8000000000000ull / rate_bps);
-    }
-    model_run(m, NULL, NULL);
-    assert_true(m->completed);
-}
-
 static void window_binds_on_slow_hop(void **state) {
     (void)state;
     struct scenario sc;
@@ -192,8 +188,8 @@ static void window_binds_on_slow_hop(void **state) {
     w.size_bytes = 3 * (256u << 10); /* 256 KiB per rank and step */
     w.slice_bytes = 16u << 10;       /* 16 slots per step */
     struct model a, b;
-    run_slow_hop(&a, &sc, GBPS(50));
-    run_slow_hop(&b, &sc, 0);
+    run_with(&a, &sc, false, false, GBPS(50));
+    run_mode(&b, &sc, false, false);
     uint32_t ahead, ahead_sym, bind = slot_waits(&a, 16, 4, &ahead),
                                bind_sym = slot_waits(&b, 16, 4, &ahead_sym);
     print_message("3 ranks, one 50 G hop: %u of %u sends posted the moment their slot was "

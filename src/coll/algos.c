@@ -336,7 +336,8 @@ static uint32_t node_ring_rail(uint32_t b, uint32_t G, uint32_t H, uint32_t h) {
 }
 
 /* Channel ch's ring as rank indices (rank h * G + g is GPU g of host h);
- * via[k]: the rank member k's send is relayed through (PXN), or NET_NONE. */
+ * with PXN, via[k]: the rank member k's send is relayed through, or
+ * NET_NONE (without PXN via is not written). */
 static void node_ring_order(const struct job *j, uint32_t ch, uint32_t *mem, uint32_t *via) {
     uint32_t G = j->gpus, H = j->nnodes, b = ch % G, k = 0;
     for (uint32_t h = 0; h < H; h++) {
@@ -348,17 +349,10 @@ static void node_ring_order(const struct job *j, uint32_t ch, uint32_t *mem, uin
             continue;
         }
         uint32_t in = node_ring_rail(b, G, H, h), out = node_ring_rail(b, G, H, h + 1);
-        via[k] = NET_NONE;
         mem[k++] = h * G + in;
         for (uint32_t g = 0; g < G; g++)
-            if (g != in && g != out) {
-                via[k] = NET_NONE;
-                mem[k++] = h * G + g;
-            }
-        if (out != in) {
-            via[k] = NET_NONE;
-            mem[k++] = h * G + out;
-        }
+            if (g != in && g != out) mem[k++] = h * G + g;
+        if (out != in) mem[k++] = h * G + out;
     }
 }
 

@@ -203,6 +203,10 @@ static bool seg_bit(const struct ring_seg *r, uint64_t l) {
     return (r->done[l / 64] >> (l % 64)) & 1;
 }
 
+static bool seg_hop(const struct ring_seg *r, uint64_t l) {
+    return (r->hop[l / 64] >> (l % 64)) & 1;
+}
+
 static bool seg_used(const struct ring_seg *r, uint64_t l) {
     return (r->used[l / 64] >> (l % 64)) & 1;
 }
@@ -267,7 +271,7 @@ static const struct xfer *xfer_at(const struct op *o, uint32_t xi, struct xfer *
     memset(tmp, 0, sizeof *tmp);
     tmp->kind = XF_MSG;
     tmp->qp = r->qp[i];
-    if (r->relay && r->relay[i] != NET_NONE && (r->hop[l / 64] >> (l % 64) & 1))
+    if (r->relay && r->relay[i] != NET_NONE && seg_hop(r, l))
         tmp->qp = r->relay[i]; /* PXN: the network hop from the relaying GPU */
     tmp->bytes = part64(r->seg, s, r->ns);
     tmp->reduce = k < r->nreduce;
@@ -283,7 +287,7 @@ static int relay_state(const struct op *o, uint32_t xi) {
     const struct ring_seg *r = seg_of(o, v);
     uint32_t l = v - r->vbase;
     if (!r->relay || r->relay[l % r->m] == NET_NONE) return 0;
-    return 1 + (int)(r->hop[l / 64] >> (l % 64) & 1);
+    return 1 + seg_hop(r, l);
 }
 
 /* The wire bytes op o will post: its stored messages and its ring
